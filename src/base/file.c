@@ -1,0 +1,58 @@
+#include "base/file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+gsvm_status gsvm_file_read(const char *path, gsvm_buf *out, gsvm_error *err)
+{
+    gsvm_buf_init(out);
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot open: %s", strerror(errno));
+    uint8_t chunk[65536];
+    size_t n;
+    gsvm_status st = GSVM_OK;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (out->len + n > GSVM_MAX_FILE_SIZE) {
+            st = gsvm_error_set(err, GSVM_ERR_INPUT, path, "file is larger than %zu bytes",
+                                GSVM_MAX_FILE_SIZE);
+            break;
+        }
+        gsvm_buf_append(out, chunk, n);
+    }
+    if (st == GSVM_OK && ferror(f))
+        st = gsvm_error_set(err, GSVM_ERR_IO, path, "read failed: %s", strerror(errno));
+    if (f != stdin)
+        fclose(f);
+    gsvm_buf_cstr(out);
+    if (st == GSVM_OK && out->oom)
+        st = gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory reading the file");
+    if (st != GSVM_OK)
+        gsvm_buf_free(out);
+    return st;
+}
+
+gsvm_status gsvm_file_write(const char *path, const void *data, size_t len, gsvm_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+            return gsvm_error_set(err, GSVM_ERR_IO, "<stdout>", "write failed");
+        return GSVM_OK;
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return gsvm_error_set(err, GSVM_ERR_IO, path, "path too long");
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot create: %s", strerror(errno));
+    bool ok = fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return gsvm_error_set(err, GSVM_ERR_IO, path, "write failed: %s", strerror(e));
+    }
+    return GSVM_OK;
+}

@@ -1,0 +1,13 @@
+#include <stdio.h>
+
+#include "cli/args.h"
+#include "cli/engines.h"
+
+static const gsvm_verb verbs[] = {
+    {NULL, NULL, NULL},
+};
+
+int gsvm_cli_hks(int argc, char **argv)
+{
+    return gsvm_cli_dispatch("hks", "(not built yet)", verbs, argc, argv);
+}
