@@ -1,0 +1,545 @@
+/* Loading and saving `.bin` files (the section layout is described in
+ * include/gsvm/patho.h; the instruction encodings in isa.def).
+ *
+ * The loader checks every count against the bytes left before allocating,
+ * so a corrupted count is an error naming its offset, never a huge
+ * allocation; and it fails whole: on error nothing is returned. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "base/reader.h"
+#include "patho/isa.h"
+
+void gsvm_patho_free(gsvm_patho_program *p)
+{
+    if (!p)
+        return;
+    /* Counts may have been read before their arrays were allocated. */
+    for (uint32_t i = 0; p->globals && i < p->nglobals; i++)
+        free(p->globals[i].name.str);
+    free(p->globals);
+    free(p->pool);
+    for (uint32_t i = 0; p->imports && i < p->nimports; i++)
+        free(p->imports[i].name.str);
+    free(p->imports);
+    for (uint32_t i = 0; p->tasks && i < p->ntasks; i++) {
+        free(p->tasks[i].var_types);
+        for (uint32_t e = 0; p->tasks[i].events && e < p->tasks[i].nevents; e++)
+            free(p->tasks[i].events[e].arg_types);
+        free(p->tasks[i].events);
+    }
+    free(p->tasks);
+    for (uint32_t e = 0; p->events && e < p->nevents; e++)
+        free(p->events[e].arg_types);
+    free(p->events);
+    free(p->insns);
+    free(p->args);
+    free(p->vtypes);
+    free(p);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct loader {
+    gsvm_reader r;
+    gsvm_patho_program *p;
+    uint32_t args_cap, vtypes_cap;
+    bool oom;
+} loader;
+
+/* A count read from the file, checked against the bytes left: each item
+ * takes at least `min_item` bytes. */
+static bool read_count(loader *L, uint32_t *n, size_t min_item, const char *what)
+{
+    size_t at = L->r.pos;
+    if (!gsvm_read_u32(&L->r, n, what))
+        return false;
+    if (min_item && (size_t)*n > gsvm_reader_left(&L->r) / min_item) {
+        L->r.pos = at;
+        return gsvm_reader_fail(&L->r, "%s %u is larger than the %zu bytes left allow", what, *n,
+                                gsvm_reader_left(&L->r) - 4);
+    }
+    return true;
+}
+
+static bool read_name(loader *L, gsvm_patho_name *name, const char *what)
+{
+    uint8_t b0, b1 = 0;
+    if (!gsvm_read_u8(&L->r, &b0, what))
+        return false;
+    uint32_t len = b0;
+    if (b0 & 0x80) {
+        if (!gsvm_read_u8(&L->r, &b1, what))
+            return false;
+        len = (uint32_t)(b0 & 0x7F) | ((uint32_t)b1 << 7);
+        name->long_prefix = len < 0x80;
+    }
+    const uint8_t *bytes;
+    if (!gsvm_read_bytes(&L->r, len, &bytes, what))
+        return false;
+    name->str = malloc(len + 1);
+    if (!name->str) {
+        L->oom = true;
+        return gsvm_reader_fail(&L->r, "out of memory");
+    }
+    memcpy(name->str, bytes, len);
+    name->str[len] = 0;
+    name->len = len;
+    return true;
+}
+
+static bool read_types(loader *L, uint32_t n, uint8_t **out, const char *what)
+{
+    const uint8_t *bytes;
+    if (!gsvm_read_bytes(&L->r, n, &bytes, what))
+        return false;
+    *out = malloc(n ? n : 1);
+    if (!*out) {
+        L->oom = true;
+        return gsvm_reader_fail(&L->r, "out of memory");
+    }
+    memcpy(*out, bytes, n);
+    return true;
+}
+
+static bool read_events(loader *L, uint32_t n, gsvm_patho_event **out)
+{
+    *out = calloc(n ? n : 1, sizeof **out);
+    if (!*out) {
+        L->oom = true;
+        return gsvm_reader_fail(&L->r, "out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        gsvm_patho_event *e = &(*out)[i];
+        if (!gsvm_read_u32(&L->r, &e->id, "event id") || !gsvm_read_u32(&L->r, &e->op, "event op") ||
+            !read_count(L, &e->nargs, 1, "event argument count") ||
+            !read_types(L, e->nargs, &e->arg_types, "event argument types"))
+            return false;
+    }
+    return true;
+}
+
+static bool grow(loader *L, void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t ncap = *cap ? *cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*arr, (size_t)ncap * elem);
+    if (!n) {
+        L->oom = true;
+        return gsvm_reader_fail(&L->r, "out of memory");
+    }
+    *arr = n;
+    *cap = ncap;
+    return true;
+}
+
+static bool read_arg_list(loader *L, gsvm_patho_insn *in, uint32_t n)
+{
+    gsvm_patho_program *p = L->p;
+    if ((size_t)n > gsvm_reader_left(&L->r) / 5)
+        return gsvm_reader_fail(&L->r, "argument count %u is larger than the bytes left allow", n);
+    if (!grow(L, (void **)&p->args, &L->args_cap, p->nargs + n, sizeof *p->args))
+        return false;
+    in->list = p->nargs;
+    in->list_len = n;
+    for (uint32_t i = 0; i < n; i++) {
+        gsvm_patho_arg *a = &p->args[p->nargs + i];
+        if (!gsvm_read_u32(&L->r, &a->var, "argument variable") ||
+            !gsvm_read_u8(&L->r, &a->mode, "argument mode"))
+            return false;
+    }
+    p->nargs += n;
+    return true;
+}
+
+static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
+{
+    gsvm_patho_program *p = L->p;
+    in->offset = (uint32_t)L->r.pos;
+    uint16_t code;
+    if (!gsvm_read_u16(&L->r, &code, "opcode"))
+        return false;
+    if (code > 0xFF || opmap[code] < 0) {
+        L->r.pos = in->offset;
+        return gsvm_reader_fail(&L->r, "unknown opcode 0x%02x in the %s layout", code,
+                                gsvm_patho_layout_name(p->layout));
+    }
+    in->raw = code;
+    in->op = (uint16_t)opmap[code];
+    const char *ops = gsvm_patho_ops[in->op].operands;
+    for (unsigned i = 0; ops[i]; i++) {
+        uint32_t v = 0;
+        uint8_t b;
+        uint16_t h;
+        size_t at = L->r.pos;
+        switch (ops[i]) {
+        case 'b': case 'x': case 'T': case 'f': case 'Q': case 'G':
+            if (!gsvm_read_u8(&L->r, &b, "operand byte"))
+                return false;
+            v = b;
+            break;
+        case 'h':
+            if (!gsvm_read_u16(&L->r, &h, "u16 operand"))
+                return false;
+            v = h;
+            break;
+        case 'P': {
+            const uint8_t *pad;
+            if (!gsvm_read_bytes(&L->r, 3, &pad, "padding"))
+                return false;
+            v = (uint32_t)pad[0] | (uint32_t)pad[1] << 8 | (uint32_t)pad[2] << 16;
+            break;
+        }
+        default:
+            if (!gsvm_read_u32(&L->r, &v, "operand"))
+                return false;
+            break;
+        }
+        in->a[i] = v;
+        if (ops[i] == 'F') {
+            if (v >= p->nimports) {
+                L->r.pos = at;
+                return gsvm_reader_fail(&L->r, "Func import index %u out of range (%u imports)", v,
+                                        p->nimports);
+            }
+            if (!read_arg_list(L, in, p->imports[v].argc))
+                return false;
+        } else if (ops[i] == 'R') {
+            if (!read_arg_list(L, in, v))
+                return false;
+        } else if (ops[i] == 'L') {
+            if ((size_t)v > gsvm_reader_left(&L->r)) {
+                L->r.pos = at;
+                return gsvm_reader_fail(&L->r, "PushV count %u is larger than the bytes left", v);
+            }
+            const uint8_t *types;
+            if (!gsvm_read_bytes(&L->r, v, &types, "PushV types") ||
+                !grow(L, (void **)&p->vtypes, &L->vtypes_cap, p->nvtypes + v, 1))
+                return false;
+            if (v)
+                memcpy(p->vtypes + p->nvtypes, types, v);
+            in->list = p->nvtypes;
+            in->list_len = v;
+            p->nvtypes += v;
+        }
+    }
+    in->size = (uint32_t)(L->r.pos - in->offset);
+    return true;
+}
+
+static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout layout,
+                          const char *file, gsvm_patho_program **out, gsvm_error *err)
+{
+    *out = NULL;
+    if (len > UINT32_MAX)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, file, "file too large (%zu bytes)", len);
+    loader L;
+    memset(&L, 0, sizeof L);
+    gsvm_reader_init(&L.r, data, len, file, err);
+    gsvm_patho_program *p = L.p = calloc(1, sizeof *p);
+    if (!p)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    p->layout = layout;
+    int8_t opmap[256];
+    memset(opmap, -1, sizeof opmap);
+    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
+        int c = gsvm_patho_op_code(op, layout);
+        if (c >= 0)
+            opmap[c] = (int8_t)op;
+    }
+
+    gsvm_reader *r = &L.r;
+    if (!read_count(&L, &p->nglobals, 2, "global variable count"))
+        goto fail;
+    p->globals = calloc(p->nglobals ? p->nglobals : 1, sizeof *p->globals);
+    if (!p->globals)
+        goto nomem;
+    for (uint32_t i = 0; i < p->nglobals; i++) {
+        gsvm_patho_global *g = &p->globals[i];
+        if (!gsvm_read_u8(r, &g->type, "global type") ||
+            !gsvm_read_u8(r, &g->has_name, "global name flag"))
+            goto fail;
+        if (g->has_name && !read_name(&L, &g->name, "global name"))
+            goto fail;
+    }
+
+    const uint8_t *pool;
+    if (!read_count(&L, &p->pool_size, 1, "pool size") ||
+        !gsvm_read_bytes(r, p->pool_size, &pool, "pool"))
+        goto fail;
+    p->pool = malloc(p->pool_size ? p->pool_size : 1);
+    if (!p->pool)
+        goto nomem;
+    memcpy(p->pool, pool, p->pool_size);
+
+    if (!read_count(&L, &p->nimports, 5, "import count"))
+        goto fail;
+    p->imports = calloc(p->nimports ? p->nimports : 1, sizeof *p->imports);
+    if (!p->imports)
+        goto nomem;
+    for (uint32_t i = 0; i < p->nimports; i++)
+        if (!read_name(&L, &p->imports[i].name, "import name") ||
+            !gsvm_read_u32(r, &p->imports[i].argc, "import argument count"))
+            goto fail;
+
+    if (!gsvm_read_u32(r, &p->run_task, "RunTask") || !gsvm_read_u32(r, &p->run_op, "RunOp") ||
+        !read_count(&L, &p->ntasks, 12, "task count"))
+        goto fail;
+    p->tasks = calloc(p->ntasks ? p->ntasks : 1, sizeof *p->tasks);
+    if (!p->tasks)
+        goto nomem;
+    for (uint32_t i = 0; i < p->ntasks; i++) {
+        gsvm_patho_task *t = &p->tasks[i];
+        if (!read_count(&L, &t->nvars, 1, "task variable count") ||
+            !read_types(&L, t->nvars, &t->var_types, "task variable types") ||
+            !gsvm_read_u32(r, &t->nparams, "task parameter count") ||
+            !read_count(&L, &t->nevents, 12, "task event count") ||
+            !read_events(&L, t->nevents, &t->events))
+            goto fail;
+    }
+    if (!read_count(&L, &p->nevents, 12, "global event count") ||
+        !read_events(&L, p->nevents, &p->events))
+        goto fail;
+
+    p->code_offset = (uint32_t)r->pos;
+    if (!read_count(&L, &p->ninsns, 2, "instruction count"))
+        goto fail;
+    p->insns = calloc(p->ninsns ? p->ninsns : 1, sizeof *p->insns);
+    if (!p->insns)
+        goto nomem;
+    for (uint32_t i = 0; i < p->ninsns; i++)
+        if (!read_insn(&L, opmap, &p->insns[i]))
+            goto fail;
+    if (r->pos != len) {
+        gsvm_reader_fail(r, "%zu unexpected bytes after the last instruction", len - r->pos);
+        goto fail;
+    }
+    p->file_size = (uint32_t)len;
+    *out = p;
+    return GSVM_OK;
+nomem:
+    gsvm_patho_free(p);
+    return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+fail:
+    gsvm_patho_free(p);
+    if (L.oom)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    return GSVM_ERR_INPUT;
+}
+
+/* How many references of a decoded program point nowhere: the tie-breaker
+ * when both layouts decode the bytes. */
+static unsigned bad_references(const gsvm_patho_program *p)
+{
+    unsigned bad = 0;
+    if (p->ntasks && p->run_task >= p->ntasks)
+        bad++;
+    if (p->run_op >= p->ninsns)
+        bad++;
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        const char *ops = gsvm_patho_ops[in->op].operands;
+        for (unsigned k = 0; ops[k]; k++) {
+            if (ops[k] == 'j' && in->a[k] >= p->ninsns)
+                bad++;
+            else if (ops[k] == 'k' && in->a[k] >= p->ntasks)
+                bad++;
+            else if ((ops[k] == 's' || ops[k] == 'n') && in->a[k] >= p->pool_size)
+                bad++;
+        }
+    }
+    return bad;
+}
+
+gsvm_status gsvm_patho_load(const uint8_t *data, size_t len, gsvm_patho_layout layout,
+                            const char *file, gsvm_patho_program **out, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    if (layout == GSVM_PATHO_LAYOUT_ALPHA || layout == GSVM_PATHO_LAYOUT_HD)
+        return decode(data, len, layout, file, out, err);
+    /* Detect: only opcodes 0x4D and up differ, and their operand sizes
+     * differ too, so a file decodes exactly to its end in at most one
+     * layout unless it uses none of them. */
+    gsvm_error ehd, ealpha;
+    gsvm_patho_program *hd = NULL, *alpha = NULL;
+    gsvm_status shd = decode(data, len, GSVM_PATHO_LAYOUT_HD, file, &hd, &ehd);
+    gsvm_status salpha = decode(data, len, GSVM_PATHO_LAYOUT_ALPHA, file, &alpha, &ealpha);
+    if (shd == GSVM_OK && salpha == GSVM_OK) {
+        if (bad_references(alpha) < bad_references(hd)) {
+            gsvm_patho_free(hd);
+            *out = alpha;
+        } else {
+            gsvm_patho_free(alpha);
+            *out = hd;
+        }
+        return GSVM_OK;
+    }
+    if (shd == GSVM_OK) {
+        *out = hd;
+        return GSVM_OK;
+    }
+    if (salpha == GSVM_OK) {
+        *out = alpha;
+        return GSVM_OK;
+    }
+    *out = NULL;
+    /* Neither: report the decoding that got further (more likely the right layout). */
+    const gsvm_error *best = ealpha.offset > ehd.offset ? &ealpha : &ehd;
+    if (err) {
+        *err = *best;
+        if (best->status == GSVM_ERR_INPUT) {
+            size_t n = strlen(err->message);
+            const char *tail = best == &ealpha ? " (as alpha layout)" : " (as hd layout)";
+            if (n + strlen(tail) < sizeof err->message)
+                memcpy(err->message + n, tail, strlen(tail) + 1);
+        }
+    }
+    return best->status;
+}
+
+gsvm_status gsvm_patho_load_file(const char *path, gsvm_patho_layout layout,
+                                 gsvm_patho_program **out, gsvm_error *err)
+{
+    gsvm_buf b;
+    *out = NULL;
+    gsvm_status st = gsvm_file_read(path, &b, err);
+    if (st != GSVM_OK)
+        return st;
+    st = gsvm_patho_load(b.data, b.len, layout, path, out, err);
+    gsvm_buf_free(&b);
+    return st;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void put_name(gsvm_buf *b, const gsvm_patho_name *n)
+{
+    if (n->len >= 0x80 || n->long_prefix) {
+        gsvm_buf_u8(b, (uint8_t)(0x80 | (n->len & 0x7F)));
+        gsvm_buf_u8(b, (uint8_t)(n->len >> 7));
+    } else {
+        gsvm_buf_u8(b, (uint8_t)n->len);
+    }
+    if (n->len)
+        gsvm_buf_append(b, n->str, n->len);
+}
+
+static void put_events(gsvm_buf *b, uint32_t n, const gsvm_patho_event *ev)
+{
+    gsvm_buf_u32(b, n, false);
+    for (uint32_t i = 0; i < n; i++) {
+        gsvm_buf_u32(b, ev[i].id, false);
+        gsvm_buf_u32(b, ev[i].op, false);
+        gsvm_buf_u32(b, ev[i].nargs, false);
+        if (ev[i].nargs)
+            gsvm_buf_append(b, ev[i].arg_types, ev[i].nargs);
+    }
+}
+
+gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t *len,
+                            gsvm_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    gsvm_error_clear(err);
+    if (p->layout != GSVM_PATHO_LAYOUT_ALPHA && p->layout != GSVM_PATHO_LAYOUT_HD)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "program has no layout (alpha or hd)");
+    for (uint32_t i = 0; i < p->nglobals; i++)
+        if (p->globals[i].has_name && p->globals[i].name.len > 0x7FFF)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "global %u: name longer than 32767 bytes", i);
+    for (uint32_t i = 0; i < p->nimports; i++)
+        if (p->imports[i].name.len > 0x7FFF)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "import %u: name longer than 32767 bytes", i);
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_u32(&b, p->nglobals, false);
+    for (uint32_t i = 0; i < p->nglobals; i++) {
+        gsvm_buf_u8(&b, p->globals[i].type);
+        gsvm_buf_u8(&b, p->globals[i].has_name);
+        if (p->globals[i].has_name)
+            put_name(&b, &p->globals[i].name);
+    }
+    gsvm_buf_u32(&b, p->pool_size, false);
+    if (p->pool_size)
+        gsvm_buf_append(&b, p->pool, p->pool_size);
+    gsvm_buf_u32(&b, p->nimports, false);
+    for (uint32_t i = 0; i < p->nimports; i++) {
+        put_name(&b, &p->imports[i].name);
+        gsvm_buf_u32(&b, p->imports[i].argc, false);
+    }
+    gsvm_buf_u32(&b, p->run_task, false);
+    gsvm_buf_u32(&b, p->run_op, false);
+    gsvm_buf_u32(&b, p->ntasks, false);
+    for (uint32_t i = 0; i < p->ntasks; i++) {
+        const gsvm_patho_task *t = &p->tasks[i];
+        gsvm_buf_u32(&b, t->nvars, false);
+        if (t->nvars)
+            gsvm_buf_append(&b, t->var_types, t->nvars);
+        gsvm_buf_u32(&b, t->nparams, false);
+        put_events(&b, t->nevents, t->events);
+    }
+    put_events(&b, p->nevents, p->events);
+    gsvm_buf_u32(&b, p->ninsns, false);
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_op_code(in->op, p->layout) : -1;
+        if (code < 0) {
+            gsvm_buf_free(&b);
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                  "instruction %u: %s has no opcode in the %s layout", i,
+                                  in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_ops[in->op].name : "?",
+                                  gsvm_patho_layout_name(p->layout));
+        }
+        gsvm_buf_u16(&b, (uint16_t)code, false);
+        const char *ops = gsvm_patho_ops[in->op].operands;
+        for (unsigned k = 0; ops[k]; k++) {
+            uint32_t v = in->a[k];
+            switch (ops[k]) {
+            case 'b': case 'x': case 'T': case 'f': case 'Q': case 'G':
+                gsvm_buf_u8(&b, (uint8_t)v);
+                break;
+            case 'h': gsvm_buf_u16(&b, (uint16_t)v, false); break;
+            case 'P':
+                gsvm_buf_u8(&b, (uint8_t)v);
+                gsvm_buf_u8(&b, (uint8_t)(v >> 8));
+                gsvm_buf_u8(&b, (uint8_t)(v >> 16));
+                break;
+            default: gsvm_buf_u32(&b, v, false); break;
+            }
+            if (ops[k] == 'F' || ops[k] == 'R') {
+                if ((ops[k] == 'F' && (v >= p->nimports || p->imports[v].argc != in->list_len)) ||
+                    (ops[k] == 'R' && v != in->list_len) ||
+                    (uint64_t)in->list + in->list_len > p->nargs) {
+                    gsvm_buf_free(&b);
+                    return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                          "instruction %u: %s argument list does not match", i,
+                                          gsvm_patho_ops[in->op].name);
+                }
+                for (uint32_t a = 0; a < in->list_len; a++) {
+                    gsvm_buf_u32(&b, p->args[in->list + a].var, false);
+                    gsvm_buf_u8(&b, p->args[in->list + a].mode);
+                }
+            } else if (ops[k] == 'L') {
+                if (v != in->list_len || (uint64_t)in->list + in->list_len > p->nvtypes) {
+                    gsvm_buf_free(&b);
+                    return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                          "instruction %u: PushV type list does not match", i);
+                }
+                if (in->list_len)
+                    gsvm_buf_append(&b, p->vtypes + in->list, in->list_len);
+            }
+        }
+    }
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    *data = gsvm_buf_take(&b, len);
+    return GSVM_OK;
+}

@@ -1,0 +1,64 @@
+/* The instruction set as C: the opcode enum and a descriptor table, both
+ * expanded from isa.def.  Private to the engine (the VM, the tools). */
+#ifndef GSVM_PATHO_ISA_H
+#define GSVM_PATHO_ISA_H
+
+#include <stdint.h>
+
+#include "gsvm/patho.h"
+
+enum {
+#define OP(name, alpha, hd, operands, cls, meaning) GSVM_PATHO_OP_##name,
+#include "patho/isa.def"
+#undef OP
+    GSVM_PATHO_OP_COUNT
+};
+
+/* Stack-effect classes (the CLASS column). */
+typedef enum gsvm_patho_class {
+    GSVM_PATHO_C_NONE,
+    GSVM_PATHO_C_PUSH,
+    GSVM_PATHO_C_PUSHV,
+    GSVM_PATHO_C_POPN,
+    GSVM_PATHO_C_POPE,
+    GSVM_PATHO_C_POPGE,
+    GSVM_PATHO_C_FPUSH,
+    GSVM_PATHO_C_FSET,
+    GSVM_PATHO_C_JUMP,
+    GSVM_PATHO_C_JUMPB,
+    GSVM_PATHO_C_CALL,
+    GSVM_PATHO_C_RETURN,
+    GSVM_PATHO_C_TCALL,
+    GSVM_PATHO_C_TRET,
+    GSVM_PATHO_C_NATIVE
+} gsvm_patho_class;
+
+typedef struct gsvm_patho_opinfo {
+    const char *name;
+    int alpha, hd;        /* opcode numbers; -1 = absent in that layout */
+    const char *operands; /* letters, see isa.def */
+    gsvm_patho_class cls;
+    const char *meaning;
+    uint8_t noperands; /* strlen(operands) */
+} gsvm_patho_opinfo;
+
+extern const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT];
+
+/* Facts derived from an operand string, computed by gsvm_patho_op_shape. */
+typedef struct gsvm_patho_shape {
+    uint8_t nmodes;  /* number of 'm' operands (flag-addressed) */
+    uint8_t popmask; /* 0xFF >> nmodes when the op has an 'f' byte, else 0 */
+    int8_t flag_at;  /* index of the 'f' operand, -1 if none */
+    int8_t list_at;  /* index of the F/R/L operand, -1 if none */
+    uint8_t fixed_size; /* encoded bytes of the fixed part, opcode included */
+} gsvm_patho_shape;
+
+gsvm_patho_shape gsvm_patho_op_shape(unsigned op);
+
+/* Encoded bytes of one operand letter (the fixed part: F/R/L count 4). */
+int gsvm_patho_operand_size(char letter);
+
+/* For the flag-addressed operand number `mi` (0 = first 'm'): its bit. */
+static inline uint8_t gsvm_patho_mode_bit(unsigned mi) { return (uint8_t)(0x80u >> mi); }
+
+#endif
