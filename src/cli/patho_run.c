@@ -1,11 +1,102 @@
-/* Placeholder for `gsvm patho run` until the VM lands (patho-vm replaces this file). */
+/* gsvm patho run: the VM's CLI host (argument parsing and printing only; the
+ * host itself is src/patho/host.c). */
 #include <stdio.h>
+#include <string.h>
+
+#include "base/jsonl.h"
+#include "cli/args.h"
+#include "gsvm/patho.h"
+#include "patho/host.h"
 
 int gsvm_cli_patho_run(int argc, char **argv);
+
+static void print_line(void *user, const char *line, size_t len)
+{
+    FILE *out = user;
+    fwrite(line, 1, len, out);
+    fputc('\n', out);
+    fflush(out);
+}
+
+static void print_note(void *user, const char *line, size_t len)
+{
+    (void)user;
+    fprintf(stderr, "gsvm patho run: %.*s\n", (int)len, line);
+}
+
 int gsvm_cli_patho_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gsvm patho run: not built yet\n");
-    return 2;
+    const char *layout_name = "auto", *events = NULL, *output = "-";
+    uint64_t max_insns = GSVM_PATHO_DEFAULT_MAX_INSTRUCTIONS;
+    const gsvm_opt opts[] = {
+        {"--layout", 0, OPT_STRING, &layout_name, "alpha|hd",
+         "opcode numbering (default: detected from the bytes)", NULL},
+        {"--events", 0, OPT_STRING, &events, "EVENTS.jsonl",
+         "timeline: {\"advance_ms\":N} and {\"event\":ID,\"args\":[...]} lines", NULL},
+        {"--max-instructions", 0, OPT_U64, &max_insns, "N",
+         "instructions per frame or event before stopping (default 1000000)", NULL},
+        {"--output", 'o', OPT_STRING, &output, "FILE", "write the output lines to FILE", NULL},
+        {NULL, 0, OPT_FLAG, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {
+        "gsvm patho run", "FILE.bin [--layout alpha|hd] [--events EVENTS.jsonl] [--max-instructions N]",
+        "Runs a script from RunTask at RunOp, frame by frame, against a JSON Lines timeline.\n"
+        "Every native call prints {\"host\":NAME,\"args\":[...]}; Sleep(seconds) and Hold() wait\n"
+        "on simulation time ({\"advance_ms\":N} advances it and runs a frame);\n"
+        "{\"event\":ID,\"args\":[...]} sends an event.  A script error prints\n"
+        "{\"fault\":MESSAGE,\"op\":N} (exit 3); the instruction cap prints\n"
+        "{\"stopped\":\"instruction limit\"} (exit 4).",
+        opts, 1, 1};
+    const char *pos[1];
+    int npos = 0;
+    int rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if (!gsvm_patho_layout_parse(layout_name, &layout)) {
+        fprintf(stderr, "gsvm patho run: unknown layout '%s' (alpha or hd)\n", layout_name);
+        return EXIT_USAGE;
+    }
+    if (max_insns == 0) {
+        fprintf(stderr, "gsvm patho run: --max-instructions must be at least 1\n");
+        return EXIT_USAGE;
+    }
+
+    gsvm_error err;
+    json_t *timeline = NULL;
+    if (events && gsvm_jsonl_load(events, &timeline, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    if (patho_timeline_check(timeline, events, &err) != GSVM_OK) {
+        json_decref(timeline);
+        return gsvm_cli_fail(&err);
+    }
+    gsvm_patho_program *prog = NULL;
+    if (gsvm_patho_load_file(pos[0], layout, &prog, &err) != GSVM_OK) {
+        json_decref(timeline);
+        return gsvm_cli_fail(&err);
+    }
+    FILE *out = stdout;
+    if (strcmp(output, "-") != 0 && !(out = fopen(output, "w"))) {
+        perror(output);
+        gsvm_patho_free(prog);
+        json_decref(timeline);
+        return EXIT_INPUT;
+    }
+    patho_sim_outcome outcome = PATHO_SIM_FINISHED;
+    gsvm_status st =
+        patho_sim_run(prog, timeline, max_insns, print_line, print_note, out, &outcome, &err);
+    if (out != stdout)
+        fclose(out);
+    gsvm_patho_free(prog);
+    json_decref(timeline);
+    if (st != GSVM_OK) {
+        if (!err.file[0])
+            snprintf(err.file, sizeof err.file, "%s", pos[0]);
+        return gsvm_cli_fail(&err);
+    }
+    switch (outcome) {
+    case PATHO_SIM_FAULT: return EXIT_FAULT;
+    case PATHO_SIM_LIMIT: return EXIT_LIMIT;
+    default: return 0;
+    }
 }
