@@ -1,0 +1,153 @@
+/* gsvm lsl — the Falcon VM: LSL compiled to fixed-width p-code, run in
+ * instruction budgets, snapshotted to bytes after any instruction and resumed
+ * in a fresh VM elsewhere.
+ *
+ * This is ABI 2 exactly as the Falcon VM document states it: one `default`
+ * state, persistent globals, `integer` and `string`, the 18 opcodes, events
+ * `state_entry` and `touch_start(integer)`, host functions `llOwnerSay` and
+ * `llSay`, and the `HWZS` snapshot layout.
+ *
+ * Typical embedding:
+ *
+ *     gsvm_lsl_program *prog;
+ *     gsvm_lsl_compile(src, len, "door.lsl", &prog, &err);
+ *     gsvm_lsl_vm *vm;
+ *     gsvm_lsl_vm_new(prog, &vm, &err);
+ *     gsvm_lsl_vm_set_host(vm, my_host, my_data);
+ *     gsvm_lsl_vm_dispatch(vm, "state_entry", NULL, 0, &err);
+ *     while (gsvm_lsl_vm_run(vm, 1024) == GSVM_LSL_YIELDED)
+ *         ;   // a real region does other work between slices
+ *
+ * The program is immutable once built and may be shared by many VMs; each VM
+ * is one script's live state and belongs to one thread at a time. */
+#ifndef GSVM_LSL_H
+#define GSVM_LSL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gsvm/gsvm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GSVM_LSL_COMPILER_VERSION 2
+#define GSVM_LSL_ABI_VERSION 2
+#define GSVM_LSL_SNAPSHOT_VERSION 2
+
+/* Runtime value types.  The numbers are the snapshot's value tags; VOID is a
+ * compile-time type only (a host call that returns nothing). */
+typedef enum gsvm_lsl_type {
+    GSVM_LSL_VOID = 0,
+    GSVM_LSL_INTEGER = 1,
+    GSVM_LSL_STRING = 2
+} gsvm_lsl_type;
+
+/* A value as the host sees it.  For strings, `str` points at `len` bytes
+ * (not necessarily NUL-terminated) owned by whoever produced the value. */
+typedef struct gsvm_lsl_hostval {
+    gsvm_lsl_type type;
+    int32_t integer;
+    const char *str;
+    size_t len;
+} gsvm_lsl_hostval;
+
+typedef struct gsvm_lsl_program gsvm_lsl_program;
+typedef struct gsvm_lsl_vm gsvm_lsl_vm;
+
+/* ---- programs ---------------------------------------------------------- */
+
+/* Compiles LSL source.  `file` names the source in diagnostics, which are
+ * "FILE:LINE:COL: error: MESSAGE" with 1-based line and column. */
+gsvm_status gsvm_lsl_compile(const char *source, size_t len, const char *file,
+                             gsvm_lsl_program **out, gsvm_error *err);
+void gsvm_lsl_program_free(gsvm_lsl_program *prog);
+
+/* The serialized program (.fpc).  save hands the caller a malloc'd buffer;
+ * load checks every byte and rejects bad input with its byte offset. */
+gsvm_status gsvm_lsl_program_save(const gsvm_lsl_program *prog, uint8_t **out, size_t *len,
+                                  gsvm_error *err);
+gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *file,
+                                  gsvm_lsl_program **out, gsvm_error *err);
+/* True when `data` starts with the .fpc magic (so it is not LSL source). */
+bool gsvm_lsl_is_program_file(const uint8_t *data, size_t len);
+
+/* A human-readable listing (NUL-terminated, malloc'd; the caller frees it). */
+gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *prog, char **out, gsvm_error *err);
+
+size_t gsvm_lsl_program_code_size(const gsvm_lsl_program *prog);
+size_t gsvm_lsl_program_global_count(const gsvm_lsl_program *prog);
+bool gsvm_lsl_program_has_event(const gsvm_lsl_program *prog, const char *event);
+
+/* Compiles with a content-addressed cache: the key is the SHA-256 of the
+ * source plus the compiler and ABI versions, the entry DIR/lsl/XX/REST.fpc.
+ * `dir` NULL means no cache.  A missing, unreadable or corrupt entry is
+ * recompiled and rewritten; failing to write the cache is not an error.
+ * `*hit` (may be NULL) tells whether the cache answered. */
+gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *file,
+                                    const char *dir, gsvm_lsl_program **out, bool *hit,
+                                    gsvm_error *err);
+/* The default cache directory: $XDG_CACHE_HOME/gsvm, else $HOME/.cache/gsvm,
+ * else NULL.  Writes into `buf`. */
+const char *gsvm_lsl_default_cache_dir(char *buf, size_t size);
+
+/* ---- the VM -------------------------------------------------------------- */
+
+typedef enum gsvm_lsl_run_status {
+    GSVM_LSL_FINISHED = 0, /* reached Halt (or nothing was dispatched) */
+    GSVM_LSL_YIELDED,      /* spent its budget with work remaining */
+    GSVM_LSL_ERROR         /* a runtime fault stopped the script */
+} gsvm_lsl_run_status;
+
+/* The host boundary: one callback for every host function.  `args` are in
+ * source order and valid only during the call.  To return a value, fill
+ * `*result` and set `*has_result`; a string result is copied by the VM
+ * before the callback's memory may go away.  Returning anything but GSVM_OK
+ * faults the script with err->message. */
+typedef gsvm_status (*gsvm_lsl_host_fn)(void *user, const char *name,
+                                        const gsvm_lsl_hostval *args, size_t argc,
+                                        gsvm_lsl_hostval *result, bool *has_result,
+                                        gsvm_error *err);
+
+/* A fresh VM: globals seeded from the program's defaults, nothing dispatched
+ * (so run() reports Finished).  The program must outlive the VM. */
+gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsvm_error *err);
+void gsvm_lsl_vm_free(gsvm_lsl_vm *vm);
+void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user);
+
+/* Starts a handler: looks it up (an unknown event is rejected), checks the
+ * argument count and types, sizes the locals and seeds the parameters,
+ * clears the operand stack and points ip at the handler.  Globals persist. */
+gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_hostval *args,
+                                 size_t argc, gsvm_error *err);
+
+/* Executes exactly one instruction / at most `budget` instructions. */
+gsvm_lsl_run_status gsvm_lsl_vm_step(gsvm_lsl_vm *vm);
+gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget);
+
+bool gsvm_lsl_vm_finished(const gsvm_lsl_vm *vm);
+uint64_t gsvm_lsl_vm_ip(const gsvm_lsl_vm *vm);
+/* Instructions executed since the VM was created (carried by snapshots). */
+uint64_t gsvm_lsl_vm_total(const gsvm_lsl_vm *vm);
+/* The last fault's message (NULL when the script has not faulted) and the ip
+ * of the instruction that raised it. */
+const char *gsvm_lsl_vm_fault(const gsvm_lsl_vm *vm);
+uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm);
+/* Reads a global; a string stays valid until the VM next runs. */
+bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out);
+
+/* The HWZS snapshot (layout in docs/lsl.md): a malloc'd blob. */
+gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *len,
+                                 gsvm_error *err);
+/* Restores a snapshot into `vm`.  Checks magic, version, ABI, the globals
+ * count, every value and that nothing is missing or left over; on any error
+ * the VM is left exactly as it was (never half-restored). */
+gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len,
+                                const char *file, gsvm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,126 @@
+/* The program listing: header tables, then every instruction with its
+ * operands decoded through isa.def (constants shown inline, jump targets
+ * and host names named), each handler's entry labelled. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "lsl/program.h"
+
+static void put_quoted(gsvm_buf *b, const char *s, size_t len)
+{
+    gsvm_buf_putc(b, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            gsvm_buf_printf(b, "\\%c", c);
+        else if (c == '\n')
+            gsvm_buf_puts(b, "\\n");
+        else if (c < 0x20 || c == 0x7F)
+            gsvm_buf_printf(b, "\\x%02X", c);
+        else
+            gsvm_buf_putc(b, (int)c);
+    }
+    gsvm_buf_putc(b, '"');
+}
+
+static void put_value(gsvm_buf *b, const fal_pvalue *v)
+{
+    if (v->type == GSVM_LSL_INTEGER)
+        gsvm_buf_printf(b, "integer %d", (int)v->i);
+    else {
+        gsvm_buf_puts(b, "string ");
+        put_quoted(b, v->s, v->len);
+    }
+}
+
+static const char *ptype(uint8_t t) { return t == GSVM_LSL_INTEGER ? "integer" : "string"; }
+
+gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_error *err)
+{
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_printf(&b, "; Falcon program: compiler %u, ABI %u, %zu instructions\n",
+                    p->compiler_version, p->abi_version, p->ncode);
+    gsvm_buf_printf(&b, "; constants (%zu)\n", p->nconst);
+    for (size_t i = 0; i < p->nconst; i++) {
+        gsvm_buf_printf(&b, ";   k%-4zu ", i);
+        put_value(&b, &p->consts[i]);
+        gsvm_buf_putc(&b, '\n');
+    }
+    gsvm_buf_printf(&b, "; host functions (%zu)\n", p->nhost);
+    for (size_t i = 0; i < p->nhost; i++)
+        gsvm_buf_printf(&b, ";   h%-4zu %s\n", i, p->host_names[i]);
+    gsvm_buf_printf(&b, "; globals (%zu)\n", p->nglobal);
+    for (size_t i = 0; i < p->nglobal; i++) {
+        gsvm_buf_printf(&b, ";   g%-4zu %s = ", i, p->global_names[i] ? p->global_names[i] : "?");
+        put_value(&b, &p->globals[i]);
+        gsvm_buf_putc(&b, '\n');
+    }
+    gsvm_buf_printf(&b, "; events (%zu)\n", p->nevent);
+    for (size_t i = 0; i < p->nevent; i++) {
+        const fal_event *e = &p->events[i];
+        gsvm_buf_printf(&b, ";   %s(", e->name);
+        for (uint32_t k = 0; k < e->nparams; k++)
+            gsvm_buf_printf(&b, "%s%s", k ? ", " : "", ptype(e->param_types[k]));
+        gsvm_buf_printf(&b, ") entry %u, %u local%s\n", e->entry_ip, e->local_count,
+                        e->local_count == 1 ? "" : "s");
+    }
+    for (size_t ip = 0; ip < p->ncode; ip++) {
+        for (size_t i = 0; i < p->nevent; i++)
+            if (p->events[i].entry_ip == ip)
+                gsvm_buf_printf(&b, "%s:\n", p->events[i].name);
+        const fal_insn *in = &p->code[ip];
+        const fal_op_info *info = &fal_ops[in->op < FOP_COUNT ? in->op : 0];
+        if (in->op >= FOP_COUNT) {
+            gsvm_buf_printf(&b, "%6zu  ?%u %d, %d\n", ip, in->op, (int)in->a, (int)in->b);
+            continue;
+        }
+        char operands[64] = "";
+        switch (info->kind) {
+        case FK_NONE: break;
+        case FK_CONST: snprintf(operands, sizeof operands, "k%d", (int)in->a); break;
+        case FK_LOCAL: snprintf(operands, sizeof operands, "l%d", (int)in->a); break;
+        case FK_GLOBAL: snprintf(operands, sizeof operands, "g%d", (int)in->a); break;
+        case FK_TARGET: snprintf(operands, sizeof operands, "%d", (int)in->a); break;
+        case FK_HOST: snprintf(operands, sizeof operands, "h%d, %d", (int)in->a, (int)in->b); break;
+        }
+        gsvm_buf_printf(&b, "%6zu  %-13s %-10s", ip, info->mnemonic, operands);
+        /* A comment that saves looking things up; bad indexes say so. */
+        if (info->kind == FK_CONST) {
+            gsvm_buf_puts(&b, " ; ");
+            if (in->a >= 0 && (size_t)in->a < p->nconst) {
+                const fal_pvalue *v = &p->consts[in->a];
+                if (v->type == GSVM_LSL_INTEGER)
+                    gsvm_buf_printf(&b, "%d", (int)v->i);
+                else
+                    put_quoted(&b, v->s, v->len);
+            } else {
+                gsvm_buf_puts(&b, "(bad constant index)");
+            }
+        } else if (info->kind == FK_GLOBAL) {
+            if (in->a >= 0 && (size_t)in->a < p->nglobal)
+                gsvm_buf_printf(&b, " ; %s", p->global_names[in->a] ? p->global_names[in->a] : "?");
+            else
+                gsvm_buf_puts(&b, " ; (bad global index)");
+        } else if (info->kind == FK_HOST) {
+            if (in->a >= 0 && (size_t)in->a < p->nhost)
+                gsvm_buf_printf(&b, " ; %s", p->host_names[in->a]);
+            else
+                gsvm_buf_puts(&b, " ; (bad host index)");
+        }
+        /* trim the padding of operand-less lines */
+        while (b.len && b.data[b.len - 1] == ' ')
+            b.len--;
+        gsvm_buf_putc(&b, '\n');
+    }
+    gsvm_buf_cstr(&b);
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory writing the listing");
+    }
+    size_t len;
+    *out = (char *)gsvm_buf_take(&b, &len);
+    return GSVM_OK;
+}

@@ -1,0 +1,550 @@
+/* The Falcon interpreter: dispatch, step/run and the host boundary.
+ *
+ * All script state is data in the VM object (ip, operand stack, locals,
+ * globals, counters), never the C call stack, so run() may stop after any
+ * instruction and a snapshot can capture everything.  The dispatch loop is
+ * expanded from isa.def; with GCC/Clang it is threaded through a table of
+ * label addresses (computed goto), elsewhere it is a plain switch. */
+#include "lsl/vm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(GSVM_LSL_NO_COMPUTED_GOTO)
+#define FAL_THREADED 1
+#else
+#define FAL_THREADED 0
+#endif
+
+fal_str *fal_str_new(const char *bytes, size_t len)
+{
+    fal_str *s = malloc(sizeof *s + len + 1);
+    if (!s)
+        return NULL;
+    s->refs = 1;
+    s->len = (uint32_t)len;
+    if (len)
+        memcpy(s->bytes, bytes, len);
+    s->bytes[len] = 0;
+    return s;
+}
+
+void fal_values_release(fal_value *vals, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fal_value_release(&vals[i]);
+}
+
+static bool pvalue_to_value(const fal_pvalue *pv, fal_value *out)
+{
+    out->tag = pv->type;
+    if (pv->type == GSVM_LSL_INTEGER) {
+        out->u.i = pv->i;
+        return true;
+    }
+    out->u.s = fal_str_new(pv->s, pv->len);
+    return out->u.s != NULL;
+}
+
+gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsvm_error *err)
+{
+    *out = NULL;
+    gsvm_lsl_vm *vm = calloc(1, sizeof *vm);
+    if (!vm)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    vm->prog = prog;
+    vm->finished = true; /* nothing dispatched yet */
+    vm->consts = calloc(prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
+    vm->globals = calloc(prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
+    vm->stack_cap = 64;
+    vm->stack = malloc(vm->stack_cap * sizeof *vm->stack);
+    bool ok = vm->consts && vm->globals && vm->stack;
+    for (size_t i = 0; ok && i < prog->nconst; i++)
+        ok = pvalue_to_value(&prog->consts[i], &vm->consts[i]);
+    for (size_t i = 0; ok && i < prog->nglobal; i++) {
+        ok = pvalue_to_value(&prog->globals[i], &vm->globals[i]);
+        if (ok)
+            vm->nglobals++;
+    }
+    for (size_t i = 0; i < prog->nevent; i++)
+        if (prog->events[i].local_count > vm->max_locals)
+            vm->max_locals = prog->events[i].local_count;
+    if (!ok) {
+        gsvm_lsl_vm_free(vm);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    *out = vm;
+    return GSVM_OK;
+}
+
+void gsvm_lsl_vm_free(gsvm_lsl_vm *vm)
+{
+    if (!vm)
+        return;
+    if (vm->consts)
+        for (size_t i = 0; i < vm->prog->nconst; i++)
+            if (vm->consts[i].tag)
+                fal_value_release(&vm->consts[i]);
+    free(vm->consts);
+    fal_values_release(vm->stack, vm->sp);
+    free(vm->stack);
+    fal_values_release(vm->locals, vm->nlocals);
+    free(vm->locals);
+    fal_values_release(vm->globals, vm->nglobals);
+    free(vm->globals);
+    free(vm);
+}
+
+void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user)
+{
+    vm->host = fn;
+    vm->host_user = user;
+}
+
+bool gsvm_lsl_vm_finished(const gsvm_lsl_vm *vm) { return vm->finished; }
+uint64_t gsvm_lsl_vm_ip(const gsvm_lsl_vm *vm) { return vm->ip; }
+uint64_t gsvm_lsl_vm_total(const gsvm_lsl_vm *vm) { return vm->total; }
+const char *gsvm_lsl_vm_fault(const gsvm_lsl_vm *vm) { return vm->faulted ? vm->fault : NULL; }
+uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm) { return vm->fault_ip; }
+
+bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out)
+{
+    if (slot >= vm->nglobals)
+        return false;
+    const fal_value *v = &vm->globals[slot];
+    *out = (gsvm_lsl_hostval){(gsvm_lsl_type)v->tag, 0, NULL, 0};
+    if (v->tag == GSVM_LSL_INTEGER)
+        out->integer = v->u.i;
+    else {
+        out->str = v->u.s->bytes;
+        out->len = v->u.s->len;
+    }
+    return true;
+}
+
+static const char *type_name(int tag)
+{
+    return tag == GSVM_LSL_INTEGER ? "integer" : tag == GSVM_LSL_STRING ? "string" : "void";
+}
+
+gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_hostval *args,
+                                 size_t argc, gsvm_error *err)
+{
+    /* 1. look the handler up */
+    const fal_event *e = fal_program_find_event(vm->prog, event);
+    if (!e)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "the script has no '%s' handler", event);
+    /* 2. check the arguments against param_types */
+    if (argc != e->nparams)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s takes %u argument%s, got %zu", event,
+                              e->nparams, e->nparams == 1 ? "" : "s", argc);
+    for (size_t i = 0; i < argc; i++)
+        if (args[i].type != e->param_types[i])
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s argument %zu must be %s, got %s",
+                                  event, i + 1, type_name(e->param_types[i]),
+                                  type_name(args[i].type));
+    /* 3. size the locals and seed the parameters (new values first, so a
+     * failed allocation leaves the VM as it was) */
+    size_t n = e->local_count;
+    fal_value *locals = vm->locals;
+    if (n > vm->locals_cap) {
+        locals = malloc(n * sizeof *locals);
+        if (!locals)
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    fal_value fresh[FAL_MAX_PARAMS];
+    for (size_t i = 0; i < argc; i++) {
+        fresh[i].tag = (uint32_t)args[i].type;
+        if (args[i].type == GSVM_LSL_INTEGER)
+            fresh[i].u.i = args[i].integer;
+        else if (!(fresh[i].u.s = fal_str_new(args[i].str, args[i].len))) {
+            fal_values_release(fresh, i);
+            if (locals != vm->locals)
+                free(locals);
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+        }
+    }
+    fal_values_release(vm->locals, vm->nlocals);
+    if (locals != vm->locals) {
+        free(vm->locals);
+        vm->locals = locals;
+        vm->locals_cap = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i < argc)
+            locals[i] = fresh[i];
+        else
+            locals[i] = (fal_value){GSVM_LSL_INTEGER, {.i = 0}};
+    }
+    vm->nlocals = n;
+    /* 4. clear the operand stack and point ip at the handler */
+    fal_values_release(vm->stack, vm->sp);
+    vm->sp = 0;
+    vm->ip = e->entry_ip;
+    vm->finished = false;
+    vm->faulted = false;
+    vm->fault[0] = 0;
+    return GSVM_OK;
+}
+
+/* ---- the interpreter ------------------------------------------------------ */
+
+static bool grow_stack(gsvm_lsl_vm *vm)
+{
+    if (vm->stack_cap >= FAL_MAX_STACK)
+        return false;
+    size_t nc = vm->stack_cap * 2;
+    if (nc > FAL_MAX_STACK)
+        nc = FAL_MAX_STACK;
+    fal_value *ns = realloc(vm->stack, nc * sizeof *ns);
+    if (!ns)
+        return false;
+    vm->stack = ns;
+    vm->stack_cap = nc;
+    return true;
+}
+
+static void set_fault(gsvm_lsl_vm *vm, uint64_t ip, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_fault(gsvm_lsl_vm *vm, uint64_t ip, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(vm->fault, sizeof vm->fault, fmt, ap);
+    va_end(ap);
+    vm->faulted = true;
+    vm->finished = true;
+    vm->fault_ip = ip;
+}
+
+/* Decimal text of an LSL integer, as (string) gives it. */
+static fal_str *int_to_str(int32_t v)
+{
+    char buf[16];
+    int n = snprintf(buf, sizeof buf, "%d", (int)v);
+    return fal_str_new(buf, (size_t)n);
+}
+
+/* CallHost: pops argc values (restoring source order), calls the boundary,
+ * pushes a result if one comes back.  Returns false after setting a fault. */
+static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
+{
+    const gsvm_lsl_program *p = vm->prog;
+    if (in->a < 0 || (size_t)in->a >= p->nhost) {
+        set_fault(vm, vm->ip, "bad host index %d (%zu host functions)", (int)in->a, p->nhost);
+        return false;
+    }
+    const char *name = p->host_names[in->a];
+    if (in->b < 0 || (size_t)in->b > vm->sp) {
+        set_fault(vm, vm->ip, "host-argument underflow: %s called with %d arguments, stack holds %zu",
+                  name, (int)in->b, vm->sp);
+        return false;
+    }
+    if (!vm->host) {
+        set_fault(vm, vm->ip, "missing host boundary: no host function to call %s", name);
+        return false;
+    }
+    size_t argc = (size_t)in->b;
+    fal_value *argv = vm->stack + vm->sp - argc;
+    gsvm_lsl_hostval small[8], *args = small;
+    if (argc > 8 && !(args = malloc(argc * sizeof *args))) {
+        set_fault(vm, vm->ip, "out of memory calling %s", name);
+        return false;
+    }
+    for (size_t i = 0; i < argc; i++) {
+        args[i] = (gsvm_lsl_hostval){(gsvm_lsl_type)argv[i].tag, 0, NULL, 0};
+        if (argv[i].tag == GSVM_LSL_INTEGER)
+            args[i].integer = argv[i].u.i;
+        else {
+            args[i].str = argv[i].u.s->bytes;
+            args[i].len = argv[i].u.s->len;
+        }
+    }
+    gsvm_lsl_hostval result = {GSVM_LSL_VOID, 0, NULL, 0};
+    bool has_result = false;
+    gsvm_error herr;
+    gsvm_error_clear(&herr);
+    gsvm_status st = vm->host(vm->host_user, name, args, argc, &result, &has_result, &herr);
+    if (args != small)
+        free(args);
+    if (st != GSVM_OK) {
+        set_fault(vm, vm->ip, "host function %s failed: %s", name,
+                  herr.message[0] ? herr.message : gsvm_status_name(st));
+        return false;
+    }
+    fal_value rv = {GSVM_LSL_INTEGER, {.i = 0}};
+    if (has_result) {
+        if (result.type == GSVM_LSL_INTEGER) {
+            rv.u.i = result.integer;
+        } else if (result.type == GSVM_LSL_STRING) {
+            if (result.len > FAL_MAX_STRING) {
+                set_fault(vm, vm->ip, "host function %s returned a string over the limit", name);
+                return false;
+            }
+            rv.tag = GSVM_LSL_STRING;
+            if (!(rv.u.s = fal_str_new(result.str ? result.str : "", result.len))) {
+                set_fault(vm, vm->ip, "out of memory calling %s", name);
+                return false;
+            }
+        } else {
+            set_fault(vm, vm->ip, "host function %s returned a value of no type", name);
+            return false;
+        }
+    }
+    fal_values_release(argv, argc);
+    vm->sp -= argc;
+    if (has_result)
+        vm->stack[vm->sp++] = rv; /* room: argc >= 1 was popped, or checked below */
+    return true;
+}
+
+gsvm_lsl_run_status gsvm_lsl_vm_step(gsvm_lsl_vm *vm) { return gsvm_lsl_vm_run(vm, 1); }
+
+gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget)
+{
+    if (vm->finished)
+        return vm->faulted ? GSVM_LSL_ERROR : GSVM_LSL_FINISHED;
+    const gsvm_lsl_program *p = vm->prog;
+    const fal_insn *code = p->code;
+    const size_t ncode = p->ncode;
+    const fal_insn *in;
+    uint64_t executed = 0;
+    fal_value *a, *b;
+
+#define FAULT(...)                                 \
+    do {                                           \
+        set_fault(vm, vm->ip, __VA_ARGS__);        \
+        goto out;                                  \
+    } while (0)
+#define NEED(n)                                                                      \
+    do {                                                                             \
+        if (vm->sp < (n))                                                            \
+            FAULT("operand-stack underflow: %s needs %d operand%s, stack holds %zu", \
+                  fal_ops[in->op].mnemonic, (n), (n) == 1 ? "" : "s", vm->sp);       \
+    } while (0)
+#define ROOM()                                                                  \
+    do {                                                                        \
+        if (vm->sp == vm->stack_cap && !grow_stack(vm))                         \
+            FAULT("operand-stack overflow: more than %u values", FAL_MAX_STACK); \
+    } while (0)
+#define INT_OPERANDS()                                                                        \
+    do {                                                                                      \
+        NEED(2);                                                                              \
+        a = &vm->stack[vm->sp - 2];                                                           \
+        b = &vm->stack[vm->sp - 1];                                                           \
+        if (a->tag != GSVM_LSL_INTEGER || b->tag != GSVM_LSL_INTEGER)                         \
+            FAULT("type mismatch: %s needs integer operands, got %s and %s",                  \
+                  fal_ops[in->op].mnemonic, type_name(a->tag), type_name(b->tag));            \
+    } while (0)
+/* Integer arithmetic wraps at 32 bits as LSL does; done unsigned because
+ * signed overflow is undefined in C. */
+#define ARITH(expr)                       \
+    do {                                  \
+        INT_OPERANDS();                   \
+        uint32_t x = (uint32_t)a->u.i, y = (uint32_t)b->u.i; \
+        a->u.i = (int32_t)(expr);         \
+        vm->sp--;                         \
+    } while (0)
+#define COMPARE(expr)                     \
+    do {                                  \
+        INT_OPERANDS();                   \
+        int32_t x = a->u.i, y = b->u.i;   \
+        a->u.i = (expr) ? 1 : 0;          \
+        vm->sp--;                         \
+    } while (0)
+
+#if FAL_THREADED
+    static const void *const labels[FOP_COUNT] = {
+#define FALCON_OP(name, mnem, kind, pops, pushes, meaning) &&op_##name,
+#include "lsl/isa.def"
+#undef FALCON_OP
+    };
+#define CASE(name) op_##name:
+#define DISPATCH() goto *labels[in->op]
+#else
+#define CASE(name) case FOP_##name:
+#define DISPATCH() switch ((fal_op)in->op)
+#endif
+/* Every instruction that completes ends with NEXT: count it, advance. */
+#define NEXT              \
+    do {                  \
+        vm->ip++;         \
+        executed++;       \
+        goto next;        \
+    } while (0)
+
+next:
+    if (executed >= budget)
+        goto out;
+    if (vm->ip >= ncode)
+        FAULT("instruction pointer out of range: %llu (the code has %zu instructions)",
+              (unsigned long long)vm->ip, ncode);
+    in = &code[vm->ip];
+    if (in->op >= FOP_COUNT)
+        FAULT("unknown opcode %u", in->op);
+    DISPATCH();
+#if !FAL_THREADED
+    {
+#endif
+    CASE(PUSH_CONST)
+    {
+        if (in->a < 0 || (size_t)in->a >= p->nconst)
+            FAULT("bad constant index %d (%zu constants)", (int)in->a, p->nconst);
+        ROOM();
+        vm->stack[vm->sp++] = fal_value_retain(vm->consts[in->a]);
+        NEXT;
+    }
+    CASE(LOAD_LOCAL)
+    {
+        if (in->a < 0 || (size_t)in->a >= vm->nlocals)
+            FAULT("bad local index %d (%zu locals)", (int)in->a, vm->nlocals);
+        ROOM();
+        vm->stack[vm->sp++] = fal_value_retain(vm->locals[in->a]);
+        NEXT;
+    }
+    CASE(STORE_LOCAL)
+    {
+        if (in->a < 0 || (size_t)in->a >= vm->nlocals)
+            FAULT("bad local index %d (%zu locals)", (int)in->a, vm->nlocals);
+        NEED(1);
+        fal_value_release(&vm->locals[in->a]);
+        vm->locals[in->a] = vm->stack[--vm->sp];
+        NEXT;
+    }
+    CASE(LOAD_GLOBAL)
+    {
+        if (in->a < 0 || (size_t)in->a >= vm->nglobals)
+            FAULT("bad global index %d (%zu globals)", (int)in->a, vm->nglobals);
+        ROOM();
+        vm->stack[vm->sp++] = fal_value_retain(vm->globals[in->a]);
+        NEXT;
+    }
+    CASE(STORE_GLOBAL)
+    {
+        if (in->a < 0 || (size_t)in->a >= vm->nglobals)
+            FAULT("bad global index %d (%zu globals)", (int)in->a, vm->nglobals);
+        NEED(1);
+        fal_value_release(&vm->globals[in->a]);
+        vm->globals[in->a] = vm->stack[--vm->sp];
+        NEXT;
+    }
+    CASE(ADD_INT) { ARITH(x + y); NEXT; }
+    CASE(SUB_INT) { ARITH(x - y); NEXT; }
+    CASE(MUL_INT) { ARITH(x * y); NEXT; }
+    CASE(LESS_INT) { COMPARE(x < y); NEXT; }
+    CASE(GREATER_INT) { COMPARE(x > y); NEXT; }
+    CASE(EQUAL_INT) { COMPARE(x == y); NEXT; }
+    CASE(CONCAT_STR)
+    {
+        NEED(2);
+        a = &vm->stack[vm->sp - 2];
+        b = &vm->stack[vm->sp - 1];
+        if (a->tag != GSVM_LSL_STRING || b->tag != GSVM_LSL_STRING)
+            FAULT("type mismatch: ConcatStr needs string operands, got %s and %s",
+                  type_name(a->tag), type_name(b->tag));
+        size_t la = a->u.s->len, lb = b->u.s->len;
+        if (la + lb > FAL_MAX_STRING)
+            FAULT("string too long: %zu bytes is over the %u-byte limit", la + lb, FAL_MAX_STRING);
+        fal_str *s;
+        if (a->u.s->refs == 1) {
+            /* The only owner of the left string is the stack: extend it in
+             * place, which keeps string-building loops linear-ish. */
+            s = realloc(a->u.s, sizeof *s + la + lb + 1);
+            if (!s)
+                FAULT("out of memory concatenating strings");
+            memcpy(s->bytes + la, b->u.s->bytes, lb);
+            s->len = (uint32_t)(la + lb);
+            s->bytes[la + lb] = 0;
+        } else {
+            s = malloc(sizeof *s + la + lb + 1);
+            if (!s)
+                FAULT("out of memory concatenating strings");
+            s->refs = 1;
+            s->len = (uint32_t)(la + lb);
+            memcpy(s->bytes, a->u.s->bytes, la);
+            memcpy(s->bytes + la, b->u.s->bytes, lb);
+            s->bytes[la + lb] = 0;
+            fal_value_release(a);
+        }
+        a->u.s = s;
+        fal_value_release(b);
+        vm->sp--;
+        NEXT;
+    }
+    CASE(CAST_INT_TO_STR)
+    {
+        NEED(1);
+        a = &vm->stack[vm->sp - 1];
+        if (a->tag != GSVM_LSL_INTEGER)
+            FAULT("type mismatch: CastIntToStr needs an integer, got %s", type_name(a->tag));
+        fal_str *s = int_to_str(a->u.i);
+        if (!s)
+            FAULT("out of memory converting an integer");
+        a->tag = GSVM_LSL_STRING;
+        a->u.s = s;
+        NEXT;
+    }
+    CASE(JUMP)
+    {
+        vm->ip = (uint32_t)in->a;
+        executed++;
+        goto next;
+    }
+    CASE(JUMP_IF_ZERO)
+    {
+        NEED(1);
+        a = &vm->stack[vm->sp - 1];
+        if (a->tag != GSVM_LSL_INTEGER)
+            FAULT("type mismatch: JumpIfZero needs an integer, got %s", type_name(a->tag));
+        vm->sp--;
+        if (a->u.i == 0) {
+            vm->ip = (uint32_t)in->a;
+            executed++;
+            goto next;
+        }
+        NEXT;
+    }
+    CASE(CALL_HOST)
+    {
+        /* A void call with no arguments still needs no room; a call whose
+         * result lands where no argument was popped does. */
+        if (in->b == 0)
+            ROOM();
+        if (!call_host(vm, in))
+            goto out;
+        NEXT;
+    }
+    CASE(POP)
+    {
+        NEED(1);
+        fal_value_release(&vm->stack[--vm->sp]);
+        NEXT;
+    }
+    CASE(HALT)
+    {
+        vm->finished = true;
+        executed++;
+        goto out;
+    }
+#if !FAL_THREADED
+    default:
+        FAULT("unknown opcode %u", in->op);
+    }
+#endif
+
+out:
+    vm->total += executed;
+    if (vm->faulted)
+        return GSVM_LSL_ERROR;
+    return vm->finished ? GSVM_LSL_FINISHED : GSVM_LSL_YIELDED;
+#undef FAULT
+#undef NEED
+#undef ROOM
+#undef INT_OPERANDS
+#undef ARITH
+#undef COMPARE
+#undef CASE
+#undef DISPATCH
+#undef NEXT
+}

@@ -1,0 +1,62 @@
+/* The VM's private state and its runtime value representation (ABI 2 needs
+ * only integers and strings).  Shared by vm.c and snapshot.c only. */
+#ifndef GSVM_LSL_VM_H
+#define GSVM_LSL_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "lsl/program.h"
+
+/* An immutable, reference-counted string.  Every value on the stack, in a
+ * local or in a global owns one reference, so copying a string is O(1). */
+typedef struct fal_str {
+    uint32_t refs;
+    uint32_t len;
+    char bytes[]; /* NUL-terminated for convenience; len excludes it */
+} fal_str;
+
+typedef struct fal_value {
+    uint32_t tag; /* GSVM_LSL_INTEGER or GSVM_LSL_STRING (not a char type, so
+                   * writes to it cannot alias the VM's counters) */
+    union {
+        int32_t i;
+        fal_str *s;
+    } u;
+} fal_value;
+
+struct gsvm_lsl_vm {
+    const gsvm_lsl_program *prog;
+    fal_value *consts; /* the VM's own copy of the constant pool */
+    fal_value *stack;
+    size_t sp, stack_cap;
+    fal_value *locals;
+    size_t nlocals, locals_cap;
+    fal_value *globals;
+    size_t nglobals;
+    size_t max_locals; /* the largest handler's local_count */
+    uint64_t ip, total;
+    bool finished;
+    bool faulted;
+    uint64_t fault_ip;
+    char fault[300];
+    gsvm_lsl_host_fn host;
+    void *host_user;
+};
+
+fal_str *fal_str_new(const char *bytes, size_t len);
+static inline void fal_value_release(fal_value *v)
+{
+    if (v->tag == GSVM_LSL_STRING && --v->u.s->refs == 0)
+        free(v->u.s);
+}
+static inline fal_value fal_value_retain(fal_value v)
+{
+    if (v.tag == GSVM_LSL_STRING)
+        v.u.s->refs++;
+    return v;
+}
+void fal_values_release(fal_value *vals, size_t n);
+
+#endif
