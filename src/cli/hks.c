@@ -1,13 +1,467 @@
+/* gsvm hks: argument parsing and printing for the HavokScript chunk tools. */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/buf.h"
+#include "base/file.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "gsvm/hks.h"
+
+/* Options shared by the verbs that load chunks. */
+typedef struct load_args {
+    uint64_t offset;
+    const char *profile, *structs;
+} load_args;
+
+#define LOAD_OPTS(la)                                                                        \
+    {"--offset", 0, OPT_U64, &(la).offset, "N", "the chunk starts at byte N of the file", NULL}, \
+    {"--profile", 0, OPT_STRING, &(la).profile, "NAME",                                      \
+     "opcode table: auto (default), base, bo3 or ghosts", NULL},                             \
+    {"--structs", 0, OPT_STRING, &(la).structs, "LAYOUT",                                    \
+     "structure block layout: auto (default), plain or halo", NULL}
+
+static int load_options(const load_args *la, gsvm_hks_load_options *o, const char *command)
+{
+    memset(o, 0, sizeof *o);
+    o->offset = (size_t)la->offset;
+    if (la->profile && !gsvm_hks_profile_parse(la->profile, &o->profile)) {
+        fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", command,
+                la->profile);
+        return EXIT_USAGE;
+    }
+    if (la->structs) {
+        if (strcmp(la->structs, "auto") == 0)
+            o->structs = GSVM_HKS_STRUCTS_AUTO;
+        else if (strcmp(la->structs, "plain") == 0)
+            o->structs = GSVM_HKS_STRUCTS_PLAIN;
+        else if (strcmp(la->structs, "halo") == 0)
+            o->structs = GSVM_HKS_STRUCTS_HALO;
+        else {
+            fprintf(stderr, "%s: unknown structure layout '%s' (auto, plain, halo)\n", command,
+                    la->structs);
+            return EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+/* Reads and loads one chunk; returns -1 on success or the exit code. */
+static int load_chunk(const char *path, const gsvm_hks_load_options *o, gsvm_hks_chunk **out)
+{
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_buf b;
+    gsvm_status st = gsvm_file_read(path, &b, &err);
+    if (st != GSVM_OK) {
+        gsvm_buf_free(&b);
+        return gsvm_cli_fail(&err);
+    }
+    st = gsvm_hks_chunk_load(b.data, b.len, o, path, out, &err);
+    gsvm_buf_free(&b);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return -1;
+}
+
+static int write_out(const char *path, const void *data, size_t len)
+{
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    if (gsvm_file_write(path ? path : "-", data, len, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ list */
+
+static int verb_list(int argc, char **argv)
+{
+    load_args la = {0, NULL, NULL};
+    const char *outp = NULL;
+    const gsvm_opt opts[] = {
+        {"--output", 'o', OPT_STRING, &outp, "FILE", "write the listing to FILE", NULL},
+        LOAD_OPTS(la),
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm hks list", "CHUNK [-o LISTING] [--offset N] [--profile P]",
+                                 "Print a lossless, luac -l style listing of a chunk: header, "
+                                 "functions, code with\ndecoded operands, constants, debug info, "
+                                 "structures and every other byte.\n'gsvm hks asm' turns it back "
+                                 "into the same bytes.",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_hks_load_options o;
+    if ((rc = load_options(&la, &o, spec.command)) >= 0)
+        return rc;
+    gsvm_hks_chunk *c;
+    if ((rc = load_chunk(pos[0], &o, &c)) >= 0)
+        return rc;
+    char *text;
+    size_t len;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_status st = gsvm_hks_list(c, &text, &len, &err);
+    gsvm_hks_chunk_free(c);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    rc = write_out(outp, text, len);
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------- asm */
+
+static int verb_asm(int argc, char **argv)
+{
+    const char *outp = NULL;
+    const gsvm_opt opts[] = {
+        {"--output", 'o', OPT_STRING, &outp, "CHUNK", "write the chunk to CHUNK (default stdout)",
+         NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm hks asm", "LISTING -o CHUNK",
+                                 "Assemble a listing (as printed by 'gsvm hks list') into a "
+                                 "chunk.",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_buf b;
+    if (gsvm_file_read(pos[0], &b, &err) != GSVM_OK) {
+        gsvm_buf_free(&b);
+        return gsvm_cli_fail(&err);
+    }
+    gsvm_hks_chunk *c;
+    gsvm_status st = gsvm_hks_asm((const char *)b.data, b.len, pos[0], &c, &err);
+    gsvm_buf_free(&b);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    uint8_t *bytes;
+    size_t len;
+    st = gsvm_hks_chunk_dump(c, &bytes, &len, &err);
+    gsvm_hks_chunk_free(c);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    rc = write_out(outp, bytes, len);
+    free(bytes);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- verify */
+
+typedef struct vprint {
+    const char *file;
+    bool quiet;
+} vprint;
+
+static void on_violation(void *ctx, const char *path, uint64_t pc, const char *message)
+{
+    vprint *v = ctx;
+    if (!v->quiet)
+        printf("%s: function %s pc %llu: %s\n", v->file, path, (unsigned long long)pc, message);
+}
+
+static int verb_verify(int argc, char **argv)
+{
+    load_args la = {0, NULL, NULL};
+    const char *hyp = NULL;
+    bool quiet = false;
+    const gsvm_opt opts[] = {
+        LOAD_OPTS(la),
+        {"--hypothesis", 0, OPT_STRING, &hyp, "H",
+         "re-run the check reading the words another way (swap-ab, op-low-bit) and report the "
+         "count",
+         NULL},
+        {"--quiet", 'q', OPT_FLAG, &quiet, NULL, "print only the summary", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {
+        "gsvm hks verify", "CHUNK... [--hypothesis swap-ab|op-low-bit]",
+        "Check every operand against its range: registers below max stack, constants,\n"
+        "prototypes, upvalues, jump targets (inside the code, not onto DATA words), DATA\n"
+        "words after their owners, tests followed by JMP, string constants where names\n"
+        "are needed.  Prints each violation with function and pc; exits 1 if any.\n"
+        "With --hypothesis the count is the result and the exit code is 0.",
+        opts, 1, 100000};
+    const char **pos = malloc(sizeof *pos * (size_t)(argc > 0 ? argc : 1));
+    if (!pos)
+        return EXIT_INPUT;
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0) {
+        free(pos);
+        return rc;
+    }
+    gsvm_hks_hypothesis h = GSVM_HKS_HYP_NONE;
+    if (hyp) {
+        if (strcmp(hyp, "swap-ab") == 0)
+            h = GSVM_HKS_HYP_SWAP_AB;
+        else if (strcmp(hyp, "op-low-bit") == 0)
+            h = GSVM_HKS_HYP_OP_LOW_BIT;
+        else if (strcmp(hyp, "none") != 0) {
+            fprintf(stderr, "%s: unknown hypothesis '%s' (swap-ab, op-low-bit)\n", spec.command,
+                    hyp);
+            free(pos);
+            return EXIT_USAGE;
+        }
+    }
+    gsvm_hks_load_options o;
+    if ((rc = load_options(&la, &o, spec.command)) >= 0) {
+        free(pos);
+        return rc;
+    }
+    gsvm_hks_verify_result total = {0, 0, 0};
+    int worst = 0;
+    for (int i = 0; i < npos; i++) {
+        gsvm_hks_chunk *c;
+        if ((rc = load_chunk(pos[i], &o, &c)) >= 0) {
+            worst = rc;
+            continue;
+        }
+        vprint vp = {pos[i], quiet || h != GSVM_HKS_HYP_NONE};
+        gsvm_hks_verify_result r;
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        if (gsvm_hks_verify(c, h, on_violation, &vp, &r, &err) != GSVM_OK) {
+            gsvm_hks_chunk_free(c);
+            free(pos);
+            return gsvm_cli_fail(&err);
+        }
+        gsvm_hks_chunk_free(c);
+        total.functions += r.functions;
+        total.instructions += r.instructions;
+        total.violations += r.violations;
+    }
+    free(pos);
+    if (h)
+        printf("hypothesis %s: ", hyp);
+    printf("%d files, %llu functions, %llu instructions, %llu violations\n", npos,
+           (unsigned long long)total.functions, (unsigned long long)total.instructions,
+           (unsigned long long)total.violations);
+    if (worst)
+        return worst;
+    return h == GSVM_HKS_HYP_NONE && total.violations ? EXIT_INPUT : 0;
+}
+
+/* ----------------------------------------------------------------- stats */
+
+static int verb_stats(int argc, char **argv)
+{
+    load_args la = {0, NULL, NULL};
+    bool as_json = false;
+    const gsvm_opt opts[] = {
+        LOAD_OPTS(la),
+        {"--json", 0, OPT_FLAG, &as_json, NULL, "print one JSON object", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm hks stats", "CHUNK... [--json]",
+                                 "Count files, functions, instructions (code words, DATA "
+                                 "included), DATA words,\nconstants, structures and each "
+                                 "opcode's occurrences over one or more chunks.",
+                                 opts, 1, 100000};
+    const char **pos = malloc(sizeof *pos * (size_t)(argc > 0 ? argc : 1));
+    if (!pos)
+        return EXIT_INPUT;
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    gsvm_hks_load_options o;
+    if (rc < 0)
+        rc = load_options(&la, &o, spec.command);
+    if (rc >= 0) {
+        free(pos);
+        return rc;
+    }
+    gsvm_hks_stats *s = calloc(1, sizeof *s);
+    if (!s) {
+        free(pos);
+        return EXIT_INPUT;
+    }
+    for (int i = 0; i < npos; i++) {
+        gsvm_hks_chunk *c;
+        if ((rc = load_chunk(pos[i], &o, &c)) >= 0) {
+            free(s);
+            free(pos);
+            return rc;
+        }
+        gsvm_hks_stats_add(s, c);
+        gsvm_hks_chunk_free(c);
+    }
+    free(pos);
+    unsigned rows = gsvm_hks_op_rows(), used = 0;
+    for (unsigned i = 0; i < rows; i++)
+        used += s->op_count[i] != 0;
+    if (as_json) {
+        json_t *j = json_object(), *ops = json_object();
+        json_object_set_new(j, "files", json_integer((json_int_t)s->files));
+        json_object_set_new(j, "functions", json_integer((json_int_t)s->functions));
+        json_object_set_new(j, "instructions", json_integer((json_int_t)s->instructions));
+        json_object_set_new(j, "data_words", json_integer((json_int_t)s->data_words));
+        json_object_set_new(j, "constants", json_integer((json_int_t)s->constants));
+        json_object_set_new(j, "structures", json_integer((json_int_t)s->structures));
+        json_object_set_new(j, "opcodes_used", json_integer(used));
+        json_object_set_new(j, "unknown_opcodes", json_integer((json_int_t)s->unknown_ops));
+        for (unsigned i = 0; i < rows; i++)
+            if (s->op_count[i])
+                json_object_set_new(ops, gsvm_hks_op_row_name(i),
+                                    json_integer((json_int_t)s->op_count[i]));
+        json_object_set_new(j, "opcodes", ops);
+        char *text = json_dumps(j, JSON_PRESERVE_ORDER);
+        json_decref(j);
+        if (text)
+            printf("%s\n", text);
+        free(text);
+    } else {
+        printf("files         %llu\nfunctions     %llu\ninstructions  %llu\ndata_words    "
+               "%llu\nconstants     %llu\nstructures    %llu\nopcodes used  %u\n",
+               (unsigned long long)s->files, (unsigned long long)s->functions,
+               (unsigned long long)s->instructions, (unsigned long long)s->data_words,
+               (unsigned long long)s->constants, (unsigned long long)s->structures, used);
+        if (s->unknown_ops)
+            printf("unknown       %llu\n", (unsigned long long)s->unknown_ops);
+        for (unsigned i = 0; i < rows; i++)
+            if (s->op_count[i])
+                printf("  %-26s %llu\n", gsvm_hks_op_row_name(i),
+                       (unsigned long long)s->op_count[i]);
+    }
+    free(s);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ scri */
+
+static int verb_scri(int argc, char **argv)
+{
+    const char *outp = NULL;
+    int64_t flag = -1;
+    const gsvm_opt opts[] = {
+        {"--output", 'o', OPT_STRING, &outp, "FILE", "write the body (unpack) or payload (pack)",
+         NULL},
+        {"--flag", 0, OPT_I64, &flag, "F",
+         "pack: 1 Lua source, 0 bytecode (default: 0 if the body starts with \\x1bLua)", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {
+        "gsvm hks scri", "unpack FILE [-o BODY] | pack BODY [-o FILE] [--flag F]",
+        "The SCRI payload of a world layer's script:\n"
+        "  \"SCRI\" | u32 version 1 | u8 flag | u32 length | body   (little endian)\n"
+        "flag 1 = Lua source text, flag 0 = HavokScript bytecode.\n"
+        "unpack writes the body and prints a summary to stderr; pack wraps a body.",
+        opts, 2, 2};
+    const char *pos[2];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    bool unpack = strcmp(pos[0], "unpack") == 0;
+    if (!unpack && strcmp(pos[0], "pack") != 0) {
+        fprintf(stderr, "%s: expected unpack or pack, not '%s'\n", spec.command, pos[0]);
+        gsvm_args_usage(&spec, true);
+        return EXIT_USAGE;
+    }
+    if (flag != -1 && (flag < 0 || flag > 1)) {
+        fprintf(stderr, "%s: --flag must be 0 or 1\n", spec.command);
+        return EXIT_USAGE;
+    }
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_buf b;
+    if (gsvm_file_read(pos[1], &b, &err) != GSVM_OK) {
+        gsvm_buf_free(&b);
+        return gsvm_cli_fail(&err);
+    }
+    if (unpack) {
+        gsvm_hks_scri s;
+        if (gsvm_hks_scri_unpack(b.data, b.len, pos[1], &s, &err) != GSVM_OK) {
+            gsvm_buf_free(&b);
+            return gsvm_cli_fail(&err);
+        }
+        fprintf(stderr, "%s: SCRI version %u, flag %u (%s), %zu-byte body%s\n", pos[1],
+                s.version, s.flag, s.flag ? "Lua source" : "bytecode", s.body_len,
+                s.trailing ? ", bytes after the body ignored" : "");
+        rc = write_out(outp, s.body, s.body_len);
+    } else {
+        uint8_t f = flag >= 0 ? (uint8_t)flag
+                              : (b.len >= 4 && memcmp(b.data, "\x1bLua", 4) == 0 ? 0 : 1);
+        uint8_t *out;
+        size_t len;
+        if (gsvm_hks_scri_pack(f, b.data, b.len, &out, &len, &err) != GSVM_OK) {
+            gsvm_buf_free(&b);
+            return gsvm_cli_fail(&err);
+        }
+        rc = write_out(outp, out, len);
+        free(out);
+    }
+    gsvm_buf_free(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------- cfg */
+
+static int verb_cfg(int argc, char **argv)
+{
+    load_args la = {0, NULL, NULL};
+    const char *outp = NULL, *fpath = "0";
+    const gsvm_opt opts[] = {
+        {"--function", 0, OPT_STRING, &fpath, "PATH",
+         "the function: 0 is the main function, 0/2 its third child (default 0)", NULL},
+        {"--output", 'o', OPT_STRING, &outp, "FILE", "write the graph to FILE", NULL},
+        LOAD_OPTS(la),
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm hks cfg", "CHUNK --function PATH [-o FILE.dot]",
+                                 "Print one function's control-flow graph as Graphviz dot.",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    gsvm_hks_load_options o;
+    if (rc < 0)
+        rc = load_options(&la, &o, spec.command);
+    if (rc >= 0)
+        return rc;
+    gsvm_hks_chunk *c;
+    if ((rc = load_chunk(pos[0], &o, &c)) >= 0)
+        return rc;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    const gsvm_hks_proto *f = gsvm_hks_find_function(c, fpath);
+    if (!f) {
+        gsvm_hks_chunk_free(c);
+        gsvm_error_set(&err, GSVM_ERR_INPUT, pos[0], "no function '%s' (paths look like 0/2/1)",
+                       fpath);
+        return gsvm_cli_fail(&err);
+    }
+    char *dot;
+    size_t len;
+    gsvm_status st = gsvm_hks_cfg_dot(c, f, fpath, &dot, &len, &err);
+    gsvm_hks_chunk_free(c);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    rc = write_out(outp, dot, len);
+    free(dot);
+    return rc;
+}
 
 static const gsvm_verb verbs[] = {
+    {"list", verb_list, "print a lossless, luac -l style listing of a chunk"},
+    {"asm", verb_asm, "assemble a listing back into a chunk (byte for byte)"},
+    {"verify", verb_verify, "check every operand against its range"},
+    {"stats", verb_stats, "count functions, instructions, constants, opcodes"},
+    {"scri", verb_scri, "unpack or pack a SCRI script payload"},
+    {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
     {NULL, NULL, NULL},
 };
 
 int gsvm_cli_hks(int argc, char **argv)
 {
-    return gsvm_cli_dispatch("hks", "(not built yet)", verbs, argc, argv);
+    return gsvm_cli_dispatch("hks",
+                             "HavokScript (Havok's Lua 5.1 fork) chunks: formats 13 and 14, both "
+                             "byte orders,\nfloat32/float64 numbers, structures; opcode profiles "
+                             "base, bo3 and ghosts.",
+                             verbs, argc, argv);
 }

@@ -1,0 +1,48 @@
+/* Internal view of the instruction set (expanded from isa.def). */
+#ifndef GSVM_HKS_ISA_H
+#define GSVM_HKS_ISA_H
+
+#include <stdint.h>
+
+#include "gsvm/hks.h"
+
+typedef enum { HKS_ABC, HKS_ABX, HKS_ASBX } hks_mode;
+typedef enum { HKS_N, HKS_R, HKS_K, HKS_RK, HKS_U, HKS_F, HKS_V, HKS_P, HKS_J, HKS_T } hks_kind;
+enum { HKS_D0 = 0, HKS_D1 = 1, HKS_D2 = 2, HKS_DCL = 16, HKS_DSL = 32 };
+enum { HKS_XTEST = 1, HKS_XSB = 2, HKS_XSC = 4, HKS_XSBX = 8 };
+
+/* Internal opcode ids: the base table's rows (0..91), then the extensions. */
+typedef enum {
+#define OP(name, mode, a, b, c, data, checks, writes, meaning) HKS_I_##name,
+#define EXT(profile, name, mode, a, b, c, data, checks, writes, meaning) HKS_I_##name,
+#include "hks/isa.def"
+#undef OP
+#undef EXT
+    HKS_I_COUNT
+} hks_iop;
+
+enum { HKS_BASE_COUNT = HKS_I_LEFT_SHIFT, HKS_NO_OP = 0xFF };
+
+typedef struct hks_opinfo {
+    const char *name;
+    uint8_t mode, a, b, c;
+    uint8_t data;   /* HKS_D* bits; low bits = fixed count */
+    uint8_t checks; /* HKS_X* bits */
+    const char *writes, *meaning;
+} hks_opinfo;
+
+extern const hks_opinfo hks_ops[HKS_I_COUNT];
+
+/* Encoded opcode -> internal id (HKS_NO_OP when the profile has none). */
+unsigned hks_decode_op(gsvm_hks_profile p, unsigned op);
+/* Internal id -> encoded opcode (HKS_NO_OP when the profile lacks it). */
+unsigned hks_encode_op(gsvm_hks_profile p, unsigned iop);
+/* Number of opcodes in the profile's table. */
+unsigned hks_profile_ops(gsvm_hks_profile p);
+/* Internal id of a name ("GETFIELD"), or HKS_NO_OP. */
+unsigned hks_op_lookup(const char *name, size_t len);
+
+/* Fixed DATA word count owned by an instruction (CLOSURE needs the proto). */
+unsigned hks_data_words(const gsvm_hks_proto *f, unsigned iop, uint32_t insn);
+
+#endif

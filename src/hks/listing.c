@@ -1,0 +1,374 @@
+/* The lossless listing: reads like `luac -l`, and `gsvm hks asm` turns it
+ * back into the same bytes.  Directives start with '.', instruction and
+ * constant lines with a tab, comments with ';'.  Everything after ';' is
+ * decoration (constant values, jump targets, owners of DATA words). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "hks/isa.h"
+#include "hks/internal.h"
+#include "hks/text.h"
+
+typedef struct printer {
+    gsvm_buf b;
+    const gsvm_hks_chunk *c;
+    char path[1024];
+} printer;
+
+static void puts_(printer *P, const char *s) { gsvm_buf_puts(&P->b, s); }
+static void putc_(printer *P, int ch) { gsvm_buf_putc(&P->b, ch); }
+static void putu(printer *P, uint64_t v) { hks_put_u(&P->b, v); }
+
+static void hexlines(printer *P, const char *directive, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i += 32) {
+        puts_(P, directive);
+        putc_(P, ' ');
+        hks_put_hex(&P->b, p + i, n - i < 32 ? n - i : 32);
+        putc_(P, '\n');
+    }
+}
+
+const char *const hks_std_types[13] = {"TNIL",      "TBOOLEAN",  "TLIGHTUSERDATA", "TNUMBER",
+                                          "TSTRING",   "TTABLE",    "TFUNCTION",      "TUSERDATA",
+                                          "TTHREAD",   "TIFUNCTION", "TCFUNCTION",    "TUI64",
+                                          "TSTRUCT"};
+
+bool hks_types_standard(const gsvm_hks_chunk *c)
+{
+    if (c->ntypes != 13)
+        return false;
+    for (uint32_t i = 0; i < 13; i++) {
+        const gsvm_hks_type_entry *t = &c->types[i];
+        if (t->id != i || t->len != strlen(hks_std_types[i]) + 1 ||
+            memcmp(t->name, hks_std_types[i], t->len) != 0)
+            return false;
+    }
+    return true;
+}
+
+static void put_const_value(printer *P, const gsvm_hks_const *k, size_t limit)
+{
+    switch (k->type) {
+    case GSVM_HKS_K_NIL: puts_(P, "nil"); break;
+    case GSVM_HKS_K_BOOL:
+        puts_(P, k->b == 0 ? "false" : k->b == 1 ? "true" : "");
+        if (k->b > 1)
+            putu(P, k->b);
+        break;
+    case GSVM_HKS_K_LUD: {
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "0x%llxhi", (unsigned long long)k->bits);
+        puts_(P, tmp);
+        break;
+    }
+    case GSVM_HKS_K_NUMBER:
+        hks_put_number(&P->b, k->bits, P->c->size_number, P->c->integral);
+        break;
+    case GSVM_HKS_K_STRING: hks_put_str(&P->b, &k->s, limit); break;
+    case GSVM_HKS_K_UI64: {
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "0x%llxull", (unsigned long long)k->bits);
+        puts_(P, tmp);
+        break;
+    }
+    }
+}
+
+static const char *const kind_type[] = {"nil", "boolean", "lightuserdata", "number", "string"};
+
+static void put_k_comment(printer *P, const gsvm_hks_proto *f, uint32_t idx, bool *first)
+{
+    puts_(P, *first ? "\t; " : " ");
+    *first = false;
+    if (idx < f->nk)
+        put_const_value(P, &f->k[idx], 40);
+    else
+        puts_(P, "<no such constant>");
+}
+
+/* One operand field, in luac's convention: constants as -1-index. */
+static void put_field(printer *P, unsigned kind, uint32_t v, bool is_c)
+{
+    if (kind == HKS_K) {
+        hks_put_i(&P->b, -1 - (int64_t)v);
+    } else if (kind == HKS_RK && is_c && v >= 256) {
+        hks_put_i(&P->b, -1 - (int64_t)(v - 256));
+    } else {
+        putu(P, v);
+    }
+}
+
+static void list_code(printer *P, const gsvm_hks_proto *f)
+{
+    const gsvm_hks_chunk *c = P->c;
+    uint64_t owner_pc = 0, owned_left = 0;
+    const char *owner = NULL;
+    bool have_lines = f->debug.flag && f->debug.nlines == f->ncode;
+    for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        uint32_t w = f->code[pc];
+        unsigned op = GSVM_HKS_OP(w);
+        unsigned iop = hks_decode_op(c->profile, op);
+        putc_(P, '\t');
+        putu(P, pc);
+        puts_(P, "\t[");
+        if (have_lines)
+            putu(P, f->debug.lines[pc]);
+        else
+            putc_(P, '-');
+        puts_(P, "]\t");
+        if (iop == HKS_NO_OP) {
+            char tmp[128];
+            snprintf(tmp, sizeof tmp, ".word 0x%08x\t; opcode %u is not in the %s table\n", w, op,
+                     gsvm_hks_profile_name(c->profile));
+            puts_(P, tmp);
+            continue;
+        }
+        const hks_opinfo *o = &hks_ops[iop];
+        size_t nl = strlen(o->name);
+        puts_(P, o->name);
+        for (size_t i = nl; i < 14; i++)
+            putc_(P, ' ');
+        putc_(P, '\t');
+        uint32_t A = GSVM_HKS_A(w);
+        bool first = true;
+        if (o->mode == HKS_ABC) {
+            uint32_t B = GSVM_HKS_B(w), C = GSVM_HKS_C(w);
+            int n = 3;
+            if (o->c == HKS_N && C == 0) {
+                n = 2;
+                if (o->b == HKS_N && B == 0)
+                    n = 1;
+            }
+            put_field(P, o->a, A, false);
+            if (n >= 2) {
+                putc_(P, ' ');
+                put_field(P, o->b, B, false);
+            }
+            if (n >= 3) {
+                putc_(P, ' ');
+                put_field(P, o->c, C, true);
+            }
+            if (o->b == HKS_K)
+                put_k_comment(P, f, B, &first);
+            if (o->c == HKS_K)
+                put_k_comment(P, f, C, &first);
+            if (o->c == HKS_RK && C >= 256)
+                put_k_comment(P, f, C - 256, &first);
+            if (o->b == HKS_V && f->debug.flag && B < f->debug.nupnames) {
+                puts_(P, "\t; ");
+                hks_put_str(&P->b, &f->debug.upnames[B], 40);
+                first = false;
+            }
+        } else if (o->mode == HKS_ABX) {
+            uint32_t Bx = GSVM_HKS_BX(w);
+            put_field(P, o->a, A, false);
+            putc_(P, ' ');
+            put_field(P, o->b, Bx, false);
+            if (o->b == HKS_K)
+                put_k_comment(P, f, Bx, &first);
+            if (o->b == HKS_P) {
+                puts_(P, "\t; function ");
+                puts_(P, P->path);
+                putc_(P, '/');
+                putu(P, Bx);
+                first = false;
+            }
+        } else {
+            int32_t sbx = GSVM_HKS_SBX(w);
+            if (!(o->a == HKS_N && A == 0)) {
+                put_field(P, o->a, A, false);
+                putc_(P, ' ');
+            }
+            hks_put_i(&P->b, sbx);
+            puts_(P, "\t; to ");
+            hks_put_i(&P->b, (int64_t)pc + 1 + sbx);
+            first = false;
+        }
+        if (iop == HKS_I_DATA && owned_left > 0) {
+            puts_(P, first ? "\t; " : " ");
+            puts_(P, "of ");
+            puts_(P, owner);
+            puts_(P, " at ");
+            putu(P, owner_pc);
+            owned_left--;
+        } else if (iop != HKS_I_DATA) {
+            owned_left = hks_data_words(f, iop, w);
+            owner = o->name;
+            owner_pc = pc;
+        }
+        putc_(P, '\n');
+    }
+}
+
+static void list_function(printer *P, const gsvm_hks_proto *f)
+{
+    const gsvm_hks_debug *d = &f->debug;
+    char tmp[160];
+    /* the luac-style summary, as comments */
+    puts_(P, "\n; function ");
+    puts_(P, P->path);
+    if (d->flag) {
+        puts_(P, " <");
+        hks_put_str(&P->b, &d->source, 60);
+        snprintf(tmp, sizeof tmp, ":%u,%u>", d->linedefined, d->lastlinedefined);
+        puts_(P, tmp);
+        if (d->name.size) {
+            puts_(P, " ");
+            hks_put_str(&P->b, &d->name, 60);
+        }
+    }
+    snprintf(tmp, sizeof tmp,
+             " (%llu words at 0x%llx)\n; %u%s params, %u slots, %u upvalues, %u locals, %u "
+             "constants, %u functions\n",
+             (unsigned long long)f->ncode, (unsigned long long)f->code_offset, f->nparams,
+             (f->flags & 2) ? "+" : "", f->maxstack, f->nups, d->flag ? d->nlocals : 0, f->nk,
+             f->np);
+    puts_(P, tmp);
+    puts_(P, ".function ");
+    puts_(P, P->path);
+    snprintf(tmp, sizeof tmp, "\n.upvalues %u\n.params %u\n.vararg 0x%02x\n.maxstack %u\n",
+             f->nups, f->nparams, f->flags, f->maxstack);
+    puts_(P, tmp);
+    bool nonzero = false;
+    for (int i = 0; i < f->npad; i++)
+        nonzero |= f->pad[i] != 0;
+    if (nonzero) {
+        puts_(P, ".pad ");
+        hks_put_hex(&P->b, f->pad, f->npad);
+        puts_(P, "\t; alignment bytes as found\n");
+    }
+    puts_(P, ".code\n");
+    list_code(P, f);
+    puts_(P, ".constants\n");
+    for (uint32_t i = 0; i < f->nk; i++) {
+        const gsvm_hks_const *k = &f->k[i];
+        putc_(P, '\t');
+        putu(P, i);
+        putc_(P, '\t');
+        puts_(P, k->type <= 4 ? kind_type[k->type] : "ui64");
+        if (k->type != GSVM_HKS_K_NIL) {
+            putc_(P, '\t');
+            put_const_value(P, k, 0);
+        }
+        putc_(P, '\n');
+    }
+    if (d->flag) {
+        snprintf(tmp, sizeof tmp, ".debug %u\n.linedefined %u %u\n.source ", d->flag,
+                 d->linedefined, d->lastlinedefined);
+        puts_(P, tmp);
+        hks_put_str(&P->b, &d->source, 0);
+        puts_(P, "\n.name ");
+        hks_put_str(&P->b, &d->name, 0);
+        putc_(P, '\n');
+        for (uint64_t i = 0; i < d->nlines; i++) {
+            if (i % 16 == 0)
+                puts_(P, i ? "\n.lines" : ".lines");
+            putc_(P, ' ');
+            putu(P, d->lines[i]);
+        }
+        if (d->nlines)
+            putc_(P, '\n');
+        for (uint32_t i = 0; i < d->nlocals; i++) {
+            puts_(P, ".local ");
+            hks_put_str(&P->b, &d->locals[i].name, 0);
+            snprintf(tmp, sizeof tmp, " %u %u\n", d->locals[i].startpc, d->locals[i].endpc);
+            puts_(P, tmp);
+        }
+        for (uint32_t i = 0; i < d->nupnames; i++) {
+            puts_(P, ".upvalname ");
+            hks_put_str(&P->b, &d->upnames[i], 0);
+            putc_(P, '\n');
+        }
+    }
+    size_t plen = strlen(P->path);
+    for (uint32_t i = 0; i < f->np; i++) {
+        snprintf(P->path + plen, sizeof P->path - plen, "/%u", i);
+        list_function(P, &f->p[i]);
+    }
+    P->path[plen] = 0;
+    puts_(P, ".end\t; function ");
+    puts_(P, P->path);
+    putc_(P, '\n');
+}
+
+gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm_error *err)
+{
+    printer P;
+    memset(&P, 0, sizeof P);
+    gsvm_buf_init(&P.b);
+    P.c = c;
+    char tmp[256];
+    puts_(&P, "; HavokScript chunk, listed by gsvm hks (lossless: gsvm hks asm rebuilds it byte "
+              "for byte)\n");
+    snprintf(tmp, sizeof tmp,
+             ".header version=0x%02x format=%u endian=%s int=%u size_t=%u instruction=%u "
+             "number=%u integral=%u flags=0x%02x referenced=%u\n",
+             c->version, c->format, c->endian ? "little" : "big", c->size_int, c->size_size,
+             c->size_instr, c->size_number, c->integral, c->build_flags, c->referenced);
+    puts_(&P, tmp);
+    snprintf(tmp, sizeof tmp, "; build flags:%s%s%s%s%s\n", (c->build_flags & 1) ? " memoization" : "",
+             (c->build_flags & 2) ? " structures" : "", (c->build_flags & 4) ? " self" : "",
+             (c->build_flags & 8) ? " doubles" : "", (c->build_flags & 16) ? " native-int" : "");
+    puts_(&P, tmp);
+    puts_(&P, ".profile ");
+    puts_(&P, gsvm_hks_profile_name(c->profile));
+    putc_(&P, '\n');
+    hexlines(&P, ".prefix", c->prefix, c->nprefix);
+    if (hks_types_standard(c)) {
+        puts_(&P, ".types standard\t; the 13 types TNIL..TSTRUCT\n");
+    } else {
+        snprintf(tmp, sizeof tmp, ".types %u\n", c->ntypes);
+        puts_(&P, tmp);
+        for (uint32_t i = 0; i < c->ntypes; i++) {
+            gsvm_hks_str s = {c->types[i].len, c->types[i].name};
+            snprintf(tmp, sizeof tmp, ".type %u ", c->types[i].id);
+            puts_(&P, tmp);
+            hks_put_str(&P.b, &s, 0);
+            putc_(&P, '\n');
+        }
+    }
+    strcpy(P.path, "0");
+    list_function(&P, &c->main);
+    if (c->has_structs) {
+        snprintf(tmp, sizeof tmp, "\n.structs %u %s\n", c->struct_marker,
+                 c->struct_layout == GSVM_HKS_STRUCTS_HALO ? "halo" : "plain");
+        puts_(&P, tmp);
+        for (uint32_t i = 0; i < c->nstructs; i++) {
+            const gsvm_hks_struct *s = &c->structs[i];
+            puts_(&P, ".struct ");
+            hks_put_str(&P.b, &s->name, 0);
+            snprintf(tmp, sizeof tmp, " %llu %u %u\t; id, two ints; %llu slots\n",
+                     (unsigned long long)s->id, s->x, s->y, (unsigned long long)s->nslots);
+            puts_(&P, tmp);
+            for (uint32_t j = 0; j < s->nbases; j++) {
+                puts_(&P, ".base ");
+                hks_put_str(&P.b, &s->bases[j], 0);
+                putc_(&P, '\n');
+            }
+            for (uint64_t j = 0; j < s->nslots; j++) {
+                const gsvm_hks_slot *sl = &s->slots[j];
+                puts_(&P, ".slot ");
+                hks_put_str(&P.b, &sl->name, 0);
+                snprintf(tmp, sizeof tmp, " %llu %u %u %llu\n", (unsigned long long)sl->a, sl->b,
+                         sl->c, (unsigned long long)sl->d);
+                puts_(&P, tmp);
+            }
+        }
+        puts_(&P, ".endstructs\n");
+    }
+    if (c->ntrailing) {
+        snprintf(tmp, sizeof tmp, "\n; %zu bytes after the chunk\n", c->ntrailing);
+        puts_(&P, tmp);
+        hexlines(&P, ".trailing", c->trailing, c->ntrailing);
+    }
+    if (P.b.oom) {
+        gsvm_buf_free(&P.b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    gsvm_buf_cstr(&P.b);
+    *out = (char *)gsvm_buf_take(&P.b, len);
+    return GSVM_OK;
+}

@@ -1,0 +1,125 @@
+#include "hks/text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hks_put_u(gsvm_buf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (!gsvm_buf_reserve(b, (size_t)n))
+        return;
+    while (n)
+        b->data[b->len++] = (uint8_t)tmp[--n];
+}
+
+void hks_put_i(gsvm_buf *b, int64_t v)
+{
+    if (v < 0) {
+        gsvm_buf_putc(b, '-');
+        hks_put_u(b, (uint64_t)0 - (uint64_t)v);
+    } else {
+        hks_put_u(b, (uint64_t)v);
+    }
+}
+
+void hks_put_hex(gsvm_buf *b, const uint8_t *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!gsvm_buf_reserve(b, 2 * n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        b->data[b->len++] = (uint8_t)hex[p[i] >> 4];
+        b->data[b->len++] = (uint8_t)hex[p[i] & 15];
+    }
+}
+
+void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
+{
+    if (s->size == 0) {
+        gsvm_buf_puts(b, "null");
+        return;
+    }
+    size_t n = (size_t)s->size;
+    bool nul = s->data[n - 1] == 0;
+    if (nul)
+        n--;
+    else
+        gsvm_buf_puts(b, "nonul");
+    bool cut = limit && n > limit;
+    if (cut)
+        n = limit;
+    gsvm_buf_putc(b, '"');
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s->data[i];
+        switch (ch) {
+        case '"': gsvm_buf_puts(b, "\\\""); break;
+        case '\\': gsvm_buf_puts(b, "\\\\"); break;
+        case '\n': gsvm_buf_puts(b, "\\n"); break;
+        case '\t': gsvm_buf_puts(b, "\\t"); break;
+        case '\r': gsvm_buf_puts(b, "\\r"); break;
+        default:
+            if (ch >= 0x20 && ch < 0x7f) {
+                gsvm_buf_putc(b, ch);
+            } else {
+                char e[4] = {'\\', 'x', hex[ch >> 4], hex[ch & 15]};
+                gsvm_buf_append(b, e, 4);
+            }
+        }
+    }
+    gsvm_buf_putc(b, '"');
+    if (cut)
+        gsvm_buf_puts(b, "...");
+}
+
+void hks_put_number(gsvm_buf *b, uint64_t bits, int size, bool integral)
+{
+    char tmp[64];
+    if (integral) {
+        int64_t v = size == 4 ? (int64_t)(int32_t)(uint32_t)bits : (int64_t)bits;
+        hks_put_i(b, v);
+        return;
+    }
+    if (size == 4) {
+        uint32_t u = (uint32_t)bits;
+        float f;
+        memcpy(&f, &u, 4);
+        if (!isnan(f)) {
+            for (int prec = 6; prec <= 9; prec++) {
+                snprintf(tmp, sizeof tmp, "%.*g", prec, (double)f);
+                float g = strtof(tmp, NULL);
+                uint32_t v;
+                memcpy(&v, &g, 4);
+                if (v == u) {
+                    gsvm_buf_puts(b, tmp);
+                    return;
+                }
+            }
+        }
+        snprintf(tmp, sizeof tmp, "bits:%08x", u);
+    } else {
+        double f;
+        memcpy(&f, &bits, 8);
+        if (!isnan(f)) {
+            for (int prec = 15; prec <= 17; prec++) {
+                snprintf(tmp, sizeof tmp, "%.*g", prec, f);
+                double g = strtod(tmp, NULL);
+                uint64_t v;
+                memcpy(&v, &g, 8);
+                if (v == bits) {
+                    gsvm_buf_puts(b, tmp);
+                    return;
+                }
+            }
+        }
+        snprintf(tmp, sizeof tmp, "bits:%016llx", (unsigned long long)bits);
+    }
+    gsvm_buf_puts(b, tmp);
+}

@@ -1,0 +1,199 @@
+/* The operand-range check.  Every instruction's operands are checked against
+ * what they index (registers below max stack, constants, prototypes,
+ * upvalues, jump targets inside the code and not onto DATA words), DATA words
+ * must follow their owners, test instructions must be followed by JMP and
+ * name-taking instructions need string constants.  The hypotheses re-read
+ * the words with A and B swapped or the opcode one bit low, as the document
+ * did to show the encoding is the right one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hks/isa.h"
+
+typedef struct vstate {
+    const gsvm_hks_chunk *c;
+    gsvm_hks_hypothesis hyp;
+    gsvm_hks_violation_fn fn;
+    void *ctx;
+    gsvm_hks_verify_result *res;
+    char path[1024];
+} vstate;
+
+static uint32_t reread(gsvm_hks_hypothesis hyp, uint32_t w)
+{
+    if (hyp == GSVM_HKS_HYP_SWAP_AB) {
+        uint32_t a = GSVM_HKS_A(w), b = GSVM_HKS_B(w);
+        return (w & ~(0xFFu | 0xFFu << 17)) | b | a << 17;
+    }
+    return w;
+}
+
+static unsigned op_of(gsvm_hks_hypothesis hyp, uint32_t w)
+{
+    return hyp == GSVM_HKS_HYP_OP_LOW_BIT ? (w >> 24) & 0x7Fu : GSVM_HKS_OP(w);
+}
+
+static void report(vstate *V, uint64_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static void report(vstate *V, uint64_t pc, const char *fmt, ...)
+{
+    V->res->violations++;
+    if (!V->fn)
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    V->fn(V->ctx, V->path, pc, msg);
+}
+
+static void check_field(vstate *V, const gsvm_hks_proto *f, uint64_t pc, const hks_opinfo *o,
+                        const char *fname, unsigned kind, uint32_t v, const uint8_t *is_data)
+{
+    switch (kind) {
+    case HKS_R:
+        if (v >= f->maxstack)
+            report(V, pc, "%s: %s register %u is not below max stack %u", o->name, fname, v,
+                   f->maxstack);
+        break;
+    case HKS_K:
+        if (v >= f->nk)
+            report(V, pc, "%s: %s constant %u is not below the %u constants", o->name, fname, v,
+                   f->nk);
+        break;
+    case HKS_RK:
+        if (v >= 256) {
+            if (v - 256 >= f->nk)
+                report(V, pc, "%s: %s constant %u is not below the %u constants", o->name, fname,
+                       v - 256, f->nk);
+        } else if (v >= f->maxstack) {
+            report(V, pc, "%s: %s register %u is not below max stack %u", o->name, fname, v,
+                   f->maxstack);
+        }
+        break;
+    case HKS_V:
+        if (v >= f->nups)
+            report(V, pc, "%s: %s upvalue %u is not below the %u upvalues", o->name, fname, v,
+                   f->nups);
+        break;
+    case HKS_P:
+        if (v >= f->np)
+            report(V, pc, "%s: %s prototype %u is not below the %u child functions", o->name,
+                   fname, v, f->np);
+        break;
+    case HKS_J: {
+        int64_t target = (int64_t)pc + 1 + ((int32_t)v - 0xFFFF);
+        if (target < 0 || (uint64_t)target >= f->ncode)
+            report(V, pc, "%s: jump target %lld is outside the code (0..%llu)", o->name,
+                   (long long)target, (unsigned long long)f->ncode - 1);
+        else if (is_data[target])
+            report(V, pc, "%s: jump target %lld is a DATA word", o->name, (long long)target);
+        break;
+    }
+    default: break;
+    }
+}
+
+static void need_string(vstate *V, const gsvm_hks_proto *f, uint64_t pc, const hks_opinfo *o,
+                        const char *fname, uint32_t k)
+{
+    if (k < f->nk && f->k[k].type != GSVM_HKS_K_STRING)
+        report(V, pc, "%s: %s constant %u is not a string", o->name, fname, k);
+}
+
+static bool verify_function(vstate *V, const gsvm_hks_proto *f)
+{
+    const gsvm_hks_chunk *c = V->c;
+    V->res->functions++;
+    V->res->instructions += f->ncode;
+    uint8_t *is_data = calloc(f->ncode ? (size_t)f->ncode : 1, 1);
+    if (!is_data)
+        return false;
+    /* First pass: which words are owned DATA words (for jump targets). */
+    for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        if (is_data[pc])
+            continue;
+        uint32_t w = reread(V->hyp, f->code[pc]);
+        unsigned iop = hks_decode_op(c->profile, op_of(V->hyp, f->code[pc]));
+        unsigned n = iop == HKS_NO_OP ? 0 : hks_data_words(f, iop, w);
+        for (unsigned i = 1; i <= n && pc + i < f->ncode; i++)
+            is_data[pc + i] = 1;
+    }
+    for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        uint32_t raw = f->code[pc];
+        uint32_t w = reread(V->hyp, raw);
+        unsigned op = op_of(V->hyp, raw);
+        unsigned iop = hks_decode_op(c->profile, op);
+        if (is_data[pc]) {
+            if (iop != HKS_I_DATA)
+                report(V, pc, "expected a DATA word here (owned by an earlier instruction), "
+                              "found opcode %u", op);
+            continue;
+        }
+        if (iop == HKS_NO_OP) {
+            report(V, pc, "opcode %u is not in the %s table", op,
+                   gsvm_hks_profile_name(c->profile));
+            continue;
+        }
+        const hks_opinfo *o = &hks_ops[iop];
+        if (iop == HKS_I_DATA) {
+            report(V, pc, "DATA word that no instruction owns");
+            continue;
+        }
+        uint32_t A = GSVM_HKS_A(w), B = GSVM_HKS_B(w), C = GSVM_HKS_C(w), Bx = GSVM_HKS_BX(w);
+        check_field(V, f, pc, o, "A", o->a, A, is_data);
+        if (o->mode == HKS_ABC) {
+            check_field(V, f, pc, o, "B", o->b, B, is_data);
+            check_field(V, f, pc, o, "C", o->c, C, is_data);
+        } else {
+            check_field(V, f, pc, o, "Bx", o->b, Bx, is_data);
+        }
+        if (o->checks & HKS_XSB)
+            need_string(V, f, pc, o, "B", B);
+        if (o->checks & HKS_XSC)
+            need_string(V, f, pc, o, "C", C);
+        if (o->checks & HKS_XSBX)
+            need_string(V, f, pc, o, "Bx", Bx);
+        unsigned nd = hks_data_words(f, iop, w);
+        if (pc + nd >= f->ncode && nd)
+            report(V, pc, "%s needs %u DATA word(s) but the code ends", o->name, nd);
+        if (o->checks & HKS_XTEST) {
+            uint64_t next = pc + 1 + nd;
+            unsigned nop = next < f->ncode
+                               ? hks_decode_op(c->profile, op_of(V->hyp, f->code[next]))
+                               : HKS_NO_OP;
+            if (nop != HKS_I_JMP)
+                report(V, pc, "%s is not followed by JMP", o->name);
+        }
+    }
+    free(is_data);
+    size_t plen = strlen(V->path);
+    for (uint32_t i = 0; i < f->np; i++) {
+        snprintf(V->path + plen, sizeof V->path - plen, "/%u", i);
+        if (!verify_function(V, &f->p[i]))
+            return false;
+    }
+    V->path[plen] = 0;
+    return true;
+}
+
+gsvm_status gsvm_hks_verify(const gsvm_hks_chunk *c, gsvm_hks_hypothesis hyp,
+                            gsvm_hks_violation_fn fn, void *ctx, gsvm_hks_verify_result *res,
+                            gsvm_error *err)
+{
+    vstate V;
+    memset(&V, 0, sizeof V);
+    memset(res, 0, sizeof *res);
+    V.c = c;
+    V.hyp = hyp;
+    V.fn = fn;
+    V.ctx = ctx;
+    V.res = res;
+    strcpy(V.path, "0");
+    if (!verify_function(&V, &c->main))
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    return GSVM_OK;
+}
