@@ -1,0 +1,807 @@
+/* LSL values: construction, reference counting, memory accounting, equality,
+ * truthiness, casts and JSON rendering.  See value.h for the model. */
+#include "lsl/value.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- heap ---------------------------------------------------------------- */
+
+void lsl_heap_init(lsl_heap *h, size_t limit)
+{
+    memset(h, 0, sizeof *h);
+    h->limit = limit;
+}
+
+bool lsl_heap_fits(const lsl_heap *h, size_t bytes)
+{
+    if (!h || h->limit == 0)
+        return true;
+    size_t used = h->used + h->extra;
+    return used <= h->limit && bytes <= h->limit - used;
+}
+
+static gsvm_status collision(gsvm_error *err)
+{
+    return gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Stack-Heap Collision");
+}
+
+gsvm_status lsl_heap_charge(lsl_heap *h, size_t bytes, gsvm_error *err)
+{
+    if (!h)
+        return GSVM_OK;
+    if (!lsl_heap_fits(h, bytes))
+        return collision(err);
+    h->extra += bytes;
+    if (h->used + h->extra > h->peak)
+        h->peak = h->used + h->extra;
+    return GSVM_OK;
+}
+
+void lsl_heap_credit(lsl_heap *h, size_t bytes)
+{
+    if (h)
+        h->extra = bytes > h->extra ? 0 : h->extra - bytes;
+}
+
+static gsvm_status heap_take(lsl_heap *h, size_t bytes, gsvm_error *err)
+{
+    if (!h)
+        return GSVM_OK;
+    if (!lsl_heap_fits(h, bytes))
+        return collision(err);
+    h->used += bytes;
+    if (h->used + h->extra > h->peak)
+        h->peak = h->used + h->extra;
+    return GSVM_OK;
+}
+
+static void heap_give(lsl_heap *h, size_t bytes)
+{
+    if (h)
+        h->used = bytes > h->used ? 0 : h->used - bytes;
+}
+
+/* ---- strings ------------------------------------------------------------- */
+
+/* UTF-16 code units of UTF-8 text (what Mono would store).  A byte that does
+ * not start a well-formed sequence counts as one unit. */
+static size_t utf16_units(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t units = 0, i = 0;
+    while (i < len) {
+        unsigned c = p[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        bool ok = n > 0 && i + n <= len;
+        for (size_t k = 1; ok && k < n; k++)
+            ok = (p[i + k] & 0xC0) == 0x80;
+        if (!ok)
+            n = 1;
+        units += n == 4 ? 2 : 1;
+        i += n;
+    }
+    return units;
+}
+
+gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t len,
+                           lsl_value *out, gsvm_error *err)
+{
+    *out = lsl_empty(type == LSL_TYPE_KEY ? LSL_TYPE_KEY : LSL_TYPE_STRING);
+    if (len == 0)
+        return GSVM_OK;
+    if (len > LSL_MAX_STRING_BYTES)
+        return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "string of %zu bytes exceeds the %u-byte bound",
+                              len, LSL_MAX_STRING_BYTES);
+    size_t charge = LSL_MEM_STRING_HEADER + 2 * utf16_units(data, len);
+    gsvm_status st = heap_take(h, charge, err);
+    if (st)
+        return st;
+    lsl_str *s = malloc(sizeof *s + len + 1);
+    if (!s) {
+        heap_give(h, charge);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    s->heap = h;
+    s->refs = 1;
+    s->len = (uint32_t)len;
+    s->charge = (uint32_t)charge;
+    memcpy(s->data, data, len);
+    s->data[len] = 0;
+    out->u.s = s;
+    return GSVM_OK;
+}
+
+gsvm_status lsl_string_cstr(lsl_heap *h, const char *s, lsl_value *out, gsvm_error *err)
+{
+    return lsl_string_new(h, LSL_TYPE_STRING, s, strlen(s), out, err);
+}
+
+gsvm_status lsl_string_from_buf(lsl_heap *h, lsl_type type, gsvm_buf *b, lsl_value *out,
+                                gsvm_error *err)
+{
+    if (b->oom) {
+        gsvm_buf_free(b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    gsvm_status st = lsl_string_new(h, type, (const char *)b->data, b->len, out, err);
+    gsvm_buf_free(b);
+    return st;
+}
+
+/* ---- lists --------------------------------------------------------------- */
+
+static size_t element_charge(const lsl_value *v)
+{
+    switch (v->type) {
+    case LSL_TYPE_VECTOR: return 24;
+    case LSL_TYPE_ROTATION: return 28;
+    default: return 16;
+    }
+}
+
+/* Allocates an uninitialised list of n items (n > 0) charged `charge`. */
+static gsvm_status list_alloc(lsl_heap *h, size_t n, size_t charge, lsl_list **out, gsvm_error *err)
+{
+    if (n > LSL_MAX_LIST_LENGTH)
+        return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "list of %zu elements exceeds the %u-element bound",
+                              n, LSL_MAX_LIST_LENGTH);
+    gsvm_status st = heap_take(h, charge, err);
+    if (st)
+        return st;
+    lsl_list *l = malloc(sizeof *l + n * sizeof(lsl_value));
+    if (!l) {
+        heap_give(h, charge);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    l->heap = h;
+    l->refs = 1;
+    l->len = (uint32_t)n;
+    l->charge = (uint32_t)charge;
+    *out = l;
+    return GSVM_OK;
+}
+
+static size_t items_charge(const lsl_value *items, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += element_charge(&items[i]);
+    return c;
+}
+
+gsvm_status lsl_list_new(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
+                         gsvm_error *err)
+{
+    *out = lsl_empty(LSL_TYPE_LIST);
+    if (n == 0)
+        return GSVM_OK;
+    for (size_t i = 0; i < n; i++)
+        if (items[i].type == LSL_TYPE_LIST || items[i].type == LSL_TYPE_VOID)
+            return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "a list cannot hold a %s",
+                                  lsl_type_name(items[i].type));
+    lsl_list *l;
+    gsvm_status st = list_alloc(h, n, LSL_MEM_LIST_HEADER + items_charge(items, n), &l, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        l->items[i] = items[i];
+        lsl_value_retain(&items[i]);
+    }
+    out->u.l = l;
+    return GSVM_OK;
+}
+
+gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b, lsl_value *out,
+                            gsvm_error *err)
+{
+    size_t na = lsl_list_len(a), nb = lsl_list_len(b);
+    *out = lsl_empty(LSL_TYPE_LIST);
+    if (na + nb == 0)
+        return GSVM_OK;
+    lsl_list *l;
+    size_t charge = LSL_MEM_LIST_HEADER + items_charge(lsl_list_items(a), na) +
+                    items_charge(lsl_list_items(b), nb);
+    gsvm_status st = list_alloc(h, na + nb, charge, &l, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < na; i++) {
+        l->items[i] = a->u.l->items[i];
+        lsl_value_retain(&l->items[i]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        l->items[na + i] = b->u.l->items[i];
+        lsl_value_retain(&l->items[na + i]);
+    }
+    out->u.l = l;
+    return GSVM_OK;
+}
+
+gsvm_status lsl_list_append(lsl_heap *h, const lsl_value *list, const lsl_value *item,
+                            bool prepend, lsl_value *out, gsvm_error *err)
+{
+    if (item->type == LSL_TYPE_LIST)
+        return prepend ? lsl_list_concat(h, item, list, out, err)
+                       : lsl_list_concat(h, list, item, out, err);
+    lsl_value one;
+    gsvm_status st = lsl_list_new(h, item, 1, &one, err);
+    if (st)
+        return st;
+    st = prepend ? lsl_list_concat(h, &one, list, out, err) : lsl_list_concat(h, list, &one, out, err);
+    lsl_value_release(&one);
+    return st;
+}
+
+/* ---- references ---------------------------------------------------------- */
+
+void lsl_value_retain(const lsl_value *v)
+{
+    if ((v->type == LSL_TYPE_STRING || v->type == LSL_TYPE_KEY) && v->u.s)
+        v->u.s->refs++;
+    else if (v->type == LSL_TYPE_LIST && v->u.l)
+        v->u.l->refs++;
+}
+
+void lsl_value_release(lsl_value *v)
+{
+    if ((v->type == LSL_TYPE_STRING || v->type == LSL_TYPE_KEY) && v->u.s) {
+        lsl_str *s = v->u.s;
+        if (--s->refs == 0) {
+            heap_give(s->heap, s->charge);
+            free(s);
+        }
+        v->u.s = NULL;
+    } else if (v->type == LSL_TYPE_LIST && v->u.l) {
+        lsl_list *l = v->u.l;
+        if (--l->refs == 0) {
+            for (uint32_t i = 0; i < l->len; i++)
+                lsl_value_release(&l->items[i]);
+            heap_give(l->heap, l->charge);
+            free(l);
+        }
+        v->u.l = NULL;
+    }
+}
+
+gsvm_status lsl_value_copy_to(lsl_heap *h, const lsl_value *v, lsl_value *out, gsvm_error *err)
+{
+    switch (v->type) {
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY:
+        return lsl_string_new(h, v->type, lsl_str_data(v), lsl_str_len(v), out, err);
+    case LSL_TYPE_LIST: {
+        size_t n = lsl_list_len(v);
+        *out = lsl_empty(LSL_TYPE_LIST);
+        if (n == 0)
+            return GSVM_OK;
+        lsl_list *l;
+        gsvm_status st = list_alloc(h, n, v->u.l->charge, &l, err);
+        if (st)
+            return st;
+        for (size_t i = 0; i < n; i++) {
+            st = lsl_value_copy_to(h, &v->u.l->items[i], &l->items[i], err);
+            if (st) {
+                for (size_t k = 0; k < i; k++)
+                    lsl_value_release(&l->items[k]);
+                heap_give(h, l->charge);
+                free(l);
+                return st;
+            }
+        }
+        out->u.l = l;
+        return GSVM_OK;
+    }
+    default:
+        *out = *v;
+        return GSVM_OK;
+    }
+}
+
+/* ---- sizes and names ----------------------------------------------------- */
+
+size_t lsl_value_slot_size(const lsl_value *v)
+{
+    switch (v->type) {
+    case LSL_TYPE_VOID: return 0;
+    case LSL_TYPE_VECTOR: return 12;
+    case LSL_TYPE_ROTATION: return 16;
+    default: return 4;
+    }
+}
+
+size_t lsl_value_object_size(const lsl_value *v)
+{
+    if ((v->type == LSL_TYPE_STRING || v->type == LSL_TYPE_KEY) && v->u.s)
+        return v->u.s->charge;
+    if (v->type == LSL_TYPE_LIST && v->u.l)
+        return v->u.l->charge;
+    return 0;
+}
+
+size_t lsl_value_mem_size(const lsl_value *v)
+{
+    size_t n = lsl_value_slot_size(v) + lsl_value_object_size(v);
+    if (v->type == LSL_TYPE_LIST)
+        for (size_t i = 0; i < lsl_list_len(v); i++)
+            n += lsl_value_object_size(&v->u.l->items[i]);
+    return n;
+}
+
+const char *lsl_type_name(lsl_type t)
+{
+    static const char *const names[LSL_TYPE_COUNT] = {"void", "integer", "float", "string",
+                                                      "key", "vector", "rotation", "list"};
+    return (unsigned)t < LSL_TYPE_COUNT ? names[t] : "?";
+}
+
+/* ---- equality and truth -------------------------------------------------- */
+
+bool lsl_value_equal(const lsl_value *a, const lsl_value *b)
+{
+    if (a->type == LSL_TYPE_FLOAT || b->type == LSL_TYPE_FLOAT) {
+        double x = a->type == LSL_TYPE_FLOAT ? a->u.f : a->u.i;
+        double y = b->type == LSL_TYPE_FLOAT ? b->u.f : b->u.i;
+        return x == y;
+    }
+    switch (a->type) {
+    case LSL_TYPE_INTEGER: return a->u.i == b->u.i;
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY:
+        return lsl_str_len(a) == lsl_str_len(b) &&
+               memcmp(lsl_str_data(a), lsl_str_data(b), lsl_str_len(a)) == 0;
+    case LSL_TYPE_VECTOR:
+        return a->u.v[0] == b->u.v[0] && a->u.v[1] == b->u.v[1] && a->u.v[2] == b->u.v[2];
+    case LSL_TYPE_ROTATION:
+        return a->u.v[0] == b->u.v[0] && a->u.v[1] == b->u.v[1] && a->u.v[2] == b->u.v[2] &&
+               a->u.v[3] == b->u.v[3];
+    case LSL_TYPE_LIST: return lsl_list_len(a) == lsl_list_len(b);
+    default: return true;
+    }
+}
+
+bool lsl_is_uuid(const char *s, size_t len)
+{
+    if (len != 36)
+        return false;
+    for (size_t i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i] != '-')
+                return false;
+        } else if (!isxdigit((unsigned char)s[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool lsl_value_truthy(const lsl_value *v)
+{
+    switch (v->type) {
+    case LSL_TYPE_INTEGER: return v->u.i != 0;
+    case LSL_TYPE_FLOAT: return v->u.f != 0.0f;
+    case LSL_TYPE_STRING: return lsl_str_len(v) != 0;
+    case LSL_TYPE_KEY: {
+        const char *s = lsl_str_data(v);
+        if (!lsl_is_uuid(s, lsl_str_len(v)))
+            return false;
+        for (size_t i = 0; i < 36; i++)
+            if (s[i] != '-' && s[i] != '0')
+                return true;
+        return false; /* NULL_KEY */
+    }
+    case LSL_TYPE_VECTOR: return v->u.v[0] != 0 || v->u.v[1] != 0 || v->u.v[2] != 0;
+    case LSL_TYPE_ROTATION:
+        return v->u.v[0] != 0 || v->u.v[1] != 0 || v->u.v[2] != 0 || v->u.v[3] != 1;
+    case LSL_TYPE_LIST: return lsl_list_len(v) != 0;
+    default: return false;
+    }
+}
+
+/* ---- number parsing ------------------------------------------------------ */
+
+int32_t lsl_float_to_int(float f)
+{
+    /* Mono's conv.i4 on x86 yields the "integer indefinite" 0x80000000 for
+     * NaN and out-of-range values; Second Life scripts observe exactly that. */
+    if (!(f >= -2147483648.0f && f < 2147483648.0f))
+        return INT32_MIN;
+    return (int32_t)f;
+}
+
+static size_t skip_space(const char *s, size_t len, size_t i)
+{
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ||
+                       s[i] == '\v' || s[i] == '\f'))
+        i++;
+    return i;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int32_t lsl_string_to_int(const char *s, size_t len)
+{
+    /* Like C's strtoul with base 0 restricted to decimal and "0x" hex (a
+     * leading 0 is NOT octal in LSL): a magnitude beyond 32 bits saturates to
+     * 0xFFFFFFFF, the sign then negates modulo 2^32, the result is read as
+     * int32.  So "4294967295" and "99999999999" are -1, "2147483648" is
+     * -2147483648 (Second Life documents neither case; this is what its
+     * strtoul-based LSO cast does and what a C programmer expects). */
+    size_t i = skip_space(s, len, 0);
+    bool neg = false;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    uint64_t mag = 0;
+    if (i + 2 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+        hexval((unsigned char)s[i + 2]) >= 0) {
+        for (i += 2; i < len && hexval((unsigned char)s[i]) >= 0; i++) {
+            mag = mag * 16 + (uint64_t)hexval((unsigned char)s[i]);
+            if (mag > 0xFFFFFFFFu) mag = 0xFFFFFFFFu;
+        }
+    } else {
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            mag = mag * 10 + (uint64_t)(s[i] - '0');
+            if (mag > 0xFFFFFFFFu) mag = 0xFFFFFFFFu;
+        }
+    }
+    uint32_t u = (uint32_t)mag;
+    if (neg)
+        u = (uint32_t)(0u - u);
+    return (int32_t)u;
+}
+
+/* Length of the longest prefix of s[i..] that is a number strtod accepts. */
+float lsl_string_to_float(const char *s, size_t len)
+{
+    char tmp[128];
+    size_t i = skip_space(s, len, 0);
+    size_t n = len - i < sizeof tmp - 1 ? len - i : sizeof tmp - 1;
+    /* A decimal number longer than 127 bytes: keep the digits that matter by
+     * falling back to a heap copy. */
+    char *buf = tmp;
+    char *heap = NULL;
+    if (len - i >= sizeof tmp) {
+        heap = malloc(len - i + 1);
+        if (heap) {
+            buf = heap;
+            n = len - i;
+        }
+    }
+    memcpy(buf, s + i, n);
+    buf[n] = 0;
+    char *end;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (end == buf)
+        d = 0.0;
+    free(heap);
+    return (float)d;
+}
+
+/* Parses "<a, b, c[, d]>" with n components into out; false if malformed. */
+static bool parse_tuple(const char *s, size_t len, float *out, int n)
+{
+    size_t i = skip_space(s, len, 0);
+    if (i >= len || s[i] != '<')
+        return false;
+    i++;
+    for (int k = 0; k < n; k++) {
+        size_t start = i;
+        /* the component ends at the next ',' (or '>' for the last) */
+        while (i < len && s[i] != ',' && s[i] != '>')
+            i++;
+        if (i >= len)
+            return false;
+        char want = k == n - 1 ? '>' : ',';
+        if (s[i] != want && !(k == n - 1 && s[i] == ','))
+            return false;
+        /* the component must start with a number */
+        size_t j = skip_space(s, i, start);
+        if (j >= i)
+            return false;
+        char tmp[64];
+        size_t m = i - j < sizeof tmp - 1 ? i - j : sizeof tmp - 1;
+        memcpy(tmp, s + j, m);
+        tmp[m] = 0;
+        char *end;
+        double d = strtod(tmp, &end);
+        if (end == tmp)
+            return false;
+        out[k] = (float)d;
+        if (k == n - 1 && s[i] != '>')
+            return false;
+        i++;
+    }
+    return true;
+}
+
+bool lsl_string_to_vector(const char *s, size_t len, float out[3])
+{
+    if (parse_tuple(s, len, out, 3))
+        return true;
+    out[0] = out[1] = out[2] = 0;
+    return false;
+}
+
+bool lsl_string_to_rotation(const char *s, size_t len, float out[4])
+{
+    if (parse_tuple(s, len, out, 4))
+        return true;
+    out[0] = out[1] = out[2] = 0;
+    out[3] = 1;
+    return false;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+void lsl_format_float(gsvm_buf *b, float f, int decimals)
+{
+    if (isnan(f)) {
+        gsvm_buf_puts(b, "NaN");
+    } else if (isinf(f)) {
+        gsvm_buf_puts(b, f < 0 ? "-Infinity" : "Infinity");
+    } else {
+        gsvm_buf_printf(b, "%.*f", decimals, (double)f);
+    }
+}
+
+void lsl_value_append_text(gsvm_buf *b, const lsl_value *v, bool list_style)
+{
+    int d = list_style ? 6 : 5;
+    switch (v->type) {
+    case LSL_TYPE_INTEGER: gsvm_buf_printf(b, "%d", (int)v->u.i); break;
+    case LSL_TYPE_FLOAT: lsl_format_float(b, v->u.f, 6); break;
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY: gsvm_buf_append(b, lsl_str_data(v), lsl_str_len(v)); break;
+    case LSL_TYPE_VECTOR:
+    case LSL_TYPE_ROTATION: {
+        int n = v->type == LSL_TYPE_VECTOR ? 3 : 4;
+        gsvm_buf_putc(b, '<');
+        for (int k = 0; k < n; k++) {
+            if (k)
+                gsvm_buf_puts(b, ", ");
+            lsl_format_float(b, v->u.v[k], d);
+        }
+        gsvm_buf_putc(b, '>');
+        break;
+    }
+    case LSL_TYPE_LIST:
+        for (size_t i = 0; i < lsl_list_len(v); i++)
+            lsl_value_append_text(b, &v->u.l->items[i], true);
+        break;
+    default: break;
+    }
+}
+
+/* ---- casts --------------------------------------------------------------- */
+
+bool lsl_cast_allowed(lsl_type from, lsl_type to)
+{
+    if (from == LSL_TYPE_VOID || to == LSL_TYPE_VOID)
+        return false;
+    if (from == to || to == LSL_TYPE_STRING || to == LSL_TYPE_LIST)
+        return true;
+    switch (to) {
+    case LSL_TYPE_INTEGER:
+    case LSL_TYPE_FLOAT:
+        return from == LSL_TYPE_INTEGER || from == LSL_TYPE_FLOAT || from == LSL_TYPE_STRING;
+    case LSL_TYPE_KEY:
+    case LSL_TYPE_VECTOR:
+    case LSL_TYPE_ROTATION:
+        return from == LSL_TYPE_STRING;
+    default: return false;
+    }
+}
+
+gsvm_status lsl_value_cast(lsl_heap *h, const lsl_value *v, lsl_type to, lsl_value *out,
+                           gsvm_error *err)
+{
+    if (!lsl_cast_allowed(v->type, to))
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "cannot cast %s to %s",
+                              lsl_type_name(v->type), lsl_type_name(to));
+    if (v->type == to) {
+        *out = *v;
+        lsl_value_retain(out);
+        return GSVM_OK;
+    }
+    const char *s = lsl_str_data(v);
+    size_t n = lsl_str_len(v);
+    switch (to) {
+    case LSL_TYPE_INTEGER:
+        *out = lsl_int(v->type == LSL_TYPE_FLOAT ? lsl_float_to_int(v->u.f) : lsl_string_to_int(s, n));
+        return GSVM_OK;
+    case LSL_TYPE_FLOAT:
+        *out = lsl_float(v->type == LSL_TYPE_INTEGER ? (float)v->u.i : lsl_string_to_float(s, n));
+        return GSVM_OK;
+    case LSL_TYPE_VECTOR: {
+        float c[3];
+        lsl_string_to_vector(s, n, c);
+        *out = lsl_vector(c[0], c[1], c[2]);
+        return GSVM_OK;
+    }
+    case LSL_TYPE_ROTATION: {
+        float c[4];
+        lsl_string_to_rotation(s, n, c);
+        *out = lsl_rotation(c[0], c[1], c[2], c[3]);
+        return GSVM_OK;
+    }
+    case LSL_TYPE_KEY:
+        *out = *v;
+        out->type = LSL_TYPE_KEY;
+        lsl_value_retain(out);
+        return GSVM_OK;
+    case LSL_TYPE_STRING:
+        if (v->type == LSL_TYPE_KEY) {
+            *out = *v;
+            out->type = LSL_TYPE_STRING;
+            lsl_value_retain(out);
+            return GSVM_OK;
+        } else {
+            gsvm_buf b;
+            gsvm_buf_init(&b);
+            lsl_value_append_text(&b, v, false);
+            return lsl_string_from_buf(h, LSL_TYPE_STRING, &b, out, err);
+        }
+    case LSL_TYPE_LIST:
+        return lsl_list_new(h, v, 1, out, err);
+    default:
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "cannot cast to %s", lsl_type_name(to));
+    }
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *float_json(float f)
+{
+    if (isnan(f))
+        return json_string("NaN");
+    if (isinf(f))
+        return json_string(f < 0 ? "-Infinity" : "Infinity");
+    return json_real((double)f);
+}
+
+json_t *lsl_value_to_json(const lsl_value *v)
+{
+    switch (v->type) {
+    case LSL_TYPE_INTEGER: return json_integer(v->u.i);
+    case LSL_TYPE_FLOAT: return float_json(v->u.f);
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY: return json_stringn_nocheck(lsl_str_data(v), lsl_str_len(v));
+    case LSL_TYPE_VECTOR:
+    case LSL_TYPE_ROTATION: {
+        int n = v->type == LSL_TYPE_VECTOR ? 3 : 4;
+        json_t *arr = json_array();
+        for (int k = 0; arr && k < n; k++)
+            if (json_array_append_new(arr, float_json(v->u.v[k]))) {
+                json_decref(arr);
+                return NULL;
+            }
+        json_t *obj = json_object();
+        if (!arr || !obj || json_object_set_new(obj, n == 3 ? "vector" : "rotation", arr)) {
+            json_decref(obj);
+            return NULL;
+        }
+        return obj;
+    }
+    case LSL_TYPE_LIST: {
+        json_t *arr = json_array();
+        for (size_t i = 0; arr && i < lsl_list_len(v); i++)
+            if (json_array_append_new(arr, lsl_value_to_json(&v->u.l->items[i]))) {
+                json_decref(arr);
+                return NULL;
+            }
+        return arr;
+    }
+    default: return json_null();
+    }
+}
+
+static gsvm_status json_floats(const json_t *arr, int n, float *out, const char *what, gsvm_error *err)
+{
+    if (!json_is_array(arr) || json_array_size(arr) != (size_t)n)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "a %s needs an array of %d numbers", what, n);
+    for (int k = 0; k < n; k++) {
+        const json_t *c = json_array_get(arr, (size_t)k);
+        if (!json_is_number(c))
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "a %s component must be a number", what);
+        out[k] = (float)json_number_value(c);
+    }
+    return GSVM_OK;
+}
+
+gsvm_status lsl_value_from_json(lsl_heap *h, const json_t *j, lsl_type want, lsl_value *out,
+                                gsvm_error *err)
+{
+    *out = lsl_empty(want);
+    switch (want) {
+    case LSL_TYPE_INTEGER: {
+        if (json_is_integer(j)) {
+            json_int_t x = json_integer_value(j);
+            if (x < INT32_MIN || x > INT32_MAX)
+                return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "integer %lld is out of range",
+                                      (long long)x);
+            *out = lsl_int((int32_t)x);
+            return GSVM_OK;
+        }
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected an integer");
+    }
+    case LSL_TYPE_FLOAT:
+        if (!json_is_number(j))
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected a number for a float");
+        *out = lsl_float((float)json_number_value(j));
+        return GSVM_OK;
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY:
+        if (json_is_object(j) && want == LSL_TYPE_KEY && json_is_string(json_object_get(j, "key")))
+            j = json_object_get(j, "key");
+        if (!json_is_string(j))
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected a string for a %s",
+                                  lsl_type_name(want));
+        return lsl_string_new(h, want, json_string_value(j), json_string_length(j), out, err);
+    case LSL_TYPE_VECTOR:
+    case LSL_TYPE_ROTATION: {
+        const char *name = want == LSL_TYPE_VECTOR ? "vector" : "rotation";
+        const json_t *arr = json_is_object(j) ? json_object_get(j, name) : NULL;
+        float c[4] = {0, 0, 0, 1};
+        if (!arr)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected {\"%s\":[...]}", name);
+        gsvm_status st = json_floats(arr, want == LSL_TYPE_VECTOR ? 3 : 4, c, name, err);
+        if (st)
+            return st;
+        *out = want == LSL_TYPE_VECTOR ? lsl_vector(c[0], c[1], c[2]) : lsl_rotation(c[0], c[1], c[2], c[3]);
+        return GSVM_OK;
+    }
+    case LSL_TYPE_LIST: {
+        if (!json_is_array(j))
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected an array for a list");
+        size_t n = json_array_size(j);
+        if (n > LSL_MAX_LIST_LENGTH)
+            return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "list too long");
+        lsl_value *items = calloc(n ? n : 1, sizeof *items);
+        if (!items)
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+        gsvm_status st = GSVM_OK;
+        size_t done = 0;
+        for (; done < n && !st; done++) {
+            const json_t *e = json_array_get(j, done);
+            lsl_type t;
+            if (json_is_integer(e)) {
+                json_int_t x = json_integer_value(e);
+                t = x >= INT32_MIN && x <= INT32_MAX ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+            } else if (json_is_real(e)) {
+                t = LSL_TYPE_FLOAT;
+            } else if (json_is_string(e)) {
+                t = LSL_TYPE_STRING;
+            } else if (json_is_object(e) && json_object_get(e, "key")) {
+                t = LSL_TYPE_KEY;
+            } else if (json_is_object(e) && json_object_get(e, "vector")) {
+                t = LSL_TYPE_VECTOR;
+            } else if (json_is_object(e) && json_object_get(e, "rotation")) {
+                t = LSL_TYPE_ROTATION;
+            } else {
+                st = gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "list element %zu has no LSL type", done);
+                break;
+            }
+            st = lsl_value_from_json(h, e, t, &items[done], err);
+            if (st)
+                break;
+        }
+        if (!st)
+            st = lsl_list_new(h, items, n, out, err);
+        for (size_t i = 0; i < n; i++)
+            lsl_value_release(&items[i]);
+        free(items);
+        return st;
+    }
+    default:
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no JSON form for %s", lsl_type_name(want));
+    }
+}

@@ -1,0 +1,247 @@
+/* The LSL value model of the next Falcon ABI: integer, float, string, key,
+ * vector, rotation and list, with Second Life's conversions.
+ *
+ * Representation
+ *   A value is a small tagged struct passed by value.  Integers, floats,
+ *   vectors and rotations live inline.  Strings, keys and lists point at an
+ *   immutable, reference-counted heap object; a NULL pointer is the empty
+ *   string / empty key / empty list, so "" and [] never allocate.  Copying
+ *   a value is `lsl_value_retain` (shares the object), dropping it is
+ *   `lsl_value_release`.  Because objects are immutable, sharing is never
+ *   observable to a script: every "modification" builds a new object.
+ *
+ * Memory accounting (the script's 64 KiB limit)
+ *   Every heap object is charged to an `lsl_heap` (one per script) when it is
+ *   created and credited back when its last reference goes.  Creating an
+ *   object that would take the heap over its limit fails with a
+ *   "Stack-Heap Collision" fault instead.  The charges follow the way Mono-era
+ *   Second Life memory use is commonly predicted (UTF-16 strings, boxed list
+ *   elements), so a script author can work them out by hand:
+ *     string or key object   LSL_MEM_STRING_HEADER + 2 bytes per UTF-16 unit
+ *                            (1 unit per character, 2 beyond U+FFFF)
+ *     list object            LSL_MEM_LIST_HEADER + per element:
+ *                            integer/float/string/key 16, vector 24, rotation 28
+ *                            (a string element's own string object is charged
+ *                            separately, once, however many lists share it)
+ *   A value held in a variable or on the stack costs `lsl_value_slot_size`:
+ *   integer/float 4, vector 12, rotation 16, string/key/list 4 (a reference);
+ *   the VM adds those for its slots, this module charges the objects.
+ *   A heap may be NULL: the object is then unaccounted (tests, host-side
+ *   values such as JSON read by the CLI).  An object remembers its heap, so
+ *   releasing needs no heap argument.  Values of one heap must not be handed
+ *   to a script with another heap without `lsl_value_copy_to`.
+ *
+ * Errors
+ *   Functions that can fail return gsvm_status and fill a gsvm_error:
+ *   GSVM_ERR_FAULT with the message "Stack-Heap Collision" when the heap
+ *   limit is exceeded, GSVM_ERR_LIMIT when a size bound (LSL_MAX_STRING_BYTES,
+ *   LSL_MAX_LIST_LENGTH) is exceeded, GSVM_ERR_NOMEM when malloc fails.
+ *   Conversions of values never fail except through allocation. */
+#ifndef GSVM_LSL_VALUE_H
+#define GSVM_LSL_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "gsvm/gsvm.h"
+
+/* Type codes; the numbers of the scalar types are LSL's TYPE_* constants
+ * (llGetListEntryType returns them). */
+typedef enum lsl_type {
+    LSL_TYPE_VOID = 0, /* TYPE_INVALID: no value (void functions) */
+    LSL_TYPE_INTEGER = 1,
+    LSL_TYPE_FLOAT = 2,
+    LSL_TYPE_STRING = 3,
+    LSL_TYPE_KEY = 4,
+    LSL_TYPE_VECTOR = 5,
+    LSL_TYPE_ROTATION = 6,
+    LSL_TYPE_LIST = 7
+} lsl_type;
+#define LSL_TYPE_COUNT 8
+
+/* Bounds no script can exceed whatever its memory limit (they keep a host
+ * that raised the limit safe, and every length fits an int32). */
+#define LSL_MAX_STRING_BYTES (16u * 1024u * 1024u)
+#define LSL_MAX_LIST_LENGTH (1u * 1024u * 1024u)
+
+#define LSL_MEM_STRING_HEADER 16u
+#define LSL_MEM_LIST_HEADER 16u
+/* Second Life's per-script memory under Mono. */
+#define LSL_DEFAULT_MEMORY_LIMIT 65536u
+
+typedef struct lsl_heap {
+    size_t used;  /* bytes charged by live objects */
+    size_t limit; /* 0 = unlimited */
+    size_t peak;  /* highest `used` seen (llGetSPMaxMemory) */
+    size_t extra; /* bytes the VM charges for its own slots/code (added to used checks) */
+} lsl_heap;
+
+typedef struct lsl_str lsl_str;   /* immutable UTF-8 bytes, NUL-terminated */
+typedef struct lsl_list lsl_list; /* immutable array of non-list values */
+
+typedef struct lsl_value {
+    lsl_type type;
+    union {
+        int32_t i;
+        float f;
+        float v[4]; /* vector x,y,z; rotation x,y,z,s */
+        lsl_str *s; /* string and key; NULL = "" */
+        lsl_list *l; /* NULL = [] */
+    } u;
+} lsl_value;
+
+struct lsl_str {
+    lsl_heap *heap;
+    uint32_t refs;
+    uint32_t len;    /* bytes, excluding the NUL */
+    uint32_t charge; /* bytes charged to heap */
+    char data[];
+};
+
+struct lsl_list {
+    lsl_heap *heap;
+    uint32_t refs;
+    uint32_t len;
+    uint32_t charge;
+    lsl_value items[];
+};
+
+/* ---- heap ---------------------------------------------------------------- */
+
+void lsl_heap_init(lsl_heap *h, size_t limit);
+/* Would charging `bytes` more stay within the limit? */
+bool lsl_heap_fits(const lsl_heap *h, size_t bytes);
+/* Charges `bytes` for something the VM owns (fails with Stack-Heap Collision). */
+gsvm_status lsl_heap_charge(lsl_heap *h, size_t bytes, gsvm_error *err);
+void lsl_heap_credit(lsl_heap *h, size_t bytes);
+
+/* ---- constructors (scalars never fail) ----------------------------------- */
+
+static inline lsl_value lsl_int(int32_t i) { lsl_value v = {.type = LSL_TYPE_INTEGER}; v.u.i = i; return v; }
+static inline lsl_value lsl_float(float f) { lsl_value v = {.type = LSL_TYPE_FLOAT}; v.u.f = f; return v; }
+static inline lsl_value lsl_vector(float x, float y, float z)
+{
+    lsl_value v = {.type = LSL_TYPE_VECTOR};
+    v.u.v[0] = x; v.u.v[1] = y; v.u.v[2] = z; v.u.v[3] = 0;
+    return v;
+}
+static inline lsl_value lsl_rotation(float x, float y, float z, float s)
+{
+    lsl_value v = {.type = LSL_TYPE_ROTATION};
+    v.u.v[0] = x; v.u.v[1] = y; v.u.v[2] = z; v.u.v[3] = s;
+    return v;
+}
+static inline lsl_value lsl_empty(lsl_type t) { lsl_value v = {.type = t}; return v; }
+
+/* A new string (or key, with type LSL_TYPE_KEY) holding a copy of `len`
+ * bytes.  Invalid UTF-8 is kept as is (SL strings may carry any bytes a
+ * function produced); accounting counts each byte that is not part of a
+ * valid sequence as one unit. */
+gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t len,
+                           lsl_value *out, gsvm_error *err);
+gsvm_status lsl_string_cstr(lsl_heap *h, const char *s, lsl_value *out, gsvm_error *err);
+/* Takes a buffer's bytes (the buffer is left empty). */
+gsvm_status lsl_string_from_buf(lsl_heap *h, lsl_type type, gsvm_buf *b, lsl_value *out,
+                                gsvm_error *err);
+/* A new list holding retained copies of `n` values (none of them a list).
+ * `n` may be 0 (the empty list). */
+gsvm_status lsl_list_new(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
+                         gsvm_error *err);
+/* The concatenation of two lists (either may be empty). */
+gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b, lsl_value *out,
+                            gsvm_error *err);
+/* A list with one more element at the end (or front: `prepend`); `item` may
+ * itself be a list, whose elements are spliced in, as LSL's `list + x`. */
+gsvm_status lsl_list_append(lsl_heap *h, const lsl_value *list, const lsl_value *item,
+                            bool prepend, lsl_value *out, gsvm_error *err);
+
+/* ---- references ---------------------------------------------------------- */
+
+void lsl_value_retain(const lsl_value *v);
+void lsl_value_release(lsl_value *v); /* resets *v to an empty value of its type */
+/* A deep copy charged to `h` (for moving a value between scripts). */
+gsvm_status lsl_value_copy_to(lsl_heap *h, const lsl_value *v, lsl_value *out, gsvm_error *err);
+
+/* ---- accessors ----------------------------------------------------------- */
+
+static inline const char *lsl_str_data(const lsl_value *v) { return v->u.s ? v->u.s->data : ""; }
+static inline size_t lsl_str_len(const lsl_value *v) { return v->u.s ? v->u.s->len : 0; }
+static inline size_t lsl_list_len(const lsl_value *v) { return v->u.l ? v->u.l->len : 0; }
+static inline const lsl_value *lsl_list_items(const lsl_value *v) { return v->u.l ? v->u.l->items : NULL; }
+
+/* Bytes a value occupies in a variable or stack slot (see the header comment). */
+size_t lsl_value_slot_size(const lsl_value *v);
+/* Bytes a value's heap object is charged (0 for inline values and empties). */
+size_t lsl_value_object_size(const lsl_value *v);
+/* The full cost of a value seen alone: slot + object (the figure a user
+ * predicts for one variable holding it). */
+size_t lsl_value_mem_size(const lsl_value *v);
+
+const char *lsl_type_name(lsl_type t); /* "integer", "float", ..., "void" */
+
+/* ---- equality and truth -------------------------------------------------- */
+
+/* LSL `==` for two values of the same type: integers and floats compare
+ * numerically, strings and keys bytewise, vectors/rotations componentwise,
+ * lists BY LENGTH ONLY (as LSL does). */
+bool lsl_value_equal(const lsl_value *a, const lsl_value *b);
+/* Truthiness as `if (x)` tests it: integer/float nonzero, string non-empty,
+ * key a valid UUID other than NULL_KEY, vector != ZERO_VECTOR, rotation !=
+ * ZERO_ROTATION, list non-empty. */
+bool lsl_value_truthy(const lsl_value *v);
+/* Is `s` (len bytes) a UUID in 8-4-4-4-12 hex form (either case)? */
+bool lsl_is_uuid(const char *s, size_t len);
+
+/* ---- conversions (LSL casts) --------------------------------------------- */
+
+/* (integer) of a float: truncation toward zero; NaN and anything outside
+ * int32 give -2147483648 (what SL's Mono returns). */
+int32_t lsl_float_to_int(float f);
+/* (integer) of a string: optional leading whitespace and sign, then "0x"/"0X"
+ * hex or decimal digits, ignoring whatever follows; no digits -> 0.  Values
+ * beyond int32 wrap to 32 bits for hex and saturate to -1 ... see value.c. */
+int32_t lsl_string_to_int(const char *s, size_t len);
+/* (float) of a string: leading whitespace, decimal or C99 hex float,
+ * exponent, "inf"/"nan" words, trailing junk ignored; no number -> 0.0. */
+float lsl_string_to_float(const char *s, size_t len);
+/* (vector)/(rotation) of a string "<x, y, z>": components parsed as
+ * (float) casts; anything malformed -> ZERO_VECTOR / ZERO_ROTATION. */
+bool lsl_string_to_vector(const char *s, size_t len, float out[3]);
+bool lsl_string_to_rotation(const char *s, size_t len, float out[4]);
+
+/* Appends Second Life's text of a value to `b`:
+ *   integer "%d"; float 6 decimals ("1.000000", "Infinity", "-Infinity",
+ *   "NaN"); vector/rotation "<x, y, z>" with 5 decimals each (or 6 when
+ *   `list_style`, as llList2String / llDumpList2String / (string)list do);
+ *   string/key verbatim; list: the elements' texts concatenated (list_style). */
+void lsl_value_append_text(gsvm_buf *b, const lsl_value *v, bool list_style);
+void lsl_format_float(gsvm_buf *b, float f, int decimals);
+
+/* The cast `(to) v` (the compiler only allows LSL's legal casts; anything
+ * else is GSVM_ERR_USAGE).  Allocates for string/key/list results. */
+gsvm_status lsl_value_cast(lsl_heap *h, const lsl_value *v, lsl_type to, lsl_value *out,
+                           gsvm_error *err);
+/* Is `(to) from` a legal LSL cast? */
+bool lsl_cast_allowed(lsl_type from, lsl_type to);
+
+/* ---- JSON rendering for the CLI ------------------------------------------ */
+
+/* integer and float as numbers (non-finite floats as strings "Infinity",
+ * "-Infinity", "NaN", since JSON has no such numbers), string and key as
+ * strings, vector {"vector":[x,y,z]}, rotation {"rotation":[x,y,z,s]},
+ * list as an array.  NULL on allocation failure. */
+json_t *lsl_value_to_json(const lsl_value *v);
+/* The reverse, for event arguments: `want` is the expected type (a JSON
+ * number for an integer must be integral and in range; a float accepts any
+ * number; a key accepts any string; a list accepts an array of scalars
+ * whose types are inferred: integral numbers -> integer, other numbers ->
+ * float, strings -> string, {"key":"..."} -> key, {"vector":..} and
+ * {"rotation":..}).  GSVM_ERR_INPUT with a message naming the mismatch. */
+gsvm_status lsl_value_from_json(lsl_heap *h, const json_t *j, lsl_type want, lsl_value *out,
+                                gsvm_error *err);
+
+#endif
