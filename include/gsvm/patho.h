@@ -168,6 +168,29 @@ gsvm_status gsvm_patho_load_file(const char *path, gsvm_patho_layout layout,
 gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t *len,
                             gsvm_error *err);
 void gsvm_patho_free(gsvm_patho_program *p);
+/* Recomputes what follows from the rest after a program was built or edited
+ * in memory: each instruction's offset and size, code_offset and file_size.
+ * Fails when an instruction cannot be encoded (an opcode missing from the
+ * layout, a Func whose import index or argument count does not match). */
+gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err);
+
+/* ---- Listing and assembling ------------------------------------------- */
+
+/* Prints the lossless listing of `p` (see docs/patho.md for the syntax) into
+ * a new malloc'd NUL-terminated string.  `flags` is reserved (pass 0). */
+gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **text,
+                            size_t *len, gsvm_error *err);
+/* Assembles a listing.  `layout` overrides the listing's `.layout` line
+ * unless it is AUTO (then the listing decides; hd when it says nothing).
+ * Errors name `file`:line:column. */
+gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
+                           gsvm_patho_layout layout, gsvm_patho_program **out, gsvm_error *err);
+/* Imports a listing in the syntax of the community disassembler
+ * (gr0grig/pathologic_re: `@ Func(...)`, `// @pool_raw:`, `// @poff=`).
+ * With AUTO the layout follows the listing (`Call2` means hd, `Call` alpha). */
+gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
+                                 gsvm_patho_layout layout, gsvm_patho_program **out,
+                                 gsvm_error *err);
 
 /* ---- The instruction set (from src/patho/isa.def) --------------------- */
 

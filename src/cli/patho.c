@@ -1,13 +1,128 @@
 /* gsvm patho: the verb table.  Argument parsing and printing only; the work
  * is in src/patho/.  `run` lives in patho_run.c (the VM's CLI host). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/buf.h"
+#include "base/file.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "gsvm/patho.h"
 
 int gsvm_cli_patho_run(int argc, char **argv);
 
+/* --layout alpha|hd (absent = detect) */
+static int parse_layout(const char *cmd, const char *s, gsvm_patho_layout *out)
+{
+    *out = GSVM_PATHO_LAYOUT_AUTO;
+    if (!s)
+        return -1;
+    if (!gsvm_patho_layout_parse(s, out)) {
+        fprintf(stderr, "%s: unknown layout '%s' (alpha or hd)\n", cmd, s);
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+static int write_out(const char *path, const void *data, size_t len)
+{
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    if (gsvm_file_write(path ? path : "-", data, len, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return 0;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    const char *layout_s = NULL, *out = NULL;
+    const gsvm_opt opts[] = {
+        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
+        {"--output", 'o', OPT_STRING, &out, "FILE", "write the listing to FILE (default stdout)", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho list", "FILE.bin [--layout alpha|hd] [-o OUT]",
+                                 "Print a lossless, readable listing of a .bin script: pool strings "
+                                 "with offsets,\nimports, tasks, events and code with addressing "
+                                 "modes and labels.\n`gsvm patho asm` turns it back into the same bytes.",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+        return rc;
+    gsvm_error err;
+    gsvm_patho_program *p;
+    if (gsvm_patho_load_file(pos[0], layout, &p, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    char *text;
+    size_t len;
+    gsvm_status st = gsvm_patho_list(p, 0, &text, &len, &err);
+    gsvm_patho_free(p);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    rc = write_out(out, text, len);
+    free(text);
+    return rc;
+}
+
+static int cmd_asm(int argc, char **argv)
+{
+    const char *layout_s = NULL, *out = NULL, *from = NULL;
+    const gsvm_opt opts[] = {
+        {"--output", 'o', OPT_STRING, &out, "FILE", "write the .bin to FILE (default stdout)", NULL},
+        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd",
+         "opcode numbering (default: what the listing says, else hd)", NULL},
+        {"--from", 0, OPT_STRING, &from, "SYNTAX",
+         "listing syntax: gsvm (default) or pathologic_re (the community disassembler)", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho asm", "LISTING [-o FILE.bin] [--layout alpha|hd] [--from pathologic_re]",
+                                 "Assemble a listing into a .bin script.  A listing printed by "
+                                 "`gsvm patho list` comes\nback byte for byte; --from pathologic_re "
+                                 "reads the community's .asm listings.",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+        return rc;
+    bool re = false;
+    if (from && strcmp(from, "pathologic_re") == 0)
+        re = true;
+    else if (from && strcmp(from, "gsvm") != 0) {
+        fprintf(stderr, "%s: unknown syntax '%s' (gsvm or pathologic_re)\n", spec.command, from);
+        return EXIT_USAGE;
+    }
+    gsvm_error err;
+    gsvm_buf text;
+    if (gsvm_file_read(pos[0], &text, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    gsvm_patho_program *p;
+    gsvm_status st = re ? gsvm_patho_import_re((const char *)text.data, text.len, pos[0], layout, &p, &err)
+                        : gsvm_patho_asm((const char *)text.data, text.len, pos[0], layout, &p, &err);
+    gsvm_buf_free(&text);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    uint8_t *data;
+    size_t len;
+    st = gsvm_patho_save(p, &data, &len, &err);
+    gsvm_patho_free(p);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    rc = write_out(out, data, len);
+    free(data);
+    return rc;
+}
+
 static const gsvm_verb verbs[] = {
+    {"list", cmd_list, "print a lossless listing of a .bin script"},
+    {"asm", cmd_asm, "assemble a listing (ours or pathologic_re's) into a .bin"},
     {"run", gsvm_cli_patho_run, "run a script from RunTask/RunOp with a JSON Lines host"},
     {NULL, NULL, NULL},
 };

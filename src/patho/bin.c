@@ -543,3 +543,60 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
     *data = gsvm_buf_take(&b, len);
     return GSVM_OK;
 }
+
+gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    uint64_t at = 4; /* globals */
+    for (uint32_t i = 0; i < p->nglobals; i++) {
+        const gsvm_patho_name *n = &p->globals[i].name;
+        at += 2;
+        if (p->globals[i].has_name)
+            at += (n->len >= 0x80 || n->long_prefix ? 2 : 1) + (uint64_t)n->len;
+    }
+    at += 4 + (uint64_t)p->pool_size + 4;
+    for (uint32_t i = 0; i < p->nimports; i++) {
+        const gsvm_patho_name *n = &p->imports[i].name;
+        at += (n->len >= 0x80 || n->long_prefix ? 2 : 1) + (uint64_t)n->len + 4;
+    }
+    at += 12;
+    for (uint32_t t = 0; t < p->ntasks; t++) {
+        at += 12 + (uint64_t)p->tasks[t].nvars;
+        for (uint32_t e = 0; e < p->tasks[t].nevents; e++)
+            at += 12 + (uint64_t)p->tasks[t].events[e].nargs;
+    }
+    at += 4;
+    for (uint32_t e = 0; e < p->nevents; e++)
+        at += 12 + (uint64_t)p->events[e].nargs;
+    p->code_offset = (uint32_t)at;
+    at += 4;
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        gsvm_patho_insn *in = &p->insns[i];
+        int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_op_code(in->op, p->layout) : -1;
+        if (code < 0)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                  "instruction %u: no opcode for it in the %s layout", i,
+                                  gsvm_patho_layout_name(p->layout));
+        in->raw = (uint16_t)code;
+        gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+        uint64_t size = shape.fixed_size;
+        if (shape.list_at >= 0) {
+            char c = gsvm_patho_ops[in->op].operands[shape.list_at];
+            uint32_t v = in->a[shape.list_at];
+            if (c == 'F' && (v >= p->nimports || p->imports[v].argc != in->list_len))
+                return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                      "instruction %u: Func import/argument count mismatch", i);
+            if (c != 'F' && v != in->list_len)
+                return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                      "instruction %u: list count mismatch", i);
+            size += (uint64_t)in->list_len * (c == 'L' ? 1 : 5);
+        }
+        in->offset = (uint32_t)at;
+        in->size = (uint32_t)size;
+        at += size;
+        if (at > UINT32_MAX)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "program larger than 4 GiB");
+    }
+    p->file_size = (uint32_t)at;
+    return GSVM_OK;
+}

@@ -737,7 +737,10 @@ static gsvm_status step(gsvm_patho_vm *vm)
         bool truth;
         if (!(x = stack_var(vm, a[0])))
             return GSVM_ERR_FAULT;
-        if (!patho_value_truth(x, &truth))
+        /* `if (obj)` compiles to a JumpB on the object: true when not null. */
+        if (x->type == GSVM_PATHO_OBJECT)
+            truth = x->as.object != 0;
+        else if (!patho_value_truth(x, &truth))
             return fault(vm, "Type mismatch in 'JumpB' (%s)", gsvm_patho_type_name(x->type));
         if ((st = pop(vm, a[3])) != GSVM_OK)
             return st;

@@ -1,0 +1,1320 @@
+/* The assembler: a listing (the syntax list.c prints, see docs/patho.md)
+ * back into a program.
+ *
+ * Line oriented; ';' starts a comment.  Directives (.layout .global .pool
+ * .import .entry .task .on .event .code) describe the sections; after .code
+ * each line is a label ("NAME:") or an instruction ("Name operand, ...").
+ * Operands are parsed from the letters of the opcode's row in isa.def, so a
+ * new opcode needs no assembler change.  Pool references may carry an
+ * explicit offset (@0x1c "text", checked against the pool) or only the text,
+ * which is then found in the pool or appended to it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "patho/internal.h"
+#include "patho/isa.h"
+
+/* ---- tokens -------------------------------------------------------------- */
+
+enum { TK_END, TK_IDENT, TK_NUM, TK_STR, TK_PUNCT };
+
+typedef struct token {
+    int kind;
+    const char *s; /* start in the source */
+    size_t n;      /* length in the source (strings: with quotes) */
+    long col;      /* 1-based */
+} token;
+
+#define MAX_TOKENS 512
+
+typedef struct line_toks {
+    token t[MAX_TOKENS];
+    int n;
+} line_toks;
+
+static bool is_ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+}
+static bool is_ident(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Splits one line into tokens; false (with *bad_col) on an unterminated
+ * string or too many tokens. */
+static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_col,
+                     const char **why)
+{
+    const char *line = s;
+    out->n = 0;
+    while (s < end) {
+        char c = *s;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            s++;
+            continue;
+        }
+        if (c == ';')
+            break;
+        if (out->n >= MAX_TOKENS - 1) {
+            *bad_col = (long)(s - line) + 1;
+            *why = "too many tokens on one line";
+            return false;
+        }
+        token *t = &out->t[out->n++];
+        t->s = s;
+        t->col = (long)(s - line) + 1;
+        if (c == '"') {
+            const char *q = s + 1;
+            while (q < end && *q != '"') {
+                if (*q == '\\' && q + 1 < end)
+                    q++;
+                q++;
+            }
+            if (q >= end) {
+                *bad_col = t->col;
+                *why = "unterminated string";
+                return false;
+            }
+            t->kind = TK_STR;
+            t->n = (size_t)(q + 1 - s);
+            s = q + 1;
+        } else if ((c >= '0' && c <= '9') ||
+                   ((c == '-' || c == '+') && s + 1 < end &&
+                    ((s[1] >= '0' && s[1] <= '9') || s[1] == '.'))) {
+            const char *q = s + 1;
+            bool hex = c == '0' && q < end && (*q == 'x' || *q == 'X');
+            while (q < end) {
+                char d = *q;
+                if (is_ident(d) ||
+                    ((d == '+' || d == '-') && !hex && (q[-1] == 'e' || q[-1] == 'E')))
+                    q++;
+                else
+                    break;
+            }
+            t->kind = TK_NUM;
+            t->n = (size_t)(q - s);
+            s = q;
+        } else if (is_ident_start(c)) {
+            const char *q = s + 1;
+            while (q < end && is_ident(*q))
+                q++;
+            t->kind = TK_IDENT;
+            t->n = (size_t)(q - s);
+            s = q;
+        } else {
+            t->kind = TK_PUNCT;
+            t->n = 1;
+            s++;
+        }
+    }
+    out->t[out->n].kind = TK_END;
+    out->t[out->n].s = s;
+    out->t[out->n].n = 0;
+    out->t[out->n].col = (long)(s - line) + 1;
+    return true;
+}
+
+static bool tok_is(const token *t, const char *word)
+{
+    return (t->kind == TK_IDENT || t->kind == TK_PUNCT) && strlen(word) == t->n &&
+           memcmp(t->s, word, t->n) == 0;
+}
+
+/* ---- the assembler state ------------------------------------------------- */
+
+/* A label used before it is known.  Arrays move while they grow, so a
+ * fixup names its field by indices, never by pointer. */
+enum { FIX_ENTRY, FIX_INSN, FIX_TASK_EVENT, FIX_EVENT };
+
+typedef struct fixup {
+    int kind;
+    uint32_t a, b; /* FIX_INSN: insn, operand slot; FIX_TASK_EVENT: task, event; FIX_EVENT: event */
+    char *name;
+    long line, col;
+} fixup;
+
+typedef struct strref {
+    uint32_t insn;
+    int slot;
+    bool wide, has_offset;
+    uint8_t *bytes; /* encoded text with its terminator */
+    uint32_t nbytes;
+    long line, col;
+} strref;
+
+typedef struct label {
+    char *name;
+    uint32_t index;
+} label;
+
+typedef struct asmb {
+    const char *file;
+    gsvm_error *err;
+    long line;
+    gsvm_patho_program *p;
+    gsvm_patho_layout layout_override;
+    bool layout_seen;
+    enum { SEC_NONE, SEC_POOL, SEC_CODE } sec;
+    gsvm_buf pool;
+    uint32_t cap_globals, cap_imports, cap_tasks, cap_events, cap_insns, cap_args, cap_vtypes;
+    uint32_t *cap_task_events; /* per task */
+    label *labels;
+    uint32_t nlabels, cap_labels;
+    uint32_t *label_hash; /* open addressing: label index + 1 */
+    uint32_t hash_cap;
+    fixup *fixups;
+    uint32_t nfixups, cap_fixups;
+    strref *strs;
+    uint32_t nstrs, cap_strs;
+    bool oom;
+} asmb;
+
+static gsvm_status fail_at(asmb *A, long col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static gsvm_status fail_at(asmb *A, long col, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gsvm_error_at_line(A->err, GSVM_ERR_INPUT, A->file, A->line, col, "%s", msg);
+}
+
+static gsvm_status nomem(asmb *A)
+{
+    A->oom = true;
+    return gsvm_error_set(A->err, GSVM_ERR_NOMEM, A->file, "out of memory");
+}
+
+/* Grows *arr (of elem-size items) to hold `need`. */
+static bool grow(asmb *A, void **arr, uint32_t *cap, uint64_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    if (need > UINT32_MAX / 2) {
+        nomem(A);
+        return false;
+    }
+    uint32_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*arr, (size_t)ncap * elem);
+    if (!n) {
+        nomem(A);
+        return false;
+    }
+    *arr = n;
+    *cap = ncap;
+    return true;
+}
+
+/* ---- numbers, strings, names --------------------------------------------- */
+
+static bool parse_int(const token *t, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (t->kind != TK_NUM || t->n >= 64)
+        return false;
+    char tmp[64];
+    memcpy(tmp, t->s, t->n);
+    tmp[t->n] = 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(tmp, &end, 0);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static gsvm_status want_int(asmb *A, const token *t, int64_t lo, int64_t hi, int64_t *out,
+                            const char *what)
+{
+    if (!parse_int(t, lo, hi, out))
+        return fail_at(A, t->col, "expected %s (an integer from %lld to %lld)", what,
+                       (long long)lo, (long long)hi);
+    return GSVM_OK;
+}
+
+/* Decodes a string token.  wide: UTF-16LE code units (UTF-8 source text is
+ * converted; \uXXXX is one code unit); narrow: bytes (\xNN is one byte).
+ * Appends the encoded bytes plus a terminator when `terminate`. */
+static gsvm_status decode_string(asmb *A, const token *t, bool wide, bool terminate, gsvm_buf *out)
+{
+    const char *s = t->s + 1, *end = t->s + t->n - 1;
+    while (s < end) {
+        uint32_t c = (uint8_t)*s;
+        long col = t->col + (long)(s - t->s);
+        if (c == '\\') {
+            s++;
+            char e = *s++;
+            switch (e) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case 'r': c = '\r'; break;
+            case '"': c = '"'; break;
+            case '\\': c = '\\'; break;
+            case '0': c = 0; break;
+            case 'x':
+            case 'u': {
+                int digits = e == 'x' ? 2 : 4;
+                c = 0;
+                for (int i = 0; i < digits; i++, s++) {
+                    char h = s < end ? *s : 0;
+                    int v = h >= '0' && h <= '9' ? h - '0'
+                            : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                            : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                    if (v < 0)
+                        return fail_at(A, col, "bad \\%c escape (needs %d hex digits)", e, digits);
+                    c = c * 16 + (uint32_t)v;
+                }
+                if (e == 'u' && !wide)
+                    return fail_at(A, col, "\\u escape in an 8-bit string (use \\xNN)");
+                break;
+            }
+            default: return fail_at(A, col, "unknown escape \\%c", e);
+            }
+        } else if (c >= 0x80 && wide) {
+            /* UTF-8 typed by a person: one code point, as UTF-16 */
+            int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
+            if (more < 0 || end - s <= more)
+                return fail_at(A, col, "invalid UTF-8 in a string");
+            c &= 0x3Fu >> more;
+            for (int i = 1; i <= more; i++) {
+                uint8_t cc = (uint8_t)s[i];
+                if ((cc & 0xC0) != 0x80)
+                    return fail_at(A, col, "invalid UTF-8 in a string");
+                c = c << 6 | (cc & 0x3F);
+            }
+            s += more + 1;
+            if (c >= 0x10000) {
+                c -= 0x10000;
+                gsvm_buf_u16(out, (uint16_t)(0xD800 + (c >> 10)), false);
+                c = 0xDC00 + (c & 0x3FF);
+            }
+        } else {
+            s++;
+        }
+        if (wide)
+            gsvm_buf_u16(out, (uint16_t)c, false);
+        else
+            gsvm_buf_u8(out, (uint8_t)c);
+    }
+    if (terminate) {
+        if (wide)
+            gsvm_buf_u16(out, 0, false);
+        else
+            gsvm_buf_u8(out, 0);
+    }
+    return out->oom ? nomem(A) : GSVM_OK;
+}
+
+/* A name: bare identifier or quoted 8-bit string. */
+static gsvm_status parse_name(asmb *A, const token *t, gsvm_patho_name *out)
+{
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    if (t->kind == TK_IDENT) {
+        gsvm_buf_append(&b, t->s, t->n);
+    } else if (t->kind == TK_STR) {
+        gsvm_status st = decode_string(A, t, false, false, &b);
+        if (st != GSVM_OK) {
+            gsvm_buf_free(&b);
+            return st;
+        }
+    } else {
+        return fail_at(A, t->col, "expected a name");
+    }
+    if (b.len > 0x7FFF) {
+        gsvm_buf_free(&b);
+        return fail_at(A, t->col, "name longer than 32767 bytes");
+    }
+    gsvm_buf_cstr(&b);
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return nomem(A);
+    }
+    size_t len;
+    out->str = (char *)gsvm_buf_take(&b, &len);
+    out->len = (uint32_t)len;
+    if (!out->str) {
+        out->str = calloc(1, 1);
+        if (!out->str)
+            return nomem(A);
+    }
+    return GSVM_OK;
+}
+
+static gsvm_status parse_type(asmb *A, const token *t, uint8_t *out)
+{
+    for (unsigned c = 1; c <= 6; c++)
+        if (tok_is(t, gsvm_patho_type_name(c))) {
+            *out = (uint8_t)c;
+            return GSVM_OK;
+        }
+    int64_t v;
+    if (parse_int(t, 0, 255, &v)) {
+        *out = (uint8_t)v;
+        return GSVM_OK;
+    }
+    return fail_at(A, t->col, "expected a type (bool, int, float, string, object, cvector or 0-255)");
+}
+
+/* "(type, type, ...)" starting at *i; the types are appended to `out`. */
+static gsvm_status parse_types(asmb *A, const line_toks *L, int *i, gsvm_buf *out)
+{
+    const token *t = &L->t[*i];
+    if (!tok_is(t, "("))
+        return fail_at(A, t->col, "expected '(' and a list of types");
+    (*i)++;
+    if (tok_is(&L->t[*i], ")")) {
+        (*i)++;
+        return GSVM_OK;
+    }
+    for (;;) {
+        uint8_t ty;
+        gsvm_status st = parse_type(A, &L->t[*i], &ty);
+        if (st != GSVM_OK)
+            return st;
+        gsvm_buf_u8(out, ty);
+        (*i)++;
+        if (tok_is(&L->t[*i], ")")) {
+            (*i)++;
+            return out->oom ? nomem(A) : GSVM_OK;
+        }
+        if (!tok_is(&L->t[*i], ","))
+            return fail_at(A, L->t[*i].col, "expected ',' or ')' in a type list");
+        (*i)++;
+    }
+}
+
+static gsvm_status types_copy(asmb *A, gsvm_buf *b, uint8_t **out, uint32_t *n)
+{
+    if (b->oom)
+        return nomem(A);
+    *n = (uint32_t)b->len;
+    *out = malloc(b->len ? b->len : 1);
+    if (!*out)
+        return nomem(A);
+    if (b->len)
+        memcpy(*out, b->data, b->len);
+    return GSVM_OK;
+}
+
+/* ---- labels -------------------------------------------------------------- */
+
+static uint32_t hash_name(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+static int64_t label_find(asmb *A, const char *s, size_t n)
+{
+    if (!A->hash_cap)
+        return -1;
+    for (uint32_t h = hash_name(s, n) & (A->hash_cap - 1);; h = (h + 1) & (A->hash_cap - 1)) {
+        uint32_t slot = A->label_hash[h];
+        if (!slot)
+            return -1;
+        const label *l = &A->labels[slot - 1];
+        if (strlen(l->name) == n && memcmp(l->name, s, n) == 0)
+            return l->index;
+    }
+}
+
+static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
+{
+    if (label_find(A, t->s, t->n) >= 0)
+        return fail_at(A, t->col, "label '%.*s' defined twice", (int)t->n, t->s);
+    if (!grow(A, (void **)&A->labels, &A->cap_labels, (uint64_t)A->nlabels + 1, sizeof *A->labels))
+        return GSVM_ERR_NOMEM;
+    if ((A->nlabels + 1) * 2 > A->hash_cap) {
+        uint32_t ncap = A->hash_cap ? A->hash_cap * 2 : 64;
+        uint32_t *nh = calloc(ncap, sizeof *nh);
+        if (!nh)
+            return nomem(A);
+        for (uint32_t k = 0; k < A->nlabels; k++) {
+            const label *l = &A->labels[k];
+            uint32_t h = hash_name(l->name, strlen(l->name)) & (ncap - 1);
+            while (nh[h])
+                h = (h + 1) & (ncap - 1);
+            nh[h] = k + 1;
+        }
+        free(A->label_hash);
+        A->label_hash = nh;
+        A->hash_cap = ncap;
+    }
+    label *l = &A->labels[A->nlabels];
+    l->name = malloc(t->n + 1);
+    if (!l->name)
+        return nomem(A);
+    memcpy(l->name, t->s, t->n);
+    l->name[t->n] = 0;
+    l->index = index;
+    uint32_t h = hash_name(t->s, t->n) & (A->hash_cap - 1);
+    while (A->label_hash[h])
+        h = (h + 1) & (A->hash_cap - 1);
+    A->label_hash[h] = ++A->nlabels;
+    return GSVM_OK;
+}
+
+/* A target: an integer index now (into *where), or a label resolved at the
+ * end into the field (kind, a, b) names. */
+static gsvm_status parse_target(asmb *A, const token *t, int kind, uint32_t fa, uint32_t fb,
+                                uint32_t *where)
+{
+    int64_t v;
+    if (t->kind == TK_NUM) {
+        if (!parse_int(t, 0, UINT32_MAX, &v))
+            return fail_at(A, t->col, "expected a label or an instruction index");
+        *where = (uint32_t)v;
+        return GSVM_OK;
+    }
+    if (t->kind != TK_IDENT)
+        return fail_at(A, t->col, "expected a label or an instruction index");
+    if (!grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups))
+        return GSVM_ERR_NOMEM;
+    fixup *f = &A->fixups[A->nfixups];
+    f->name = malloc(t->n + 1);
+    if (!f->name)
+        return nomem(A);
+    A->nfixups++;
+    memcpy(f->name, t->s, t->n);
+    f->name[t->n] = 0;
+    f->kind = kind;
+    f->a = fa;
+    f->b = fb;
+    f->line = A->line;
+    f->col = t->col;
+    *where = 0;
+    return GSVM_OK;
+}
+
+/* ---- directives ---------------------------------------------------------- */
+
+static gsvm_status end_of_line(asmb *A, const line_toks *L, int i)
+{
+    if (L->t[i].kind != TK_END)
+        return fail_at(A, L->t[i].col, "unexpected '%.*s'", (int)L->t[i].n, L->t[i].s);
+    return GSVM_OK;
+}
+
+static gsvm_status dir_global(asmb *A, const line_toks *L)
+{
+    gsvm_patho_program *p = A->p;
+    if (!grow(A, (void **)&p->globals, &A->cap_globals, (uint64_t)p->nglobals + 1, sizeof *p->globals))
+        return GSVM_ERR_NOMEM;
+    gsvm_patho_global *g = &p->globals[p->nglobals];
+    memset(g, 0, sizeof *g);
+    int i = 1;
+    gsvm_status st = parse_type(A, &L->t[i++], &g->type);
+    if (st != GSVM_OK)
+        return st;
+    p->nglobals++; /* counted now so the name is freed on error */
+    if (L->t[i].kind == TK_STR) {
+        g->has_name = 1;
+        if ((st = parse_name(A, &L->t[i++], &g->name)) != GSVM_OK)
+            return st;
+        for (;;) {
+            if (tok_is(&L->t[i], "long")) {
+                g->name.long_prefix = 1;
+                i++;
+            } else if (tok_is(&L->t[i], "flag") && tok_is(&L->t[i + 1], "=")) {
+                int64_t v;
+                if ((st = want_int(A, &L->t[i + 2], 1, 255, &v, "a name flag")) != GSVM_OK)
+                    return st;
+                g->has_name = (uint8_t)v;
+                i += 3;
+            } else {
+                break;
+            }
+        }
+    }
+    return end_of_line(A, L, i);
+}
+
+static gsvm_status dir_import(asmb *A, const line_toks *L)
+{
+    gsvm_patho_program *p = A->p;
+    if (!grow(A, (void **)&p->imports, &A->cap_imports, (uint64_t)p->nimports + 1, sizeof *p->imports))
+        return GSVM_ERR_NOMEM;
+    gsvm_patho_import *im = &p->imports[p->nimports];
+    memset(im, 0, sizeof *im);
+    gsvm_status st = parse_name(A, &L->t[1], &im->name);
+    if (st != GSVM_OK)
+        return st;
+    p->nimports++;
+    int64_t v;
+    if ((st = want_int(A, &L->t[2], 0, UINT32_MAX, &v, "an argument count")) != GSVM_OK)
+        return st;
+    im->argc = (uint32_t)v;
+    int i = 3;
+    if (tok_is(&L->t[i], "long")) {
+        im->name.long_prefix = 1;
+        i++;
+    }
+    return end_of_line(A, L, i);
+}
+
+static gsvm_status parse_event(asmb *A, const line_toks *L, gsvm_patho_event *e, int kind,
+                               uint32_t fa, uint32_t fb)
+{
+    int64_t v;
+    gsvm_status st = want_int(A, &L->t[1], INT32_MIN, UINT32_MAX, &v, "an event id");
+    if (st != GSVM_OK)
+        return st;
+    e->id = (uint32_t)v;
+    if ((st = parse_target(A, &L->t[2], kind, fa, fb, &e->op)) != GSVM_OK)
+        return st;
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    int i = 3;
+    st = parse_types(A, L, &i, &b);
+    if (st == GSVM_OK)
+        st = types_copy(A, &b, &e->arg_types, &e->nargs);
+    gsvm_buf_free(&b);
+    if (st != GSVM_OK)
+        return st;
+    return end_of_line(A, L, i);
+}
+
+static gsvm_status dir_event(asmb *A, const line_toks *L, bool in_task)
+{
+    gsvm_patho_program *p = A->p;
+    gsvm_patho_event *e;
+    if (in_task) {
+        if (!p->ntasks)
+            return fail_at(A, L->t[0].col, ".on outside a .task");
+        gsvm_patho_task *t = &p->tasks[p->ntasks - 1];
+        if (!grow(A, (void **)&t->events, &A->cap_task_events[p->ntasks - 1], (uint64_t)t->nevents + 1,
+                  sizeof *t->events))
+            return GSVM_ERR_NOMEM;
+        e = &t->events[t->nevents++];
+    } else {
+        if (!grow(A, (void **)&p->events, &A->cap_events, (uint64_t)p->nevents + 1, sizeof *p->events))
+            return GSVM_ERR_NOMEM;
+        e = &p->events[p->nevents++];
+    }
+    memset(e, 0, sizeof *e);
+    if (in_task)
+        return parse_event(A, L, e, FIX_TASK_EVENT, p->ntasks - 1, p->tasks[p->ntasks - 1].nevents - 1);
+    return parse_event(A, L, e, FIX_EVENT, p->nevents - 1, 0);
+}
+
+static gsvm_status dir_task(asmb *A, const line_toks *L)
+{
+    gsvm_patho_program *p = A->p;
+    int64_t v;
+    gsvm_status st = want_int(A, &L->t[1], 0, UINT32_MAX, &v, "a task number");
+    if (st != GSVM_OK)
+        return st;
+    if (v != p->ntasks)
+        return fail_at(A, L->t[1].col, "task %lld out of order (expected %u)", (long long)v, p->ntasks);
+    if (p->ntasks >= 0x1000000)
+        return fail_at(A, L->t[1].col, "too many tasks");
+    uint32_t cap = A->cap_tasks;
+    if (!grow(A, (void **)&p->tasks, &A->cap_tasks, (uint64_t)p->ntasks + 1, sizeof *p->tasks))
+        return GSVM_ERR_NOMEM;
+    if (A->cap_tasks != cap) {
+        uint32_t *n = realloc(A->cap_task_events, A->cap_tasks * sizeof *n);
+        if (!n)
+            return nomem(A);
+        A->cap_task_events = n;
+    }
+    gsvm_patho_task *t = &p->tasks[p->ntasks++];
+    memset(t, 0, sizeof *t);
+    A->cap_task_events[p->ntasks - 1] = 0;
+    int i = 2;
+    bool have_vars = false;
+    while (L->t[i].kind != TK_END) {
+        if (tok_is(&L->t[i], "params") && tok_is(&L->t[i + 1], "=")) {
+            if ((st = want_int(A, &L->t[i + 2], 0, UINT32_MAX, &v, "a parameter count")) != GSVM_OK)
+                return st;
+            t->nparams = (uint32_t)v;
+            i += 3;
+        } else if (tok_is(&L->t[i], "vars") && tok_is(&L->t[i + 1], "=") && !have_vars) {
+            i += 2;
+            gsvm_buf b;
+            gsvm_buf_init(&b);
+            st = parse_types(A, L, &i, &b);
+            if (st == GSVM_OK)
+                st = types_copy(A, &b, &t->var_types, &t->nvars);
+            gsvm_buf_free(&b);
+            if (st != GSVM_OK)
+                return st;
+            have_vars = true;
+        } else {
+            return fail_at(A, L->t[i].col, "expected params=N or vars=(types)");
+        }
+    }
+    if (!have_vars) {
+        t->var_types = malloc(1);
+        if (!t->var_types)
+            return nomem(A);
+    }
+    return GSVM_OK;
+}
+
+static gsvm_status pool_item(asmb *A, const line_toks *L)
+{
+    const token *t = &L->t[0];
+    if (tok_is(t, "W") || tok_is(t, "A")) {
+        if (L->t[1].kind != TK_STR)
+            return fail_at(A, L->t[1].col, "expected a quoted string");
+        gsvm_status st = decode_string(A, &L->t[1], tok_is(t, "W"), true, &A->pool);
+        if (st != GSVM_OK)
+            return st;
+        return end_of_line(A, L, 2);
+    }
+    if (tok_is(t, "B")) {
+        int i = 1;
+        for (; L->t[i].kind == TK_NUM; i++) {
+            const token *h = &L->t[i];
+            int hi = -1, lo = -1;
+            if (h->n == 2) {
+                char a = h->s[0], b = h->s[1];
+                hi = a >= '0' && a <= '9' ? a - '0' : a >= 'a' && a <= 'f' ? a - 'a' + 10 : -1;
+                lo = b >= '0' && b <= '9' ? b - '0' : b >= 'a' && b <= 'f' ? b - 'a' + 10 : -1;
+            }
+            if (hi < 0 || lo < 0)
+                return fail_at(A, h->col, "expected a byte as two hex digits");
+            gsvm_buf_u8(&A->pool, (uint8_t)(hi * 16 + lo));
+        }
+        /* bytes like "ff" or "a0" start with a letter and tokenize as identifiers */
+        for (; L->t[i].kind == TK_IDENT || L->t[i].kind == TK_NUM; i++) {
+            const token *h = &L->t[i];
+            if (h->n != 2)
+                return fail_at(A, h->col, "expected a byte as two hex digits");
+            int v[2];
+            for (int k = 0; k < 2; k++) {
+                char c = h->s[k];
+                v[k] = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+                if (v[k] < 0)
+                    return fail_at(A, h->col, "expected a byte as two hex digits");
+            }
+            gsvm_buf_u8(&A->pool, (uint8_t)(v[0] * 16 + v[1]));
+        }
+        return end_of_line(A, L, i);
+    }
+    return fail_at(A, t->col, "expected a pool item (W \"...\", A \"...\" or B hex bytes)");
+}
+
+/* ---- instructions -------------------------------------------------------- */
+
+/* Operand groups of an instruction line: [first, end) token ranges split at
+ * top-level commas. */
+typedef struct group {
+    int first, end;
+} group;
+
+static gsvm_status parse_var(asmb *A, const line_toks *L, const group *g, char want,
+                             uint32_t *var, unsigned *mode)
+{
+    const token *t = &L->t[g->first];
+    /* N:M (an argument or PushE var with an unusual mode byte) */
+    if (t->kind == TK_NUM && g->end - g->first == 3 && tok_is(&L->t[g->first + 1], ":")) {
+        int64_t v, m;
+        if (!parse_int(t, 0, UINT32_MAX, &v) || !parse_int(&L->t[g->first + 2], 0, 255, &m))
+            return fail_at(A, t->col, "expected VAR:MODE");
+        *var = (uint32_t)v;
+        *mode = (unsigned)m;
+        return GSVM_OK;
+    }
+    if (g->end - g->first == 1 && t->kind == TK_IDENT && t->n >= 2 && (t->s[0] == 's' || t->s[0] == 't')) {
+        char tmp[24];
+        if (t->n - 1 < sizeof tmp) {
+            memcpy(tmp, t->s + 1, t->n - 1);
+            tmp[t->n - 1] = 0;
+            char *end;
+            errno = 0;
+            unsigned long long v = tmp[0] >= '0' && tmp[0] <= '9' ? strtoull(tmp, &end, 10) : 0;
+            if (tmp[0] >= '0' && tmp[0] <= '9' && !errno && !*end && v <= UINT32_MAX) {
+                unsigned m = t->s[0] == 't';
+                if ((want == 'v' && m) || (want == 't' && !m))
+                    return fail_at(A, t->col, "this operand is a %s variable (%c%llu)",
+                                   want == 'v' ? "stack" : "task", want == 'v' ? 's' : 't', v);
+                *var = (uint32_t)v;
+                *mode = m;
+                return GSVM_OK;
+            }
+        }
+    }
+    return fail_at(A, t->col, "expected a variable (sN for Stack[-N], tN for a task variable)");
+}
+
+static gsvm_status parse_args(asmb *A, const line_toks *L, int *i, gsvm_patho_insn *in)
+{
+    gsvm_patho_program *p = A->p;
+    if (!tok_is(&L->t[*i], "("))
+        return fail_at(A, L->t[*i].col, "expected '(' and an argument list");
+    (*i)++;
+    in->list = p->nargs;
+    in->list_len = 0;
+    if (tok_is(&L->t[*i], ")")) {
+        (*i)++;
+        return GSVM_OK;
+    }
+    for (;;) {
+        group g = {*i, *i + 1};
+        if (L->t[*i].kind == TK_NUM && tok_is(&L->t[*i + 1], ":"))
+            g.end = *i + 3;
+        uint32_t var;
+        unsigned mode;
+        gsvm_status st = parse_var(A, L, &g, 'm', &var, &mode);
+        if (st != GSVM_OK)
+            return st;
+        if (!grow(A, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args))
+            return GSVM_ERR_NOMEM;
+        p->args[p->nargs].var = var;
+        p->args[p->nargs].mode = (uint8_t)mode;
+        p->nargs++;
+        in->list_len++;
+        *i = g.end;
+        if (tok_is(&L->t[*i], ")")) {
+            (*i)++;
+            return GSVM_OK;
+        }
+        if (!tok_is(&L->t[*i], ","))
+            return fail_at(A, L->t[*i].col, "expected ',' or ')' in an argument list");
+        (*i)++;
+    }
+}
+
+static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, bool wide,
+                              bool has_offset)
+{
+    if (!grow(A, (void **)&A->strs, &A->cap_strs, (uint64_t)A->nstrs + 1, sizeof *A->strs))
+        return GSVM_ERR_NOMEM;
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_status st = decode_string(A, t, wide, true, &b);
+    if (st != GSVM_OK) {
+        gsvm_buf_free(&b);
+        return st;
+    }
+    strref *r = &A->strs[A->nstrs++];
+    size_t n;
+    r->bytes = gsvm_buf_take(&b, &n);
+    r->nbytes = (uint32_t)n;
+    r->insn = insn;
+    r->slot = slot;
+    r->wide = wide;
+    r->has_offset = has_offset;
+    r->line = A->line;
+    r->col = t->col;
+    return GSVM_OK;
+}
+
+/* Finds an import by name and argc (`index` >= 0 forces one). */
+static int64_t find_import(const gsvm_patho_program *p, const gsvm_patho_name *n, uint32_t argc)
+{
+    for (uint32_t i = 0; i < p->nimports; i++)
+        if (p->imports[i].argc == argc && p->imports[i].name.len == n->len &&
+            memcmp(p->imports[i].name.str, n->str, n->len) == 0)
+            return i;
+    return -1;
+}
+
+static gsvm_status instruction(asmb *A, const line_toks *L)
+{
+    gsvm_patho_program *p = A->p;
+    const token *nt = &L->t[0];
+    int op = gsvm_patho_op_by_name(nt->s, nt->n);
+    if (op < 0)
+        return fail_at(A, nt->col, "unknown instruction '%.*s'", (int)nt->n, nt->s);
+    if (gsvm_patho_op_code((unsigned)op, p->layout) < 0)
+        return fail_at(A, nt->col, "%s does not exist in the %s layout", gsvm_patho_ops[op].name,
+                       gsvm_patho_layout_name(p->layout));
+    if (!grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
+        return GSVM_ERR_NOMEM;
+    uint32_t idx = p->ninsns;
+    gsvm_patho_insn *in = &p->insns[idx];
+    memset(in, 0, sizeof *in);
+    in->op = (uint16_t)op;
+    const char *ops = gsvm_patho_ops[op].operands;
+    gsvm_patho_shape shape = gsvm_patho_op_shape((unsigned)op);
+
+    /* split into groups */
+    group groups[GSVM_PATHO_MAX_OPERANDS + 8];
+    int ng = 0;
+    int i = 1, depth = 0;
+    if (L->t[i].kind != TK_END) {
+        groups[0].first = i;
+        ng = 1;
+        for (; L->t[i].kind != TK_END; i++) {
+            if (tok_is(&L->t[i], "("))
+                depth++;
+            else if (tok_is(&L->t[i], ")"))
+                depth--;
+            else if (depth == 0 && tok_is(&L->t[i], ",")) {
+                groups[ng - 1].end = i;
+                if (ng == (int)(sizeof groups / sizeof groups[0]))
+                    return fail_at(A, L->t[i].col, "too many operands");
+                groups[ng++].first = i + 1;
+            }
+        }
+        groups[ng - 1].end = i;
+    }
+    /* keywords */
+    int64_t kw_pop = 0, kw_mode = -1, kw_pad = 0, kw_bits = 0;
+    bool kw_keep = false;
+    group pos[GSVM_PATHO_MAX_OPERANDS + 8];
+    int npos = 0;
+    for (int g = 0; g < ng; g++) {
+        const token *t = &L->t[groups[g].first];
+        if (groups[g].first == groups[g].end)
+            return fail_at(A, t->col, "empty operand");
+        if (t->kind == TK_IDENT && tok_is(&L->t[groups[g].first + 1], "=")) {
+            const token *v = &L->t[groups[g].first + 2];
+            gsvm_status st;
+            if (groups[g].end != groups[g].first + 3)
+                return fail_at(A, v->col, "expected one value after '='");
+            if (tok_is(t, "pop"))
+                st = want_int(A, v, 0, 0xFFFF, &kw_pop, "a pop count");
+            else if (tok_is(t, "mode"))
+                st = want_int(A, v, 0, 255, &kw_mode, "a mode byte");
+            else if (tok_is(t, "pad"))
+                st = want_int(A, v, 0, 0xFFFFFF, &kw_pad, "3 padding bytes");
+            else if (tok_is(t, "bits"))
+                st = want_int(A, v, 0, 255, &kw_bits, "flag bits");
+            else
+                st = fail_at(A, t->col, "unknown keyword '%.*s'", (int)t->n, t->s);
+            if (st != GSVM_OK)
+                return st;
+            continue;
+        }
+        if (tok_is(t, "keep") && groups[g].end == groups[g].first + 1) {
+            kw_keep = true;
+            continue;
+        }
+        pos[npos++] = groups[g];
+    }
+
+    /* positional operands in table order */
+    int pi = 0;
+    unsigned mi = 0;
+    uint32_t flag_modes = 0;
+    unsigned a_mode = 0;
+    for (unsigned k = 0; ops[k]; k++) {
+        char c = ops[k];
+        if (c == 'f' || c == 'T' || c == 'P' || c == 'Q' || c == 'G' || c == 'h')
+            continue;
+        if (pi >= npos)
+            return fail_at(A, L->t[i].col, "%s needs more operands (%s)", gsvm_patho_ops[op].name,
+                           gsvm_patho_ops[op].operands);
+        const group *g = &pos[pi++];
+        const token *t = &L->t[g->first];
+        int64_t v = 0;
+        gsvm_status st = GSVM_OK;
+        bool single = g->end == g->first + 1;
+        switch (c) {
+        case 'v': case 't': case 'm': case 'a': {
+            uint32_t var;
+            unsigned mode;
+            if ((st = parse_var(A, L, g, c, &var, &mode)) != GSVM_OK)
+                return st;
+            if (c == 'm' && mode > 1)
+                return fail_at(A, t->col, "a flag-addressed variable is sN or tN");
+            if (c == 'm' && mode)
+                flag_modes |= gsvm_patho_mode_bit(mi);
+            if (c == 'm')
+                mi++;
+            if (c == 'a')
+                a_mode = mode;
+            in->a[k] = var;
+            continue;
+        }
+        case 'b':
+            st = single ? want_int(A, t, 0, 255, &v, "a byte") : fail_at(A, t->col, "expected a byte");
+            break;
+        case 'i': case 'E':
+            st = single ? want_int(A, t, INT32_MIN, UINT32_MAX, &v, "a 32-bit integer")
+                        : fail_at(A, t->col, "expected an integer");
+            break;
+        case 'x':
+            st = single ? want_int(A, t, -128, 255, &v, "an 8-bit integer")
+                        : fail_at(A, t->col, "expected an integer");
+            break;
+        case 'p': case 'k':
+            st = single ? want_int(A, t, 0, UINT32_MAX, &v, "an unsigned integer")
+                        : fail_at(A, t->col, "expected an integer");
+            break;
+        case 'g':
+            if (single && t->kind == TK_IDENT && t->s[0] == 'g' && t->n > 1) {
+                token tmp = *t;
+                tmp.s++;
+                tmp.n--;
+                tmp.kind = TK_NUM;
+                if (tmp.s[0] < '0' || tmp.s[0] > '9' || !parse_int(&tmp, 0, UINT32_MAX, &v))
+                    st = fail_at(A, t->col, "expected a global (gN)");
+            } else {
+                st = single ? want_int(A, t, 0, UINT32_MAX, &v, "a global index (gN)")
+                            : fail_at(A, t->col, "expected a global (gN)");
+            }
+            break;
+        case 'r':
+            if (single && t->kind == TK_NUM) {
+                char tmp[64];
+                if (t->n >= sizeof tmp)
+                    return fail_at(A, t->col, "number too long");
+                memcpy(tmp, t->s, t->n);
+                tmp[t->n] = 0;
+                char *end;
+                float f = strtof(tmp, &end);
+                if (*end || end == tmp)
+                    return fail_at(A, t->col, "expected a float");
+                v = gsvm_patho_f32_bits(f);
+            } else if (g->end == g->first + 3 && tok_is(t, "f32") && tok_is(&L->t[g->first + 1], ":")) {
+                st = want_int(A, &L->t[g->first + 2], 0, UINT32_MAX, &v, "f32 bits");
+            } else {
+                st = fail_at(A, t->col, "expected a float");
+            }
+            break;
+        case 's': case 'n': {
+            bool wide = c == 's';
+            if (tok_is(t, "@")) {
+                if (g->end < g->first + 2 ||
+                    (st = want_int(A, &L->t[g->first + 1], 0, UINT32_MAX, &v, "a pool offset")) != GSVM_OK)
+                    return st != GSVM_OK ? st : fail_at(A, t->col, "expected @OFFSET");
+                if (g->end == g->first + 3 && L->t[g->first + 2].kind == TK_STR) {
+                    if ((st = add_strref(A, &L->t[g->first + 2], idx, (int)k, wide, true)) != GSVM_OK)
+                        return st;
+                } else if (g->end != g->first + 2) {
+                    return fail_at(A, L->t[g->first + 2].col, "expected a string after @OFFSET");
+                }
+            } else if (single && t->kind == TK_STR) {
+                if ((st = add_strref(A, t, idx, (int)k, wide, false)) != GSVM_OK)
+                    return st;
+            } else {
+                return fail_at(A, t->col, "expected a pool string (@OFFSET \"text\" or \"text\")");
+            }
+            break;
+        }
+        case 'j':
+            if (!single)
+                return fail_at(A, t->col, "expected a label or an instruction index");
+            if ((st = parse_target(A, t, FIX_INSN, idx, k, &in->a[k])) != GSVM_OK)
+                return st;
+            continue;
+        case 'F': {
+            /* NAME[#INDEX](args) */
+            gsvm_patho_name nm = {0};
+            if ((st = parse_name(A, t, &nm)) != GSVM_OK)
+                return st;
+            int j = g->first + 1;
+            int64_t forced = -1;
+            if (tok_is(&L->t[j], "#")) {
+                st = want_int(A, &L->t[j + 1], 0, UINT32_MAX, &forced, "an import index");
+                j += 2;
+            }
+            if (st == GSVM_OK)
+                st = parse_args(A, L, &j, in);
+            if (st == GSVM_OK && j != g->end)
+                st = fail_at(A, L->t[j].col, "unexpected '%.*s'", (int)L->t[j].n, L->t[j].s);
+            if (st == GSVM_OK) {
+                v = forced >= 0 ? forced : find_import(p, &nm, in->list_len);
+                if (v < 0 || v >= p->nimports)
+                    st = fail_at(A, t->col, "no import %s with %u arguments (add .import %s %u)",
+                                 nm.str, in->list_len, nm.str, in->list_len);
+                else if (p->imports[v].argc != in->list_len)
+                    st = fail_at(A, t->col, "import #%lld takes %u arguments, not %u",
+                                 (long long)v, p->imports[v].argc, in->list_len);
+                else if (p->imports[v].name.len != nm.len ||
+                         memcmp(p->imports[v].name.str, nm.str, nm.len) != 0)
+                    st = fail_at(A, t->col, "import #%lld is not named %s", (long long)v, nm.str);
+            }
+            free(nm.str);
+            if (st != GSVM_OK)
+                return st;
+            break;
+        }
+        case 'R': {
+            int j = g->first;
+            if ((st = parse_args(A, L, &j, in)) != GSVM_OK)
+                return st;
+            if (j != g->end)
+                return fail_at(A, L->t[j].col, "unexpected '%.*s'", (int)L->t[j].n, L->t[j].s);
+            v = in->list_len;
+            break;
+        }
+        case 'L': {
+            int j = g->first;
+            gsvm_buf b;
+            gsvm_buf_init(&b);
+            st = parse_types(A, L, &j, &b);
+            if (st == GSVM_OK && j != g->end)
+                st = fail_at(A, L->t[j].col, "unexpected '%.*s'", (int)L->t[j].n, L->t[j].s);
+            if (st == GSVM_OK &&
+                grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + b.len + 1, 1)) {
+                if (b.len)
+                    memcpy(p->vtypes + p->nvtypes, b.data, b.len);
+                in->list = p->nvtypes;
+                in->list_len = (uint32_t)b.len;
+                p->nvtypes += (uint32_t)b.len;
+                v = (int64_t)b.len;
+            } else if (st == GSVM_OK) {
+                st = GSVM_ERR_NOMEM;
+            }
+            gsvm_buf_free(&b);
+            if (st != GSVM_OK)
+                return st;
+            break;
+        }
+        default:
+            return fail_at(A, t->col, "internal: operand letter %c", c);
+        }
+        if (st != GSVM_OK)
+            return st;
+        in->a[k] = (uint32_t)v;
+    }
+    if (pi < npos)
+        return fail_at(A, L->t[pos[pi].first].col, "too many operands for %s",
+                       gsvm_patho_ops[op].name);
+    /* the keyword-built bytes */
+    for (unsigned k = 0; ops[k]; k++) {
+        switch (ops[k]) {
+        case 'f':
+            if (kw_pop > shape.popmask)
+                return fail_at(A, nt->col, "pop=%lld does not fit in the flag byte (max %u)",
+                               (long long)kw_pop, shape.popmask);
+            in->a[k] = flag_modes | (uint32_t)kw_pop;
+            break;
+        case 'h': in->a[k] = (uint32_t)kw_pop; break;
+        case 'T': in->a[k] = kw_mode >= 0 ? (uint32_t)kw_mode : a_mode; break;
+        case 'P': in->a[k] = (uint32_t)kw_pad; break;
+        case 'Q':
+            if (a_mode > 1)
+                return fail_at(A, nt->col, "PopE variable is sN or tN");
+            if (kw_bits & 3)
+                return fail_at(A, nt->col, "bits= holds the bits other than 0x01 and 0x02");
+            in->a[k] = a_mode | (kw_keep ? 2u : 0u) | (uint32_t)kw_bits;
+            break;
+        case 'G':
+            if (kw_bits & 1)
+                return fail_at(A, nt->col, "bits= holds the bits other than 0x01");
+            in->a[k] = (kw_keep ? 1u : 0u) | (uint32_t)kw_bits;
+            break;
+        }
+    }
+    p->ninsns++;
+    return GSVM_OK;
+}
+
+/* ---- resolution ---------------------------------------------------------- */
+
+static gsvm_status resolve(asmb *A)
+{
+    gsvm_patho_program *p = A->p;
+    for (uint32_t f = 0; f < A->nfixups; f++) {
+        fixup *x = &A->fixups[f];
+        int64_t t = label_find(A, x->name, strlen(x->name));
+        if (t < 0)
+            return gsvm_error_at_line(A->err, GSVM_ERR_INPUT, A->file, x->line, x->col,
+                                      "undefined label '%s'", x->name);
+        switch (x->kind) {
+        case FIX_ENTRY: p->run_op = (uint32_t)t; break;
+        case FIX_INSN: p->insns[x->a].a[x->b] = (uint32_t)t; break;
+        case FIX_TASK_EVENT: p->tasks[x->a].events[x->b].op = (uint32_t)t; break;
+        default: p->events[x->a].op = (uint32_t)t; break;
+        }
+    }
+    for (uint32_t s = 0; s < A->nstrs; s++) {
+        strref *r = &A->strs[s];
+        uint32_t *slot = &p->insns[r->insn].a[r->slot];
+        if (r->has_offset) {
+            /* the text must be what the pool holds there */
+            if ((uint64_t)*slot + r->nbytes > A->pool.len ||
+                memcmp(A->pool.data + *slot, r->bytes, r->nbytes) != 0)
+                return gsvm_error_at_line(A->err, GSVM_ERR_INPUT, A->file, r->line, r->col,
+                                          "the pool does not hold this %s string at @0x%x",
+                                          r->wide ? "wide" : "8-bit", *slot);
+            continue;
+        }
+        /* find the text (a tail of a longer string will do) or append it */
+        uint32_t found = UINT32_MAX;
+        for (size_t at = 0; at + r->nbytes <= A->pool.len; at++)
+            if (memcmp(A->pool.data + at, r->bytes, r->nbytes) == 0 && (!r->wide || at % 2 == 0)) {
+                found = (uint32_t)at;
+                break;
+            }
+        if (found == UINT32_MAX) {
+            found = (uint32_t)A->pool.len;
+            gsvm_buf_append(&A->pool, r->bytes, r->nbytes);
+            if (A->pool.oom)
+                return nomem(A);
+        }
+        *slot = found;
+    }
+    return GSVM_OK;
+}
+
+static void asmb_free(asmb *A)
+{
+    gsvm_buf_free(&A->pool);
+    for (uint32_t i = 0; i < A->nlabels; i++)
+        free(A->labels[i].name);
+    free(A->labels);
+    free(A->label_hash);
+    for (uint32_t i = 0; i < A->nfixups; i++)
+        free(A->fixups[i].name);
+    free(A->fixups);
+    for (uint32_t i = 0; i < A->nstrs; i++)
+        free(A->strs[i].bytes);
+    free(A->strs);
+    free(A->cap_task_events);
+}
+
+static gsvm_status one_line(asmb *A, const line_toks *L)
+{
+    const token *t = &L->t[0];
+    if (t->kind == TK_END)
+        return GSVM_OK;
+    gsvm_patho_program *p = A->p;
+    if (t->kind == TK_IDENT && t->s[0] == '.') {
+        if (tok_is(t, ".layout")) {
+            gsvm_patho_layout l;
+            char tmp[16] = {0};
+            const token *v = &L->t[1];
+            if (v->kind != TK_IDENT && v->kind != TK_NUM)
+                return fail_at(A, v->col, "expected alpha or hd");
+            memcpy(tmp, v->s, v->n < 15 ? v->n : 15);
+            if (!gsvm_patho_layout_parse(tmp, &l) || l == GSVM_PATHO_LAYOUT_AUTO)
+                return fail_at(A, v->col, "unknown layout '%s' (alpha or hd)", tmp);
+            if (A->layout_override == GSVM_PATHO_LAYOUT_AUTO)
+                p->layout = l;
+            A->layout_seen = true;
+            return end_of_line(A, L, 2);
+        }
+        if (tok_is(t, ".pool")) {
+            A->sec = SEC_POOL;
+            return end_of_line(A, L, 1);
+        }
+        if (tok_is(t, ".code")) {
+            A->sec = SEC_CODE;
+            return end_of_line(A, L, 1);
+        }
+        A->sec = SEC_NONE;
+        if (tok_is(t, ".global"))
+            return dir_global(A, L);
+        if (tok_is(t, ".import"))
+            return dir_import(A, L);
+        if (tok_is(t, ".task"))
+            return dir_task(A, L);
+        if (tok_is(t, ".on"))
+            return dir_event(A, L, true);
+        if (tok_is(t, ".event"))
+            return dir_event(A, L, false);
+        if (tok_is(t, ".entry")) {
+            int64_t v;
+            gsvm_status st = want_int(A, &L->t[1], 0, UINT32_MAX, &v, "a task number");
+            if (st != GSVM_OK)
+                return st;
+            p->run_task = (uint32_t)v;
+            if ((st = parse_target(A, &L->t[2], FIX_ENTRY, 0, 0, &p->run_op)) != GSVM_OK)
+                return st;
+            return end_of_line(A, L, 3);
+        }
+        return fail_at(A, t->col, "unknown directive '%.*s'", (int)t->n, t->s);
+    }
+    if (A->sec == SEC_POOL)
+        return pool_item(A, L);
+    if (A->sec != SEC_CODE)
+        return fail_at(A, t->col, "instruction or label outside .code");
+    if (t->kind == TK_IDENT && tok_is(&L->t[1], ":")) {
+        gsvm_status st = label_add(A, t, p->ninsns);
+        if (st != GSVM_OK)
+            return st;
+        if (L->t[2].kind == TK_END)
+            return GSVM_OK;
+        /* "label: Instr ..." on one line */
+        line_toks *rest = malloc(sizeof *rest);
+        if (!rest)
+            return nomem(A);
+        rest->n = L->n - 2;
+        memcpy(rest->t, L->t + 2, (size_t)(L->n - 1) * sizeof(token));
+        st = instruction(A, rest);
+        free(rest);
+        return st;
+    }
+    if (t->kind != TK_IDENT)
+        return fail_at(A, t->col, "expected an instruction");
+    return instruction(A, L);
+}
+
+gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
+                           gsvm_patho_layout layout, gsvm_patho_program **out, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    *out = NULL;
+    asmb A;
+    memset(&A, 0, sizeof A);
+    A.file = file;
+    A.err = err;
+    A.layout_override = layout;
+    gsvm_buf_init(&A.pool);
+    gsvm_patho_program *p = A.p = calloc(1, sizeof *p);
+    line_toks *L = malloc(sizeof *L);
+    if (!p || !L) {
+        free(p);
+        free(L);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    }
+    p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? GSVM_PATHO_LAYOUT_HD : layout;
+    gsvm_status st = GSVM_OK;
+    const char *s = text, *end = text + len;
+    while (s < end && st == GSVM_OK) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        A.line++;
+        long bad_col;
+        const char *why;
+        if (memchr(s, 0, (size_t)(le - s)))
+            st = fail_at(&A, (long)((const char *)memchr(s, 0, (size_t)(le - s)) - s) + 1,
+                         "NUL byte in the listing");
+        else if (!tokenize(s, le, L, &bad_col, &why))
+            st = fail_at(&A, bad_col, "%s", why);
+        else
+            st = one_line(&A, L);
+        s = nl ? nl + 1 : end;
+    }
+    free(L);
+    if (st == GSVM_OK)
+        st = resolve(&A);
+    if (st == GSVM_OK && A.pool.len > UINT32_MAX / 2)
+        st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "pool too large");
+    if (st == GSVM_OK) {
+        p->pool_size = (uint32_t)A.pool.len;
+        p->pool = malloc(A.pool.len ? A.pool.len : 1);
+        if (!p->pool)
+            st = nomem(&A);
+        else if (A.pool.len)
+            memcpy(p->pool, A.pool.data, A.pool.len);
+    }
+    /* arrays never allocated (empty sections) must still be valid pointers */
+    if (st == GSVM_OK && ((!p->globals && !(p->globals = calloc(1, sizeof *p->globals))) ||
+                          (!p->imports && !(p->imports = calloc(1, sizeof *p->imports))) ||
+                          (!p->tasks && !(p->tasks = calloc(1, sizeof *p->tasks))) ||
+                          (!p->events && !(p->events = calloc(1, sizeof *p->events))) ||
+                          (!p->insns && !(p->insns = calloc(1, sizeof *p->insns))) ||
+                          (!p->args && !(p->args = calloc(1, sizeof *p->args))) ||
+                          (!p->vtypes && !(p->vtypes = calloc(1, 1)))))
+        st = nomem(&A);
+    for (uint32_t t = 0; st == GSVM_OK && t < p->ntasks; t++)
+        if (!p->tasks[t].events && !(p->tasks[t].events = calloc(1, sizeof *p->tasks[t].events)))
+            st = nomem(&A);
+    asmb_free(&A);
+    if (st == GSVM_OK)
+        st = gsvm_patho_finish(p, err);
+    if (st != GSVM_OK) {
+        gsvm_patho_free(p);
+        return st;
+    }
+    *out = p;
+    return GSVM_OK;
+}

@@ -1,0 +1,323 @@
+/* The listing printer: a readable text form of a program that the
+ * assembler (asm.c) turns back into the same bytes.
+ *
+ * Every field of the file appears: globals with their name flags, the pool
+ * as a sequence of items (W wide strings, A 8-bit strings, B raw bytes) that
+ * concatenate to the exact pool bytes, imports, tasks and their events, the
+ * global events, and the code.  Operands show their addressing mode (s3 is
+ * Stack[-3], t3 is task variable 3), the pop count encoded in a flag byte
+ * (pop=N), pool references as @offset plus the decoded text, targets as
+ * labels and natives by name.  Columns after ';' are comments. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "patho/isa.h"
+#include "patho/internal.h"
+#include "patho/text.h"
+
+#define COMMENT_COL 44
+
+typedef struct lister {
+    const gsvm_patho_program *p;
+    gsvm_buf *b;
+    uint8_t *is_label; /* per instruction: a target of something */
+    uint8_t *pool_ref; /* per pool byte: 1 wide ref, 2 narrow ref */
+} lister;
+
+static void pad_to(gsvm_buf *b, size_t line_start, size_t col)
+{
+    size_t used = b->len - line_start;
+    if (used < col)
+        for (size_t i = used; i < col; i++)
+            gsvm_buf_putc(b, ' ');
+    else
+        gsvm_buf_putc(b, ' ');
+}
+
+static void put_target(lister *L, uint32_t t)
+{
+    if (t < L->p->ninsns)
+        gsvm_buf_printf(L->b, "L%04x", t);
+    else
+        gsvm_buf_printf(L->b, "%u", t);
+}
+
+static void put_var(gsvm_buf *b, uint32_t var, unsigned mode)
+{
+    if (mode == 0)
+        gsvm_buf_printf(b, "s%u", var);
+    else if (mode == 1)
+        gsvm_buf_printf(b, "t%u", var);
+    else
+        gsvm_buf_printf(b, "%u:%u", var, mode);
+}
+
+static void put_args(lister *L, const gsvm_patho_insn *in)
+{
+    gsvm_buf_putc(L->b, '(');
+    for (uint32_t i = 0; i < in->list_len; i++) {
+        const gsvm_patho_arg *a = &L->p->args[in->list + i];
+        if (i)
+            gsvm_buf_puts(L->b, ", ");
+        put_var(L->b, a->var, a->mode);
+    }
+    gsvm_buf_putc(L->b, ')');
+}
+
+static void put_pool_ref(lister *L, uint32_t off, bool wide)
+{
+    gsvm_buf_printf(L->b, "@0x%x", off);
+    size_t at = L->b->len;
+    gsvm_buf_putc(L->b, ' ');
+    if (!patho_put_pool_string(L->b, L->p->pool, L->p->pool_size, off, wide))
+        L->b->len = at; /* no string there: the verifier says so */
+}
+
+/* Is import `idx` the only one with its (name, argc)? */
+static bool import_unique(const gsvm_patho_program *p, uint32_t idx)
+{
+    const gsvm_patho_import *im = &p->imports[idx];
+    for (uint32_t i = 0; i < p->nimports; i++)
+        if (i != idx && p->imports[i].argc == im->argc && p->imports[i].name.len == im->name.len &&
+            memcmp(p->imports[i].name.str, im->name.str, im->name.len) == 0)
+            return false;
+    return true;
+}
+
+static void put_insn(lister *L, const gsvm_patho_insn *in)
+{
+    const gsvm_patho_program *p = L->p;
+    gsvm_buf *b = L->b;
+    const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
+    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+    const char *ops = info->operands;
+    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
+    gsvm_buf_puts(b, info->name);
+    unsigned mi = 0, printed = 0;
+    for (unsigned k = 0; ops[k]; k++) {
+        uint32_t v = in->a[k];
+        char c = ops[k];
+        /* keyword operands (printed only when they carry information) */
+        if (c == 'f' || c == 'h') {
+            gsvm_buf_printf(b, "%spop=%u", printed++ ? ", " : " ", c == 'f' ? v & shape.popmask : v);
+            continue;
+        }
+        if (c == 'T') {
+            if (v > 1)
+                gsvm_buf_printf(b, "%smode=%u", printed++ ? ", " : " ", v);
+            continue;
+        }
+        if (c == 'P') {
+            if (v)
+                gsvm_buf_printf(b, "%spad=0x%06x", printed++ ? ", " : " ", v);
+            continue;
+        }
+        if (c == 'Q' || c == 'G') {
+            unsigned keep = c == 'Q' ? 2u : 1u, known = c == 'Q' ? 3u : 1u;
+            if (v & keep)
+                gsvm_buf_printf(b, "%skeep", printed++ ? ", " : " ");
+            if (v & ~known & 0xFFu)
+                gsvm_buf_printf(b, "%sbits=0x%02x", printed++ ? ", " : " ", v & ~known & 0xFFu);
+            continue;
+        }
+        gsvm_buf_puts(b, printed++ ? ", " : " ");
+        switch (c) {
+        case 'v': gsvm_buf_printf(b, "s%u", v); break;
+        case 't': gsvm_buf_printf(b, "t%u", v); break;
+        case 'm': put_var(b, v, (flag & gsvm_patho_mode_bit(mi++)) ? 1 : 0); break;
+        case 'a': {
+            /* mode from the following T byte (PushE) or Q bit 0 (PopE) */
+            unsigned mode = ops[k + 1] == 'T' ? (in->a[k + 1] == 1) : (ops[k + 2] == 'Q' ? in->a[k + 2] & 1 : 0);
+            put_var(b, v, mode);
+            break;
+        }
+        case 'b': case 'p': case 'k': gsvm_buf_printf(b, "%u", v); break;
+        case 'i': case 'E': gsvm_buf_printf(b, "%d", (int32_t)v); break;
+        case 'x': gsvm_buf_printf(b, "%d", (int8_t)(uint8_t)v); break;
+        case 'r': patho_put_float(b, v); break;
+        case 's': put_pool_ref(L, v, true); break;
+        case 'n': put_pool_ref(L, v, false); break;
+        case 'j': put_target(L, v); break;
+        case 'g': gsvm_buf_printf(b, "g%u", v); break;
+        case 'F': {
+            const gsvm_patho_import *im = &p->imports[v];
+            patho_put_name(b, im->name.str, im->name.len);
+            if (!import_unique(p, v))
+                gsvm_buf_printf(b, "#%u", v);
+            put_args(L, in);
+            break;
+        }
+        case 'R': put_args(L, in); break;
+        case 'L': patho_put_types(b, p->vtypes + in->list, in->list_len); break;
+        default: gsvm_buf_printf(b, "%u", v); break;
+        }
+    }
+}
+
+static void mark(lister *L)
+{
+    const gsvm_patho_program *p = L->p;
+    if (p->run_op < p->ninsns)
+        L->is_label[p->run_op] = 1;
+    for (uint32_t t = 0; t < p->ntasks; t++)
+        for (uint32_t e = 0; e < p->tasks[t].nevents; e++)
+            if (p->tasks[t].events[e].op < p->ninsns)
+                L->is_label[p->tasks[t].events[e].op] = 1;
+    for (uint32_t e = 0; e < p->nevents; e++)
+        if (p->events[e].op < p->ninsns)
+            L->is_label[p->events[e].op] = 1;
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        const char *ops = gsvm_patho_ops[in->op].operands;
+        for (unsigned k = 0; ops[k]; k++) {
+            uint32_t v = in->a[k];
+            if (ops[k] == 'j' && v < p->ninsns)
+                L->is_label[v] = 1;
+            else if ((ops[k] == 's' || ops[k] == 'n') && v < p->pool_size)
+                L->pool_ref[v] |= ops[k] == 's' ? 1 : 2;
+        }
+    }
+}
+
+static void put_event(lister *L, const char *dir, const gsvm_patho_event *e)
+{
+    gsvm_buf_printf(L->b, "%s %u ", dir, e->id);
+    put_target(L, e->op);
+    gsvm_buf_putc(L->b, ' ');
+    patho_put_types(L->b, e->arg_types, e->nargs);
+    gsvm_buf_putc(L->b, '\n');
+}
+
+static void put_pool(lister *L)
+{
+    const gsvm_patho_program *p = L->p;
+    gsvm_buf *b = L->b;
+    gsvm_buf_printf(b, "\n.pool                                       ; %u bytes\n", p->pool_size);
+    uint32_t pos = 0;
+    while (pos < p->pool_size) {
+        const uint8_t *d = p->pool + pos;
+        bool looks_wide = pos + 1 < p->pool_size && d[0] != 0 && d[1] == 0;
+        bool wide = (L->pool_ref[pos] & 1) || (!(L->pool_ref[pos] & 2) && looks_wide);
+        uint32_t n = patho_pool_string_size(p->pool, p->pool_size, pos, wide);
+        if (!n) {
+            wide = !wide;
+            n = patho_pool_string_size(p->pool, p->pool_size, pos, wide);
+        }
+        size_t line = b->len;
+        if (n) {
+            gsvm_buf_puts(b, wide ? "    W " : "    A ");
+            patho_put_pool_string(b, p->pool, p->pool_size, pos, wide);
+        } else {
+            /* no terminator before the end: raw bytes, 16 a line */
+            n = p->pool_size - pos < 16 ? p->pool_size - pos : 16;
+            gsvm_buf_puts(b, "    B");
+            for (uint32_t i = 0; i < n; i++)
+                gsvm_buf_printf(b, " %02x", d[i]);
+        }
+        pad_to(b, line, COMMENT_COL);
+        gsvm_buf_printf(b, "; @0x%04x\n", pos);
+        pos += n;
+    }
+}
+
+gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **text,
+                            size_t *len, gsvm_error *err)
+{
+    (void)flags;
+    gsvm_error_clear(err);
+    *text = NULL;
+    *len = 0;
+    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1)};
+    gsvm_buf buf;
+    gsvm_buf_init(&buf);
+    L.b = &buf;
+    if (!L.is_label || !L.pool_ref) {
+        free(L.is_label);
+        free(L.pool_ref);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    mark(&L);
+    gsvm_buf *b = &buf;
+    gsvm_buf_printf(b, "; gsvm patho listing: %s layout, %u bytes, %u instructions\n",
+                    gsvm_patho_layout_name(p->layout), p->file_size, p->ninsns);
+    gsvm_buf_printf(b, ".layout %s\n", gsvm_patho_layout_name(p->layout));
+
+    if (p->nglobals)
+        gsvm_buf_putc(b, '\n');
+    for (uint32_t i = 0; i < p->nglobals; i++) {
+        const gsvm_patho_global *g = &p->globals[i];
+        size_t line = b->len;
+        gsvm_buf_puts(b, ".global ");
+        patho_put_type(b, g->type);
+        if (g->has_name) {
+            gsvm_buf_putc(b, ' ');
+            /* always quoted: an empty name must stay visible */
+            patho_put_quoted(b, g->name.str, g->name.len);
+            if (g->has_name != 1)
+                gsvm_buf_printf(b, " flag=%u", g->has_name);
+            if (g->name.long_prefix)
+                gsvm_buf_puts(b, " long");
+        }
+        pad_to(b, line, COMMENT_COL);
+        gsvm_buf_printf(b, "; g%u\n", i);
+    }
+
+    put_pool(&L);
+
+    if (p->nimports)
+        gsvm_buf_putc(b, '\n');
+    for (uint32_t i = 0; i < p->nimports; i++) {
+        const gsvm_patho_import *im = &p->imports[i];
+        size_t line = b->len;
+        gsvm_buf_puts(b, ".import ");
+        patho_put_name(b, im->name.str, im->name.len);
+        gsvm_buf_printf(b, " %u", im->argc);
+        if (im->name.long_prefix)
+            gsvm_buf_puts(b, " long");
+        pad_to(b, line, COMMENT_COL);
+        gsvm_buf_printf(b, "; #%u\n", i);
+    }
+
+    gsvm_buf_printf(b, "\n.entry %u ", p->run_task);
+    put_target(&L, p->run_op);
+    gsvm_buf_puts(b, "                              ; RunTask, RunOp\n");
+    for (uint32_t t = 0; t < p->ntasks; t++) {
+        const gsvm_patho_task *task = &p->tasks[t];
+        gsvm_buf_printf(b, ".task %u params=%u vars=", t, task->nparams);
+        patho_put_types(b, task->var_types, task->nvars);
+        gsvm_buf_putc(b, '\n');
+        for (uint32_t e = 0; e < task->nevents; e++)
+            put_event(&L, "    .on", &task->events[e]);
+    }
+    for (uint32_t e = 0; e < p->nevents; e++)
+        put_event(&L, ".event", &p->events[e]);
+
+    gsvm_buf_puts(b, "\n.code\n");
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        if (L.is_label[i])
+            gsvm_buf_printf(b, "L%04x:\n", i);
+        size_t line = b->len;
+        gsvm_buf_puts(b, "    ");
+        put_insn(&L, in);
+        pad_to(b, line, COMMENT_COL);
+        gsvm_buf_printf(b, "; %04x @0x%04x", i, in->offset);
+        if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks)
+            gsvm_buf_printf(b, "  task vars %u, params %u", p->tasks[in->a[0]].nvars,
+                            p->tasks[in->a[0]].nparams);
+        gsvm_buf_putc(b, '\n');
+        gsvm_patho_class c = gsvm_patho_ops[in->op].cls;
+        if (c == GSVM_PATHO_C_JUMP || c == GSVM_PATHO_C_RETURN)
+            gsvm_buf_putc(b, '\n');
+    }
+    free(L.is_label);
+    free(L.pool_ref);
+    if (b->oom) {
+        gsvm_buf_free(b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    gsvm_buf_cstr(b);
+    *text = (char *)gsvm_buf_take(b, len);
+    return GSVM_OK;
+}
