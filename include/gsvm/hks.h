@@ -137,6 +137,7 @@ typedef struct gsvm_hks_load_options {
     size_t offset;                    /* where the chunk starts in the input */
     gsvm_hks_profile profile;         /* AUTO: detect */
     gsvm_hks_struct_layout structs;   /* AUTO: detect */
+    bool scan; /* offset 0 but no chunk there: load the first "\x1bLuaQ" inside */
 } gsvm_hks_load_options;
 
 /* Loads a chunk (opts may be NULL).  On failure *out is NULL and err names

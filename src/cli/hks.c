@@ -14,6 +14,7 @@
 typedef struct load_args {
     uint64_t offset;
     const char *profile, *structs;
+    bool scan;
 } load_args;
 
 #define LOAD_OPTS(la)                                                                        \
@@ -21,11 +22,14 @@ typedef struct load_args {
     {"--profile", 0, OPT_STRING, &(la).profile, "NAME",                                      \
      "opcode table: auto (default), base, bo3 or ghosts", NULL},                             \
     {"--structs", 0, OPT_STRING, &(la).structs, "LAYOUT",                                    \
-     "structure block layout: auto (default), plain or halo", NULL}
+     "structure block layout: auto (default), plain or halo", NULL},                         \
+    {"--scan", 0, OPT_FLAG, &(la).scan, NULL,                                                \
+     "when a file does not start with a chunk, load the first one inside it", NULL}
 
 static int load_options(const load_args *la, gsvm_hks_load_options *o, const char *command)
 {
     memset(o, 0, sizeof *o);
+    o->scan = la->scan;
     o->offset = (size_t)la->offset;
     if (la->profile && !gsvm_hks_profile_parse(la->profile, &o->profile)) {
         fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", command,
@@ -79,7 +83,7 @@ static int write_out(const char *path, const void *data, size_t len)
 
 static int verb_list(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL};
+    load_args la = {0, NULL, NULL, false};
     const char *outp = NULL;
     const gsvm_opt opts[] = {
         {"--output", 'o', OPT_STRING, &outp, "FILE", "write the listing to FILE", NULL},
@@ -172,7 +176,7 @@ static void on_violation(void *ctx, const char *path, uint64_t pc, const char *m
 
 static int verb_verify(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL};
+    load_args la = {0, NULL, NULL, false};
     const char *hyp = NULL;
     bool quiet = false;
     const gsvm_opt opts[] = {
@@ -255,7 +259,7 @@ static int verb_verify(int argc, char **argv)
 
 static int verb_stats(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL};
+    load_args la = {0, NULL, NULL, false};
     bool as_json = false;
     const gsvm_opt opts[] = {
         LOAD_OPTS(la),
@@ -401,11 +405,82 @@ static int verb_scri(int argc, char **argv)
     return rc;
 }
 
+/* ------------------------------------------------------------- roundtrip */
+
+static int verb_roundtrip(int argc, char **argv)
+{
+    load_args la = {0, NULL, NULL, false};
+    const gsvm_opt opts[] = {
+        LOAD_OPTS(la),
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {
+        "gsvm hks roundtrip", "CHUNK... [--scan]",
+        "Load each chunk, list it, assemble the listing and compare the result with the\n"
+        "file byte for byte (what 'list' then 'asm' does, without temporary files).\n"
+        "Exits 1 if any file differs.",
+        opts, 1, 100000};
+    const char **pos = malloc(sizeof *pos * (size_t)(argc > 0 ? argc : 1));
+    if (!pos)
+        return EXIT_INPUT;
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    gsvm_hks_load_options o;
+    if (rc < 0)
+        rc = load_options(&la, &o, spec.command);
+    if (rc >= 0) {
+        free(pos);
+        return rc;
+    }
+    int same = 0, worst = 0;
+    unsigned long long bytes = 0, text_bytes = 0;
+    for (int i = 0; i < npos; i++) {
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        gsvm_buf b;
+        if (gsvm_file_read(pos[i], &b, &err) != GSVM_OK) {
+            gsvm_buf_free(&b);
+            worst = gsvm_cli_fail(&err);
+            continue;
+        }
+        gsvm_hks_chunk *c = NULL, *c2 = NULL;
+        char *text = NULL;
+        uint8_t *out = NULL;
+        size_t tlen = 0, olen = 0;
+        if ((rc = load_chunk(pos[i], &o, &c)) >= 0) {
+            worst = rc;
+        } else if (gsvm_hks_list(c, &text, &tlen, &err) != GSVM_OK ||
+                   gsvm_hks_asm(text, tlen, pos[i], &c2, &err) != GSVM_OK ||
+                   gsvm_hks_chunk_dump(c2, &out, &olen, &err) != GSVM_OK) {
+            worst = gsvm_cli_fail(&err);
+        } else if (olen != b.len || memcmp(out, b.data, olen) != 0) {
+            size_t at = 0;
+            while (at < olen && at < b.len && out[at] == b.data[at])
+                at++;
+            fprintf(stderr, "%s: byte %zu: error: the reassembled chunk differs here\n", pos[i],
+                    at);
+            worst = EXIT_INPUT;
+        } else {
+            same++;
+            bytes += b.len;
+            text_bytes += tlen;
+        }
+        free(out);
+        free(text);
+        gsvm_hks_chunk_free(c2);
+        gsvm_hks_chunk_free(c);
+        gsvm_buf_free(&b);
+    }
+    printf("%d of %d files reproduced byte for byte (%llu bytes, %llu bytes of listing)\n", same,
+           npos, bytes, text_bytes);
+    free(pos);
+    return worst;
+}
+
 /* ------------------------------------------------------------------- cfg */
 
 static int verb_cfg(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL};
+    load_args la = {0, NULL, NULL, false};
     const char *outp = NULL, *fpath = "0";
     const gsvm_opt opts[] = {
         {"--function", 0, OPT_STRING, &fpath, "PATH",
@@ -452,6 +527,7 @@ static const gsvm_verb verbs[] = {
     {"asm", verb_asm, "assemble a listing back into a chunk (byte for byte)"},
     {"verify", verb_verify, "check every operand against its range"},
     {"stats", verb_stats, "count functions, instructions, constants, opcodes"},
+    {"roundtrip", verb_roundtrip, "list and reassemble chunks in memory; compare byte for byte"},
     {"scri", verb_scri, "unpack or pack a SCRI script payload"},
     {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
     {NULL, NULL, NULL},

@@ -141,7 +141,7 @@ static bool integer(parser *P, int64_t *out, const char *what)
 static bool unsigned_in(parser *P, uint64_t *out, uint64_t max, const char *what)
 {
     const char *s = (skip_ws(P), P->p);
-    int64_t v;
+    int64_t v = 0;
     if (!integer(P, &v, what))
         return false;
     if (v < 0 || (uint64_t)v > max)
@@ -153,7 +153,7 @@ static bool unsigned_in(parser *P, uint64_t *out, uint64_t max, const char *what
 
 static bool u32(parser *P, uint32_t *out, const char *what)
 {
-    uint64_t v;
+    uint64_t v = 0;
     if (!unsigned_in(P, &v, UINT32_MAX, what))
         return false;
     *out = (uint32_t)v;
@@ -274,7 +274,7 @@ static bool need_function(parser *P, const char *directive)
 static bool operand(parser *P, unsigned kind, bool is_c, uint32_t width_max, uint32_t *out)
 {
     const char *s = (skip_ws(P), P->p);
-    int64_t v;
+    int64_t v = 0;
     if (!integer(P, &v, "an operand"))
         return false;
     if (v < 0) {
@@ -319,7 +319,7 @@ static bool code_line(parser *P, fbuild *fb)
         return false;
     uint32_t insn;
     if (word_is(w, n, ".word")) {
-        uint64_t v;
+        uint64_t v = 0;
         if (!unsigned_in(P, &v, UINT32_MAX, "an instruction word"))
             return false;
         insn = (uint32_t)v;
@@ -353,7 +353,7 @@ static bool code_line(parser *P, fbuild *fb)
             if (o->mode != HKS_ABC && nf == 1)
                 max = 0x1FFFF;
             if (o->mode == HKS_ASBX && nf == 1) {
-                int64_t v;
+                int64_t v = 0;
                 const char *vs = (skip_ws(P), P->p);
                 if (!integer(P, &v, "a jump offset"))
                     return false;
@@ -403,7 +403,7 @@ static bool number_value(parser *P, uint64_t *bits)
         return true;
     }
     if (c->integral) {
-        int64_t v;
+        int64_t v = 0;
         if (!integer(P, &v, "an integer number"))
             return false;
         if (c->size_number == 4 && (v < INT32_MIN || v > INT32_MAX))
@@ -467,7 +467,7 @@ static bool const_line(parser *P, fbuild *fb)
         } else if (word_is(vs, n, "false")) {
             k->b = 0;
         } else {
-            uint64_t v;
+            uint64_t v = 0;
             P->p = save;
             if (!unsigned_in(P, &v, 255, "a boolean byte"))
                 return false;
@@ -476,7 +476,7 @@ static bool const_line(parser *P, fbuild *fb)
     } else if (word_is(w, n, "lightuserdata") || word_is(w, n, "ui64")) {
         bool lud = w[0] == 'l';
         k->type = lud ? GSVM_HKS_K_LUD : GSVM_HKS_K_UI64;
-        int64_t v;
+        int64_t v = 0;
         skip_ws(P);
         const char *s = P->p;
         /* 0x... may exceed INT64_MAX: read hex by hand */
@@ -551,7 +551,7 @@ static bool header_line(parser *P)
             else
                 return fail(P, w, "endian must be big or little");
         } else {
-            uint64_t v;
+            uint64_t v = 0;
             if (!unsigned_in(P, &v, 255, keys[i]))
                 return false;
             *fields[i] = (uint8_t)v;
@@ -658,7 +658,7 @@ static bool directive(parser *P)
             return expect_end(P);
         }
         P->p = save;
-        uint64_t nt;
+        uint64_t nt = 0;
         if (!unsigned_in(P, &nt, 64, "type count"))
             return false;
         c->types = calloc(nt ? (size_t)nt : 1, sizeof *c->types);
@@ -791,7 +791,7 @@ static bool directive(parser *P)
     if (IS(".maxstack"))
         return u32(P, &f->maxstack, "max stack size") && expect_end(P);
     if (IS(".vararg")) {
-        uint64_t v;
+        uint64_t v = 0;
         if (!unsigned_in(P, &v, 255, "vararg flags"))
             return false;
         f->flags = (uint8_t)v;

@@ -325,6 +325,13 @@ static bool rd_header(loader *L, gsvm_hks_chunk *c)
         return false;
     if (memcmp(sig, "\x1bLua", 4) != 0) {
         r->pos -= 4;
+        /* A chunk inside a larger file (a tag, an archive entry): say where. */
+        for (size_t i = r->pos + 1; i + 5 <= r->len; i++)
+            if (memcmp(r->data + i, "\x1bLuaQ", 5) == 0)
+                return gsvm_reader_fail(r,
+                                        "expected the signature \"\\x1bLua\"; a chunk "
+                                        "starts at byte %zu (load it with offset %zu)",
+                                        i, i);
         return gsvm_reader_fail(r, "expected the signature \"\\x1bLua\"");
     }
     uint8_t h[10];
@@ -394,9 +401,16 @@ gsvm_status gsvm_hks_chunk_load(const uint8_t *data, size_t len, const gsvm_hks_
                                 const char *file, gsvm_hks_chunk **out, gsvm_error *err)
 {
     *out = NULL;
-    gsvm_hks_load_options o = {0, GSVM_HKS_PROFILE_AUTO, GSVM_HKS_STRUCTS_AUTO};
+    gsvm_hks_load_options o = {0, GSVM_HKS_PROFILE_AUTO, GSVM_HKS_STRUCTS_AUTO, false};
     if (opts)
         o = *opts;
+    if (o.scan && o.offset == 0 && (len < 4 || memcmp(data, "\x1bLua", 4) != 0)) {
+        for (size_t i = 1; i + 5 <= len; i++)
+            if (memcmp(data + i, "\x1bLuaQ", 5) == 0) {
+                o.offset = i;
+                break;
+            }
+    }
     if (o.offset > len)
         return gsvm_error_at_offset(err, GSVM_ERR_INPUT, file, (long long)len,
                                     "offset %zu is past the end of the %zu-byte input", o.offset,

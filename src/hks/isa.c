@@ -8,9 +8,9 @@
 
 const hks_opinfo hks_ops[HKS_I_COUNT] = {
 #define OP(name, mode, a, b, c, data, checks, writes, meaning) \
-    {#name, HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning},
+    {#name, (uint8_t)(sizeof #name - 1), HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning},
 #define EXT(profile, name, mode, a, b, c, data, checks, writes, meaning) \
-    {#name, HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning},
+    {#name, (uint8_t)(sizeof #name - 1), HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning},
 #define D0 HKS_D0
 #define D1 HKS_D1
 #define D2 HKS_D2
@@ -26,6 +26,8 @@ const hks_opinfo hks_ops[HKS_I_COUNT] = {
 };
 
 enum { BO3_AT = 60, BO3_N = 8 };
+_Static_assert(HKS_BASE_COUNT == 92, "the base table has 92 opcodes");
+_Static_assert(HKS_I_COUNT <= GSVM_HKS_OP_ROWS, "stats rows");
 
 unsigned hks_profile_ops(gsvm_hks_profile p)
 {
@@ -69,7 +71,8 @@ unsigned hks_encode_op(gsvm_hks_profile p, unsigned iop)
 unsigned hks_op_lookup(const char *name, size_t len)
 {
     for (unsigned i = 0; i < HKS_I_COUNT; i++)
-        if (strlen(hks_ops[i].name) == len && memcmp(hks_ops[i].name, name, len) == 0)
+        if (hks_ops[i].namelen == len && hks_ops[i].name[0] == name[0] &&
+            memcmp(hks_ops[i].name, name, len) == 0)
             return i;
     return HKS_NO_OP;
 }

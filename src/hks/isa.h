@@ -25,6 +25,7 @@ enum { HKS_BASE_COUNT = HKS_I_LEFT_SHIFT, HKS_NO_OP = 0xFF };
 
 typedef struct hks_opinfo {
     const char *name;
+    uint8_t namelen;
     uint8_t mode, a, b, c;
     uint8_t data;   /* HKS_D* bits; low bits = fixed count */
     uint8_t checks; /* HKS_X* bits */

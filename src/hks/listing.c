@@ -18,7 +18,13 @@ typedef struct printer {
 } printer;
 
 static void puts_(printer *P, const char *s) { gsvm_buf_puts(&P->b, s); }
-static void putc_(printer *P, int ch) { gsvm_buf_putc(&P->b, ch); }
+static inline void putc_(printer *P, int ch)
+{
+    if (P->b.len + 1 < P->b.cap)
+        P->b.data[P->b.len++] = (uint8_t)ch;
+    else
+        gsvm_buf_putc(&P->b, ch);
+}
 static void putu(printer *P, uint64_t v) { hks_put_u(&P->b, v); }
 
 static void hexlines(printer *P, const char *directive, const uint8_t *p, size_t n)
@@ -127,8 +133,8 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
             continue;
         }
         const hks_opinfo *o = &hks_ops[iop];
-        size_t nl = strlen(o->name);
-        puts_(P, o->name);
+        size_t nl = o->namelen;
+        gsvm_buf_append(&P->b, o->name, nl);
         for (size_t i = nl; i < 14; i++)
             putc_(P, ' ');
         putc_(P, '\t');
