@@ -240,20 +240,62 @@ void patho_format_float(float f, char *buf, size_t size)
         snprintf(buf, size, f < 0 ? "-inf" : "inf");
         return;
     }
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, size, "%.*g", prec, (double)f);
-        if (strtof(buf, NULL) == f)
+    /* The fewest significant digits that read back as the same float ... */
+    char sci[32];
+    int prec = 1;
+    for (; prec <= 9; prec++) {
+        snprintf(sci, sizeof sci, "%.*e", prec - 1, (double)f);
+        if (strtof(sci, NULL) == f)
             break;
     }
-    /* Make it read as a float: "1" -> "1.0". */
-    if (!strpbrk(buf, ".en")) {
-        size_t n = strlen(buf);
-        if (n + 2 < size) {
-            buf[n] = '.';
-            buf[n + 1] = '0';
-            buf[n + 2] = 0;
+    /* ... laid out like Python's repr: plain between 1e-4 and 1e16. */
+    char digits[16];
+    int nd = 0, exp = 0;
+    const char *p = sci;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9' && nd < 15)
+            digits[nd++] = *p;
+    if (*p == 'e')
+        exp = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = 0;
+    char out[64];
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (exp >= -5 && exp < 16) {
+        if (exp < 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = 0; i < -exp - 1; i++)
+                out[o++] = '0';
+            for (int i = 0; i < nd; i++)
+                out[o++] = digits[i];
+        } else {
+            for (int i = 0; i <= exp; i++)
+                out[o++] = i < nd ? digits[i] : '0';
+            out[o++] = '.';
+            if (nd > exp + 1)
+                for (int i = exp + 1; i < nd; i++)
+                    out[o++] = digits[i];
+            else
+                out[o++] = '0';
         }
+        out[o] = 0;
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (int i = 1; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        snprintf(out + o, sizeof out - o, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
     }
+    snprintf(buf, size, "%s", out);
 }
 
 static bool is_number(const gsvm_patho_value *v)

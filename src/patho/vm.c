@@ -902,6 +902,8 @@ gsvm_status gsvm_patho_vm_frame_begin(gsvm_patho_vm *vm, gsvm_error *err)
     gsvm_error_clear(err);
     if (vm->in_call)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "the VM is inside a host call");
+    if (vm->state == GSVM_PATHO_READY)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "the VM has not been started");
     if (vm->state != GSVM_PATHO_WAITING)
         return vm->state == GSVM_PATHO_FAULTED ? report(vm, GSVM_ERR_FAULT, err) : GSVM_OK;
     const gsvm_patho_insn *in = &vm->prog->insns[vm->pc];

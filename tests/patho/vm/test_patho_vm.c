@@ -1,0 +1,976 @@
+/* Unit tests of the Pathologic VM: operators and their type rules, moves,
+ * the "2" forms, addressing, calls, tasks, events, natives, latent calls,
+ * faults, the instruction cap and snapshots.  Programs are built in memory
+ * (build.h), saved to .bin bytes and loaded back. */
+#include <math.h>
+
+#include "base/buf.h"
+#include "base/jsonl.h"
+#include "build.h"
+#include "gsvm/patho_vm.h"
+#include "patho/host.h"
+#include "patho/value.h"
+#include "test.h"
+
+/* ---- a recording host ---------------------------------------------------- */
+
+typedef struct rec {
+    gsvm_buf log; /* one line per call */
+    int calls;
+} rec;
+
+static int32_t rec_resolve(void *user, const char *name, uint32_t argc)
+{
+    (void)user, (void)argc;
+    return strcmp(name, "Missing") == 0 ? -1 : 1;
+}
+
+static gsvm_patho_call_result rec_call(void *user, gsvm_patho_vm *vm, gsvm_patho_call *c)
+{
+    (void)vm;
+    rec *r = user;
+    if (c->resuming) {
+        /* "Wait": latent for latent[0] more frames. */
+        if (--c->latent[0] == 0)
+            return GSVM_PATHO_CALL_DONE;
+        return GSVM_PATHO_CALL_YIELD;
+    }
+    r->calls++;
+    gsvm_buf_printf(&r->log, "%s%s(", c->is_method ? "@" : "", c->name);
+    for (uint32_t i = 0; i < c->argc; i++) {
+        if (i)
+            gsvm_buf_putc(&r->log, ',');
+        patho_value_json(&r->log, c->args[i]);
+    }
+    gsvm_buf_putc(&r->log, ')');
+    if (c->is_method)
+        gsvm_buf_printf(&r->log, "#%u", c->object);
+    gsvm_buf_putc(&r->log, '\n');
+    if (strcmp(c->name, "Out") == 0) {
+        gsvm_patho_value v = gsvm_patho_int(42);
+        if (gsvm_patho_value_assign(c->args[0], &v, c->fault, sizeof c->fault) != GSVM_OK)
+            return GSVM_PATHO_CALL_FAULT;
+    }
+    if (strcmp(c->name, "Obj") == 0) {
+        gsvm_patho_value v = gsvm_patho_object(7);
+        if (gsvm_patho_value_assign(c->args[0], &v, c->fault, sizeof c->fault) != GSVM_OK)
+            return GSVM_PATHO_CALL_FAULT;
+    }
+    if (strcmp(c->name, "Boom") == 0) {
+        snprintf(c->fault, sizeof c->fault, "boom");
+        return GSVM_PATHO_CALL_FAULT;
+    }
+    if (strcmp(c->name, "Wait") == 0) {
+        c->latent[0] = 2;
+        return GSVM_PATHO_CALL_YIELD;
+    }
+    return GSVM_PATHO_CALL_DONE;
+}
+
+static bool rec_exists(void *user, uint32_t object, const char *name, int32_t argc)
+{
+    (void)user;
+    return object == 7 && strcmp(name, "Foo") == 0 && argc == 1;
+}
+
+static gsvm_patho_host rec_host(rec *r)
+{
+    gsvm_buf_init(&r->log);
+    r->calls = 0;
+    gsvm_patho_host h = {r, rec_resolve, rec_call, rec_exists};
+    return h;
+}
+
+static const char *rec_text(rec *r) { return gsvm_buf_cstr(&r->log); }
+
+/* Runs frames until the VM stops waiting or `frames` frames have run. */
+static gsvm_status run_frames(gsvm_patho_vm *vm, int frames)
+{
+    gsvm_error err;
+    gsvm_status st = GSVM_OK;
+    for (int i = 0; i < frames; i++) {
+        st = gsvm_patho_vm_run_frame(vm, &err);
+        if (st != GSVM_OK || gsvm_patho_vm_state(vm) != GSVM_PATHO_WAITING)
+            break;
+    }
+    return st;
+}
+
+/* Builds, starts and runs a program for one frame with a recording host. */
+typedef struct run {
+    gsvm_patho_program *prog;
+    gsvm_patho_vm *vm;
+    rec r;
+    gsvm_status st;
+} run;
+
+static void run_start(run *x, bld *b, int frames)
+{
+    gsvm_error err;
+    x->prog = bld_program(b);
+    gsvm_patho_host h = rec_host(&x->r);
+    if (gsvm_patho_vm_new(x->prog, &h, &x->vm, &err) != GSVM_OK ||
+        gsvm_patho_vm_start(x->vm, &err) != GSVM_OK) {
+        fprintf(stderr, "cannot start: %s\n", err.message);
+        exit(2);
+    }
+    x->st = run_frames(x->vm, frames);
+}
+
+static void run_free(run *x)
+{
+    gsvm_patho_vm_free(x->vm);
+    gsvm_patho_free(x->prog);
+    gsvm_buf_free(&x->r.log);
+}
+
+/* ---- values and operators ------------------------------------------------- */
+
+static gsvm_patho_value S(const char *s)
+{
+    gsvm_patho_value v;
+    gsvm_patho_string_utf8(&v, s, strlen(s));
+    return v;
+}
+
+/* The JSON text of a value (static buffer). */
+static const char *J(const gsvm_patho_value *v)
+{
+    static char out[256];
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    patho_value_json(&b, v);
+    snprintf(out, sizeof out, "%s", gsvm_buf_cstr(&b));
+    gsvm_buf_free(&b);
+    return out;
+}
+
+/* a op b as JSON text, or "fault: MESSAGE". */
+static const char *B(patho_binop op, gsvm_patho_value a, gsvm_patho_value b)
+{
+    static char out[300];
+    gsvm_patho_value r;
+    char msg[200];
+    if (patho_binop_apply(op, &a, &b, &r, msg, sizeof msg) != GSVM_OK) {
+        snprintf(out, sizeof out, "fault: %s", msg);
+    } else {
+        snprintf(out, sizeof out, "%s", J(&r));
+        gsvm_patho_value_free(&r);
+    }
+    gsvm_patho_value_free(&a);
+    gsvm_patho_value_free(&b);
+    return out;
+}
+
+static const char *U(patho_unop op, gsvm_patho_value a)
+{
+    static char out[300];
+    gsvm_patho_value r;
+    char msg[200];
+    if (patho_unop_apply(op, &a, &r, msg, sizeof msg) != GSVM_OK) {
+        snprintf(out, sizeof out, "fault: %s", msg);
+    } else {
+        snprintf(out, sizeof out, "%s", J(&r));
+        gsvm_patho_value_free(&r);
+    }
+    gsvm_patho_value_free(&a);
+    return out;
+}
+
+static void test_operators(void)
+{
+    gsvm_patho_value i2 = gsvm_patho_int(2), i3 = gsvm_patho_int(3);
+    CHECK_STR(B(PATHO_ADD, i2, i3), "5");
+    CHECK_STR(B(PATHO_SUB, i2, i3), "-1");
+    CHECK_STR(B(PATHO_MUL, gsvm_patho_int(INT32_MAX), i2), "-2"); /* wraps */
+    CHECK_STR(B(PATHO_DIV, gsvm_patho_int(7), i2), "3");
+    CHECK_STR(B(PATHO_MOD, gsvm_patho_int(-7), i2), "-1");
+    CHECK_STR(B(PATHO_DIV, i2, gsvm_patho_int(0)), "fault: Division by zero");
+    CHECK_STR(B(PATHO_MOD, i2, gsvm_patho_int(0)), "fault: Division by zero");
+    CHECK_STR(B(PATHO_DIV, gsvm_patho_int(INT32_MIN), gsvm_patho_int(-1)), "-2147483648");
+    CHECK_STR(B(PATHO_ADD, i2, gsvm_patho_float(0.5f)), "2.5");
+    CHECK_STR(B(PATHO_DIV, gsvm_patho_float(1), gsvm_patho_int(4)), "0.25");
+    CHECK_STR(B(PATHO_DIV, gsvm_patho_float(1), gsvm_patho_float(0)), "null"); /* inf */
+    CHECK_STR(B(PATHO_MOD, gsvm_patho_float(7.5f), gsvm_patho_int(2)), "1.5");
+    CHECK_STR(B(PATHO_POW, i2, gsvm_patho_int(10)), "1024.0");
+    CHECK_STR(B(PATHO_ADD, gsvm_patho_bool(true), i2), "fault: Type mismatch in '+' (bool, int)");
+    CHECK_STR(B(PATHO_ADD, S("n="), i3), "\"n=3\"");
+    CHECK_STR(B(PATHO_ADD, gsvm_patho_float(0.5f), S("!")), "\"0.5!\"");
+    CHECK_STR(B(PATHO_ADD, S("a"), S("b")), "\"ab\"");
+    CHECK_STR(B(PATHO_ADD, S("b"), gsvm_patho_bool(true)), "\"btrue\"");
+    CHECK_STR(B(PATHO_SUB, S("a"), S("b")), "fault: Type mismatch in '-' (string, string)");
+    CHECK_STR(B(PATHO_ADD, S("a"), gsvm_patho_object(3)),
+              "fault: Type mismatch in '+' (string, object)");
+    /* logic */
+    CHECK_STR(B(PATHO_AND, gsvm_patho_bool(true), gsvm_patho_bool(false)), "false");
+    CHECK_STR(B(PATHO_OR, gsvm_patho_bool(true), gsvm_patho_bool(false)), "true");
+    CHECK_STR(B(PATHO_XOR, gsvm_patho_bool(true), gsvm_patho_bool(true)), "false");
+    CHECK_STR(B(PATHO_AND, gsvm_patho_int(12), gsvm_patho_int(10)), "8");
+    CHECK_STR(B(PATHO_OR, gsvm_patho_int(12), gsvm_patho_int(3)), "15");
+    CHECK_STR(B(PATHO_XOR, gsvm_patho_int(12), gsvm_patho_int(10)), "6");
+    CHECK_STR(B(PATHO_AND, gsvm_patho_float(1), gsvm_patho_int(1)),
+              "fault: Type mismatch in '&' (float, int)");
+    /* vectors */
+    gsvm_patho_value a = gsvm_patho_cvector(1, 2, 3), b = gsvm_patho_cvector(4, 5, 6);
+    CHECK_STR(B(PATHO_ADD, a, b), "{\"cvector\":[5.0,7.0,9.0]}");
+    CHECK_STR(B(PATHO_SUB, b, a), "{\"cvector\":[3.0,3.0,3.0]}");
+    CHECK_STR(B(PATHO_OR, a, b), "32.0"); /* dot */
+    CHECK_STR(B(PATHO_XOR, a, b), "{\"cvector\":[-3.0,6.0,-3.0]}"); /* cross */
+    CHECK_STR(B(PATHO_MUL, a, gsvm_patho_int(2)), "{\"cvector\":[2.0,4.0,6.0]}");
+    CHECK_STR(B(PATHO_MUL, gsvm_patho_float(0.5f), a), "{\"cvector\":[0.5,1.0,1.5]}");
+    CHECK_STR(B(PATHO_DIV, b, gsvm_patho_float(2)), "{\"cvector\":[2.0,2.5,3.0]}");
+    CHECK_STR(B(PATHO_EQ, a, gsvm_patho_cvector(1, 2, 3)), "true");
+    CHECK_STR(B(PATHO_MUL, a, b), "fault: Type mismatch in '*' (cvector, cvector)");
+    CHECK_STR(B(PATHO_LT, a, b), "fault: Type mismatch in '<' (cvector, cvector)");
+    /* comparisons */
+    CHECK_STR(B(PATHO_EQ, gsvm_patho_int(1), gsvm_patho_float(1)), "true");
+    CHECK_STR(B(PATHO_EQ, gsvm_patho_bool(true), gsvm_patho_int(1)), "true");
+    CHECK_STR(B(PATHO_NEQ, S("play"), S("play")), "false");
+    CHECK_STR(B(PATHO_EQ, gsvm_patho_object(4), gsvm_patho_object(4)), "true");
+    CHECK_STR(B(PATHO_EQ, gsvm_patho_object(4), gsvm_patho_int(4)),
+              "fault: Type mismatch in '==' (object, int)");
+    CHECK_STR(B(PATHO_LT, gsvm_patho_int(-1), gsvm_patho_int(0)), "true");
+    CHECK_STR(B(PATHO_GE, gsvm_patho_float(2), gsvm_patho_int(2)), "true");
+    CHECK_STR(B(PATHO_GT, gsvm_patho_float(NAN), gsvm_patho_int(2)), "false");
+    CHECK_STR(B(PATHO_LT, S("abc"), S("abd")), "true");
+    CHECK_STR(B(PATHO_LE, S("ab"), S("a")), "false");
+    CHECK_STR(B(PATHO_LT, S("a"), gsvm_patho_int(1)), "fault: Type mismatch in '<' (string, int)");
+    /* unary */
+    CHECK_STR(U(PATHO_NULLEQ, gsvm_patho_object(0)), "true");
+    CHECK_STR(U(PATHO_NULLNEQ, gsvm_patho_object(9)), "true");
+    CHECK_STR(U(PATHO_NULLEQ, gsvm_patho_int(0)), "fault: Type mismatch in 'NullEq' (int)");
+    CHECK_STR(U(PATHO_NEG, gsvm_patho_int(INT32_MIN)), "-2147483648");
+    CHECK_STR(U(PATHO_NEG, gsvm_patho_float(1.5f)), "-1.5");
+    CHECK_STR(U(PATHO_NEG, gsvm_patho_cvector(1, 0, -2)), "{\"cvector\":[-1.0,-0.0,2.0]}");
+    CHECK_STR(U(PATHO_NEG, gsvm_patho_bool(true)), "fault: Type mismatch in 'Neg' (bool)");
+    CHECK_STR(U(PATHO_NOT, gsvm_patho_bool(false)), "true");
+    CHECK_STR(U(PATHO_NOT, gsvm_patho_int(5)), "false");
+    CHECK_STR(U(PATHO_NOT, S("x")), "fault: Type mismatch in 'Not' (string)");
+    CHECK_STR(U(PATHO_SQRT, gsvm_patho_int(16)), "4.0");
+    CHECK_STR(U(PATHO_SIN, gsvm_patho_float(0)), "0.0");
+    CHECK_STR(U(PATHO_COS, gsvm_patho_int(0)), "1.0");
+    CHECK_STR(U(PATHO_ASIN, gsvm_patho_int(1)), "1.5707964");
+    CHECK_STR(U(PATHO_SQRT, S("4")), "fault: Type mismatch in 'Sqrt' (string)");
+    CHECK_STR(U(PATHO_CSTRING, gsvm_patho_int(65)), "\"A\"");
+    CHECK_STR(U(PATHO_CSTRING, gsvm_patho_int(0x416)), "\"\xD0\x96\""); /* U+0416 */
+    CHECK_STR(U(PATHO_CSTRING, gsvm_patho_float(65)),
+              "fault: Type mismatch when converting to char-string");
+}
+
+static void test_assign_and_text(void)
+{
+    char msg[200];
+    gsvm_patho_value d = gsvm_patho_int(0), src = gsvm_patho_float(-2.75f);
+    CHECK_INT(gsvm_patho_value_assign(&d, &src, msg, sizeof msg), GSVM_OK);
+    CHECK_INT(d.type, GSVM_PATHO_INT);
+    CHECK_INT(d.as.i, -2); /* truncation */
+    src = gsvm_patho_float(1e20f);
+    gsvm_patho_value_assign(&d, &src, msg, sizeof msg);
+    CHECK_INT(d.as.i, INT32_MAX); /* saturates, never undefined */
+    gsvm_patho_value f = gsvm_patho_float(0), i7 = gsvm_patho_int(7);
+    gsvm_patho_value_assign(&f, &i7, msg, sizeof msg);
+    CHECK(f.type == GSVM_PATHO_FLOAT && f.as.f == 7.0f);
+    gsvm_patho_value bo = gsvm_patho_bool(false);
+    gsvm_patho_value_assign(&bo, &i7, msg, sizeof msg);
+    CHECK(bo.type == GSVM_PATHO_BOOL && bo.as.b);
+    gsvm_patho_value s = S("old");
+    CHECK_INT(gsvm_patho_value_assign(&s, &i7, msg, sizeof msg), GSVM_ERR_FAULT);
+    CHECK_STR(msg, "Type mismatch: cannot assign int to string");
+    CHECK_STR(J(&s), "\"old\""); /* unchanged */
+    gsvm_patho_value s2 = S("new");
+    CHECK_INT(gsvm_patho_value_assign(&s, &s2, msg, sizeof msg), GSVM_OK);
+    CHECK_STR(J(&s), "\"new\"");
+    gsvm_patho_value o = gsvm_patho_object(1), v = gsvm_patho_cvector(0, 0, 0);
+    CHECK_INT(gsvm_patho_value_assign(&o, &v, msg, sizeof msg), GSVM_ERR_FAULT);
+    CHECK_STR(msg, "Type mismatch: cannot assign cvector to object");
+    gsvm_patho_value_free(&s);
+    gsvm_patho_value_free(&s2);
+
+    char buf[64];
+    patho_format_float(0.1f, buf, sizeof buf);
+    CHECK_STR(buf, "0.1");
+    patho_format_float(1.0f, buf, sizeof buf);
+    CHECK_STR(buf, "1.0");
+    patho_format_float(-2.5e-7f, buf, sizeof buf);
+    CHECK_STR(buf, "-2.5e-07");
+    patho_format_float(16777216.0f, buf, sizeof buf);
+    CHECK_STR(buf, "16777216.0");
+
+    /* UTF-8 <-> UTF-16, including a pair and a bad byte. */
+    gsvm_patho_value u = S("\xF0\x9F\x98\x80x\xFF");
+    CHECK_INT(u.as.s.len, 4);
+    CHECK_INT(u.as.s.units[0], 0xD83D);
+    CHECK_INT(u.as.s.units[3], 0xFFFD);
+    char *back = gsvm_patho_string_to_utf8(&u, NULL);
+    CHECK_STR(back, "\xF0\x9F\x98\x80x\xEF\xBF\xBD");
+    free(back);
+    gsvm_patho_value_free(&u);
+    /* Strings are bounded. */
+    char *big = malloc(GSVM_PATHO_MAX_STRING + 2);
+    memset(big, 'a', GSVM_PATHO_MAX_STRING + 1);
+    CHECK_INT(gsvm_patho_string_utf8(&u, big, GSVM_PATHO_MAX_STRING + 1), GSVM_ERR_LIMIT);
+    CHECK_INT(gsvm_patho_string_utf8(&u, big, GSVM_PATHO_MAX_STRING), GSVM_OK);
+    CHECK_STR(B(PATHO_ADD, u, S("b")), "fault: String too long (more than 8192 characters)");
+    free(big);
+}
+
+/* ---- moves, operators in the VM, addressing ------------------------------------ */
+
+static void test_moves_and_forms(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t print2 = imp(&b, "Print", 2), print1 = imp(&b, "Print", 1);
+    task(&b, "if", 0); /* task vars: int, float */
+    pushv(&b, "ii");
+    E(&b, OP(MovI), 1, 5);      /* Stack[-1] = 5 */
+    E(&b, OP(Mov), 1, 2);       /* source first: Stack[-2] = Stack[-1] */
+    func(&b, print2, 2, 0, 1, 0);
+    E(&b, OP(MovI), 2, 7);      /* Stack[-2] = 7 */
+    E(&b, OP(Mov), 2, 1);       /* Stack[-1] = Stack[-2] */
+    func(&b, print2, 2, 0, 1, 0);
+    E(&b, OP(TMovI), 0, 10);    /* TaskVar[0] = 10 */
+    E(&b, OP(TMovF), 1, fbits(0.5f));
+    E(&b, OP(Add), 0, 1, 0xC0); /* both task-addressed, pop 0: push 10.5 */
+    func(&b, print1, 1, 0);     /* [10.5] */
+    E(&b, OP(Sub2), 1, 1, 3, 0x41); /* Stack[-3] = Stack[-1] - TaskVar[1]; pop 1 */
+    func(&b, print2, 2, 0, 1, 0);   /* [10, 7]: int slot keeps its type */
+    E(&b, OP(Mult), 1, 2, 0x02);    /* push 10*7, popping both inputs */
+    func(&b, print1, 1, 0);         /* [70] */
+    E(&b, OP(Not2), 1, 1, 0x00);    /* Stack[-1] = !70 -> int slot gets 0 */
+    func(&b, print1, 1, 0);
+    E(&b, OP(MovT), 0, 1);          /* Stack[-1] = TaskVar[0] */
+    E(&b, OP(TMov), 1, 1);          /* TaskVar[1] = Stack[-1] (float <- int) */
+    E(&b, OP(PushT), 1);
+    func(&b, print1, 1, 0);         /* [10.0] */
+    E(&b, OP(TMovT), 1, 0);         /* TaskVar[0] = TaskVar[1] */
+    E(&b, OP(Return), 2);
+    run x;
+    run_start(&x, &b, 1);
+    CHECK_INT(x.st, GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_state(x.vm), GSVM_PATHO_FINISHED);
+    CHECK_STR(rec_text(&x.r), "Print(5,5)\nPrint(7,7)\nPrint(10.5)\nPrint(10,7)\nPrint(70)\n"
+                              "Print(0)\nPrint(10.0)\n");
+    CHECK_INT(gsvm_patho_vm_op(x.vm), -1);
+    /* What is left on the stack: the two task vars (never popped by the entry). */
+    CHECK_INT(gsvm_patho_vm_stack_size(x.vm), 2);
+    CHECK_STR(J(gsvm_patho_vm_stack_at(x.vm, 0)), "10");
+    run_free(&x);
+}
+
+static void test_stack_ops(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t p1 = imp(&b, "Print", 1), p2 = imp(&b, "Print", 2);
+    uint32_t hello = s16(&b, "hello"), lo = hello + 6; /* a shared tail: "lo" */
+    task(&b, "v", 0);
+    uint32_t g = global(&b, 'f');
+    E(&b, OP(PushS), hello);
+    E(&b, OP(PushS), lo);
+    func(&b, p2, 2, 0, 1, 0);
+    E(&b, OP(Pop), 2);
+    E(&b, OP(TMovV), 0, fbits(1), fbits(2), fbits(3));
+    E(&b, OP(PushE), 0, 1, 2, 0);  /* push TaskVar[0].z */
+    func(&b, p1, 1, 0);            /* [3.0] */
+    E(&b, OP(PushF), fbits(9));
+    E(&b, OP(PopE), 0, 0, 1);      /* TaskVar[0].x = 9, popped */
+    E(&b, OP(PushT), 0);
+    func(&b, p1, 1, 0);            /* cvector 9,2,3 */
+    E(&b, OP(PushI), 4);
+    E(&b, OP(PopGE), g, 1);        /* global = 4 (float), kept */
+    E(&b, OP(PushGE), g);
+    func(&b, p2, 1, 0, 2, 0);      /* [4.0, 4] */
+    E(&b, OP(Pop), 3);
+    E(&b, OP(PushVec), fbits(1), fbits(0), fbits(0));
+    E(&b, OP(PushB), 1);
+    E(&b, OP(PushI), -3);
+    E(&b, OP(Push), 2);            /* copy of Stack[-2] (true) */
+    func(&b, p2, 2, 0, 1, 0);      /* [-3, true] */
+    E(&b, OP(Pop), 3);
+    E(&b, OP(PushE), 1, 0, 0, 0);  /* Stack[-1].x of the vector literal */
+    func(&b, p1, 1, 0);
+    E(&b, OP(Return), 2);
+    run x;
+    run_start(&x, &b, 1);
+    CHECK_INT(gsvm_patho_vm_state(x.vm), GSVM_PATHO_FINISHED);
+    CHECK_STR(rec_text(&x.r), "Print(\"hello\",\"lo\")\nPrint(3.0)\n"
+                              "Print({\"cvector\":[9.0,2.0,3.0]})\nPrint(4.0,4)\n"
+                              "Print(-3,true)\nPrint(1.0)\n");
+    CHECK_STR(J(gsvm_patho_vm_global(x.vm, 0)), "4.0");
+    run_free(&x);
+}
+
+/* Branches, calls and a CString in both layouts. */
+static void build_loop(bld *b, gsvm_patho_layout layout)
+{
+    bld_init(b, layout);
+    uint32_t p1 = imp(b, "Print", 1);
+    task(b, "i", 0);
+    /* 0: main: i = 0; do { i = inc(i) } while (i < 3); print; return */
+    b->run_op = 0;
+    E(b, OP(TMovI), 0, 0);               /* 0 */
+    pushv(b, "i");                       /* 1: return slot */
+    E(b, OP(Call), 9);                   /* 2 */
+    E(b, OP(TMov), 1, 0);                /* 3: TaskVar[0] = result */
+    E(b, OP(Pop), 1);                    /* 4 */
+    E(b, OP(PushI), 3);                  /* 5 */
+    E(b, OP(LT), 0, 1, 0x81);            /* 6: push TaskVar[0] < 3, pop 1 */
+    E(b, OP(JumpB), 1, 1, 1, 1);         /* 7: if true goto 1; pop 1 */
+    E(b, OP(Jump), 13);                  /* 8 */
+    /* 9: inc: Stack[-1] (the caller's slot) = TaskVar[0] + 1 */
+    E(b, OP(PushI), 1);                  /* 9 */
+    E(b, OP(Add2), 0, 1, 2, 0x81);       /* 10: Stack[-2] = TaskVar[0] + Stack[-1]; pop 1 */
+    E(b, OP(Return), 0);                 /* 11 */
+    E(b, OP(Return), 0);                 /* 12: unreachable */
+    E(b, OP(PushT), 0);                  /* 13 */
+    func(b, p1, 1, 0);                   /* 14 */
+    if (layout == GSVM_PATHO_LAYOUT_HD) {
+        E(b, OP(PushI), 0x41);
+        E(b, OP(CString), 1, 0x01);      /* pops the int, pushes "A" */
+        func(b, p1, 1, 0);
+        E(b, OP(CString2), 2, 1, 0x00);  /* Stack[-1] = chr(Stack[-2]) -> "A" again? no: int 3 */
+        func(b, p1, 1, 0);
+        E(b, OP(Pop), 1);
+    }
+    E(b, OP(Return), 1);
+}
+
+static void test_calls_and_layouts(void)
+{
+    bld b;
+    build_loop(&b, GSVM_PATHO_LAYOUT_HD);
+    run x;
+    run_start(&x, &b, 1);
+    CHECK_INT(gsvm_patho_vm_state(x.vm), GSVM_PATHO_FINISHED);
+    CHECK_STR(rec_text(&x.r), "Print(3)\nPrint(\"A\")\nPrint(\"\\u0003\")\n");
+    CHECK_INT(gsvm_patho_vm_stack_size(x.vm), 1); /* main's task variable */
+    run_free(&x);
+    build_loop(&b, GSVM_PATHO_LAYOUT_ALPHA);
+    run_start(&x, &b, 1);
+    CHECK_INT(gsvm_patho_vm_state(x.vm), GSVM_PATHO_FINISHED);
+    CHECK_STR(rec_text(&x.r), "Print(3)\n");
+    run_free(&x);
+}
+
+/* ---- tasks and events ----------------------------------------------------------- */
+
+static void build_tasks(bld *b)
+{
+    bld_init(b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t p1 = imp(b, "Print", 1), p2 = imp(b, "Print", 2), wait = imp(b, "Wait", 0);
+    uint32_t t0 = task(b, "o", 0);
+    uint32_t t1 = task(b, "oi", 1); /* two task vars, one parameter */
+    b->run_task = t0;
+    b->run_op = 0;
+    E(b, OP(PushI), 9);           /* 0: the parameter */
+    E(b, OP(TaskCall), t1);       /* 1 */
+    E(b, OP(Call), 9);            /* 2: the task's init */
+    E(b, OP(TaskReturn));         /* 3 */
+    func(b, p1, 1, 0);            /* 4: the parameter survives: [9] */
+    E(b, OP(Pop), 1);             /* 5 */
+    func(b, wait);                /* 6: main waits (latent) */
+    E(b, OP(Jump), 6);            /* 7 */
+    E(b, OP(Return), 0);          /* 8 */
+    /* 9: init of task 1: TaskVar[0] object, [1] int, [2] the parameter */
+    func(b, p2, 1, 0, 2, 1);      /* 9: Print(Stack[-1], TaskVar[2]) -> [9, 9] */
+    E(b, OP(TMovI), 1, 5);        /* 10 */
+    E(b, OP(EventDisable), 3);    /* 11 */
+    E(b, OP(EventDisable), 3);    /* 12 */
+    E(b, OP(EventEnable), 3);     /* 13: still disabled (counter 1) */
+    func(b, wait);                /* 14: wait inside the task */
+    E(b, OP(EventEnable), 3);     /* 15 */
+    func(b, wait);                /* 16 */
+    func(b, p1, 1, 1);            /* 17: Print(TaskVar[1]) */
+    E(b, OP(Return), 0);          /* 18 */
+    /* 19: task 1's handler of event 3 (int): TaskVar[1] += arg */
+    E(b, OP(Add2), 1, 1, 1, 0xA0); /* 19: TaskVar[1] = TaskVar[1] + Stack[-1] */
+    func(b, p1, 1, 0);            /* 20 */
+    E(b, OP(Return), 0);          /* 21: extraPop removes the argument */
+    /* 22: global handler of event 4 (string, object) */
+    func(b, p2, 2, 0, 1, 0);      /* 22 */
+    E(b, OP(TMov), 1, 0);         /* 23: TaskVar[0] (object) = Stack[-1] */
+    objfunc(b, 1, 0, s8(b, "Foo"), 1, 2, 0); /* 24: TObjFunc Foo(Stack[-2]) on TaskVar[0] */
+    E(b, OP(Return), 0);          /* 25 */
+    tevent(b, t1, 3, 19, "i");
+    gevent(b, 4, 22, "so");
+    gevent(b, 3, 22, "so"); /* shadowed by task 1's own handler while it is on top */
+}
+
+static gsvm_status send(gsvm_patho_vm *vm, uint32_t id, gsvm_patho_value *args, uint32_t n,
+                        gsvm_patho_event_result *res)
+{
+    gsvm_error err;
+    gsvm_status st = gsvm_patho_vm_send_event(vm, id, args, n, res, &err);
+    for (uint32_t i = 0; i < n; i++)
+        gsvm_patho_value_free(&args[i]);
+    return st;
+}
+
+static void test_tasks_and_events(void)
+{
+    bld b;
+    build_tasks(&b);
+    run x;
+    run_start(&x, &b, 1);
+    gsvm_patho_vm *vm = x.vm;
+    CHECK_INT(x.st, GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_state(vm), GSVM_PATHO_WAITING);
+    CHECK_INT(gsvm_patho_vm_op(vm), 14);
+    CHECK_INT(gsvm_patho_vm_task_depth(vm), 2);
+    CHECK_INT(gsvm_patho_vm_task_id(vm, 1), 1);
+    /* Stack: main's object var, then task 1's vars (float, int) below the parameter. */
+    CHECK_INT(gsvm_patho_vm_stack_size(vm), 4);
+    CHECK_INT(gsvm_patho_vm_stack_at(vm, 1)->type, GSVM_PATHO_OBJECT);
+    CHECK_STR(J(gsvm_patho_vm_stack_at(vm, 2)), "5");
+    CHECK_STR(J(gsvm_patho_vm_stack_at(vm, 3)), "9");
+
+    gsvm_patho_event_result res;
+    gsvm_patho_value a[2];
+    a[0] = gsvm_patho_int(1);
+    CHECK_INT(send(vm, 3, a, 1, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_DISABLED); /* disabled twice, enabled once */
+    a[0] = gsvm_patho_int(1);
+    a[1] = gsvm_patho_int(2);
+    CHECK_INT(send(vm, 3, a, 2, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_DISABLED);
+    CHECK_INT(send(vm, 99, NULL, 0, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_NO_HANDLER);
+    /* Global event 4 reaches task 1 through the fallback. */
+    a[0] = S("hi");
+    a[1] = gsvm_patho_object(7);
+    CHECK_INT(send(vm, 4, a, 2, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_HANDLED);
+    CHECK_INT(gsvm_patho_vm_state(vm), GSVM_PATHO_WAITING); /* the wait resumes */
+    CHECK_INT(gsvm_patho_vm_op(vm), 14);
+    CHECK_INT(gsvm_patho_vm_stack_size(vm), 4); /* extraPop removed the arguments */
+    a[0] = gsvm_patho_int(1);
+    CHECK_INT(send(vm, 4, a, 1, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_ARG_COUNT);
+    a[0] = gsvm_patho_int(1);
+    a[1] = gsvm_patho_int(2);
+    CHECK_INT(send(vm, 4, a, 2, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_ARG_TYPES);
+    CHECK_INT(gsvm_patho_vm_stack_size(vm), 4);
+
+    /* Wait (2 more frames) then EventEnable: the handler runs and adds. */
+    CHECK_INT(run_frames(vm, 1), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_op(vm), 14);
+    CHECK_INT(run_frames(vm, 1), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_op(vm), 16);
+    a[0] = gsvm_patho_int(30);
+    CHECK_INT(send(vm, 3, a, 1, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_HANDLED);
+    CHECK_INT(run_frames(vm, 2), GSVM_OK);
+    /* Task 1 returned: only main's var and the parameter were left, then
+     * Print(9), Pop, and main waits at op 6. */
+    CHECK_INT(gsvm_patho_vm_task_depth(vm), 1);
+    CHECK_INT(gsvm_patho_vm_op(vm), 6);
+    CHECK_INT(gsvm_patho_vm_stack_size(vm), 1);
+    /* Task 0 has no handler for event 3, so the global one gets it now. */
+    a[0] = S("x");
+    a[1] = gsvm_patho_object(0);
+    CHECK_INT(send(vm, 3, a, 2, &res), GSVM_ERR_FAULT); /* the handler faulted */
+    CHECK_INT(res, GSVM_PATHO_EVENT_HANDLED);
+    CHECK_INT(gsvm_patho_vm_state(vm), GSVM_PATHO_FAULTED); /* TObjFunc on a null object */
+    CHECK_STR(gsvm_patho_vm_fault(vm), "Method 'Foo' called on a null object");
+    CHECK_INT(gsvm_patho_vm_fault_op(vm), 24);
+    CHECK_STR(rec_text(&x.r), "Print(9,9)\nWait()\nPrint(\"hi\",{\"object\":7})\n@Foo(\"hi\")#7\n"
+                              "Wait()\nPrint(30)\nPrint(35)\nPrint(9)\nWait()\n"
+                              "Print(\"x\",{\"object\":0})\n");
+    CHECK_INT(send(vm, 4, NULL, 0, &res), GSVM_OK);
+    CHECK_INT(res, GSVM_PATHO_EVENT_NOT_RUNNING);
+    run_free(&x);
+}
+
+static void test_natives(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t out = imp(&b, "Out", 1), p1 = imp(&b, "Print", 1), boom = imp(&b, "Boom", 0);
+    uint32_t obj = imp(&b, "Obj", 1);
+    task(&b, "", 0);
+    pushv(&b, "iofs");                 /* 0: Stack[-4] int .. Stack[-1] string */
+    func(&b, out, 4, 0);               /* 1: Out(Stack[-4]) writes 42 by reference */
+    func(&b, p1, 4, 0);                /* 2 */
+    func(&b, out, 2, 0);               /* 3: Out into the float slot converts */
+    func(&b, p1, 2, 0);                /* 4 */
+    func(&b, obj, 3, 0);               /* 5: Obj(Stack[-3]) writes object 7 */
+    E(&b, OP(MovS), 1, s16(&b, "Foo")); /* 6 */
+    E(&b, OP(PushI), 1);               /* 7 */
+    E(&b, OP(FuncExist), 4, 2, 1, 0x01); /* 8: push obj7 has Foo/1 (pop 1) */
+    func(&b, p1, 1, 0);                /* 9: true */
+    E(&b, OP(PushI), 2);               /* 10 */
+    E(&b, OP(FuncExist2), 5, 3, 1, 2, 0x01); /* 11: Stack[-2] = has Foo/2 -> false; pop 1 */
+    func(&b, p1, 1, 0);                /* 12 */
+    E(&b, OP(Pop), 1);                 /* 13 */
+    objfunc(&b, 0, 3, s8(&b, "Foo"), 1, 1, 0); /* 14 */
+    func(&b, boom);                    /* 15 */
+    E(&b, OP(Return), 4);
+    run x;
+    run_start(&x, &b, 1);
+    CHECK_INT(x.st, GSVM_ERR_FAULT);
+    CHECK_STR(gsvm_patho_vm_fault(x.vm), "boom");
+    CHECK_INT(gsvm_patho_vm_fault_op(x.vm), 15);
+    CHECK_STR(rec_text(&x.r), "Out(0)\nPrint(42)\nOut(0.0)\nPrint(42.0)\nObj({\"object\":0})\n"
+                              "Print(true)\n"
+                              "Print(false)\n@Foo(\"Foo\")#7\nBoom()\n");
+    run_free(&x);
+}
+
+/* ---- faults and the cap ------------------------------------------------------------ */
+
+/* Runs a one-task program made of the given instructions; returns its fault. */
+static const char *fault_of(void (*emit)(bld *), int64_t *op)
+{
+    static char msg[256];
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    imp(&b, "Missing", 0);
+    task(&b, "o", 0);
+    task(&b, "", 3);
+    emit(&b);
+    run x;
+    run_start(&x, &b, 1);
+    snprintf(msg, sizeof msg, "%s", gsvm_patho_vm_fault(x.vm));
+    *op = gsvm_patho_vm_fault_op(x.vm);
+    if (x.st != GSVM_ERR_FAULT || gsvm_patho_vm_state(x.vm) != GSVM_PATHO_FAULTED)
+        snprintf(msg, sizeof msg, "no fault (status %d)", x.st);
+    run_free(&x);
+    return msg;
+}
+
+static void f_underflow(bld *b) { E(b, OP(PushI), 1); E(b, OP(Pop), 3); }
+static void f_stackvar(bld *b) { E(b, OP(Push), 2); }
+static void f_stackvar0(bld *b) { E(b, OP(MovI), 0, 1); }
+static void f_taskvar(bld *b) { E(b, OP(PushT), 1); }
+static void f_mismatch(bld *b) { E(b, OP(PushI), 1); E(b, OP(PushS), s16(b, "a")); E(b, OP(Sub), 2, 1, 0); }
+static void f_assign(bld *b) { E(b, OP(PushI), 1); E(b, OP(MovS), 1, s16(b, "a")); }
+static void f_unknown(bld *b) { func(b, 0); }
+static void f_ret(bld *b) { E(b, OP(TaskCall), 0); E(b, OP(Return), 0); }
+static void f_task(bld *b) { E(b, OP(TaskCall), 5); }
+static void f_params(bld *b) { E(b, OP(TaskCall), 1); }
+static void f_taskret(bld *b) { E(b, OP(TaskReturn)); }
+static void f_null(bld *b) { objfunc(b, 1, 0, s8(b, "Go"), 0); }
+static void f_notobj(bld *b) { E(b, OP(PushI), 1); objfunc(b, 0, 1, s8(b, "Go"), 0); }
+static void f_div(bld *b) { E(b, OP(PushI), 1); E(b, OP(PushI), 0); E(b, OP(Div2), 2, 1, 2, 0); }
+static void f_jumpb(bld *b) { E(b, OP(PushS), s16(b, "s")); E(b, OP(JumpB), 1, 0, 1, 1); }
+static void f_jump(bld *b) { E(b, OP(Jump), 100); }
+static void f_end(bld *b) { E(b, OP(PushI), 1); }
+static void f_pool(bld *b) { E(b, OP(PushS), 999); }
+static void f_global(bld *b) { E(b, OP(PushGE), 0); }
+static void f_vec(bld *b) { E(b, OP(PushI), 1); E(b, OP(PushE), 1, 0, 0, 0); }
+static void f_vecidx(bld *b) { E(b, OP(PushVec), 0, 0, 0); E(b, OP(PushE), 1, 0, 3, 0); }
+static void f_mode(bld *b) { E(b, OP(PushVec), 0, 0, 0); E(b, OP(PushE), 1, 2, 0, 0); }
+static void f_overflow(bld *b) { E(b, OP(PushI), 1); E(b, OP(Jump), 0); }
+static void f_recurse(bld *b) { E(b, OP(Call), 0); }
+static void f_funcexist(bld *b) { E(b, OP(PushI), 1); E(b, OP(FuncExist), 1, 1, 1, 0); }
+static void f_cstring(bld *b) { E(b, OP(PushS), s16(b, "s")); E(b, OP(CString), 1, 0); }
+
+static void test_faults(void)
+{
+    int64_t op;
+    CHECK_STR(fault_of(f_underflow, &op), "Stack underflow: popping 3 of 2 slots");
+    CHECK_INT(op, 1);
+    CHECK_STR(fault_of(f_stackvar, &op), "Stack[-2] is outside the stack (1 slots)");
+    CHECK_STR(fault_of(f_stackvar0, &op), "Stack[-0] is outside the stack (1 slots)");
+    CHECK_STR(fault_of(f_taskvar, &op), "task variable 1 is outside the stack (task base 0, 1 slots)");
+    CHECK_STR(fault_of(f_mismatch, &op), "Type mismatch in '-' (int, string)");
+    CHECK_INT(op, 2);
+    CHECK_STR(fault_of(f_assign, &op), "Type mismatch: cannot assign string to int");
+    CHECK_STR(fault_of(f_unknown, &op), "Unknown function 'Missing' with 0 arguments");
+    CHECK_STR(fault_of(f_ret, &op), "Call stack underflow");
+    CHECK_INT(op, 1);
+    CHECK_STR(fault_of(f_task, &op), "Invalid task ID '5'");
+    CHECK_STR(fault_of(f_params, &op), "task 1 takes 3 parameters, the stack has 1 slots");
+    CHECK_STR(fault_of(f_taskret, &op), "TaskReturn outside a called task");
+    CHECK_STR(fault_of(f_null, &op), "Method 'Go' called on a null object");
+    CHECK_STR(fault_of(f_notobj, &op), "Type mismatch in call to method 'Go': int is no object");
+    CHECK_STR(fault_of(f_div, &op), "Division by zero");
+    CHECK_STR(fault_of(f_jumpb, &op), "Type mismatch in 'JumpB' (string)");
+    CHECK_STR(fault_of(f_jump, &op), "jump target 100 is outside the code (1 instructions)");
+    CHECK_STR(fault_of(f_end, &op), "op 1 is outside the code (1 instructions)");
+    CHECK_STR(fault_of(f_pool, &op), "pool offset 999 is outside the pool (0 bytes)");
+    CHECK_STR(fault_of(f_global, &op), "global variable 0 does not exist (0 globals)");
+    CHECK_STR(fault_of(f_vec, &op), "Type mismatch in vector component read (int)");
+    CHECK_STR(fault_of(f_vecidx, &op), "vector component 3 out of range");
+    CHECK_STR(fault_of(f_mode, &op), "invalid addressing mode 2");
+    CHECK_STR(fault_of(f_overflow, &op), "Stack overflow (more than 8192 slots)");
+    CHECK_STR(fault_of(f_recurse, &op), "Call stack overflow (more than 1024 calls)");
+    CHECK_STR(fault_of(f_funcexist, &op), "Type mismatch in 'FuncExist' (int, int, int)");
+    CHECK_STR(fault_of(f_cstring, &op), "Type mismatch when converting to char-string");
+}
+
+static void test_pending_taskreturn(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    task(&b, "", 0);
+    task(&b, "i", 0);
+    E(&b, OP(TaskCall), 1);  /* 0 */
+    E(&b, OP(Call), 2);      /* 1 */
+    E(&b, OP(TaskReturn));   /* 2: inside the call: pending */
+    run x;
+    run_start(&x, &b, 1);
+    CHECK_STR(gsvm_patho_vm_fault(x.vm), "TaskReturn with 1 pending calls");
+    CHECK_INT(gsvm_patho_vm_fault_op(x.vm), 2);
+    run_free(&x);
+}
+
+static void test_cap(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    task(&b, "", 0);
+    E(&b, OP(Jump), 0);
+    run x;
+    x.prog = bld_program(&b);
+    gsvm_patho_host h = rec_host(&x.r);
+    gsvm_error err;
+    CHECK_INT(gsvm_patho_vm_new(x.prog, &h, &x.vm, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_run_frame(x.vm, &err), GSVM_ERR_USAGE); /* not started */
+    CHECK_INT(gsvm_patho_vm_start(x.vm, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_run_frame(x.vm, &err), GSVM_ERR_LIMIT);
+    CHECK_INT(gsvm_patho_vm_instructions(x.vm), 1000000);
+    gsvm_patho_vm_set_max_instructions(x.vm, 10);
+    CHECK_INT(gsvm_patho_vm_run_frame(x.vm, &err), GSVM_ERR_LIMIT);
+    CHECK_INT(gsvm_patho_vm_instructions(x.vm), 1000010);
+    CHECK_INT(gsvm_patho_vm_state(x.vm), GSVM_PATHO_RUNNING);
+    CHECK_INT(gsvm_patho_vm_start(x.vm, &err), GSVM_ERR_USAGE);
+    run_free(&x);
+}
+
+/* ---- the simulation host (Sleep, Hold, timeline) ---------------------------------- */
+
+static void collect(void *user, const char *line, size_t len)
+{
+    gsvm_buf_append(user, line, len);
+    gsvm_buf_putc(user, '\n');
+}
+
+static const char *sim(bld *b, const char *timeline_text, uint64_t cap, patho_sim_outcome *oc)
+{
+    static char out[4096];
+    gsvm_patho_program *prog = bld_program(b);
+    json_t *tl = NULL;
+    gsvm_error err;
+    if (timeline_text &&
+        gsvm_jsonl_parse(timeline_text, strlen(timeline_text), "t", &tl, &err) != GSVM_OK) {
+        snprintf(out, sizeof out, "timeline: %s", err.message);
+        gsvm_patho_free(prog);
+        return out;
+    }
+    gsvm_buf buf;
+    gsvm_buf_init(&buf);
+    if (patho_sim_run(prog, tl, cap, collect, NULL, &buf, oc, &err) != GSVM_OK)
+        gsvm_buf_printf(&buf, "error: %s", err.message);
+    snprintf(out, sizeof out, "%s", gsvm_buf_cstr(&buf));
+    gsvm_buf_free(&buf);
+    json_decref(tl);
+    gsvm_patho_free(prog);
+    return out;
+}
+
+static void build_sleeper(bld *b)
+{
+    bld_init(b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t sleep = imp(b, "Sleep", 1), hold = imp(b, "Hold", 0), say = imp(b, "Say", 1);
+    task(b, "i", 0);
+    E(b, OP(PushF), fbits(1.5f));  /* 0 */
+    func(b, sleep, 1, 0);          /* 1 */
+    E(b, OP(Pop), 1);              /* 2 */
+    E(b, OP(PushS), s16(b, "woke"));
+    func(b, say, 1, 0);            /* 4 */
+    E(b, OP(Pop), 1);              /* 5 */
+    func(b, hold);                 /* 6 */
+    E(b, OP(TMovI), 0, 1);         /* 7 */
+    E(b, OP(PushT), 0);            /* 8 */
+    func(b, say, 1, 0);            /* 9 */
+    E(b, OP(Return), 1);           /* 10 */
+    /* 11: event 2 (cvector): say it */
+    func(b, say, 1, 0);            /* 11 */
+    E(b, OP(Return), 0);           /* 12 */
+    gevent(b, 2, 11, "v");
+}
+
+static void test_sim_host(void)
+{
+    bld b;
+    patho_sim_outcome oc;
+    build_sleeper(&b);
+    CHECK_STR(sim(&b, NULL, 0, &oc), "{\"host\":\"Sleep\",\"args\":[1.5]}\n");
+    CHECK_INT(oc, PATHO_SIM_WAITING);
+    CHECK_STR(sim(&b, "{\"advance_ms\":1000}\n{\"event\":2,\"args\":[{\"cvector\":[1,2.5,-3]}]}\n"
+                      "{\"advance_ms\":499}\n{\"advance_ms\":1}\n",
+                  0, &oc),
+              "{\"host\":\"Sleep\",\"args\":[1.5]}\n"
+              "{\"host\":\"Say\",\"args\":[{\"cvector\":[1.0,2.5,-3.0]}]}\n"
+              "{\"host\":\"Say\",\"args\":[\"woke\"]}\n{\"host\":\"Hold\",\"args\":[]}\n");
+    CHECK_INT(oc, PATHO_SIM_WAITING);
+    CHECK_STR(sim(&b, "{\"advance_ms\":2000}\n{\"advance_ms\":16}\n{\"advance_ms\":16}\n", 0, &oc),
+              "{\"host\":\"Sleep\",\"args\":[1.5]}\n{\"host\":\"Say\",\"args\":[\"woke\"]}\n"
+              "{\"host\":\"Hold\",\"args\":[]}\n{\"host\":\"Say\",\"args\":[1]}\n");
+    CHECK_INT(oc, PATHO_SIM_FINISHED);
+    CHECK_STR(sim(&b, "{\"advance_ms\":2000}\n", 3, &oc),
+              "{\"host\":\"Sleep\",\"args\":[1.5]}\n{\"host\":\"Say\",\"args\":[\"woke\"]}\n"
+              "{\"stopped\":\"instruction limit\"}\n");
+    CHECK_INT(oc, PATHO_SIM_LIMIT);
+    CHECK_STR(sim(&b, "{\"advance_ms\":-1}\n", 0, &oc), "error: entry 1: advance_ms must be a number >= 0");
+    CHECK_STR(sim(&b, "{\"event\":2,\"args\":[[1]]}\n", 0, &oc),
+              "error: entry 1: argument 1 has no script type (use a number, true/false, a "
+              "string, {\"object\":N} or {\"cvector\":[x,y,z]})");
+    CHECK_STR(sim(&b, "{\"hello\":1}\n", 0, &oc),
+              "error: entry 1: expected {\"advance_ms\":N} or {\"event\":ID,...}");
+}
+
+/* ---- snapshots ------------------------------------------------------------------------ */
+
+/* Runs `b` frame by frame (with `events` sent after the first frame) in two
+ * VMs: one straight, one snapshotted and restored after every instruction.
+ * Both must log the same calls and end in byte-identical snapshots. */
+static void snapshot_equivalence(bld *b, int frames, const char *what)
+{
+    gsvm_patho_program *prog = bld_program(b);
+    rec ra, rb;
+    gsvm_patho_host ha = rec_host(&ra), hb = rec_host(&rb);
+    gsvm_patho_vm *va, *vb;
+    gsvm_error err;
+    gsvm_patho_vm_new(prog, &ha, &va, &err);
+    gsvm_patho_vm_new(prog, &hb, &vb, &err);
+    gsvm_patho_vm_start(va, &err);
+    gsvm_patho_vm_start(vb, &err);
+    int restores = 0;
+    bool same = true;
+    for (int f = 0; f < frames && same; f++) {
+        gsvm_patho_vm_run_frame(va, &err);
+        gsvm_patho_vm_frame_begin(vb, &err);
+        while (gsvm_patho_vm_state(vb) == GSVM_PATHO_RUNNING) {
+            uint8_t *snap;
+            size_t len;
+            if (gsvm_patho_vm_snapshot(vb, &snap, &len, &err) != GSVM_OK) {
+                same = false;
+                break;
+            }
+            gsvm_patho_vm *nv;
+            if (gsvm_patho_vm_restore(prog, &hb, snap, len, &nv, &err) != GSVM_OK) {
+                fprintf(stderr, "%s: restore failed: %s\n", what, err.message);
+                free(snap);
+                same = false;
+                break;
+            }
+            free(snap);
+            gsvm_patho_vm_free(vb);
+            vb = nv;
+            restores++;
+            if (gsvm_patho_vm_run(vb, 1, &err) == GSVM_ERR_FAULT)
+                break;
+        }
+    }
+    uint8_t *sa, *sb;
+    size_t la, lb;
+    gsvm_patho_vm_snapshot(va, &sa, &la, &err);
+    gsvm_patho_vm_snapshot(vb, &sb, &lb, &err);
+    CHECK(same);
+    CHECK(restores > 0);
+    CHECK_STR(rec_text(&rb), rec_text(&ra));
+    CHECK(la == lb && memcmp(sa, sb, la) == 0);
+    free(sa);
+    free(sb);
+    gsvm_patho_vm_free(va);
+    gsvm_patho_vm_free(vb);
+    gsvm_buf_free(&ra.log);
+    gsvm_buf_free(&rb.log);
+    gsvm_patho_free(prog);
+}
+
+static void test_snapshots(void)
+{
+    bld b;
+    build_loop(&b, GSVM_PATHO_LAYOUT_HD);
+    snapshot_equivalence(&b, 3, "loop");
+    build_tasks(&b);
+    snapshot_equivalence(&b, 6, "tasks");
+    build_sleeper(&b);
+    snapshot_equivalence(&b, 4, "sleeper");
+
+    /* A snapshot taken while waiting inside a task, with disabled events,
+     * restores to the same bytes and carries on the same way. */
+    build_tasks(&b);
+    gsvm_patho_program *prog = bld_program(&b);
+    rec r;
+    gsvm_patho_host h = rec_host(&r);
+    gsvm_patho_vm *vm, *back;
+    gsvm_error err;
+    gsvm_patho_vm_new(prog, &h, &vm, &err);
+    uint8_t *snap, *snap2;
+    size_t len, len2;
+    CHECK_INT(gsvm_patho_vm_snapshot(vm, &snap, &len, &err), GSVM_OK); /* READY */
+    CHECK_INT(gsvm_patho_vm_restore(prog, &h, snap, len, &back, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_state(back), GSVM_PATHO_READY);
+    gsvm_patho_vm_free(back);
+    free(snap);
+    gsvm_patho_vm_start(vm, &err);
+    gsvm_patho_vm_run_frame(vm, &err);
+    CHECK_INT(gsvm_patho_vm_snapshot(vm, &snap, &len, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_restore(prog, &h, snap, len, &back, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_state(back), GSVM_PATHO_WAITING);
+    CHECK_INT(gsvm_patho_vm_snapshot(back, &snap2, &len2, &err), GSVM_OK);
+    CHECK(len == len2 && memcmp(snap, snap2, len) == 0);
+    free(snap2);
+    gsvm_patho_vm_free(back);
+
+    /* Corruption: every truncation and every single-byte change is either
+     * rejected with an input error or yields a VM that runs safely. */
+    int rejected = 0;
+    for (size_t cut = 0; cut < len; cut++) {
+        if (gsvm_patho_vm_restore(prog, &h, snap, cut, &back, &err) == GSVM_OK)
+            gsvm_patho_vm_free(back);
+        else
+            rejected++;
+    }
+    CHECK_INT(rejected, (long long)len);
+    for (size_t at = 0; at < len; at++) {
+        for (int bit = 0; bit < 8; bit += 3) {
+            snap[at] ^= (uint8_t)(1u << bit);
+            if (gsvm_patho_vm_restore(prog, &h, snap, len, &back, &err) == GSVM_OK) {
+                gsvm_patho_event_result res;
+                gsvm_patho_vm_run_frame(back, &err);
+                gsvm_patho_vm_send_event(back, 3, NULL, 0, &res, &err);
+                gsvm_patho_vm_run_frame(back, &err);
+                gsvm_patho_vm_free(back);
+            } else {
+                CHECK_INT(err.status, GSVM_ERR_INPUT);
+            }
+            snap[at] ^= (uint8_t)(1u << bit);
+        }
+    }
+    /* Another program's snapshot is refused. */
+    gsvm_patho_program *other;
+    build_loop(&b, GSVM_PATHO_LAYOUT_HD);
+    other = bld_program(&b);
+    CHECK_INT(gsvm_patho_vm_restore(other, &h, snap, len, &back, &err), GSVM_ERR_INPUT);
+    CHECK(strstr(err.message, "another program") != NULL);
+    gsvm_patho_free(other);
+    free(snap);
+    gsvm_patho_vm_free(vm);
+    gsvm_patho_free(prog);
+    gsvm_buf_free(&r.log);
+}
+
+int main(int argc, char **argv)
+{
+    test_operators();
+    test_assign_and_text();
+    test_moves_and_forms();
+    test_stack_ops();
+    test_calls_and_layouts();
+    test_tasks_and_events();
+    test_natives();
+    test_faults();
+    test_pending_taskreturn();
+    test_cap();
+    test_sim_host();
+    test_snapshots();
+    (void)argc, (void)argv;
+    TEST_MAIN_END();
+}
