@@ -1,13 +1,451 @@
+/* gsvm mission: run a mission script headless against a timeline.
+ *
+ *   gsvm mission run SCRIPT.lua [--world WORLD.json] [--events EVENTS.jsonl]
+ *                    [--state STATE.db] [--role public|private] [--activity NAME]
+ *   gsvm mission stem NAME
+ *
+ * Argument parsing and printing only; the runtime is in src/mission. */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "base/file.h"
+#include "base/jsonl.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "gsvm/mission.h"
+
+typedef struct run_out {
+    FILE *f;
+    gsvm_mission_answer answer;
+} run_out;
+
+/* JSON strings must be UTF-8: invalid bytes print as U+FFFD. */
+static json_t *json_text(const char *s, size_t n)
+{
+    json_t *j = json_stringn(s, n);
+    if (j)
+        return j;
+    char *buf = malloc(n * 3 + 1);
+    if (!buf)
+        return json_string("");
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n && c != 0;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = ((unsigned char)s[i + k] >> 6) == 2;
+        if (ok && len > 1) {
+            json_t *probe = json_stringn(s + i, len);
+            ok = probe != NULL;
+            json_decref(probe);
+        }
+        if (ok) {
+            memcpy(buf + o, s + i, len);
+            o += len;
+            i += len;
+        } else {
+            memcpy(buf + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    j = json_stringn(buf, o);
+    free(buf);
+    return j ? j : json_string("");
+}
+
+static gsvm_mission_answer on_request(void *ud, const gsvm_mission_request *r)
+{
+    run_out *o = ud;
+    char key[24];
+    snprintf(key, sizeof key, "%llu", (unsigned long long)r->key);
+    json_error_t je;
+    json_t *args = json_loads(r->args_json, 0, &je);
+    json_t *req = json_object();
+    json_object_set_new(req, "key", json_string(key));
+    json_object_set_new(req, "effect", r->effect ? json_string(r->effect) : json_null());
+    json_object_set_new(req, "call", json_string(r->call));
+    json_object_set_new(req, "local", json_boolean(r->local));
+    json_object_set_new(req, "args", args ? args : json_object());
+    gsvm_jsonl_emit(o->f, json_pack("{s:o}", "request", req));
+    return o->answer;
+}
+
+static void on_effect_result(void *ud, uint64_t key, const char *effect, const char *outcome)
+{
+    run_out *o = ud;
+    (void)effect;
+    char k[24];
+    snprintf(k, sizeof k, "%llu", (unsigned long long)key);
+    gsvm_jsonl_emit(o->f, json_pack("{s:{s:s,s:s}}", "effect_result", "key", k, "outcome", outcome));
+}
+
+static void on_fault(void *ud, const char *message)
+{
+    run_out *o = ud;
+    gsvm_jsonl_emit(o->f, json_pack("{s:o}", "fault", json_text(message, strlen(message))));
+}
+
+static json_t *value_json(const gsvm_mission_value *v)
+{
+    switch (v->type) {
+    case GSVM_MV_BOOL: return json_boolean(v->b);
+    case GSVM_MV_INT: return json_integer(v->i);
+    case GSVM_MV_NUM: return json_real(v->n);
+    case GSVM_MV_STR: return json_text(v->s, v->len);
+    default: return json_null();
+    }
+}
+
+static void add_var(void *ud, const char *name, const gsvm_mission_value *v)
+{
+    json_object_set_new(ud, name, value_json(v));
+}
+
+static void emit_committed(FILE *f, const gsvm_mission *m)
+{
+    char rev[24], att[24];
+    snprintf(rev, sizeof rev, "%llu", (unsigned long long)gsvm_mission_revision(m));
+    snprintf(att, sizeof att, "%llu", (unsigned long long)gsvm_mission_attempt(m));
+    json_t *vars = json_object(), *timers = json_object();
+    gsvm_mission_foreach_variable(m, add_var, vars);
+    for (size_t i = 0; i < gsvm_mission_timer_count(m); i++) {
+        const char *name;
+        uint64_t deadline, seq;
+        char d[24];
+        gsvm_mission_timer_at(m, i, &name, &deadline, &seq);
+        snprintf(d, sizeof d, "%llu", (unsigned long long)deadline);
+        json_object_set_new(timers, name, json_string(d));
+    }
+    json_t *c = json_object();
+    json_object_set_new(c, "phase", json_integer(gsvm_mission_phase(m)));
+    json_object_set_new(c, "revision", json_string(rev));
+    json_object_set_new(c, "attempt", json_string(att));
+    json_object_set_new(c, "faulted", json_boolean(gsvm_mission_faulted(m)));
+    json_object_set_new(c, "variables", vars);
+    json_object_set_new(c, "timers", timers);
+    gsvm_jsonl_emit(f, json_pack("{s:o}", "committed", c));
+}
+
+static const char *const answers[] = {"accept", "refuse", "stall", "pending", "drop",
+                                      "no_cancel", "unpublished", "mismatch", NULL};
+
+static int timeline_error(const char *path, size_t line, const char *msg, const char *what)
+{
+    fprintf(stderr, "%s:%zu:1: error: ", path, line);
+    fprintf(stderr, msg, what);
+    fputc('\n', stderr);
+    return EXIT_INPUT;
+}
+
+/* Runs one timeline line. Returns -1 to go on, or an exit code. */
+static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t lineno, run_out *o,
+                    const char *src, size_t srclen)
+{
+    gsvm_mission *m = *mp;
+    gsvm_error err;
+    json_t *ev = json_object_get(line, "event");
+    if (ev) {
+        if (!json_is_string(ev))
+            return timeline_error(path, lineno, "%s", "\"event\" must be a kind name");
+        size_t n = json_object_size(line);
+        gsvm_mission_field *fields = calloc(n ? n : 1, sizeof *fields);
+        char **texts = calloc(n ? n : 1, sizeof *texts);
+        if (!fields || !texts) {
+            free(fields);
+            free(texts);
+            return timeline_error(path, lineno, "%s", "out of memory");
+        }
+        size_t nf = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(line, k, v) {
+            if (strcmp(k, "event") == 0)
+                continue;
+            gsvm_mission_field *f = &fields[nf];
+            f->name = k;
+            switch (json_typeof(v)) {
+            case JSON_TRUE:
+            case JSON_FALSE: f->value.type = GSVM_MV_BOOL; f->value.b = json_is_true(v); break;
+            case JSON_INTEGER: f->value.type = GSVM_MV_INT; f->value.i = json_integer_value(v); break;
+            case JSON_REAL: f->value.type = GSVM_MV_NUM; f->value.n = json_real_value(v); break;
+            case JSON_STRING:
+                f->value.type = GSVM_MV_STR;
+                f->value.s = json_string_value(v);
+                f->value.len = json_string_length(v);
+                break;
+            case JSON_NULL: f->value.type = GSVM_MV_NIL; break;
+            default:
+                /* Arrays and objects reach the script as their JSON text. */
+                texts[nf] = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+                f->value.type = GSVM_MV_STR;
+                f->value.s = texts[nf] ? texts[nf] : "";
+                f->value.len = strlen(f->value.s);
+            }
+            nf++;
+        }
+        gsvm_status st = gsvm_mission_report(m, json_string_value(ev), fields, nf, &err);
+        for (size_t i = 0; i < nf; i++)
+            free(texts[i]);
+        free(texts);
+        free(fields);
+        if (st != GSVM_OK)
+            return timeline_error(path, lineno, "%s", err.message);
+        return -1;
+    }
+    json_t *adv = json_object_get(line, "advance_ms");
+    if (adv) {
+        if (!json_is_integer(adv) || json_integer_value(adv) < 0)
+            return timeline_error(path, lineno, "%s", "\"advance_ms\" must be a non-negative integer");
+        gsvm_mission_advance(m, (uint64_t)json_integer_value(adv), &err);
+        return -1;
+    }
+    json_t *host = json_object_get(line, "host");
+    if (host) {
+        for (int i = 0; answers[i]; i++)
+            if (json_is_string(host) && strcmp(answers[i], json_string_value(host)) == 0) {
+                o->answer = (gsvm_mission_answer)i;
+                return -1;
+            }
+        return timeline_error(path, lineno, "%s",
+                              "\"host\" must be accept, refuse, stall, pending, drop, no_cancel, unpublished or mismatch");
+    }
+    if (json_is_true(json_object_get(line, "reopen"))) {
+        if (gsvm_mission_reopen(m, &err) != GSVM_OK)
+            return gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+        return -1;
+    }
+    if (json_is_true(json_object_get(line, "reload_script"))) {
+        if (gsvm_mission_reload_script(m, src, srclen, &err) != GSVM_OK)
+            return gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+        return -1;
+    }
+    return timeline_error(path, lineno, "%s",
+                          "a timeline line is {\"event\":..}, {\"advance_ms\":N}, {\"host\":..}, {\"reopen\":true} or {\"reload_script\":true}");
+}
+
+/* The root of "ROOT/scripts/x/x.lua" (for require), or "" when the path has no scripts/ part. */
+static void infer_root(const char *script, char *out, size_t size)
+{
+    out[0] = 0;
+    const char *p = strstr(script, "scripts/"), *last = NULL;
+    while (p) {
+        if (p == script || p[-1] == '/')
+            last = p;
+        p = strstr(p + 1, "scripts/");
+    }
+    if (!last)
+        return;
+    size_t n = (size_t)(last - script);
+    if (n == 0)
+        snprintf(out, size, ".");
+    else
+        snprintf(out, size, "%.*s", (int)(n - 1), script);
+}
+
+static void basename_stem(const char *path, char *out, size_t size)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 4 && strcmp(b + n - 4, ".lua") == 0)
+        n -= 4;
+    snprintf(out, size, "%.*s", (int)n, b);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *world_path = NULL, *events_path = NULL, *state_path = NULL, *role = NULL,
+               *activity = NULL, *root = NULL, *out_path = NULL;
+    uint64_t max_vars = 0;
+    bool fsync_full = false;
+    const gsvm_opt opts[] = {
+        {"--world", 0, OPT_STRING, &world_path, "WORLD.json", "the world model (slots, squads, scenes, activity)", NULL},
+        {"--events", 0, OPT_STRING, &events_path, "EVENTS.jsonl", "the timeline: events, clock, host answers, reopen", NULL},
+        {"--state", 0, OPT_STRING, &state_path, "STATE.db", "the SQLite record (in memory when omitted)", NULL},
+        {"--role", 0, OPT_STRING, &role, "public|private", "the activity role (default: the world's, else public)", NULL},
+        {"--activity", 0, OPT_STRING, &activity, "NAME", "the activity name (activity_id; finds the script in a root)", NULL},
+        {"--root", 0, OPT_STRING, &root, "DIR", "the SDK root for require (default: inferred from .../scripts/...)", NULL},
+        {"--max-variables", 0, OPT_U64, &max_vars, "N", "variable capacity (default 512)", NULL},
+        {"--fsync", 0, OPT_FLAG, &fsync_full, NULL, "fsync every commit (synchronous=FULL)", NULL},
+        {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the output lines to FILE", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {
+        "gsvm mission run",
+        "SCRIPT.lua|ROOT [--world WORLD.json] [--events EVENTS.jsonl] [--state STATE.db] "
+        "[--role public|private] [--activity NAME]",
+        "Runs a mission script against a timeline (JSON Lines) and prints its requests,\n"
+        "effect results and faults, then the committed record.  Exit 0, 3 when the\n"
+        "mission is faulted at the end, 1 when the script cannot be loaded.",
+        opts, 1, 1};
+    const char *pos[1];
+    int npos;
+    int rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_mission_role r = GSVM_MISSION_PUBLIC;
+    bool role_given = false;
+    if (role) {
+        if (strcmp(role, "public") == 0)
+            r = GSVM_MISSION_PUBLIC;
+        else if (strcmp(role, "private") == 0)
+            r = GSVM_MISSION_PRIVATE;
+        else {
+            fprintf(stderr, "gsvm mission run: --role must be public or private\n");
+            gsvm_args_usage(&spec, true);
+            return EXIT_USAGE;
+        }
+        role_given = true;
+    }
+    if (max_vars > 1000000) {
+        fprintf(stderr, "gsvm mission run: --max-variables is at most 1000000\n");
+        return EXIT_USAGE;
+    }
+    gsvm_error err;
+    gsvm_mission_world *world = NULL;
+    json_t *timeline = NULL;
+    char *src = NULL;
+    size_t srclen = 0;
+    int exit_code = EXIT_INPUT;
+    FILE *out = stdout;
+    gsvm_mission *m = NULL;
+    if (world_path) {
+        gsvm_buf wb;
+        if (gsvm_file_read(world_path, &wb, &err) != GSVM_OK)
+            return gsvm_cli_fail(&err);
+        gsvm_status st = gsvm_mission_world_parse((const char *)wb.data, wb.len, world_path, &world, &err);
+        gsvm_buf_free(&wb);
+        if (st != GSVM_OK)
+            return gsvm_cli_fail(&err);
+    }
+    if (events_path && gsvm_jsonl_load(events_path, &timeline, &err) != GSVM_OK) {
+        gsvm_mission_world_free(world);
+        return gsvm_cli_fail(&err);
+    }
+    /* The script: a file, or a root folder searched by the activity name. */
+    const char *script = pos[0];
+    char root_buf[1024] = "", id_buf[256] = "", found[2048] = "";
+    struct stat sst;
+    if (strcmp(script, "-") != 0 && stat(script, &sst) == 0 && S_ISDIR(sst.st_mode)) {
+        const char *iname = activity ? activity : gsvm_mission_world_activity_name(world);
+        if (gsvm_mission_find_script(script, iname, gsvm_mission_world_display_name(world),
+                                     gsvm_mission_world_activity_index(world),
+                                     gsvm_mission_world_definition_hash(world), &src, &srclen,
+                                     found, sizeof found, &err) != GSVM_OK) {
+            exit_code = gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+            goto done;
+        }
+        snprintf(root_buf, sizeof root_buf, "%s", script);
+        gsvm_mission_file_stem(iname, gsvm_mission_world_display_name(world), id_buf, sizeof id_buf, &err);
+    } else {
+        gsvm_buf sb;
+        if (gsvm_file_read(script, &sb, &err) != GSVM_OK) {
+            exit_code = gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+            goto done;
+        }
+        src = (char *)gsvm_buf_take(&sb, &srclen);
+        infer_root(script, root_buf, sizeof root_buf);
+        basename_stem(script, id_buf, sizeof id_buf);
+    }
+    if (activity)
+        snprintf(id_buf, sizeof id_buf, "%s", activity);
+    else if (world && gsvm_mission_world_activity_name(world)[0])
+        snprintf(id_buf, sizeof id_buf, "%s", gsvm_mission_world_activity_name(world));
+    if (out_path && strcmp(out_path, "-") != 0) {
+        out = fopen(out_path, "w");
+        if (!out) {
+            fprintf(stderr, "%s: error: cannot write\n", out_path);
+            out = stdout;
+            goto done;
+        }
+    }
+    run_out ro = {out, GSVM_MISSION_ACCEPT};
+    gsvm_mission_config cfg;
+    gsvm_mission_config_init(&cfg);
+    cfg.activity_id = id_buf[0] ? id_buf : "activity";
+    cfg.sdk_root = root ? root : (root_buf[0] ? root_buf : NULL);
+    cfg.world = world;
+    cfg.state_path = state_path;
+    cfg.durable_fsync = fsync_full;
+    if (max_vars)
+        cfg.max_variables = (uint32_t)max_vars;
+    cfg.role = r;
+    if (!role_given && world) {
+        /* The world may declare the role; --role wins. */
+        int wr = gsvm_mission_world_role(world);
+        if (wr >= 0)
+            cfg.role = (gsvm_mission_role)wr;
+    }
+    cfg.host.request = on_request;
+    cfg.host.effect_result = on_effect_result;
+    cfg.host.fault = on_fault;
+    cfg.host.ud = &ro;
+    if (gsvm_mission_open(&cfg, src, srclen, &m, &err) != GSVM_OK) {
+        gsvm_cli_fail(&err);
+        exit_code = EXIT_INPUT;
+        goto done;
+    }
+    size_t i;
+    json_t *line;
+    exit_code = -1;
+    json_array_foreach(timeline, i, line) {
+        exit_code = run_line(&m, line, events_path, i + 1, &ro, src, srclen);
+        if (exit_code >= 0)
+            break;
+    }
+    if (exit_code < 0) {
+        emit_committed(out, m);
+        exit_code = gsvm_mission_faulted(m) ? EXIT_FAULT : 0;
+    }
+done:
+    gsvm_mission_close(m);
+    if (out != stdout)
+        fclose(out);
+    json_decref(timeline);
+    gsvm_mission_world_free(world);
+    free(src);
+    return exit_code;
+}
+
+static int cmd_stem(int argc, char **argv)
+{
+    const char *display = "";
+    uint64_t index = 0, hash = 0;
+    const gsvm_opt opts[] = {
+        {"--display-name", 0, OPT_STRING, &display, "NAME", "used when the internal name is empty", NULL},
+        {"--index", 0, OPT_U64, &index, "N", "activity index (fallback file name)", NULL},
+        {"--hash", 0, OPT_U64, &hash, "N", "definition hash (fallback file name)", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm mission stem", "NAME [--display-name NAME] [--index N] [--hash N]",
+                                 "Prints the script paths the runtime tries for an activity name.", opts, 1, 1};
+    const char *pos[1];
+    int npos;
+    int rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    char stem[128];
+    gsvm_error err;
+    if (gsvm_mission_file_stem(pos[0], display, stem, sizeof stem, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    printf("scripts/%s/%s.lua\nscripts/activities/a_%04u_%08x.lua\n", stem, stem, (unsigned)(index % 10000),
+           (unsigned)(hash & 0xFFFFFFFFu));
+    return 0;
+}
 
 static const gsvm_verb verbs[] = {
+    {"run", cmd_run, "run a mission script against a timeline (JSON Lines)"},
+    {"stem", cmd_stem, "print the script paths tried for an activity name"},
     {NULL, NULL, NULL},
 };
 
 int gsvm_cli_mission(int argc, char **argv)
 {
-    return gsvm_cli_dispatch("mission", "(not built yet)", verbs, argc, argv);
+    return gsvm_cli_dispatch("mission", "A sandboxed Lua 5.4 mission runtime whose callbacks are transactions.",
+                             verbs, argc, argv);
 }

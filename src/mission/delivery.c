@@ -1,0 +1,251 @@
+/* The outbox is delivered one request at a time, oldest first.  While a
+ * request is in delivery nothing else of this mission runs (no input, no
+ * timer, no queued event); its outcome becomes an effect_result that scripts
+ * see only once the whole outbox is empty.
+ *
+ * Host requests, by the host's answer (gsvm_mission_answer):
+ *   ACCEPT       committed and staged at once              -> transport_staged
+ *   REFUSE       refused                                   -> refused
+ *   STALL        never committed: after the 2 s commit wait -> refused
+ *   DROP         committed then dropped: after 2 s         -> canceled
+ *   PENDING      output pending at 2 s: transport stage; after 15 s in the
+ *                network queue a cancel is requested and confirmed -> canceled
+ *   NO_CANCEL    as PENDING but the cancel is never confirmed: 2 s after the
+ *                cancel request the program faults
+ *   UNPUBLISHED  committed but never published: at 60 s     -> expired
+ *   MISMATCH     a host revision mismatch faults the program
+ * Any request unfinished 60 s after its first try is expired.
+ * Local requests (select_state, hold_spawn, restart_checkpoint, actor_command)
+ * take no host revision and finish here; select_state waits for publication,
+ * which UNPUBLISHED withholds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mission/internal.h"
+
+enum { OUT_STAGED = 0, OUT_REFUSED, OUT_EXPIRED, OUT_CANCELED };
+static const char *const outcome_name[] = {"transport_staged", "refused", "expired", "canceled"};
+
+#define COMMIT_WAIT_MS 2000u
+#define NETWORK_WAIT_MS 15000u
+#define CANCEL_WAIT_MS 2000u
+#define OVERALL_MS 60000u
+
+static void pop_head(gsvm_mission *m)
+{
+    mreq_free(m->outbox[0]);
+    memmove(&m->outbox[0], &m->outbox[1], (size_t)(m->nout - 1) * sizeof m->outbox[0]);
+    m->nout--;
+    m->dlv.active = false;
+}
+
+static void finish(gsvm_mission *m, int outcome)
+{
+    mreq *r = m->outbox[0];
+    gsvm_error err;
+    mevent *ev = NULL;
+    if (m->ref_event[EV_effect_result] != LUA_NOREF && !m->rec.faulted) {
+        ev = mevent_new(EV_effect_result);
+        if (ev) {
+            ev->attempt = m->rec.attempt;
+            mevent_set_key(ev, "request_key", r->key);
+            if (r->effect[0])
+                mevent_set_str(ev, "effect", r->effect, strlen(r->effect));
+            mevent_set_str(ev, "outcome", outcome_name[outcome], strlen(outcome_name[outcome]));
+            mevent_set_int(ev, "outcome_code", outcome);
+        }
+    }
+    uint64_t key = r->key;
+    char effect[sizeof r->effect];
+    memcpy(effect, r->effect, sizeof effect);
+    pop_head(m);
+    if (store_finish_request(m->store, m, key, ev, &err) != GSVM_OK) {
+        mevent_free(ev);
+        ms_fault(m, err.message);
+        return;
+    }
+    if (m->cfg.host.effect_result)
+        m->cfg.host.effect_result(m->cfg.host.ud, key, effect[0] ? effect : NULL, outcome_name[outcome]);
+    if (ev)
+        mqueue_push(&m->events, ev);
+}
+
+static bool party_wiped(const gsvm_mission *m)
+{
+    return m->have_fireteam && m->ft_dead > 0 && m->ft_alive == 0 && m->ft_unknown == 0;
+}
+
+static bool spawn_set_known(const gsvm_mission *m, uint32_t hash)
+{
+    const gsvm_mission_world *w = m->world;
+    if (!w->nspawn_sets)
+        return true;
+    for (int i = 0; i < w->nspawn_sets; i++)
+        if (w->spawn_sets[i] == hash)
+            return true;
+    return false;
+}
+
+/* A new attempt: timers, device and population records and first-report
+ * records are cleared, the old attempt's queued events and requests are
+ * dropped, and fireteam_state is sent again.  Variables and the phase stay. */
+void dlv_new_attempt(gsvm_mission *m)
+{
+    gsvm_error err;
+    m->rec.attempt++;
+    m->rec.timers.n = 0;
+    m->nfirst = 0;
+    if (m->squad_alive)
+        for (int i = 0; i < m->world->nsquads; i++)
+            m->squad_alive[i] = -1;
+    /* Drop old requests (the head, in delivery, is the arm itself). */
+    int keep = 1;
+    for (int i = 1; i < m->nout; i++) {
+        if (m->outbox[i]->attempt < m->rec.attempt)
+            mreq_free(m->outbox[i]);
+        else
+            m->outbox[keep++] = m->outbox[i];
+    }
+    m->nout = keep;
+    mqueue kept = {0};
+    mevent *e;
+    while ((e = mqueue_pop(&m->events))) {
+        if (e->attempt < m->rec.attempt)
+            mevent_free(e);
+        else
+            mqueue_push(&kept, e);
+    }
+    m->events = kept;
+    while ((e = mqueue_pop(&m->inputs)))
+        mevent_free(e);
+    /* The arm itself still needs its outcome: keep its row by moving it to the new attempt. */
+    m->outbox[0]->attempt = m->rec.attempt;
+    if (store_drop_attempt(m->store, m, &err) != GSVM_OK) {
+        ms_fault(m, err.message);
+        return;
+    }
+    if (m->cfg.role == GSVM_MISSION_PRIVATE && m->have_fireteam &&
+        m->ref_event[EV_fireteam_state] != LUA_NOREF) {
+        mevent *ft = mevent_new(EV_fireteam_state);
+        if (ft) {
+            ft->attempt = m->rec.attempt;
+            mevent_set_int(ft, "alive_count", m->ft_alive);
+            mevent_set_int(ft, "dead_count", m->ft_dead);
+            mevent_set_int(ft, "unknown_count", m->ft_unknown);
+            mqueue_push(&m->inputs, ft);
+        }
+    }
+}
+
+static void run_local(gsvm_mission *m, mreq *r, uint64_t elapsed)
+{
+    switch (r->op) {
+    case OP_SELECT_STATE:
+        if (m->dlv.answer == GSVM_MISSION_UNPUBLISHED) {
+            if (elapsed >= OVERALL_MS)
+                finish(m, OUT_EXPIRED);
+            return;
+        }
+        finish(m, OUT_STAGED);
+        return;
+    case OP_RESTART:
+        if (r->p3) { /* release */
+            if (!m->rec.wipe_active || m->rec.wipe_key != (uint64_t)r->p3) {
+                finish(m, OUT_REFUSED); /* wipe_not_active */
+                return;
+            }
+            m->rec.wipe_active = false;
+            m->rec.wipe_key = 0;
+            finish(m, OUT_STAGED);
+            return;
+        }
+        if (m->cfg.role != GSVM_MISSION_PRIVATE || !party_wiped(m) || m->last_region != r->p1 ||
+            !spawn_set_known(m, (uint32_t)r->p2)) {
+            finish(m, OUT_REFUSED); /* party_or_spawn_unavailable */
+            return;
+        }
+        m->rec.wipe_active = true;
+        m->rec.wipe_key = r->key;
+        dlv_new_attempt(m);
+        if (!m->rec.faulted)
+            finish(m, OUT_STAGED);
+        return;
+    default: finish(m, OUT_STAGED); return;
+    }
+}
+
+void dlv_step(gsvm_mission *m)
+{
+    if (!m->nout)
+        return;
+    mreq *r = m->outbox[0];
+    gsvm_error err;
+    if (r->attempt < m->rec.attempt) { /* from an old attempt: dropped */
+        uint64_t key = r->key;
+        pop_head(m);
+        store_finish_request(m->store, m, key, NULL, &err);
+        return;
+    }
+    uint64_t now = m->rec.clock;
+    if (!m->dlv.active) {
+        m->dlv.active = true;
+        m->dlv.t0 = now;
+        gsvm_mission_request info = {r->key, r->effect[0] ? r->effect : NULL, r->call,
+                                     r->args ? r->args : "{}", r->op != OP_HOST};
+        gsvm_mission_answer a = GSVM_MISSION_ACCEPT;
+        if (m->cfg.host.request)
+            a = m->cfg.host.request(m->cfg.host.ud, &info);
+        if ((int)a < GSVM_MISSION_ACCEPT || a > GSVM_MISSION_MISMATCH)
+            a = GSVM_MISSION_REFUSE;
+        m->dlv.answer = a;
+        /* Remember the delivery in flight, so a reopen resumes it. */
+        if (store_save_meta(m->store, m, &err) != GSVM_OK) {
+            ms_fault(m, err.message);
+            return;
+        }
+    }
+    uint64_t elapsed = now - m->dlv.t0;
+    if (r->op != OP_HOST) {
+        run_local(m, r, elapsed);
+        return;
+    }
+    switch (m->dlv.answer) {
+    case GSVM_MISSION_ACCEPT:
+        finish(m, OUT_STAGED);
+        return;
+    case GSVM_MISSION_REFUSE:
+        finish(m, OUT_REFUSED);
+        return;
+    case GSVM_MISSION_MISMATCH:
+        m->dlv.active = false;
+        ms_fault(m, "mission host revision mismatch");
+        return;
+    default: break;
+    }
+    if (elapsed >= OVERALL_MS) {
+        finish(m, OUT_EXPIRED);
+        return;
+    }
+    switch (m->dlv.answer) {
+    case GSVM_MISSION_STALL:
+        if (elapsed >= COMMIT_WAIT_MS)
+            finish(m, OUT_REFUSED);
+        return;
+    case GSVM_MISSION_DROP:
+        if (elapsed >= COMMIT_WAIT_MS)
+            finish(m, OUT_CANCELED);
+        return;
+    case GSVM_MISSION_PENDING:
+        if (elapsed >= COMMIT_WAIT_MS + NETWORK_WAIT_MS)
+            finish(m, OUT_CANCELED);
+        return;
+    case GSVM_MISSION_NO_CANCEL:
+        if (elapsed >= COMMIT_WAIT_MS + NETWORK_WAIT_MS + CANCEL_WAIT_MS) {
+            m->dlv.active = false;
+            ms_fault(m, "mission request cancel was not confirmed");
+        }
+        return;
+    default: /* UNPUBLISHED: waits for the 60 s rule */
+        return;
+    }
+}

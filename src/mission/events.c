@@ -1,0 +1,261 @@
+/* Event kinds (from events.def), event records and their queues, and the
+ * JSON form runtime events take in the store. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mission/internal.h"
+
+static const struct {
+    const char *name;
+    bool reaches;
+    int first_report;
+} kinds[EV_COUNT] = {
+#define EVENT(idx, name, reaches, fr, doc) [idx] = {#name, reaches, fr},
+#include "mission/events.def"
+#undef EVENT
+};
+
+const char *gsvm_mission_event_name(int kind)
+{
+    return kind >= 0 && kind < EV_COUNT ? kinds[kind].name : NULL;
+}
+
+int gsvm_mission_event_kind(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < EV_COUNT; i++)
+        if (strcmp(kinds[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+bool ms_event_reaches_script(int kind) { return kind >= 0 && kind < EV_COUNT && kinds[kind].reaches; }
+int ms_event_first_report_rule(int kind)
+{
+    return kind >= 0 && kind < EV_COUNT ? kinds[kind].first_report : FR_NONE;
+}
+
+mevent *mevent_new(int kind)
+{
+    mevent *e = calloc(1, sizeof *e);
+    if (e) {
+        e->kind = kind;
+        e->source_generation = 1;
+    }
+    return e;
+}
+
+void mevent_free(mevent *e)
+{
+    if (!e)
+        return;
+    for (int i = 0; i < e->nf; i++)
+        free(e->f[i].s);
+    free(e->f);
+    free(e);
+}
+
+static mfield *field_slot(mevent *e, const char *name)
+{
+    for (int i = 0; i < e->nf; i++)
+        if (strcmp(e->f[i].name, name) == 0) {
+            free(e->f[i].s);
+            e->f[i].s = NULL;
+            return &e->f[i];
+        }
+    if (strlen(name) >= sizeof e->f[0].name)
+        return NULL;
+    if (e->nf == e->capf) {
+        int nc = e->capf ? e->capf * 2 : 8;
+        mfield *nf = realloc(e->f, (size_t)nc * sizeof *nf);
+        if (!nf)
+            return NULL;
+        e->f = nf;
+        e->capf = nc;
+    }
+    mfield *f = &e->f[e->nf++];
+    memset(f, 0, sizeof *f);
+    strcpy(f->name, name);
+    return f;
+}
+
+bool mevent_set_int(mevent *e, const char *name, int64_t v)
+{
+    mfield *f = field_slot(e, name);
+    if (!f)
+        return false;
+    f->type = EF_INT;
+    f->i = v;
+    return true;
+}
+
+bool mevent_set_num(mevent *e, const char *name, double v)
+{
+    mfield *f = field_slot(e, name);
+    if (!f)
+        return false;
+    f->type = EF_NUM;
+    f->n = v;
+    return true;
+}
+
+bool mevent_set_bool(mevent *e, const char *name, bool v)
+{
+    mfield *f = field_slot(e, name);
+    if (!f)
+        return false;
+    f->type = EF_BOOL;
+    f->b = v;
+    return true;
+}
+
+bool mevent_set_nil(mevent *e, const char *name)
+{
+    mfield *f = field_slot(e, name);
+    if (!f)
+        return false;
+    f->type = EF_NIL;
+    return true;
+}
+
+bool mevent_set_str(mevent *e, const char *name, const char *s, size_t len)
+{
+    mfield *f = field_slot(e, name);
+    if (!f)
+        return false;
+    f->s = malloc(len + 1);
+    if (!f->s) {
+        f->type = EF_NIL;
+        return false;
+    }
+    memcpy(f->s, s, len);
+    f->s[len] = 0;
+    f->len = len;
+    f->type = EF_STR;
+    return true;
+}
+
+bool mevent_set_key(mevent *e, const char *name, uint64_t key)
+{
+    mfield *f = field_slot(e, name);
+    if (!f)
+        return false;
+    f->type = EF_KEY;
+    f->i = (int64_t)key;
+    return true;
+}
+
+const mfield *mevent_get(const mevent *e, const char *name)
+{
+    for (int i = 0; i < e->nf; i++)
+        if (strcmp(e->f[i].name, name) == 0)
+            return &e->f[i];
+    return NULL;
+}
+
+/* A stored runtime event: {"kind":K,"attempt":A,"slot":R,"fields":[[name,type,value],...]} */
+char *mevent_encode(const mevent *e)
+{
+    json_t *o = json_object(), *fs = json_array();
+    json_object_set_new(o, "kind", json_integer(e->kind));
+    json_object_set_new(o, "attempt", json_integer((json_int_t)e->attempt));
+    json_object_set_new(o, "slot", json_integer(e->slot_row));
+    for (int i = 0; i < e->nf; i++) {
+        const mfield *f = &e->f[i];
+        json_t *v;
+        switch (f->type) {
+        case EF_BOOL: v = json_boolean(f->b); break;
+        case EF_INT:
+        case EF_KEY: v = json_integer(f->i); break;
+        case EF_NUM: v = json_real(f->n); break;
+        case EF_STR: v = json_stringn_nocheck(f->s, f->len); break;
+        default: v = json_null(); break;
+        }
+        json_array_append_new(fs, json_pack("[s,i,o]", f->name, f->type, v));
+    }
+    json_object_set_new(o, "fields", fs);
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+mevent *mevent_decode(const char *text, size_t len)
+{
+    json_error_t je;
+    json_t *o = json_loadb(text, len, 0, &je);
+    if (!o)
+        return NULL;
+    mevent *e = NULL;
+    json_t *k = json_object_get(o, "kind"), *a = json_object_get(o, "attempt"),
+           *sl = json_object_get(o, "slot"), *fs = json_object_get(o, "fields");
+    if (!json_is_integer(k) || json_integer_value(k) < 0 || json_integer_value(k) >= EV_COUNT ||
+        !json_is_integer(a) || !json_is_integer(sl) || !json_is_array(fs))
+        goto out;
+    e = mevent_new((int)json_integer_value(k));
+    if (!e)
+        goto out;
+    e->attempt = (uint64_t)json_integer_value(a);
+    json_int_t row = json_integer_value(sl);
+    e->slot_row = row < 0 || row > 1000000 ? 0 : (int)row;
+    size_t i;
+    json_t *f;
+    json_array_foreach(fs, i, f) {
+        const char *name;
+        int type;
+        json_t *v;
+        if (json_unpack(f, "[s,i,o]", &name, &type, &v) != 0 || strlen(name) >= 40)
+            goto bad;
+        bool ok = true;
+        switch (type) {
+        case EF_BOOL: ok = json_is_boolean(v) && mevent_set_bool(e, name, json_is_true(v)); break;
+        case EF_INT: ok = json_is_integer(v) && mevent_set_int(e, name, json_integer_value(v)); break;
+        case EF_KEY: ok = json_is_integer(v) && mevent_set_key(e, name, (uint64_t)json_integer_value(v)); break;
+        case EF_NUM: ok = json_is_number(v) && mevent_set_num(e, name, json_number_value(v)); break;
+        case EF_STR: ok = json_is_string(v) && mevent_set_str(e, name, json_string_value(v), json_string_length(v)); break;
+        case EF_NIL: ok = mevent_set_nil(e, name); break;
+        default: ok = false;
+        }
+        if (!ok)
+            goto bad;
+    }
+    goto out;
+bad:
+    mevent_free(e);
+    e = NULL;
+out:
+    json_decref(o);
+    return e;
+}
+
+void mqueue_push(mqueue *q, mevent *e)
+{
+    e->next = NULL;
+    if (q->tail)
+        q->tail->next = e;
+    else
+        q->head = e;
+    q->tail = e;
+    q->n++;
+}
+
+mevent *mqueue_pop(mqueue *q)
+{
+    mevent *e = q->head;
+    if (!e)
+        return NULL;
+    q->head = e->next;
+    if (!q->head)
+        q->tail = NULL;
+    q->n--;
+    e->next = NULL;
+    return e;
+}
+
+void mqueue_clear(mqueue *q)
+{
+    mevent *e;
+    while ((e = mqueue_pop(q)))
+        mevent_free(e);
+}

@@ -1,0 +1,348 @@
+/* Internal structures of the mission runtime, shared by its source files.
+ *
+ * The picture: a gsvm_mission owns
+ *   - the committed record (rec): variables in a hash map, timers in a small
+ *     sorted array, phase, revision, sequences, attempt, fault;
+ *   - at most one open transaction (txn) while a callback runs: an overlay of
+ *     changed variables, a copy of the timers made on first write, the staged
+ *     phase and sequences, and the callback's new requests.  Its cost grows
+ *     with what the callback changes, never with the size of the record;
+ *   - the outbox (requests waiting or in delivery), the input queue (client
+ *     reports) and the event queue (runtime events: effect_result,
+ *     phase_entered, fireteam_state);
+ *   - a Lua state on a capped allocator with an instruction/time budget;
+ *   - the SQLite store that makes each commit durable. */
+#ifndef GSVM_MISSION_INTERNAL_H
+#define GSVM_MISSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "gsvm/mission.h"
+
+/* ---- event kinds (events.def) ---- */
+enum { FR_NONE, FR_SILENT, FR_FLAG };
+enum {
+#define EVENT(idx, name, reaches, fr, doc) EV_##name = idx,
+#include "mission/events.def"
+#undef EVENT
+    EV_COUNT
+};
+bool ms_event_reaches_script(int kind);
+int ms_event_first_report_rule(int kind);
+
+/* ---- scalar values ---- */
+typedef struct mval {
+    uint8_t type; /* gsvm_mission_vtype */
+    uint8_t len;  /* string length (<= 127) */
+    bool b;
+    int64_t i;
+    double n;
+    char s[GSVM_MISSION_MAX_STRING + 1];
+} mval;
+
+typedef struct mvar {
+    char name[GSVM_MISSION_MAX_NAME + 1];
+    uint8_t nlen;
+    bool deleted; /* in a transaction overlay: the variable is cleared */
+    mval v;
+} mvar;
+
+/* Open-addressing hash map (linear probing, backward-shift deletion) from
+ * name to an owned mvar. */
+typedef struct vmap {
+    mvar **slots;
+    uint32_t cap, count;
+} vmap;
+
+void vmap_init(vmap *m);
+void vmap_free(vmap *m); /* frees the entries too */
+mvar *vmap_get(const vmap *m, const char *name, size_t nlen);
+/* Inserts `v` (owned from now on); false when out of memory. */
+bool vmap_put(vmap *m, mvar *v);
+mvar *vmap_remove(vmap *m, const char *name, size_t nlen); /* caller owns the result */
+/* Entries sorted by name into a new array (caller frees the array only). */
+mvar **vmap_sorted(const vmap *m);
+
+/* ---- timers ---- */
+typedef struct mtimer {
+    char name[GSVM_MISSION_MAX_NAME + 1];
+    uint64_t deadline, seq;
+} mtimer;
+
+typedef struct mtimers {
+    mtimer t[GSVM_MISSION_MAX_TIMERS];
+    int n; /* sorted by name */
+} mtimers;
+
+int timers_find(const mtimers *t, const char *name);
+bool timers_set(mtimers *t, const char *name, uint64_t deadline, uint64_t seq); /* false: full */
+bool timers_remove(mtimers *t, const char *name);
+/* The due timer with the earliest deadline, then sequence; -1 if none. */
+int timers_due(const mtimers *t, uint64_t now);
+
+/* ---- requests ---- */
+enum {
+    OP_HOST = 0,       /* a host request */
+    OP_SELECT_STATE,   /* local: waits for publication */
+    OP_HOLD_SPAWN,     /* local */
+    OP_RESTART,        /* local: checkpoint arm or release */
+    OP_ACTOR_COMMAND,  /* local */
+};
+
+typedef struct mreq {
+    uint64_t key;
+    uint64_t attempt;
+    int op;
+    bool publish;        /* waits for publication (select_state, scene requests) */
+    bool completes;      /* lifetime state 6: marks the attempt complete on commit */
+    char call[48];
+    char effect[40];     /* "" when the effect has no name */
+    char *args;          /* JSON object text */
+    int64_t p1, p2, p3;  /* op parameters: region/hash/release, hold active, ... */
+} mreq;
+
+void mreq_free(mreq *r);
+/* Serializes / parses a request record for the store. */
+char *mreq_encode(const mreq *r);
+mreq *mreq_decode(const char *text, size_t len, gsvm_error *err);
+
+/* ---- events ---- */
+enum { EF_NIL, EF_BOOL, EF_INT, EF_NUM, EF_STR, EF_KEY };
+typedef struct mfield {
+    char name[40];
+    uint8_t type;
+    bool b;
+    int64_t i;
+    double n;
+    char *s;
+    size_t len;
+} mfield;
+
+typedef struct mevent {
+    int kind;
+    uint64_t attempt;     /* attempt_generation when raised */
+    uint64_t source_generation;
+    int slot_row;         /* 1-based world slot row, 0 when none */
+    int64_t db_id;        /* row in the store's events table, 0 when not stored */
+    int nf, capf;
+    mfield *f;
+    struct mevent *next;
+} mevent;
+
+mevent *mevent_new(int kind);
+void mevent_free(mevent *e);
+bool mevent_set_int(mevent *e, const char *name, int64_t v);
+bool mevent_set_num(mevent *e, const char *name, double v);
+bool mevent_set_bool(mevent *e, const char *name, bool v);
+bool mevent_set_str(mevent *e, const char *name, const char *s, size_t len);
+bool mevent_set_key(mevent *e, const char *name, uint64_t key);
+bool mevent_set_nil(mevent *e, const char *name);
+const mfield *mevent_get(const mevent *e, const char *name);
+char *mevent_encode(const mevent *e);
+mevent *mevent_decode(const char *text, size_t len);
+
+typedef struct mqueue {
+    mevent *head, *tail;
+    size_t n;
+} mqueue;
+void mqueue_push(mqueue *q, mevent *e);
+mevent *mqueue_pop(mqueue *q);
+void mqueue_clear(mqueue *q);
+
+/* ---- world model ---- */
+typedef struct wslot {
+    char id[64];
+    int type;
+    int64_t tag;
+    char registry_key[32];
+    char owner[32];
+} wslot;
+
+typedef struct wnamed {
+    char id[64];
+} wnamed;
+
+typedef struct wpeer {
+    char session_id[32], session_generation[32], member_key[32], join_identity[64];
+} wpeer;
+
+struct gsvm_mission_world {
+    char name[256], display_name[256];
+    uint32_t index, definition_hash;
+    int64_t row;
+    char player_key[32];
+    char sdk_build_id[80];
+    int role; /* -1: not declared */
+    uint32_t tick_ms;
+    wslot *slots;
+    int nslots;
+    wnamed *squads, *scenes;
+    int nsquads, nscenes;
+    wpeer *peers;
+    int npeers;
+    uint32_t *spawn_sets;
+    int nspawn_sets; /* 0: every spawn set hash is available */
+};
+
+/* ---- the mission ---- */
+typedef struct mrecord {
+    bool started, faulted, complete, wipe_active;
+    char fault[GSVM_MISSION_MAX_ERROR + 1];
+    uint32_t phase;
+    uint64_t revision, attempt, next_timer_seq, next_key, mission_seq, wipe_key;
+    uint64_t clock;
+    vmap vars;
+    mtimers timers;
+} mrecord;
+
+typedef struct mtxn {
+    bool active;
+    vmap overlay;          /* changed variables (deleted flag for clears) */
+    int64_t var_delta;     /* change of the variable count */
+    bool timers_copied;
+    mtimers timers;        /* copy of rec.timers once written */
+    bool phase_set;
+    uint32_t phase;
+    uint64_t next_timer_seq, next_key;
+    bool durable;          /* something durable changed */
+    bool completes;
+    bool starts;           /* on_start: the commit marks the record started */
+    mreq **reqs;
+    int nreqs, capreqs;
+    int64_t consumed_event; /* store row of the runtime event this callback consumes */
+} mtxn;
+
+typedef struct mdelivery {
+    bool active;
+    uint64_t t0;        /* first try */
+    int answer;
+    int stage;          /* 0 commit wait, 1 network queue, 2 cancel requested */
+    uint64_t stage_t;
+} mdelivery;
+
+/* Limits of the running Lua code. */
+typedef struct mlimits {
+    size_t arena_used, arena_cap, arena_peak;
+    uint64_t used, budget;     /* instruction units charged / allowed */
+    bool charging;             /* a budget is active (callback or open) */
+    int tripped;               /* 0, or the LIM_* limit that was hit (sticky) */
+    uint64_t deadline_ns;      /* wall-clock guard */
+    uint32_t clock_skip;
+} mlimits;
+
+enum { LIM_NONE = 0, LIM_INSTRUCTIONS, LIM_MEMORY, LIM_TIME };
+
+typedef struct mstore mstore;
+
+struct gsvm_mission {
+    gsvm_mission_config cfg;
+    char activity_id[128];
+    char sdk_root[1024];
+    const gsvm_mission_world *world;
+    gsvm_mission_world empty_world;
+    char *source;
+    size_t source_len;
+
+    mrecord rec;
+    mtxn txn;
+    mreq **outbox;
+    int nout, capout;
+    mdelivery dlv;
+    mqueue inputs, events;
+
+    /* volatile (not durable) host-side knowledge */
+    bool first_seen_cap;
+    char (*first_seen)[80];
+    int nfirst, capfirst;
+    int64_t last_region;      /* -1 unknown */
+    bool have_fireteam;
+    int64_t ft_alive, ft_dead, ft_unknown;
+    int64_t *squad_alive;     /* per world squad: -1 unknown */
+    uint64_t event_seq;
+    uint64_t callbacks;
+    uint64_t last_tick;
+    bool timer_fired_this_tick;
+    bool in_pump;
+    size_t gc_mark;       /* arena size after the last collection step */
+
+    lua_State *L;
+    mlimits lim;
+    int ref_start, ref_load, ref_event[EV_COUNT];
+    int ref_context, ref_state, ref_objid;
+    uint64_t next_objid;
+    uint64_t event_gen;   /* generation of the event userdata that is valid */
+    const mevent *cur_event;
+
+    mstore *store;
+};
+
+/* limits.c */
+void *ms_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+void ms_limits_begin(gsvm_mission *m, uint64_t budget, uint32_t wall_ms);
+void ms_limits_end(gsvm_mission *m);
+void ms_charge(lua_State *L, uint64_t units);
+void ms_check_tripped(lua_State *L);
+int ms_raise_limit(lua_State *L);
+const char *ms_limit_message(int which);
+gsvm_mission *ms_from_L(lua_State *L);
+
+/* sandbox.c */
+bool ms_sandbox_open(gsvm_mission *m, gsvm_error *err);
+void ms_tostring(lua_State *L, int idx); /* pushes a reproducible text of any value */
+
+/* api.c */
+void ms_api_register(lua_State *L);
+void ms_push_context(lua_State *L, gsvm_mission *m);
+void ms_push_state(lua_State *L, gsvm_mission *m);
+void ms_push_event(lua_State *L, gsvm_mission *m, const mevent *e);
+void ms_push_key(lua_State *L, uint64_t key);
+
+/* txn.c */
+void txn_begin(gsvm_mission *m);
+void txn_discard(gsvm_mission *m);
+gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err);
+const mval *txn_get_var(gsvm_mission *m, const char *name, size_t nlen);
+/* Returns 0 ok, 1 capacity exceeded, -1 out of memory. */
+int txn_set_var(gsvm_mission *m, const char *name, size_t nlen, const mval *v);
+int txn_clear_var(gsvm_mission *m, const char *name, size_t nlen); /* 1 existed, 0 not, -1 oom */
+mtimers *txn_timers_w(gsvm_mission *m);
+const mtimers *txn_timers_r(const gsvm_mission *m);
+uint32_t txn_phase(const gsvm_mission *m);
+/* Appends a request to the transaction (owned from now on); false on OOM. */
+bool txn_add_request(gsvm_mission *m, mreq *r);
+mreq *mreq_new(gsvm_mission *m, int op, const char *call, const char *effect);
+
+/* runtime.c */
+void ms_fault(gsvm_mission *m, const char *text);
+void ms_sanitize_error(const char *in, size_t len, char *out);
+const wslot *ms_world_slot(const gsvm_mission *m, int row);
+int ms_world_find(const gsvm_mission *m, int what, lua_State *L, int idx); /* 0 none */
+enum { W_SLOT, W_SQUAD, W_SCENE };
+
+/* delivery.c */
+void dlv_step(gsvm_mission *m);   /* progresses the head of the outbox; may finish it */
+void dlv_new_attempt(gsvm_mission *m);
+
+/* store.c */
+gsvm_status store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err);
+void store_close(mstore *s);
+gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err);
+gsvm_status store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
+                         int64_t consumed_event, gsvm_error *err);
+/* Records that the outbox head finished (deleted) and its event queued. */
+gsvm_status store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
+                                 gsvm_error *err);
+gsvm_status store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
+gsvm_status store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
+gsvm_status store_delete_event(mstore *s, int64_t id, gsvm_error *err);
+gsvm_status store_add_event(mstore *s, mevent *e, gsvm_error *err);
+
+/* json helpers */
+char *ms_json_escape_value(const mval *v); /* unused helper kept minimal */
+
+#endif

@@ -1,0 +1,807 @@
+/* The mission object: opening (chunk, program, record, on_start/on_load),
+ * the work loop that runs callbacks as transactions, client reports, the
+ * server clock, reopen and "Reload script". */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mission/internal.h"
+
+#define GC_FULL_ABOVE ((size_t)48 * 1024 * 1024)
+#define GC_STEP_EVERY ((size_t)64 * 1024)
+
+void gsvm_mission_config_init(gsvm_mission_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->activity_id = "activity";
+    cfg->role = GSVM_MISSION_PUBLIC;
+    cfg->max_variables = GSVM_MISSION_MAX_VARIABLES;
+    cfg->callback_budget = GSVM_MISSION_CALLBACK_BUDGET;
+    cfg->open_budget = GSVM_MISSION_OPEN_BUDGET;
+    cfg->arena_bytes = GSVM_MISSION_ARENA_BYTES;
+    cfg->callback_wall_ms = 1000;
+    cfg->open_wall_ms = 20000;
+}
+
+/* Error text: at most 255 characters, '"' becomes '\'', CR LF TAB become spaces. */
+void ms_sanitize_error(const char *in, size_t len, char *out)
+{
+    size_t n = len > GSVM_MISSION_MAX_ERROR ? GSVM_MISSION_MAX_ERROR : len;
+    for (size_t i = 0; i < n; i++) {
+        char c = in[i];
+        if (c == '"')
+            c = '\'';
+        else if (c == '\r' || c == '\n' || c == '\t')
+            c = ' ';
+        else if (c == 0)
+            c = ' ';
+        out[i] = c;
+    }
+    out[n] = 0;
+}
+
+void ms_fault(gsvm_mission *m, const char *text)
+{
+    gsvm_error err;
+    ms_sanitize_error(text, strlen(text), m->rec.fault);
+    m->rec.faulted = true;
+    store_save_meta(m->store, m, &err);
+    if (m->cfg.host.fault)
+        m->cfg.host.fault(m->cfg.host.ud, m->rec.fault);
+}
+
+const wslot *ms_world_slot(const gsvm_mission *m, int row)
+{
+    return row >= 1 && row <= m->world->nslots ? &m->world->slots[row - 1] : NULL;
+}
+
+/* Resolves a selector (1-based row or id string) to a row; 0 when unknown or
+ * ambiguous. */
+static int find_id(const gsvm_mission *m, int what, const char *id)
+{
+    const gsvm_mission_world *w = m->world;
+    int n = what == W_SLOT ? w->nslots : what == W_SQUAD ? w->nsquads : w->nscenes, found = 0;
+    for (int i = 0; i < n; i++) {
+        const char *cand = what == W_SLOT ? w->slots[i].id : what == W_SQUAD ? w->squads[i].id : w->scenes[i].id;
+        if (strcmp(cand, id) == 0) {
+            if (found)
+                return 0;
+            found = i + 1;
+        }
+    }
+    return found;
+}
+
+int ms_world_find(const gsvm_mission *m, int what, lua_State *L, int idx)
+{
+    const gsvm_mission_world *w = m->world;
+    int n = what == W_SLOT ? w->nslots : what == W_SQUAD ? w->nsquads : w->nscenes;
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        int isnum;
+        lua_Integer row = lua_tointegerx(L, idx, &isnum);
+        return isnum && row >= 1 && row <= n ? (int)row : 0;
+    }
+    if (lua_type(L, idx) == LUA_TSTRING)
+        return find_id(m, what, lua_tostring(L, idx));
+    return 0;
+}
+
+/* ---- error text of a failed call (never runs script code) ---- */
+static void error_text(lua_State *L, int status, char *out, size_t size)
+{
+    gsvm_mission *m = ms_from_L(L);
+    if (m->lim.tripped) {
+        snprintf(out, size, "%s", ms_limit_message(m->lim.tripped));
+        return;
+    }
+    if (status == LUA_ERRMEM) {
+        snprintf(out, size, "not enough memory");
+        return;
+    }
+    switch (lua_type(L, -1)) {
+    case LUA_TSTRING: {
+        size_t n;
+        const char *s = lua_tolstring(L, -1, &n);
+        if (n >= size)
+            n = size - 1;
+        memcpy(out, s, n);
+        out[n] = 0;
+        return;
+    }
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, -1))
+            snprintf(out, size, "%lld", (long long)lua_tointeger(L, -1));
+        else
+            snprintf(out, size, "%.14g", (double)lua_tonumber(L, -1));
+        return;
+    default:
+        snprintf(out, size, "(error object is a %s value)", luaL_typename(L, -1));
+    }
+}
+
+static void gc_between_callbacks(gsvm_mission *m, size_t *last)
+{
+    if (m->lim.arena_used > GC_FULL_ABOVE) {
+        lua_gc(m->L, LUA_GCCOLLECT);
+        *last = m->lim.arena_used;
+    } else if (m->lim.arena_used > *last + GC_STEP_EVERY) {
+        lua_gc(m->L, LUA_GCSTEP, 64);
+        *last = m->lim.arena_used;
+    }
+}
+
+
+/* ---- callbacks ---- */
+
+typedef void (*txn_prep)(gsvm_mission *m, void *ud);
+
+/* Runs one callback as a transaction.  `ref` may be LUA_NOREF (no handler):
+ * the transaction still commits what `prep` staged. */
+static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_start,
+                         int64_t consumed, txn_prep prep, void *ud)
+{
+    gsvm_error err;
+    txn_begin(m);
+    m->txn.consumed_event = consumed;
+    m->txn.starts = on_start;
+    if (prep)
+        prep(m, ud);
+    if (ref != LUA_NOREF) {
+        lua_State *L = m->L;
+        m->event_gen++;
+        m->cur_event = ev;
+        m->callbacks++;
+        ms_limits_begin(m, m->cfg.callback_budget, m->cfg.callback_wall_ms);
+        lua_settop(L, 0);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+        ms_push_context(L, m);
+        ms_push_state(L, m);
+        int nargs = 2;
+        if (ev) {
+            ms_push_event(L, m, ev);
+            nargs = 3;
+        }
+        int st = lua_pcall(L, nargs, 0, 0);
+        bool failed = st != LUA_OK || m->lim.tripped;
+        char text[GSVM_MISSION_MAX_ERROR + 64];
+        if (failed)
+            error_text(L, st, text, sizeof text);
+        ms_limits_end(m);
+        m->lim.tripped = LIM_NONE;
+        m->cur_event = NULL;
+        m->event_gen++;
+        lua_settop(L, 0);
+        if (failed) {
+            txn_discard(m);
+            ms_fault(m, text);
+            lua_gc(L, LUA_GCCOLLECT);
+            return;
+        }
+    }
+    if (txn_commit(m, on_start, &err) != GSVM_OK) {
+        ms_fault(m, err.message);
+        return;
+    }
+}
+
+static void dispatch(gsvm_mission *m, mevent *e)
+{
+    gsvm_error err;
+    if (e->attempt && e->attempt < m->rec.attempt) {
+        if (e->db_id)
+            store_delete_event(m->store, e->db_id, &err);
+        mevent_free(e);
+        return;
+    }
+    int ref = m->ref_event[e->kind];
+    if (ref == LUA_NOREF) {
+        if (e->db_id)
+            store_delete_event(m->store, e->db_id, &err);
+        mevent_free(e);
+        return;
+    }
+    char buf[24];
+    m->rec.mission_seq++;
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->event_seq);
+    mevent_set_str(e, "sequence", buf, strlen(buf));
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->source_generation);
+    mevent_set_str(e, "source_generation", buf, strlen(buf));
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
+    mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+    if (e->kind != EV_scriptable_override_transport_staged) {
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.mission_seq);
+        mevent_set_str(e, "mission_sequence", buf, strlen(buf));
+    }
+    run_callback(m, ref, e, false, e->db_id, NULL, NULL);
+    mevent_free(e);
+}
+
+typedef struct timer_fire {
+    mtimer t;
+} timer_fire;
+
+static void remove_timer(gsvm_mission *m, void *ud)
+{
+    timer_fire *tf = ud;
+    timers_remove(txn_timers_w(m), tf->t.name);
+}
+
+static void fire_timer(gsvm_mission *m, int i)
+{
+    timer_fire tf = {m->rec.timers.t[i]};
+    mevent *e = mevent_new(EV_timer_elapsed);
+    if (!e) {
+        ms_fault(m, "not enough memory");
+        return;
+    }
+    char buf[24];
+    mevent_set_str(e, "timer_name", tf.t.name, strlen(tf.t.name));
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.deadline);
+    mevent_set_str(e, "timer_deadline_tick", buf, strlen(buf));
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.seq);
+    mevent_set_str(e, "timer_sequence", buf, strlen(buf));
+    e->attempt = m->rec.attempt;
+    int ref = m->ref_event[EV_timer_elapsed];
+    if (ref != LUA_NOREF) {
+        m->rec.mission_seq++;
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->event_seq);
+        mevent_set_str(e, "sequence", buf, strlen(buf));
+        mevent_set_str(e, "source_generation", "1", 1);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
+        mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.mission_seq);
+        mevent_set_str(e, "mission_sequence", buf, strlen(buf));
+    }
+    /* The timer is removed before the handler runs, even without a handler. */
+    run_callback(m, ref, e, false, 0, remove_timer, &tf);
+    mevent_free(e);
+}
+
+/* Runs everything that can run now, in the tick order: delivery of the
+ * outbox, client inputs, one timer per tick, queued events. */
+static void pump(gsvm_mission *m)
+{
+    if (m->in_pump || !m->L)
+        return;
+    m->in_pump = true;
+    while (!m->rec.faulted && m->rec.started) {
+        if (m->nout > 0) {
+            dlv_step(m);
+            if (m->dlv.active || m->rec.faulted)
+                break;
+            continue;
+        }
+        mevent *e = mqueue_pop(&m->inputs);
+        if (e) {
+            dispatch(m, e);
+            continue;
+        }
+        if (!m->timer_fired_this_tick) {
+            int i = timers_due(&m->rec.timers, m->rec.clock);
+            if (i >= 0) {
+                m->timer_fired_this_tick = true;
+                fire_timer(m, i);
+                continue;
+            }
+        }
+        e = mqueue_pop(&m->events);
+        if (e) {
+            dispatch(m, e);
+            continue;
+        }
+        break;
+    }
+    if (m->L)
+        gc_between_callbacks(m, &m->gc_mark);
+    m->in_pump = false;
+}
+
+/* ---- opening ---- */
+
+static const char *const entry_names[] = {"on_start", "on_load"};
+
+static gsvm_status capture_program(gsvm_mission *m, gsvm_error *err)
+{
+    lua_State *L = m->L;
+    int prog = lua_gettop(L);
+    /* initial_state: nil or {region_index=int 0..INT32_MAX, spawn_set_hash, omit} (rawget). */
+    lua_pushliteral(L, "initial_state");
+    int t = lua_rawget(L, prog);
+    if (t != LUA_TNIL) {
+        bool ok = t == LUA_TTABLE;
+        if (ok) {
+            lua_pushliteral(L, "region_index");
+            lua_rawget(L, -2);
+            int isnum = 0;
+            lua_Integer r = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
+            ok = isnum && r >= 0 && r <= INT32_MAX;
+            m->last_region = ok ? -1 : -1;
+            lua_pop(L, 1);
+            lua_pushliteral(L, "spawn_set_hash");
+            int ht = lua_rawget(L, -2);
+            if (ht != LUA_TNIL) {
+                lua_Integer h = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
+                ok = ok && isnum && h >= 1 && h <= 0xFFFFFFFFll;
+            }
+            lua_pop(L, 1);
+            lua_pushliteral(L, "omit");
+            int ot = lua_rawget(L, -2);
+            if (ot != LUA_TNIL)
+                ok = ok && ot == LUA_TTABLE && lua_rawlen(L, -1) <= 32;
+            lua_pop(L, 1);
+        }
+        if (!ok)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                                  "initial_state must be a generated state with an integer region_index");
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "gsvm.mission.initial_state");
+    }
+    lua_pop(L, 1);
+    int *refs[] = {&m->ref_start, &m->ref_load};
+    for (int i = 0; i < 2; i++) {
+        lua_pushstring(L, entry_names[i]);
+        t = lua_rawget(L, prog);
+        if (t != LUA_TNIL && t != LUA_TFUNCTION)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                                  "mission entries must be functions or nil");
+        *refs[i] = t == LUA_TFUNCTION ? luaL_ref(L, LUA_REGISTRYINDEX) : (lua_pop(L, 1), LUA_NOREF);
+    }
+    lua_pushliteral(L, "on_event");
+    if (lua_rawget(L, prog) != LUA_TNIL)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                              "on_event is unsupported; use one on_event_<type> callback");
+    lua_pop(L, 1);
+    for (int k = 0; k < EV_COUNT; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "on_event_%s", gsvm_mission_event_name(k));
+        lua_pushstring(L, name);
+        t = lua_rawget(L, prog);
+        if (t != LUA_TNIL && t != LUA_TFUNCTION)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                                  "mission event entries must be functions or nil");
+        /* Kinds that never reach a script get no handler at all. */
+        if (t == LUA_TFUNCTION && ms_event_reaches_script(k))
+            m->ref_event[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+        else
+            lua_pop(L, 1);
+    }
+    return GSVM_OK;
+}
+
+static int run_chunk(lua_State *L)
+{
+    gsvm_mission *m = ms_from_L(L);
+    lua_call(L, 0, LUA_MULTRET);
+    (void)m;
+    return lua_gettop(L);
+}
+
+static gsvm_status open_lua(gsvm_mission *m, gsvm_error *err)
+{
+    m->ref_start = m->ref_load = LUA_NOREF;
+    for (int k = 0; k < EV_COUNT; k++)
+        m->ref_event[k] = LUA_NOREF;
+    m->next_objid = 0;
+    if (!ms_sandbox_open(m, err))
+        return err->status;
+    lua_State *L = m->L;
+    int st = luaL_loadbufferx(L, m->source, m->source_len, m->activity_id, "t");
+    if (st != LUA_OK) {
+        gsvm_status s = gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id, "%s",
+                                       st == LUA_ERRMEM ? "not enough memory" : lua_tostring(L, -1));
+        return s;
+    }
+    /* The top-level code runs under the opening budget; require happens here. */
+    lua_pushcfunction(L, run_chunk);
+    lua_insert(L, -2);
+    ms_limits_begin(m, m->cfg.open_budget, m->cfg.open_wall_ms);
+    st = lua_pcall(L, 1, LUA_MULTRET, 0);
+    int tripped = m->lim.tripped;
+    ms_limits_end(m);
+    m->lim.tripped = LIM_NONE;
+    if (st != LUA_OK || tripped) {
+        char text[512];
+        m->lim.tripped = tripped;
+        error_text(L, st, text, sizeof text);
+        m->lim.tripped = LIM_NONE;
+        return gsvm_error_set(err, tripped == LIM_INSTRUCTIONS || tripped == LIM_TIME ? GSVM_ERR_LIMIT : GSVM_ERR_INPUT,
+                              m->activity_id, "%s", text);
+    }
+    if (lua_gettop(L) < 1 || !lua_istable(L, 1))
+        return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                              "mission chunk must return one program table");
+    lua_settop(L, 1);
+    gsvm_status s = capture_program(m, err);
+    lua_settop(L, 0);
+    lua_gc(L, LUA_GCCOLLECT);
+    m->gc_mark = m->lim.arena_used;
+    return s;
+}
+
+static void close_lua(gsvm_mission *m)
+{
+    if (m->L) {
+        lua_close(m->L);
+        m->L = NULL;
+    }
+}
+
+static void free_volatile(gsvm_mission *m)
+{
+    for (int i = 0; i < m->nout; i++)
+        mreq_free(m->outbox[i]);
+    m->nout = 0;
+    mqueue_clear(&m->events);
+    vmap_free(&m->rec.vars);
+    memset(&m->rec, 0, sizeof m->rec);
+    memset(&m->dlv, 0, sizeof m->dlv);
+}
+
+/* Restores the record, builds the Lua state and runs on_load or on_start. */
+static gsvm_status start(gsvm_mission *m, gsvm_error *err)
+{
+    free_volatile(m);
+    gsvm_status st = store_load(m->store, m, err);
+    if (st != GSVM_OK)
+        return st;
+    m->last_tick = m->rec.clock;
+    st = open_lua(m, err);
+    if (st != GSVM_OK) {
+        close_lua(m);
+        return st;
+    }
+    if (m->rec.faulted) {
+        /* Reopening a faulted record faults again; only Reload script clears it. */
+        if (m->cfg.host.fault)
+            m->cfg.host.fault(m->cfg.host.ud, m->rec.fault);
+        return GSVM_OK;
+    }
+    if (m->rec.started) {
+        run_callback(m, m->ref_load, NULL, false, 0, NULL, NULL);
+    } else {
+        /* The initial state is selected and published before on_start. */
+        run_callback(m, m->ref_start, NULL, true, 0, NULL, NULL);
+    }
+    pump(m);
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_mission_open(const gsvm_mission_config *cfg, const char *source, size_t len,
+                              gsvm_mission **out, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    *out = NULL;
+    gsvm_mission_config c = *cfg;
+    const char *id = c.activity_id && c.activity_id[0] ? c.activity_id : "activity";
+    if (!source || len == 0 || len > GSVM_MISSION_MAX_SOURCE)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, id, "source_too_large: a script is 1 to %u bytes",
+                              GSVM_MISSION_MAX_SOURCE);
+    gsvm_mission *m = calloc(1, sizeof *m);
+    if (!m)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, id, "out of memory");
+    snprintf(m->activity_id, sizeof m->activity_id, "%s", id);
+    if (c.sdk_root)
+        snprintf(m->sdk_root, sizeof m->sdk_root, "%s", c.sdk_root);
+    if (!c.max_variables)
+        c.max_variables = GSVM_MISSION_MAX_VARIABLES;
+    if (!c.callback_budget)
+        c.callback_budget = GSVM_MISSION_CALLBACK_BUDGET;
+    if (!c.open_budget)
+        c.open_budget = GSVM_MISSION_OPEN_BUDGET;
+    if (!c.arena_bytes)
+        c.arena_bytes = GSVM_MISSION_ARENA_BYTES;
+    m->world = c.world ? c.world : &m->empty_world;
+    if (!c.tick_ms)
+        c.tick_ms = m->world->tick_ms ? m->world->tick_ms : 50;
+    c.activity_id = m->activity_id;
+    c.sdk_root = m->sdk_root;
+    m->cfg = c;
+    m->lim.arena_cap = c.arena_bytes;
+    m->last_region = -1;
+    if (m->world->nsquads) {
+        m->squad_alive = malloc((size_t)m->world->nsquads * sizeof *m->squad_alive);
+        if (!m->squad_alive) {
+            free(m);
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, id, "out of memory");
+        }
+        for (int i = 0; i < m->world->nsquads; i++)
+            m->squad_alive[i] = -1;
+    }
+    m->source = malloc(len);
+    if (!m->source) {
+        gsvm_mission_close(m);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, id, "out of memory");
+    }
+    memcpy(m->source, source, len);
+    m->source_len = len;
+    gsvm_status st = store_open(&m->store, c.state_path, c.durable_fsync, err);
+    if (st == GSVM_OK)
+        st = start(m, err);
+    if (st != GSVM_OK) {
+        gsvm_mission_close(m);
+        return st;
+    }
+    *out = m;
+    return GSVM_OK;
+}
+
+void gsvm_mission_close(gsvm_mission *m)
+{
+    if (!m)
+        return;
+    gsvm_error err;
+    if (m->store && m->L)
+        store_save_meta(m->store, m, &err); /* the clock */
+    close_lua(m);
+    txn_discard(m);
+    vmap_free(&m->txn.overlay);
+    free(m->txn.reqs);
+    free_volatile(m);
+    free(m->outbox);
+    mqueue_clear(&m->inputs);
+    store_close(m->store);
+    free(m->first_seen);
+    free(m->squad_alive);
+    free(m->source);
+    free(m);
+}
+
+gsvm_status gsvm_mission_reopen(gsvm_mission *m, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    store_save_meta(m->store, m, err);
+    close_lua(m);
+    return start(m, err);
+}
+
+gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size_t len,
+                                       gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    if (source) {
+        if (len == 0 || len > GSVM_MISSION_MAX_SOURCE)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                                  "source_too_large: a script is 1 to %u bytes", GSVM_MISSION_MAX_SOURCE);
+        char *copy = malloc(len);
+        if (!copy)
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
+        memcpy(copy, source, len);
+        free(m->source);
+        m->source = copy;
+        m->source_len = len;
+    }
+    m->rec.faulted = false;
+    m->rec.fault[0] = 0;
+    gsvm_status st = store_save_meta(m->store, m, err);
+    if (st != GSVM_OK)
+        return st;
+    close_lua(m);
+    return start(m, err);
+}
+
+/* ---- reports ---- */
+
+static bool first_report(gsvm_mission *m, const char *family, const char *slot)
+{
+    char key[80];
+    snprintf(key, sizeof key, "%s/%s", family, slot);
+    for (int i = 0; i < m->nfirst; i++)
+        if (strcmp(m->first_seen[i], key) == 0)
+            return false;
+    if (m->nfirst == m->capfirst) {
+        int nc = m->capfirst ? m->capfirst * 2 : 32;
+        char(*n)[80] = realloc(m->first_seen, (size_t)nc * sizeof *n);
+        if (!n)
+            return false;
+        m->first_seen = n;
+        m->capfirst = nc;
+    }
+    memcpy(m->first_seen[m->nfirst++], key, sizeof key);
+    return true;
+}
+
+static bool field_int(const gsvm_mission_field *f, size_t n, const char *name, int64_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].name, name) == 0 && f[i].value.type == GSVM_MV_INT) {
+            *out = f[i].value.i;
+            return true;
+        }
+    return false;
+}
+
+static const gsvm_mission_value *field_get(const gsvm_mission_field *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].name, name) == 0)
+            return &f[i].value;
+    return NULL;
+}
+
+static int resolve_selector(const gsvm_mission *m, int what, const gsvm_mission_value *v)
+{
+    const gsvm_mission_world *w = m->world;
+    int n = what == W_SLOT ? w->nslots : what == W_SQUAD ? w->nsquads : w->nscenes;
+    if (!v)
+        return 0;
+    if (v->type == GSVM_MV_INT)
+        return v->i >= 1 && v->i <= n ? (int)v->i : 0;
+    if (v->type == GSVM_MV_STR && v->s && memchr(v->s, 0, v->len) == NULL && v->len < 64) {
+        char id[64];
+        memcpy(id, v->s, v->len);
+        id[v->len] = 0;
+        return find_id(m, what, id);
+    }
+    return 0;
+}
+
+gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
+                                const gsvm_mission_field *fields, size_t nfields, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    int k = gsvm_mission_event_kind(kind);
+    if (k < 0)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "unknown event kind '%s'", kind);
+    if (k == EV_timer_elapsed || k == EV_effect_result || k == EV_phase_entered)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                              "%s is raised by the runtime, not reported", kind);
+    if (nfields > 256)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "too many event fields");
+    if (!ms_event_reaches_script(k))
+        return GSVM_OK;
+    const gsvm_mission_value *slotv = field_get(fields, nfields, "slot");
+    int row = resolve_selector(m, W_SLOT, slotv);
+    int64_t v;
+    /* What the host records whether or not a handler exists. */
+    if ((k == EV_region_changed || k == EV_client_state_changed) &&
+        field_int(fields, nfields, "region_index", &v))
+        m->last_region = v;
+    if (k == EV_fireteam_state) {
+        m->have_fireteam = true;
+        field_int(fields, nfields, "alive_count", &m->ft_alive);
+        field_int(fields, nfields, "dead_count", &m->ft_dead);
+        field_int(fields, nfields, "unknown_count", &m->ft_unknown);
+        if (m->cfg.role != GSVM_MISSION_PRIVATE)
+            return GSVM_OK;
+    }
+    if (k == EV_squad_state && m->squad_alive) {
+        int sq = resolve_selector(m, W_SQUAD, field_get(fields, nfields, "squad"));
+        if (sq && field_int(fields, nfields, "alive_count", &v))
+            m->squad_alive[sq - 1] = v;
+    }
+    /* First reports: recorded silently for some kinds, flagged for devices. */
+    int fr = ms_event_first_report_rule(k);
+    bool first = false;
+    if (fr != FR_NONE) {
+        char sel[64] = "";
+        if (slotv && slotv->type == GSVM_MV_STR)
+            snprintf(sel, sizeof sel, "%.*s", (int)(slotv->len < 60 ? slotv->len : 60), slotv->s);
+        else if (slotv && slotv->type == GSVM_MV_INT)
+            snprintf(sel, sizeof sel, "#%lld", (long long)slotv->i);
+        const char *family = (k == EV_trigger_entered || k == EV_trigger_exited) ? "trigger" : kind;
+        first = first_report(m, family, sel);
+        if (first && fr == FR_SILENT)
+            return GSVM_OK;
+    }
+    if (m->ref_event[k] == LUA_NOREF || m->rec.faulted)
+        return GSVM_OK; /* a kind without a handler is not even queued */
+    mevent *e = mevent_new(k);
+    if (!e)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
+    e->attempt = m->rec.attempt;
+    e->slot_row = row;
+    bool ok = true;
+    for (size_t i = 0; i < nfields && ok; i++) {
+        const gsvm_mission_field *f = &fields[i];
+        if (!f->name || strcmp(f->name, "slot") == 0 || strlen(f->name) >= 40)
+            continue;
+        if (strcmp(f->name, "source_generation") == 0 && f->value.type == GSVM_MV_INT && f->value.i > 0) {
+            e->source_generation = (uint64_t)f->value.i;
+            continue;
+        }
+        switch (f->value.type) {
+        case GSVM_MV_BOOL: ok = mevent_set_bool(e, f->name, f->value.b); break;
+        case GSVM_MV_INT: ok = mevent_set_int(e, f->name, f->value.i); break;
+        case GSVM_MV_NUM: ok = mevent_set_num(e, f->name, f->value.n); break;
+        case GSVM_MV_STR: ok = mevent_set_str(e, f->name, f->value.s ? f->value.s : "", f->value.len); break;
+        default: ok = mevent_set_nil(e, f->name); break;
+        }
+    }
+    const wslot *ws = ms_world_slot(m, row);
+    if (ok && ws) {
+        if (!mevent_get(e, "registry_key"))
+            ok = mevent_set_str(e, "registry_key", ws->registry_key, strlen(ws->registry_key));
+        if (ok && !mevent_get(e, "object_tag"))
+            ok = mevent_set_int(e, "object_tag", ws->tag);
+        if (ok && !mevent_get(e, "slot_index"))
+            ok = mevent_set_int(e, "slot_index", row);
+        if (ok && !mevent_get(e, "slot_type"))
+            ok = mevent_set_int(e, "slot_type", ws->type);
+    }
+    if (ok && fr == FR_FLAG && !mevent_get(e, "first_report"))
+        ok = mevent_set_bool(e, "first_report", first);
+    if (!ok) {
+        mevent_free(e);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
+    }
+    mqueue_push(&m->inputs, e);
+    pump(m);
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    uint64_t tick = m->cfg.tick_ms, target = m->rec.clock + ms;
+    if (target < m->rec.clock)
+        target = UINT64_MAX;
+    for (;;) {
+        uint64_t next = (m->rec.clock / tick + 1) * tick;
+        if (next > target || next <= m->rec.clock)
+            break;
+        m->rec.clock = next;
+        m->timer_fired_this_tick = false;
+        pump(m);
+    }
+    m->rec.clock = target;
+    return GSVM_OK;
+}
+
+/* ---- the committed record ---- */
+uint32_t gsvm_mission_phase(const gsvm_mission *m) { return m->rec.phase; }
+uint64_t gsvm_mission_revision(const gsvm_mission *m) { return m->rec.revision; }
+uint64_t gsvm_mission_attempt(const gsvm_mission *m) { return m->rec.attempt; }
+uint64_t gsvm_mission_now_ms(const gsvm_mission *m) { return m->rec.clock; }
+bool gsvm_mission_faulted(const gsvm_mission *m) { return m->rec.faulted; }
+const char *gsvm_mission_fault_text(const gsvm_mission *m) { return m->rec.faulted ? m->rec.fault : ""; }
+size_t gsvm_mission_variable_count(const gsvm_mission *m) { return m->rec.vars.count; }
+size_t gsvm_mission_timer_count(const gsvm_mission *m) { return (size_t)m->rec.timers.n; }
+size_t gsvm_mission_pending_requests(const gsvm_mission *m) { return (size_t)m->nout; }
+uint64_t gsvm_mission_callbacks_run(const gsvm_mission *m) { return m->callbacks; }
+
+static void export_value(const mval *v, gsvm_mission_value *out)
+{
+    memset(out, 0, sizeof *out);
+    out->type = (gsvm_mission_vtype)v->type;
+    out->b = v->b;
+    out->i = v->i;
+    out->n = v->n;
+    out->s = v->s;
+    out->len = v->len;
+}
+
+bool gsvm_mission_foreach_variable(const gsvm_mission *m,
+                                   void (*fn)(void *ud, const char *name, const gsvm_mission_value *v),
+                                   void *ud)
+{
+    mvar **sorted = vmap_sorted(&m->rec.vars);
+    if (!sorted)
+        return false;
+    for (uint32_t i = 0; i < m->rec.vars.count; i++) {
+        gsvm_mission_value v;
+        export_value(&sorted[i]->v, &v);
+        fn(ud, sorted[i]->name, &v);
+    }
+    free(sorted);
+    return true;
+}
+
+bool gsvm_mission_variable(const gsvm_mission *m, const char *name, gsvm_mission_value *value)
+{
+    mvar *v = vmap_get(&m->rec.vars, name, strlen(name));
+    if (!v)
+        return false;
+    export_value(&v->v, value);
+    return true;
+}
+
+bool gsvm_mission_timer_at(const gsvm_mission *m, size_t i, const char **name,
+                           uint64_t *deadline_ms, uint64_t *sequence)
+{
+    if (i >= (size_t)m->rec.timers.n)
+        return false;
+    *name = m->rec.timers.t[i].name;
+    *deadline_ms = m->rec.timers.t[i].deadline;
+    *sequence = m->rec.timers.t[i].seq;
+    return true;
+}

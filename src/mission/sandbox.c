@@ -1,0 +1,465 @@
+/* The sandbox: Lua 5.4 with base, string, table and math only, minus the
+ * functions that walk tables in hash order, print, load code, reach the
+ * garbage collector or leak addresses, and with wrappers that make limits
+ * uncatchable and charge the work C library functions do.
+ *
+ * Removed: collectgarbage dofile getmetatable load loadfile next pairs print
+ * rawequal rawlen warn xpcall package, string.dump/find/match/gmatch/gsub,
+ * math.random/randomseed.  Never opened: io os debug coroutine utf8 (so there
+ * are no coroutines, and xpcall handlers, gsub callbacks and load readers do
+ * not exist to swallow a limit error).
+ * Wrapped: pcall (re-raises limits), setmetatable (refuses __gc/__mode/__close,
+ * installs a protected copy), tostring and string.format (no addresses),
+ * require (checked names, fixed search path, text modules only), and the
+ * charged library functions below. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lualib.h>
+
+#include "mission/internal.h"
+
+static lua_CFunction original(lua_State *L)
+{
+    return lua_tocfunction(L, lua_upvalueindex(1));
+}
+
+/* Converts a count to instruction units without overflow. */
+static uint64_t units_of(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x > 1e18)
+        return (uint64_t)1e18;
+    return (uint64_t)x;
+}
+
+static lua_Integer len_of(lua_State *L, int idx)
+{
+    return luaL_len(L, idx); /* may run __len, which the hook charges */
+}
+
+/* table.sort: n log2 n comparisons are charged before sorting, so sorting
+ * two million numbers faults at once instead of running for a second and a
+ * half outside the count hook.  A comparator's own instructions are counted
+ * by the hook as usual. */
+static int w_sort(lua_State *L)
+{
+    ms_check_tripped(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double n = (double)len_of(L, 1);
+    if (n > 1)
+        ms_charge(L, units_of(n * ceil(log2(n)) + n));
+    return original(L)(L);
+}
+
+/* table.insert(t, pos, v) and table.remove(t, pos) shift every element
+ * after pos: charge one unit per element moved. */
+static int w_insert(lua_State *L)
+{
+    ms_check_tripped(L);
+    if (lua_gettop(L) == 3) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        lua_Integer n = len_of(L, 1);
+        lua_Integer pos = luaL_checkinteger(L, 2);
+        if (pos >= 1 && pos <= n)
+            ms_charge(L, units_of((double)n - (double)pos + 1));
+    }
+    ms_charge(L, 1);
+    return original(L)(L);
+}
+
+static int w_remove(lua_State *L)
+{
+    ms_check_tripped(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = len_of(L, 1);
+    lua_Integer pos = luaL_optinteger(L, 2, n);
+    if (pos >= 1 && pos <= n)
+        ms_charge(L, units_of((double)n - (double)pos + 1));
+    ms_charge(L, 1);
+    return original(L)(L);
+}
+
+/* table.concat / table.unpack: one unit per element (bytes are charged by
+ * the allocator). */
+static int w_concat(lua_State *L)
+{
+    ms_check_tripped(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer i = luaL_optinteger(L, 3, 1);
+    lua_Integer j = lua_isnoneornil(L, 4) ? len_of(L, 1) : luaL_checkinteger(L, 4);
+    ms_charge(L, units_of((double)j - (double)i + 1));
+    return original(L)(L);
+}
+
+static int w_unpack(lua_State *L)
+{
+    ms_check_tripped(L);
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    lua_Integer j = lua_isnoneornil(L, 3) ? len_of(L, 1) : luaL_checkinteger(L, 3);
+    ms_charge(L, units_of((double)j - (double)i + 1));
+    return original(L)(L);
+}
+
+static int w_move(lua_State *L)
+{
+    ms_check_tripped(L);
+    lua_Integer f = luaL_checkinteger(L, 2);
+    lua_Integer e = luaL_checkinteger(L, 3);
+    ms_charge(L, units_of((double)e - (double)f + 1));
+    return original(L)(L);
+}
+
+/* string.rep loops n times even when the result is empty
+ * (string.rep("", 1e15) never returns in stock Lua): charge n plus the
+ * bytes. */
+static int w_rep(lua_State *L)
+{
+    ms_check_tripped(L);
+    size_t l, lsep = 0;
+    luaL_checklstring(L, 1, &l);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &lsep);
+    if (n > 0)
+        ms_charge(L, units_of((double)n + ((double)l + (double)lsep) * (double)n / 64.0));
+    return original(L)(L);
+}
+
+static int w_byte(lua_State *L)
+{
+    ms_check_tripped(L);
+    size_t l;
+    luaL_checklstring(L, 1, &l);
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    lua_Integer j = luaL_optinteger(L, 3, i);
+    double span = (double)j - (double)i + 1;
+    if (span > (double)l)
+        span = (double)l;
+    ms_charge(L, units_of(span));
+    return original(L)(L);
+}
+
+/* string.upper/lower/reverse and friends: one unit per 64 bytes read. */
+static int w_bytes(lua_State *L)
+{
+    ms_check_tripped(L);
+    size_t l = 0;
+    if (lua_type(L, 1) == LUA_TSTRING)
+        lua_tolstring(L, 1, &l);
+    ms_charge(L, 1 + l / 64);
+    return original(L)(L);
+}
+
+/* string.format: %p would print an address and %s of a table would print
+ * one through luaL_tolstring; both are made reproducible here. */
+static int w_format(lua_State *L)
+{
+    ms_check_tripped(L);
+    size_t fl;
+    const char *fmt = luaL_checklstring(L, 1, &fl);
+    int arg = 1, top = lua_gettop(L);
+    for (size_t i = 0; i < fl; i++) {
+        if (fmt[i] != '%')
+            continue;
+        if (++i < fl && fmt[i] == '%')
+            continue;
+        while (i < fl && strchr("-+ #0123456789.", fmt[i]))
+            i++;
+        if (i >= fl)
+            break;
+        arg++;
+        if (fmt[i] == 'p')
+            return luaL_error(L, "invalid conversion '%%p' to 'format'");
+        if (fmt[i] == 's' && arg <= top) {
+            int t = lua_type(L, arg);
+            if (t != LUA_TSTRING && t != LUA_TNUMBER) {
+                ms_tostring(L, arg);
+                lua_replace(L, arg);
+            }
+        }
+    }
+    ms_charge(L, 1 + fl / 64);
+    return original(L)(L);
+}
+
+void ms_tostring(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+        lua_pop(L, 1);
+        luaL_tolstring(L, idx, NULL);
+        return;
+    }
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+    case LUA_TBOOLEAN:
+    case LUA_TNUMBER:
+    case LUA_TSTRING:
+        luaL_tolstring(L, idx, NULL);
+        return;
+    default: break;
+    }
+    /* Objects are named by the order in which they were first printed:
+     * "table: 1", the same on every run. */
+    gsvm_mission *m = ms_from_L(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, m->ref_objid);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    lua_Integer id;
+    if (lua_isinteger(L, -1)) {
+        id = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    } else {
+        lua_pop(L, 1);
+        id = (lua_Integer)++m->next_objid;
+        lua_pushvalue(L, idx);
+        lua_pushinteger(L, id);
+        lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+    lua_pushfstring(L, "%s: %I", luaL_typename(L, idx), (LUAI_UACINT)id);
+}
+
+static int w_tostring(lua_State *L)
+{
+    ms_check_tripped(L);
+    luaL_checkany(L, 1);
+    ms_tostring(L, 1);
+    return 1;
+}
+
+/* pcall: the function must be a real function, and a limit error or a
+ * memory error is raised again instead of being returned. */
+static int w_pcall(lua_State *L)
+{
+    ms_check_tripped(L);
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    gsvm_mission *m = ms_from_L(L);
+    if (status == LUA_ERRMEM && !m->lim.tripped)
+        m->lim.tripped = LIM_MEMORY;
+    if (m->lim.tripped)
+        return ms_raise_limit(L);
+    lua_pushboolean(L, status == LUA_OK);
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
+static int w_setmetatable(lua_State *L)
+{
+    ms_check_tripped(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int t = lua_type(L, 2);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TNIL) {
+        lua_settop(L, 1);
+        lua_pushnil(L);
+        lua_setmetatable(L, 1);
+        return 1;
+    }
+    static const char *const refused[] = {"__gc", "__mode", "__close"};
+    for (int i = 0; i < 3; i++) {
+        lua_pushstring(L, refused[i]);
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "collection-sensitive metamethod is unavailable");
+        lua_pop(L, 1);
+    }
+    /* A shallow copy, so later edits of `mt` change nothing, protected by
+     * __metatable=false (getmetatable is gone anyway). */
+    lua_settop(L, 2);
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        ms_charge(L, 1);
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, 3);
+    }
+    lua_pushboolean(L, 0);
+    lua_setfield(L, 3, "__metatable");
+    lua_setmetatable(L, 1);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static bool module_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || s[0] == '.' || s[n - 1] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (c == '.') {
+            if (s[i + 1] == '.')
+                return false;
+        } else if (!alnum) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* require(name): ROOT/sdk/lua/?.lua, then ROOT/scripts/?.lua; text only. */
+static int w_require(lua_State *L)
+{
+    ms_check_tripped(L);
+    size_t n;
+    const char *name = luaL_checklstring(L, 1, &n);
+    if (!module_name_ok(name, n) || n > 200)
+        return luaL_error(L, "generated SDK module name is invalid");
+    lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "gsvm.mission.loaded");
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    gsvm_mission *m = ms_from_L(L);
+    char rel[256], file[1400];
+    for (size_t i = 0; i <= n; i++)
+        rel[i] = name[i] == '.' ? '/' : name[i];
+    static const char *const dirs[] = {"sdk/lua", "scripts"};
+    struct stat st;
+    const char *found = NULL;
+    char chunkname[300];
+    for (int d = 0; d < 2 && !found; d++) {
+        snprintf(file, sizeof file, "%s/%s/%s.lua", m->sdk_root, dirs[d], rel);
+        if (stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
+            found = file;
+            snprintf(chunkname, sizeof chunkname, "@%s/%s.lua", dirs[d], rel);
+        }
+    }
+    if (!found)
+        return luaL_error(L, "module '%s' not found", name);
+    if (st.st_size > (off_t)(16 * 1024 * 1024))
+        return luaL_error(L, "module '%s' is too large", name);
+    size_t size = (size_t)st.st_size;
+    char *buf = lua_newuserdatauv(L, size ? size : 1, 0); /* Lua-owned: no leak on error */
+    FILE *f = fopen(found, "rb");
+    size_t got = f ? fread(buf, 1, size, f) : 0;
+    if (f)
+        fclose(f);
+    if (got != size)
+        return luaL_error(L, "module '%s' cannot be read", name);
+    ms_charge(L, size / 64);
+    if (luaL_loadbufferx(L, buf, size, chunkname, "t") != LUA_OK)
+        return lua_error(L);
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 2);
+    return 1;
+}
+
+static void wrap(lua_State *L, const char *lib, const char *fn, lua_CFunction w)
+{
+    lua_getglobal(L, lib);
+    lua_getfield(L, -1, fn);
+    lua_pushcclosure(L, w, 1);
+    lua_setfield(L, -2, fn);
+    lua_pop(L, 1);
+}
+
+static void remove_fields(lua_State *L, const char *lib, const char *const *names)
+{
+    lua_getglobal(L, lib);
+    for (; *names; names++) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, *names);
+    }
+    lua_pop(L, 1);
+}
+
+static int build(lua_State *L)
+{
+    gsvm_mission *m = ms_from_L(L);
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+    lua_settop(L, 0);
+
+    static const char *const base_removed[] = {"collectgarbage", "dofile", "getmetatable", "load",
+                                               "loadfile", "next", "pairs", "print", "rawequal",
+                                               "rawlen", "warn", "xpcall", "package", "require",
+                                               NULL};
+    static const char *const string_removed[] = {"dump", "find", "match", "gmatch", "gsub", NULL};
+    static const char *const math_removed[] = {"random", "randomseed", NULL};
+    remove_fields(L, LUA_GNAME, base_removed);
+    remove_fields(L, LUA_STRLIBNAME, string_removed);
+    remove_fields(L, LUA_MATHLIBNAME, math_removed);
+
+    lua_pushcfunction(L, w_pcall);
+    lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, w_setmetatable);
+    lua_setglobal(L, "setmetatable");
+    lua_pushcfunction(L, w_tostring);
+    lua_setglobal(L, "tostring");
+    if (m->sdk_root[0]) {
+        lua_newtable(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, "gsvm.mission.loaded");
+        lua_pushcfunction(L, w_require);
+        lua_setglobal(L, "require");
+    }
+    wrap(L, LUA_TABLIBNAME, "sort", w_sort);
+    wrap(L, LUA_TABLIBNAME, "insert", w_insert);
+    wrap(L, LUA_TABLIBNAME, "remove", w_remove);
+    wrap(L, LUA_TABLIBNAME, "concat", w_concat);
+    wrap(L, LUA_TABLIBNAME, "unpack", w_unpack);
+    wrap(L, LUA_TABLIBNAME, "move", w_move);
+    wrap(L, LUA_STRLIBNAME, "rep", w_rep);
+    wrap(L, LUA_STRLIBNAME, "byte", w_byte);
+    wrap(L, LUA_STRLIBNAME, "format", w_format);
+    static const char *const byte_fns[] = {"upper", "lower", "reverse", "sub", "char", "pack",
+                                           "unpack", "packsize", "len", NULL};
+    for (const char *const *f = byte_fns; *f; f++)
+        wrap(L, LUA_STRLIBNAME, *f, w_bytes);
+
+    /* Object ids for tostring, in a weak-keyed table of the registry. */
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    m->ref_objid = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    /* Keep the limit messages interned so raising them needs no memory. */
+    lua_newtable(L);
+    for (int i = LIM_INSTRUCTIONS; i <= LIM_TIME; i++) {
+        lua_pushstring(L, ms_limit_message(i));
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, "gsvm.mission.messages");
+    ms_api_register(L);
+    return 0;
+}
+
+bool ms_sandbox_open(gsvm_mission *m, gsvm_error *err)
+{
+    m->lim.arena_used = 0;
+    m->lim.charging = false;
+    m->lim.tripped = 0;
+    m->L = lua_newstate(ms_alloc, m);
+    if (!m->L) {
+        gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "cannot create a Lua state");
+        return false;
+    }
+    lua_gc(m->L, LUA_GCSTOP);
+    lua_pushcfunction(m->L, build);
+    if (lua_pcall(m->L, 0, 0, 0) != LUA_OK) {
+        gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "cannot build the sandbox: %s",
+                       lua_tostring(m->L, -1) ? lua_tostring(m->L, -1) : "?");
+        lua_close(m->L);
+        m->L = NULL;
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,461 @@
+/* The durable mission record in SQLite.
+ *
+ * One row of `meta` holds the scalars (phase, revision, attempt, sequences,
+ * fault, the delivery in flight, the clock); `variables`, `timers`,
+ * `requests` (the outbox) and `events` (queued runtime events such as
+ * effect_result) hold the rest.  Every committed callback is one SQL
+ * transaction that writes only what the callback changed, in WAL mode, so a
+ * process killed at any instant reopens to the last committed callback.
+ * synchronous=NORMAL survives a killed process (the WAL is in the OS);
+ * durable_fsync selects FULL, which also survives a power loss. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mission/internal.h"
+
+enum {
+    Q_BEGIN,
+    Q_COMMIT,
+    Q_ROLLBACK,
+    Q_META,
+    Q_VAR_PUT,
+    Q_VAR_DEL,
+    Q_TIMER_CLEAR,
+    Q_TIMER_PUT,
+    Q_REQ_PUT,
+    Q_REQ_DEL,
+    Q_EV_PUT,
+    Q_EV_DEL,
+    Q_REQ_DROP,
+    Q_EV_DROP,
+    Q_COUNT
+};
+
+static const char *const sql_text[Q_COUNT] = {
+    [Q_BEGIN] = "BEGIN IMMEDIATE",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+    [Q_META] = "UPDATE meta SET started=?1, faulted=?2, fault=?3, complete=?4, wipe_active=?5,"
+               " wipe_key=?6, phase=?7, revision=?8, attempt=?9, next_timer_seq=?10, next_key=?11,"
+               " mission_seq=?12, clock=?13, dlv_active=?14, dlv_t0=?15, dlv_answer=?16 WHERE id=1",
+    [Q_VAR_PUT] = "INSERT OR REPLACE INTO variables(name, type, value) VALUES(?1, ?2, ?3)",
+    [Q_VAR_DEL] = "DELETE FROM variables WHERE name=?1",
+    [Q_TIMER_CLEAR] = "DELETE FROM timers",
+    [Q_TIMER_PUT] = "INSERT INTO timers(name, deadline, seq) VALUES(?1, ?2, ?3)",
+    [Q_REQ_PUT] = "INSERT OR REPLACE INTO requests(key, attempt, body) VALUES(?1, ?2, ?3)",
+    [Q_REQ_DEL] = "DELETE FROM requests WHERE key=?1",
+    [Q_EV_PUT] = "INSERT INTO events(attempt, body) VALUES(?1, ?2)",
+    [Q_EV_DEL] = "DELETE FROM events WHERE id=?1",
+    [Q_REQ_DROP] = "DELETE FROM requests WHERE attempt<?1",
+    [Q_EV_DROP] = "DELETE FROM events WHERE attempt<?1",
+};
+
+struct mstore {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q_COUNT];
+    char name[256];
+};
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS meta(id INTEGER PRIMARY KEY CHECK(id=1), format INTEGER,"
+    " started INTEGER, faulted INTEGER, fault TEXT, complete INTEGER, wipe_active INTEGER,"
+    " wipe_key INTEGER, phase INTEGER, revision INTEGER, attempt INTEGER, next_timer_seq INTEGER,"
+    " next_key INTEGER, mission_seq INTEGER, clock INTEGER, dlv_active INTEGER, dlv_t0 INTEGER,"
+    " dlv_answer INTEGER);"
+    "INSERT OR IGNORE INTO meta VALUES(1, 1, 0, 0, '', 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0);"
+    "CREATE TABLE IF NOT EXISTS variables(name BLOB PRIMARY KEY, type INTEGER, value) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS timers(name TEXT PRIMARY KEY, deadline INTEGER, seq INTEGER) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS requests(key INTEGER PRIMARY KEY, attempt INTEGER, body TEXT);"
+    "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY AUTOINCREMENT, attempt INTEGER, body TEXT);";
+
+static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
+{
+    return gsvm_error_set(err, GSVM_ERR_IO, s->name, "state store: %s: %s", what,
+                          sqlite3_errmsg(s->db));
+}
+
+void store_close(mstore *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < Q_COUNT; i++)
+        sqlite3_finalize(s->q[i]);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+gsvm_status store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err)
+{
+    mstore *s = calloc(1, sizeof *s);
+    if (!s)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
+    snprintf(s->name, sizeof s->name, "%s", path ? path : ":memory:");
+    int rc = sqlite3_open_v2(path ? path : ":memory:", &s->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name, "cannot open the state store: %s",
+                                        s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        store_close(s);
+        return st;
+    }
+    sqlite3_busy_timeout(s->db, 2000);
+    char pragmas[160];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA journal_mode=%s; PRAGMA synchronous=%s;",
+             path ? "WAL" : "MEMORY", fsync_full ? "FULL" : "NORMAL");
+    if (sqlite3_exec(s->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+        gsvm_status st = db_error(s, err, "cannot prepare the schema (not a mission state file?)");
+        store_close(s);
+        return st;
+    }
+    for (int i = 0; i < Q_COUNT; i++)
+        if (sqlite3_prepare_v3(s->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i], NULL) !=
+            SQLITE_OK) {
+            gsvm_status st = db_error(s, err, "cannot prepare a statement");
+            store_close(s);
+            return st;
+        }
+    *out = s;
+    return GSVM_OK;
+}
+
+static int step(mstore *s, int q)
+{
+    int rc = sqlite3_step(s->q[q]);
+    sqlite3_reset(s->q[q]);
+    sqlite3_clear_bindings(s->q[q]);
+    return rc;
+}
+
+static bool bind_meta(mstore *s, gsvm_mission *m)
+{
+    sqlite3_stmt *q = s->q[Q_META];
+    const mrecord *r = &m->rec;
+    sqlite3_bind_int(q, 1, r->started);
+    sqlite3_bind_int(q, 2, r->faulted);
+    sqlite3_bind_text(q, 3, r->fault, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 4, r->complete);
+    sqlite3_bind_int(q, 5, r->wipe_active);
+    sqlite3_bind_int64(q, 6, (sqlite3_int64)r->wipe_key);
+    sqlite3_bind_int64(q, 7, r->phase);
+    sqlite3_bind_int64(q, 8, (sqlite3_int64)r->revision);
+    sqlite3_bind_int64(q, 9, (sqlite3_int64)r->attempt);
+    sqlite3_bind_int64(q, 10, (sqlite3_int64)r->next_timer_seq);
+    sqlite3_bind_int64(q, 11, (sqlite3_int64)r->next_key);
+    sqlite3_bind_int64(q, 12, (sqlite3_int64)r->mission_seq);
+    sqlite3_bind_int64(q, 13, (sqlite3_int64)r->clock);
+    sqlite3_bind_int(q, 14, m->dlv.active);
+    sqlite3_bind_int64(q, 15, (sqlite3_int64)m->dlv.t0);
+    sqlite3_bind_int(q, 16, m->dlv.answer);
+    return step(s, Q_META) == SQLITE_DONE;
+}
+
+static bool put_var(mstore *s, const mvar *v)
+{
+    sqlite3_stmt *q = s->q[Q_VAR_PUT];
+    sqlite3_bind_blob(q, 1, v->name, v->nlen, SQLITE_STATIC);
+    sqlite3_bind_int(q, 2, v->v.type);
+    switch (v->v.type) {
+    case GSVM_MV_BOOL: sqlite3_bind_int(q, 3, v->v.b); break;
+    case GSVM_MV_INT: sqlite3_bind_int64(q, 3, v->v.i); break;
+    case GSVM_MV_NUM: sqlite3_bind_double(q, 3, v->v.n); break;
+    default: sqlite3_bind_blob(q, 3, v->v.s, v->v.len, SQLITE_STATIC); break;
+    }
+    return step(s, Q_VAR_PUT) == SQLITE_DONE;
+}
+
+static bool put_timers(mstore *s, const mtimers *t)
+{
+    if (step(s, Q_TIMER_CLEAR) != SQLITE_DONE)
+        return false;
+    for (int i = 0; i < t->n; i++) {
+        sqlite3_stmt *q = s->q[Q_TIMER_PUT];
+        sqlite3_bind_text(q, 1, t->t[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)t->t[i].deadline);
+        sqlite3_bind_int64(q, 3, (sqlite3_int64)t->t[i].seq);
+        if (step(s, Q_TIMER_PUT) != SQLITE_DONE)
+            return false;
+    }
+    return true;
+}
+
+static bool put_event(mstore *s, mevent *e)
+{
+    char *body = mevent_encode(e);
+    if (!body)
+        return false;
+    sqlite3_stmt *q = s->q[Q_EV_PUT];
+    sqlite3_bind_int64(q, 1, (sqlite3_int64)e->attempt);
+    sqlite3_bind_text(q, 2, body, -1, SQLITE_STATIC);
+    bool ok = step(s, Q_EV_PUT) == SQLITE_DONE;
+    free(body);
+    if (ok)
+        e->db_id = sqlite3_last_insert_rowid(s->db);
+    return ok;
+}
+
+static bool del_id(mstore *s, int q, int64_t id)
+{
+    sqlite3_bind_int64(s->q[q], 1, id);
+    return step(s, q) == SQLITE_DONE;
+}
+
+static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what)
+{
+    if (ok && step(s, Q_COMMIT) == SQLITE_DONE)
+        return GSVM_OK;
+    gsvm_status st = db_error(s, err, what);
+    step(s, Q_ROLLBACK);
+    return st;
+}
+
+gsvm_status store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
+                         int64_t consumed_event, gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin a commit");
+    mtxn *t = &m->txn;
+    bool ok = bind_meta(s, m);
+    for (uint32_t i = 0; ok && i < t->overlay.cap; i++) {
+        mvar *o = t->overlay.slots[i];
+        if (!o)
+            continue;
+        if (o->deleted) {
+            sqlite3_bind_blob(s->q[Q_VAR_DEL], 1, o->name, o->nlen, SQLITE_STATIC);
+            ok = step(s, Q_VAR_DEL) == SQLITE_DONE;
+        } else {
+            ok = put_var(s, o);
+        }
+    }
+    if (ok && t->timers_copied)
+        ok = put_timers(s, &t->timers);
+    for (int i = 0; ok && i < t->nreqs; i++) {
+        char *body = mreq_encode(t->reqs[i]);
+        if (!body) {
+            ok = false;
+            break;
+        }
+        sqlite3_stmt *q = s->q[Q_REQ_PUT];
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)t->reqs[i]->key);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)t->reqs[i]->attempt);
+        sqlite3_bind_text(q, 3, body, -1, SQLITE_STATIC);
+        ok = step(s, Q_REQ_PUT) == SQLITE_DONE;
+        free(body);
+    }
+    for (int i = 0; ok && i < n_new_events; i++)
+        ok = put_event(s, new_events[i]);
+    if (ok && consumed_event)
+        ok = del_id(s, Q_EV_DEL, consumed_event);
+    return finish(s, ok, err, "cannot commit");
+}
+
+gsvm_status store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
+                                 gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin");
+    bool ok = del_id(s, Q_REQ_DEL, (int64_t)key) && bind_meta(s, m);
+    if (ok && ev)
+        ok = put_event(s, ev);
+    return finish(s, ok, err, "cannot record a delivery");
+}
+
+gsvm_status store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin");
+    return finish(s, bind_meta(s, m), err, "cannot save the record");
+}
+
+gsvm_status store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin");
+    bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers);
+    if (ok) {
+        sqlite3_bind_int64(s->q[Q_REQ_DROP], 1, (sqlite3_int64)m->rec.attempt);
+        ok = step(s, Q_REQ_DROP) == SQLITE_DONE;
+    }
+    if (ok) {
+        sqlite3_bind_int64(s->q[Q_EV_DROP], 1, (sqlite3_int64)m->rec.attempt);
+        ok = step(s, Q_EV_DROP) == SQLITE_DONE;
+    }
+    return finish(s, ok, err, "cannot start a new attempt");
+}
+
+gsvm_status store_delete_event(mstore *s, int64_t id, gsvm_error *err)
+{
+    if (!del_id(s, Q_EV_DEL, id))
+        return db_error(s, err, "cannot delete an event");
+    return GSVM_OK;
+}
+
+gsvm_status store_add_event(mstore *s, mevent *e, gsvm_error *err)
+{
+    if (!put_event(s, e))
+        return db_error(s, err, "cannot queue an event");
+    return GSVM_OK;
+}
+
+static bool name_ok(const char *s, size_t n)
+{
+    if (n < 1 || n > GSVM_MISSION_MAX_NAME)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.' || c == '/'))
+            return false;
+    }
+    return true;
+}
+
+static gsvm_status corrupt(mstore *s, gsvm_error *err, const char *what)
+{
+    return gsvm_error_set(err, GSVM_ERR_INPUT, s->name, "state store is corrupt: %s", what);
+}
+
+/* Reads the whole record into `m` (record, outbox, queued events). */
+gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
+{
+    sqlite3_stmt *q;
+    gsvm_status st = GSVM_OK;
+    mrecord *r = &m->rec;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT format, started, faulted, fault, complete, wipe_active, wipe_key,"
+                           " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock,"
+                           " dlv_active, dlv_t0, dlv_answer FROM meta WHERE id=1",
+                           -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the record");
+    if (sqlite3_step(q) != SQLITE_ROW || sqlite3_column_int(q, 0) != 1) {
+        sqlite3_finalize(q);
+        return corrupt(s, err, "no record of format 1");
+    }
+    r->started = sqlite3_column_int(q, 1) != 0;
+    r->faulted = sqlite3_column_int(q, 2) != 0;
+    const unsigned char *fault = sqlite3_column_text(q, 3);
+    snprintf(r->fault, sizeof r->fault, "%s", fault ? (const char *)fault : "");
+    r->complete = sqlite3_column_int(q, 4) != 0;
+    r->wipe_active = sqlite3_column_int(q, 5) != 0;
+    r->wipe_key = (uint64_t)sqlite3_column_int64(q, 6);
+    int64_t phase = sqlite3_column_int64(q, 7);
+    r->revision = (uint64_t)sqlite3_column_int64(q, 8);
+    r->attempt = (uint64_t)sqlite3_column_int64(q, 9);
+    r->next_timer_seq = (uint64_t)sqlite3_column_int64(q, 10);
+    r->next_key = (uint64_t)sqlite3_column_int64(q, 11);
+    r->mission_seq = (uint64_t)sqlite3_column_int64(q, 12);
+    r->clock = (uint64_t)sqlite3_column_int64(q, 13);
+    m->dlv.active = sqlite3_column_int(q, 14) != 0;
+    m->dlv.t0 = (uint64_t)sqlite3_column_int64(q, 15);
+    m->dlv.answer = sqlite3_column_int(q, 16);
+    sqlite3_finalize(q);
+    if (phase < 0 || phase > (int64_t)UINT32_MAX || r->attempt < 1 || r->next_key < 1 ||
+        m->dlv.answer < 0 || m->dlv.answer > GSVM_MISSION_MISMATCH)
+        return corrupt(s, err, "record values out of range");
+    r->phase = (uint32_t)phase;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT name, type, value FROM variables", -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the variables");
+    while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
+        const void *name = sqlite3_column_blob(q, 0);
+        size_t nlen = (size_t)sqlite3_column_bytes(q, 0);
+        int type = sqlite3_column_int(q, 1);
+        if (!name || !name_ok(name, nlen) || r->vars.count >= m->cfg.max_variables) {
+            st = corrupt(s, err, "bad variable");
+            break;
+        }
+        mvar *v = calloc(1, sizeof *v);
+        if (!v) {
+            st = gsvm_error_set(err, GSVM_ERR_NOMEM, s->name, "out of memory");
+            break;
+        }
+        memcpy(v->name, name, nlen);
+        v->nlen = (uint8_t)nlen;
+        v->v.type = (uint8_t)type;
+        switch (type) {
+        case GSVM_MV_BOOL: v->v.b = sqlite3_column_int(q, 2) != 0; break;
+        case GSVM_MV_INT: v->v.i = sqlite3_column_int64(q, 2); break;
+        case GSVM_MV_NUM: v->v.n = sqlite3_column_double(q, 2); break;
+        case GSVM_MV_STR: {
+            const void *b = sqlite3_column_blob(q, 2);
+            size_t bl = (size_t)sqlite3_column_bytes(q, 2);
+            if (bl > GSVM_MISSION_MAX_STRING) {
+                st = corrupt(s, err, "variable string too long");
+                break;
+            }
+            if (bl)
+                memcpy(v->v.s, b, bl);
+            v->v.len = (uint8_t)bl;
+            break;
+        }
+        default: st = corrupt(s, err, "bad variable type");
+        }
+        if (st != GSVM_OK || vmap_get(&r->vars, v->name, v->nlen) || !vmap_put(&r->vars, v)) {
+            free(v);
+            if (st == GSVM_OK)
+                st = corrupt(s, err, "duplicate variable");
+        }
+    }
+    sqlite3_finalize(q);
+    if (st != GSVM_OK)
+        return st;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT name, deadline, seq FROM timers ORDER BY name", -1, &q,
+                           NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the timers");
+    r->timers.n = 0;
+    while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(q, 0);
+        if (!name || !name_ok(name, strlen(name)) ||
+            !timers_set(&r->timers, name, (uint64_t)sqlite3_column_int64(q, 1),
+                        (uint64_t)sqlite3_column_int64(q, 2)))
+            st = corrupt(s, err, "bad timer");
+    }
+    sqlite3_finalize(q);
+    if (st != GSVM_OK)
+        return st;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT body FROM requests ORDER BY key", -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the requests");
+    while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
+        const char *body = (const char *)sqlite3_column_text(q, 0);
+        mreq *rq = body ? mreq_decode(body, (size_t)sqlite3_column_bytes(q, 0), err) : NULL;
+        if (!rq) {
+            st = corrupt(s, err, "bad request record");
+            break;
+        }
+        if (m->nout == m->capout) {
+            int nc = m->capout ? m->capout * 2 : 16;
+            mreq **n = realloc(m->outbox, (size_t)nc * sizeof *n);
+            if (!n) {
+                mreq_free(rq);
+                st = gsvm_error_set(err, GSVM_ERR_NOMEM, s->name, "out of memory");
+                break;
+            }
+            m->outbox = n;
+            m->capout = nc;
+        }
+        m->outbox[m->nout++] = rq;
+    }
+    sqlite3_finalize(q);
+    if (st != GSVM_OK)
+        return st;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT id, body FROM events ORDER BY id", -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the events");
+    while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
+        const char *body = (const char *)sqlite3_column_text(q, 1);
+        mevent *e = body ? mevent_decode(body, (size_t)sqlite3_column_bytes(q, 1)) : NULL;
+        if (!e) {
+            st = corrupt(s, err, "bad event record");
+            break;
+        }
+        e->db_id = sqlite3_column_int64(q, 0);
+        mqueue_push(&m->events, e);
+    }
+    sqlite3_finalize(q);
+    if (!m->nout)
+        m->dlv.active = false;
+    return st;
+}
