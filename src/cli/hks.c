@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/file.h"
@@ -407,11 +408,22 @@ static int verb_scri(int argc, char **argv)
 
 /* ------------------------------------------------------------- roundtrip */
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int verb_roundtrip(int argc, char **argv)
 {
     load_args la = {0, NULL, NULL, false};
+    bool timing = false;
+    double t_load = 0, t_list = 0, t_asm = 0, t0;
     const gsvm_opt opts[] = {
         LOAD_OPTS(la),
+        {"--timing", 0, OPT_FLAG, &timing, NULL,
+         "also print the seconds spent loading, listing and assembling (and MB/s)", NULL},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
@@ -446,11 +458,22 @@ static int verb_roundtrip(int argc, char **argv)
         char *text = NULL;
         uint8_t *out = NULL;
         size_t tlen = 0, olen = 0;
-        if ((rc = load_chunk(pos[i], &o, &c)) >= 0) {
-            worst = rc;
-        } else if (gsvm_hks_list(c, &text, &tlen, &err) != GSVM_OK ||
-                   gsvm_hks_asm(text, tlen, pos[i], &c2, &err) != GSVM_OK ||
-                   gsvm_hks_chunk_dump(c2, &out, &olen, &err) != GSVM_OK) {
+        t0 = now_s();
+        gsvm_status st = gsvm_hks_chunk_load(b.data, b.len, &o, pos[i], &c, &err);
+        t_load += now_s() - t0;
+        if (st == GSVM_OK) {
+            t0 = now_s();
+            st = gsvm_hks_list(c, &text, &tlen, &err);
+            t_list += now_s() - t0;
+        }
+        if (st == GSVM_OK) {
+            t0 = now_s();
+            st = gsvm_hks_asm(text, tlen, pos[i], &c2, &err);
+            if (st == GSVM_OK)
+                st = gsvm_hks_chunk_dump(c2, &out, &olen, &err);
+            t_asm += now_s() - t0;
+        }
+        if (st != GSVM_OK) {
             worst = gsvm_cli_fail(&err);
         } else if (olen != b.len || memcmp(out, b.data, olen) != 0) {
             size_t at = 0;
@@ -472,6 +495,11 @@ static int verb_roundtrip(int argc, char **argv)
     }
     printf("%d of %d files reproduced byte for byte (%llu bytes, %llu bytes of listing)\n", same,
            npos, bytes, text_bytes);
+    if (timing) {
+        double total = t_load + t_list + t_asm;
+        printf("load %.3f s, list %.3f s, asm+dump %.3f s, total %.3f s, %.1f MB/s\n", t_load,
+               t_list, t_asm, total, total > 0 ? (double)bytes / 1e6 / total : 0.0);
+    }
     free(pos);
     return worst;
 }

@@ -397,6 +397,26 @@ static bool rd_header(loader *L, gsvm_hks_chunk *c)
     return true;
 }
 
+/* Format 13 is Ghosts (its table is the base table plus two opcodes).  A
+ * format-14 chunk does not say whether it is Black Ops 3: the operand check
+ * tells, since BO3 code read with the base table (or the reverse) breaks
+ * operand ranges, DATA ownership and test/JMP pairs all over.  BO3 is chosen
+ * only when it fits strictly better. */
+static gsvm_hks_profile detect_profile(gsvm_hks_chunk *c)
+{
+    if (c->format == 13)
+        return GSVM_HKS_PROFILE_GHOSTS;
+    gsvm_hks_verify_result base, bo3;
+    c->profile = GSVM_HKS_PROFILE_BASE;
+    if (gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &base, NULL) != GSVM_OK ||
+        base.violations == 0)
+        return GSVM_HKS_PROFILE_BASE;
+    c->profile = GSVM_HKS_PROFILE_BO3;
+    if (gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &bo3, NULL) != GSVM_OK)
+        return GSVM_HKS_PROFILE_BASE;
+    return bo3.violations < base.violations ? GSVM_HKS_PROFILE_BO3 : GSVM_HKS_PROFILE_BASE;
+}
+
 gsvm_status gsvm_hks_chunk_load(const uint8_t *data, size_t len, const gsvm_hks_load_options *opts,
                                 const char *file, gsvm_hks_chunk **out, gsvm_error *err)
 {
@@ -468,7 +488,7 @@ gsvm_status gsvm_hks_chunk_load(const uint8_t *data, size_t len, const gsvm_hks_
     memcpy(c->trailing, data + L.r.pos, c->ntrailing);
     c->profile = o.profile;
     if (c->profile == GSVM_HKS_PROFILE_AUTO)
-        c->profile = c->format == 13 ? GSVM_HKS_PROFILE_GHOSTS : GSVM_HKS_PROFILE_BASE;
+        c->profile = detect_profile(c);
     *out = c;
     return GSVM_OK;
 nomem:

@@ -85,128 +85,199 @@ static void put_const_value(printer *P, const gsvm_hks_const *k, size_t limit)
 
 static const char *const kind_type[] = {"nil", "boolean", "lightuserdata", "number", "string"};
 
-static void put_k_comment(printer *P, const gsvm_hks_proto *f, uint32_t idx, bool *first)
+/* The per-function annotation text of each constant (as shown in comments),
+ * computed once so that the code loop only copies bytes. */
+typedef struct kcache {
+    gsvm_buf text;
+    size_t *at; /* nk + 1 offsets into text */
+} kcache;
+
+static bool kcache_build(printer *P, const gsvm_hks_proto *f, kcache *kc)
 {
-    puts_(P, *first ? "\t; " : " ");
-    *first = false;
-    if (idx < f->nk)
-        put_const_value(P, &f->k[idx], 40);
-    else
-        puts_(P, "<no such constant>");
+    gsvm_buf_init(&kc->text);
+    kc->at = malloc(((size_t)f->nk + 1) * sizeof *kc->at);
+    if (!kc->at)
+        return false;
+    gsvm_buf saved = P->b;
+    P->b = kc->text;
+    for (uint32_t i = 0; i < f->nk; i++) {
+        kc->at[i] = P->b.len;
+        put_const_value(P, &f->k[i], 40);
+    }
+    kc->at[f->nk] = P->b.len;
+    kc->text = P->b;
+    P->b = saved;
+    return !kc->text.oom;
+}
+
+/* Writers on a pointer into space already reserved. */
+static inline char *w_u(char *o, uint32_t v)
+{
+    char tmp[12];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
+static inline char *w_i(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return w_u(o, (uint32_t)(-v));
+    }
+    return w_u(o, (uint32_t)v);
+}
+
+static inline char *w_s(char *o, const char *s, size_t n)
+{
+    memcpy(o, s, n);
+    return o + n;
 }
 
 /* One operand field, in luac's convention: constants as -1-index. */
-static void put_field(printer *P, unsigned kind, uint32_t v, bool is_c)
+static inline char *w_field(char *o, unsigned kind, uint32_t v, bool is_c)
 {
-    if (kind == HKS_K) {
-        hks_put_i(&P->b, -1 - (int64_t)v);
-    } else if (kind == HKS_RK && is_c && v >= 256) {
-        hks_put_i(&P->b, -1 - (int64_t)(v - 256));
-    } else {
-        putu(P, v);
-    }
+    if (kind == HKS_K)
+        return w_i(o, -1 - (int64_t)v);
+    if (kind == HKS_RK && is_c && v >= 256)
+        return w_i(o, -1 - (int64_t)(v - 256));
+    return w_u(o, v);
 }
+
+static char *w_k(char *o, const kcache *kc, const gsvm_hks_proto *f, uint32_t idx, bool *first)
+{
+    o = *first ? w_s(o, "\t; ", 3) : w_s(o, " ", 1);
+    *first = false;
+    if (idx < f->nk)
+        return w_s(o, (const char *)kc->text.data + kc->at[idx], kc->at[idx + 1] - kc->at[idx]);
+    return w_s(o, "<no such constant>", 18);
+}
+
+/* Room for one line: operands and at most two constant annotations of up to
+ * 40 escaped bytes (4 bytes each) plus "...". */
+enum { LINE_ROOM = 1024 };
 
 static void list_code(printer *P, const gsvm_hks_proto *f)
 {
     const gsvm_hks_chunk *c = P->c;
     uint64_t owner_pc = 0, owned_left = 0;
-    const char *owner = NULL;
+    const hks_opinfo *owner = NULL;
     bool have_lines = f->debug.flag && f->debug.nlines == f->ncode;
+    kcache kc;
+    if (!kcache_build(P, f, &kc)) {
+        P->b.oom = true;
+        free(kc.at);
+        gsvm_buf_free(&kc.text);
+        return;
+    }
+    size_t plen = strlen(P->path);
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        if (!gsvm_buf_reserve(&P->b, LINE_ROOM + plen))
+            break;
+        char *o = (char *)P->b.data + P->b.len;
         uint32_t w = f->code[pc];
         unsigned op = GSVM_HKS_OP(w);
         unsigned iop = hks_decode_op(c->profile, op);
-        putc_(P, '\t');
-        putu(P, pc);
-        puts_(P, "\t[");
+        *o++ = '\t';
+        o = w_u(o, (uint32_t)pc);
+        o = w_s(o, "\t[", 2);
         if (have_lines)
-            putu(P, f->debug.lines[pc]);
+            o = w_u(o, f->debug.lines[pc]);
         else
-            putc_(P, '-');
-        puts_(P, "]\t");
+            *o++ = '-';
+        o = w_s(o, "]\t", 2);
         if (iop == HKS_NO_OP) {
-            char tmp[128];
-            snprintf(tmp, sizeof tmp, ".word 0x%08x\t; opcode %u is not in the %s table\n", w, op,
-                     gsvm_hks_profile_name(c->profile));
-            puts_(P, tmp);
+            o += snprintf(o, 128, ".word 0x%08x\t; opcode %u is not in the %s table\n", w, op,
+                          gsvm_hks_profile_name(c->profile));
+            P->b.len = (size_t)(o - (char *)P->b.data);
             continue;
         }
-        const hks_opinfo *o = &hks_ops[iop];
-        size_t nl = o->namelen;
-        gsvm_buf_append(&P->b, o->name, nl);
-        for (size_t i = nl; i < 14; i++)
-            putc_(P, ' ');
-        putc_(P, '\t');
+        const hks_opinfo *oi = &hks_ops[iop];
+        o = w_s(o, oi->name, oi->namelen);
+        for (size_t i = oi->namelen; i < 14; i++)
+            *o++ = ' ';
+        *o++ = '\t';
         uint32_t A = GSVM_HKS_A(w);
         bool first = true;
-        if (o->mode == HKS_ABC) {
+        if (oi->mode == HKS_ABC) {
             uint32_t B = GSVM_HKS_B(w), C = GSVM_HKS_C(w);
             int n = 3;
-            if (o->c == HKS_N && C == 0) {
+            if (oi->c == HKS_N && C == 0) {
                 n = 2;
-                if (o->b == HKS_N && B == 0)
+                if (oi->b == HKS_N && B == 0)
                     n = 1;
             }
-            put_field(P, o->a, A, false);
+            o = w_field(o, oi->a, A, false);
             if (n >= 2) {
-                putc_(P, ' ');
-                put_field(P, o->b, B, false);
+                *o++ = ' ';
+                o = w_field(o, oi->b, B, false);
             }
             if (n >= 3) {
-                putc_(P, ' ');
-                put_field(P, o->c, C, true);
+                *o++ = ' ';
+                o = w_field(o, oi->c, C, true);
             }
-            if (o->b == HKS_K)
-                put_k_comment(P, f, B, &first);
-            if (o->c == HKS_K)
-                put_k_comment(P, f, C, &first);
-            if (o->c == HKS_RK && C >= 256)
-                put_k_comment(P, f, C - 256, &first);
-            if (o->b == HKS_V && f->debug.flag && B < f->debug.nupnames) {
+            if (oi->b == HKS_K)
+                o = w_k(o, &kc, f, B, &first);
+            if (oi->c == HKS_K)
+                o = w_k(o, &kc, f, C, &first);
+            if (oi->c == HKS_RK && C >= 256)
+                o = w_k(o, &kc, f, C - 256, &first);
+            if (oi->b == HKS_V && f->debug.flag && B < f->debug.nupnames) {
+                P->b.len = (size_t)(o - (char *)P->b.data);
                 puts_(P, "\t; ");
                 hks_put_str(&P->b, &f->debug.upnames[B], 40);
+                if (!gsvm_buf_reserve(&P->b, LINE_ROOM))
+                    break;
+                o = (char *)P->b.data + P->b.len;
                 first = false;
             }
-        } else if (o->mode == HKS_ABX) {
+        } else if (oi->mode == HKS_ABX) {
             uint32_t Bx = GSVM_HKS_BX(w);
-            put_field(P, o->a, A, false);
-            putc_(P, ' ');
-            put_field(P, o->b, Bx, false);
-            if (o->b == HKS_K)
-                put_k_comment(P, f, Bx, &first);
-            if (o->b == HKS_P) {
-                puts_(P, "\t; function ");
-                puts_(P, P->path);
-                putc_(P, '/');
-                putu(P, Bx);
+            o = w_field(o, oi->a, A, false);
+            *o++ = ' ';
+            o = w_field(o, oi->b, Bx, false);
+            if (oi->b == HKS_K)
+                o = w_k(o, &kc, f, Bx, &first);
+            if (oi->b == HKS_P) {
+                o = w_s(o, "\t; function ", 12);
+                o = w_s(o, P->path, plen);
+                *o++ = '/';
+                o = w_u(o, Bx);
                 first = false;
             }
         } else {
             int32_t sbx = GSVM_HKS_SBX(w);
-            if (!(o->a == HKS_N && A == 0)) {
-                put_field(P, o->a, A, false);
-                putc_(P, ' ');
+            if (!(oi->a == HKS_N && A == 0)) {
+                o = w_field(o, oi->a, A, false);
+                *o++ = ' ';
             }
-            hks_put_i(&P->b, sbx);
-            puts_(P, "\t; to ");
-            hks_put_i(&P->b, (int64_t)pc + 1 + sbx);
+            o = w_i(o, sbx);
+            o = w_s(o, "\t; to ", 6);
+            o = w_i(o, (int64_t)pc + 1 + sbx);
             first = false;
         }
         if (iop == HKS_I_DATA && owned_left > 0) {
-            puts_(P, first ? "\t; " : " ");
-            puts_(P, "of ");
-            puts_(P, owner);
-            puts_(P, " at ");
-            putu(P, owner_pc);
+            o = first ? w_s(o, "\t; ", 3) : w_s(o, " ", 1);
+            o = w_s(o, "of ", 3);
+            o = w_s(o, owner->name, owner->namelen);
+            o = w_s(o, " at ", 4);
+            o = w_u(o, (uint32_t)owner_pc);
             owned_left--;
         } else if (iop != HKS_I_DATA) {
             owned_left = hks_data_words(f, iop, w);
-            owner = o->name;
+            owner = oi;
             owner_pc = pc;
         }
-        putc_(P, '\n');
+        *o++ = '\n';
+        P->b.len = (size_t)(o - (char *)P->b.data);
     }
+    free(kc.at);
+    gsvm_buf_free(&kc.text);
 }
 
 static void list_function(printer *P, const gsvm_hks_proto *f)
