@@ -612,8 +612,9 @@ gsvm_status lsl_value_cast(lsl_heap *h, const lsl_value *v, lsl_type to, lsl_val
         lsl_value_retain(out);
         return GSVM_OK;
     }
-    const char *s = lsl_str_data(v);
-    size_t n = lsl_str_len(v);
+    bool text = v->type == LSL_TYPE_STRING || v->type == LSL_TYPE_KEY;
+    const char *s = text ? lsl_str_data(v) : "";
+    size_t n = text ? lsl_str_len(v) : 0;
     switch (to) {
     case LSL_TYPE_INTEGER:
         *out = lsl_int(v->type == LSL_TYPE_FLOAT ? lsl_float_to_int(v->u.f) : lsl_string_to_int(s, n));
