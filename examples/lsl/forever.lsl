@@ -8,7 +8,7 @@ default
         while (TRUE)
         {
             ticks++;
-            if (ticks == 1000)
+            if (ticks == 100)
                 llOwnerSay("still going after " + (string)ticks + " rounds");
         }
     }

@@ -230,9 +230,9 @@ static gsvm_status load_events(const char *path, const gsvm_lsl_program *prog, e
         else if (json_array_size(jargs) > 16)
             problem = "too many arguments";
         else if (!gsvm_lsl_program_has_event(prog, json_string_value(jname))) {
-            json_decref(obj);
             st = gsvm_error_at_line(err, GSVM_ERR_INPUT, name, lineno, 1,
                                     "the script has no '%s' handler", json_string_value(jname));
+            json_decref(obj);
             break;
         }
         if (!problem && cap == *n) {
