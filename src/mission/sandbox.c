@@ -115,8 +115,8 @@ static int w_move(lua_State *L)
 }
 
 /* string.rep loops n times even when the result is empty
- * (string.rep("", 1e15) never returns in stock Lua): charge n plus the
- * bytes. */
+ * (string.rep("", 1e15) never returns in stock Lua): charge n/16 (one loop
+ * turn costs a few nanoseconds) plus the bytes. */
 static int w_rep(lua_State *L)
 {
     ms_check_tripped(L);
@@ -125,7 +125,7 @@ static int w_rep(lua_State *L)
     lua_Integer n = luaL_checkinteger(L, 2);
     luaL_optlstring(L, 3, "", &lsep);
     if (n > 0)
-        ms_charge(L, units_of((double)n + ((double)l + (double)lsep) * (double)n / 64.0));
+        ms_charge(L, 1 + units_of((double)n / 16.0 + ((double)l + (double)lsep) * (double)n / 64.0));
     return original(L)(L);
 }
 

@@ -1,0 +1,2 @@
+#include "harness.h"
+int main(void) { TEST_MAIN_END(); }
