@@ -1,0 +1,1 @@
+default { state_entry() { llOwnerSay("hi"); llOwnerSay("there"); } }
