@@ -826,6 +826,9 @@ static bool directive(parser *P)
             return fail(P, NULL, ".debug 0 is written by leaving .debug out");
         return expect_end(P);
     }
+    if (!(IS(".linedefined") || IS(".source") || IS(".name") || IS(".lines") || IS(".local") ||
+          IS(".upvalname")))
+        return fail(P, w, "unknown directive '%.*s'", (int)(n > 40 ? 40 : n), w);
     if (!d->flag)
         return fail(P, w, "%.*s needs .debug first", (int)(n > 20 ? 20 : n), w);
     if (IS(".linedefined"))

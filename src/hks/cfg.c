@@ -32,6 +32,33 @@ const gsvm_hks_proto *gsvm_hks_find_function(const gsvm_hks_chunk *c, const char
 
 enum { ENDS = 1, SKIPS = 2, JUMPS = 4 };
 
+/* "pc: NAME operands" in the listing's convention (constants as -1-k). */
+static void put_insn(gsvm_buf *b, uint64_t pc, unsigned iop, uint32_t w)
+{
+    gsvm_buf_printf(b, "%llu: ", (unsigned long long)pc);
+    if (iop == HKS_NO_OP) {
+        gsvm_buf_printf(b, ".word 0x%08x\\l", w);
+        return;
+    }
+    const hks_opinfo *o = &hks_ops[iop];
+    long a = (long)GSVM_HKS_A(w), bb = (long)GSVM_HKS_B(w), c = (long)GSVM_HKS_C(w);
+    long bx = (long)GSVM_HKS_BX(w);
+    if (o->mode == HKS_ABC) {
+        if (o->b == HKS_K)
+            bb = -1 - bb;
+        if (o->c == HKS_K)
+            c = -1 - c;
+        else if (o->c == HKS_RK && c >= 256)
+            c = -1 - (c - 256);
+        gsvm_buf_printf(b, "%s %ld %ld %ld\\l", o->name, a, bb, c);
+    } else if (o->mode == HKS_ABX) {
+        gsvm_buf_printf(b, "%s %ld %ld\\l", o->name, a, o->b == HKS_K ? -1 - bx : bx);
+    } else {
+        gsvm_buf_printf(b, "%s %ld %d (to %lld)\\l", o->name, a, GSVM_HKS_SBX(w),
+                        (long long)pc + 1 + GSVM_HKS_SBX(w));
+    }
+}
+
 static int flow(unsigned iop, uint32_t w)
 {
     if (iop == HKS_NO_OP)
@@ -96,9 +123,7 @@ gsvm_status gsvm_hks_cfg_dot(const gsvm_hks_chunk *c, const gsvm_hks_proto *f, c
             unsigned iop = hks_decode_op(c->profile, GSVM_HKS_OP(w));
             if (!data[pc])
                 last = pc;
-            gsvm_buf_printf(&b, "%llu: %s A=%u B=%u C=%u\\l", (unsigned long long)pc,
-                            iop == HKS_NO_OP ? "?" : hks_ops[iop].name, GSVM_HKS_A(w),
-                            GSVM_HKS_B(w), GSVM_HKS_C(w));
+            put_insn(&b, pc, iop, w);
         }
         gsvm_buf_puts(&b, "\"];\n");
         uint32_t w = f->code[last];

@@ -1,0 +1,492 @@
+/* Unit tests of the HavokScript chunk code: the opcode tables and profiles,
+ * field extraction, load/dump/list/asm round trips on chunks written here,
+ * rejection of truncated and corrupted chunks (with byte offsets) and of bad
+ * listings (with line:column), the verifier and its hypotheses, SCRI. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "gsvm/hks.h"
+#include "test.h"
+
+static const char *src_dir(void)
+{
+    const char *d = getenv("GSVM_SOURCE_DIR");
+    return d ? d : ".";
+}
+
+/* Assembles a listing text; NULL (and the error in *err) when rejected. */
+static gsvm_hks_chunk *asm_text(const char *text, gsvm_error *err)
+{
+    gsvm_hks_chunk *c = NULL;
+    gsvm_error_clear(err);
+    if (gsvm_hks_asm(text, strlen(text), "t.hksl", &c, err) != GSVM_OK)
+        return NULL;
+    return c;
+}
+
+static gsvm_hks_chunk *asm_file(const char *name, uint8_t **bytes, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/hks/%s", src_dir(), name);
+    gsvm_buf b;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    if (gsvm_file_read(path, &b, &err) != GSVM_OK) {
+        fprintf(stderr, "cannot read %s\n", path);
+        gsvm_buf_free(&b);
+        return NULL;
+    }
+    gsvm_hks_chunk *c = NULL;
+    if (gsvm_hks_asm((const char *)b.data, b.len, path, &c, &err) != GSVM_OK) {
+        char msg[1024];
+        gsvm_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "%s\n", msg);
+    }
+    gsvm_buf_free(&b);
+    if (c && bytes && gsvm_hks_chunk_dump(c, bytes, len, &err) != GSVM_OK) {
+        gsvm_hks_chunk_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void test_isa(void)
+{
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BASE, 0), "GETFIELD");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BASE, 28), "JMP");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BASE, 60), "CONCAT");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BASE, 76), "DATA");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BASE, 91), "GETGLOBAL_MEM");
+    CHECK(gsvm_hks_op_name(GSVM_HKS_PROFILE_BASE, 92) == NULL);
+    /* BO3: eight opcodes at 60-67, everything after moved up by 8 */
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 59), "LE_BK");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 60), "LEFT_SHIFT");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 67), "BIT_OR_BK");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 68), "CONCAT");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 84), "DATA");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 99), "GETGLOBAL_MEM");
+    CHECK(gsvm_hks_op_name(GSVM_HKS_PROFILE_BO3, 100) == NULL);
+    /* Ghosts: DELETE / DELETE_BK appended */
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_GHOSTS, 91), "GETGLOBAL_MEM");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_GHOSTS, 92), "DELETE");
+    CHECK_STR(gsvm_hks_op_name(GSVM_HKS_PROFILE_GHOSTS, 93), "DELETE_BK");
+    CHECK(gsvm_hks_op_name(GSVM_HKS_PROFILE_GHOSTS, 94) == NULL);
+    /* every row has a distinct name */
+    unsigned rows = gsvm_hks_op_rows();
+    CHECK_INT(rows, 102);
+    int dups = 0;
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned j = i + 1; j < rows; j++)
+            dups += strcmp(gsvm_hks_op_row_name(i), gsvm_hks_op_row_name(j)) == 0;
+    CHECK_INT(dups, 0);
+    gsvm_hks_profile p;
+    CHECK(gsvm_hks_profile_parse("bo3", &p) && p == GSVM_HKS_PROFILE_BO3);
+    CHECK(!gsvm_hks_profile_parse("t8", &p));
+}
+
+static void test_fields(void)
+{
+    /* op 15 (SETFIELD) | B 3 | C 256+7 | A 9 */
+    uint32_t w = 15u << 25 | 3u << 17 | 263u << 8 | 9u;
+    CHECK_INT(GSVM_HKS_OP(w), 15);
+    CHECK_INT(GSVM_HKS_A(w), 9);
+    CHECK_INT(GSVM_HKS_B(w), 3);
+    CHECK_INT(GSVM_HKS_C(w), 263);
+    /* sBx is Bx - 0xFFFF: Bx 0xFFFF + 5 jumps 5 forward */
+    uint32_t j = 28u << 25 | (0xFFFFu + 5u) << 8;
+    CHECK_INT(GSVM_HKS_SBX(j), 5);
+    j = 28u << 25 | (0xFFFFu - 3u) << 8;
+    CHECK_INT(GSVM_HKS_SBX(j), -3);
+    CHECK_INT(GSVM_HKS_BX(j), 0xFFFF - 3);
+}
+
+/* Dump -> load -> dump gives the same bytes, and list -> asm too. */
+static void check_roundtrip(const char *name, const uint8_t *bytes, size_t len,
+                            const gsvm_hks_load_options *o)
+{
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_hks_chunk *c = NULL, *c2 = NULL;
+    CHECK(gsvm_hks_chunk_load(bytes, len, o, name, &c, &err) == GSVM_OK);
+    if (!c)
+        return;
+    char *text = NULL;
+    size_t tlen = 0;
+    uint8_t *out = NULL, *out2 = NULL;
+    size_t olen = 0, olen2 = 0;
+    CHECK(gsvm_hks_chunk_dump(c, &out, &olen, &err) == GSVM_OK);
+    CHECK(olen == len && memcmp(out, bytes, len) == 0);
+    CHECK(gsvm_hks_list(c, &text, &tlen, &err) == GSVM_OK);
+    CHECK(gsvm_hks_asm(text, tlen, name, &c2, &err) == GSVM_OK);
+    if (c2) {
+        CHECK(gsvm_hks_chunk_dump(c2, &out2, &olen2, &err) == GSVM_OK);
+        CHECK(olen2 == len && memcmp(out2, bytes, len) == 0);
+        CHECK_INT(c2->profile, c->profile);
+    }
+    free(out);
+    free(out2);
+    free(text);
+    gsvm_hks_chunk_free(c);
+    gsvm_hks_chunk_free(c2);
+}
+
+static void test_own_chunks(void)
+{
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    gsvm_hks_chunk *c = asm_file("counter.hksl", &bytes, &len);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    CHECK_INT(c->format, 14);
+    CHECK_INT(c->endian, 1);
+    CHECK_INT(c->main.ncode, 13);
+    CHECK_INT(c->main.np, 1);
+    CHECK_INT(c->main.p[0].nups, 1);
+    CHECK_INT(c->main.nk, 7);
+    CHECK_INT(c->main.k[4].type, GSVM_HKS_K_LUD);
+    CHECK(c->main.k[4].bits == 0x572b96b9u);
+    CHECK_INT(c->main.k[5].type, GSVM_HKS_K_UI64);
+    CHECK(c->main.k[5].bits == 0x123456789abcdefull);
+    CHECK_INT(c->nstructs, 1);
+    CHECK_INT(c->structs[0].nslots, 2);
+    CHECK_INT(c->ntrailing, 4);
+    /* the header bytes as the document gives them for Shadow of War */
+    static const uint8_t sow[14] = {0x1b, 'L', 'u', 'a', 0x51, 0x0e, 1, 4, 8, 4, 4, 0, 3, 0};
+    CHECK(len > 14 && memcmp(bytes, sow, 14) == 0);
+    /* code is aligned to 4 bytes (offsets are known once loaded) */
+    gsvm_hks_chunk *loaded = NULL;
+    gsvm_error lerr;
+    CHECK(gsvm_hks_chunk_load(bytes, len, NULL, "counter", &loaded, &lerr) == GSVM_OK);
+    if (!loaded) {
+        gsvm_hks_chunk_free(c);
+        free(bytes);
+        return;
+    }
+    CHECK_INT(loaded->main.code_offset % 4, 0);
+    CHECK_INT(loaded->main.p[0].code_offset % 4, 0);
+    size_t k0_at = (size_t)loaded->main.code_offset + 4 * (size_t)loaded->main.ncode + 4;
+    gsvm_hks_chunk_free(loaded);
+    check_roundtrip("counter", bytes, len, NULL);
+
+    /* every truncation before the trailing bytes is rejected, with an offset */
+    size_t body = len - c->ntrailing;
+    int rejected = 0, offsets_ok = 0;
+    for (size_t n = 0; n < body; n++) {
+        gsvm_hks_chunk *t = NULL;
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        if (gsvm_hks_chunk_load(bytes, n, NULL, "trunc", &t, &err) != GSVM_OK && t == NULL) {
+            rejected++;
+            offsets_ok += err.offset >= 0 && (size_t)err.offset <= n;
+        }
+        gsvm_hks_chunk_free(t);
+    }
+    CHECK_INT(rejected, (long long)body);
+    CHECK_INT(offsets_ok, (long long)body);
+    /* a chunk inside a larger file: --offset, prefix kept */
+    uint8_t *big = malloc(len + 10);
+    memset(big, 0xAB, 10);
+    memcpy(big + 10, bytes, len);
+    gsvm_hks_load_options o = {10, GSVM_HKS_PROFILE_AUTO, GSVM_HKS_STRUCTS_AUTO, false};
+    check_roundtrip("offset", big, len + 10, &o);
+    gsvm_hks_load_options scan = {0, GSVM_HKS_PROFILE_AUTO, GSVM_HKS_STRUCTS_AUTO, true};
+    check_roundtrip("scan", big, len + 10, &scan);
+    {
+        gsvm_hks_chunk *t = NULL;
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        CHECK(gsvm_hks_chunk_load(big, len + 10, NULL, "big", &t, &err) == GSVM_ERR_INPUT);
+        CHECK(strstr(err.message, "starts at byte 10") != NULL);
+        CHECK_INT(err.offset, 0);
+    }
+    free(big);
+
+    /* corruptions, each named with its offset */
+    struct { size_t at; uint8_t value; const char *says; } bad[] = {
+        {0, 'X', "signature"},    {4, 0x52, "version"},       {5, 15, "format"},
+        {6, 2, "endianness"},     {8, 16, "size_t"},          {10, 2, "lua_Number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint8_t *m = malloc(len);
+        memcpy(m, bytes, len);
+        m[bad[i].at] = bad[i].value;
+        gsvm_hks_chunk *t = NULL;
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        CHECK(gsvm_hks_chunk_load(m, len, NULL, "bad", &t, &err) == GSVM_ERR_INPUT);
+        CHECK(t == NULL);
+        CHECK_INT(err.offset, (long long)bad[i].at);
+        CHECK(strstr(err.message, bad[i].says) != NULL);
+        free(m);
+    }
+    /* a constant of unknown type: the first constant's type byte */
+    {
+        size_t at = k0_at;
+        uint8_t *m = malloc(len);
+        memcpy(m, bytes, len);
+        CHECK_INT(m[at], GSVM_HKS_K_NUMBER);
+        m[at] = 7;
+        gsvm_hks_chunk *t = NULL;
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        CHECK(gsvm_hks_chunk_load(m, len, NULL, "bad", &t, &err) == GSVM_ERR_INPUT);
+        gsvm_hks_chunk_free(t);
+        t = NULL;
+        CHECK_INT(err.offset, (long long)at);
+        CHECK(strstr(err.message, "has type 7") != NULL);
+        /* an absurd constant count is refused before any allocation */
+        m[at] = GSVM_HKS_K_NUMBER;
+        memset(m + at - 4, 0x7f, 4);
+        CHECK(gsvm_hks_chunk_load(m, len, NULL, "bad", &t, &err) == GSVM_ERR_INPUT);
+        CHECK(strstr(err.message, "constant count") != NULL);
+        gsvm_hks_chunk_free(t);
+        free(m);
+    }
+    /* verify: no violations; the hypotheses find some */
+    gsvm_hks_verify_result r;
+    CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &r, NULL) == GSVM_OK);
+    CHECK_INT(r.violations, 0);
+    CHECK_INT(r.functions, 2);
+    CHECK_INT(r.instructions, 30);
+    CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_SWAP_AB, NULL, NULL, &r, NULL) == GSVM_OK);
+    CHECK(r.violations > 0);
+    CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_OP_LOW_BIT, NULL, NULL, &r, NULL) == GSVM_OK);
+    CHECK(r.violations > 0);
+    /* stats */
+    gsvm_hks_stats st;
+    memset(&st, 0, sizeof st);
+    gsvm_hks_stats_add(&st, c);
+    CHECK_INT(st.files, 1);
+    CHECK_INT(st.functions, 2);
+    CHECK_INT(st.instructions, 30);
+    CHECK_INT(st.data_words, 4);
+    CHECK_INT(st.constants, 9);
+    CHECK_INT(st.structures, 1);
+    CHECK_INT(st.op_count[76], 4);
+    CHECK_INT(st.op_count[0], 1);
+    /* cfg of the loop function: FORPREP jumps, FORLOOP loops back */
+    const gsvm_hks_proto *f = gsvm_hks_find_function(c, "0/0");
+    CHECK(f == &c->main.p[0]);
+    CHECK(gsvm_hks_find_function(c, "0/1") == NULL);
+    CHECK(gsvm_hks_find_function(c, "1") == NULL);
+    char *dot = NULL;
+    size_t dlen = 0;
+    gsvm_error err;
+    CHECK(gsvm_hks_cfg_dot(c, f, "0/0", &dot, &dlen, &err) == GSVM_OK);
+    CHECK(dot && strstr(dot, "b0 -> b13 [label=\"jump\"]") != NULL);
+    CHECK(dot && strstr(dot, "b13 -> b4 [label=\"jump\"]") != NULL);
+    CHECK(dot && strstr(dot, "b4 -> b10 [label=\"skip\"]") != NULL);
+    CHECK(dot && strstr(dot, "b14 -> exit") != NULL);
+    free(dot);
+    gsvm_hks_chunk_free(c);
+    free(bytes);
+
+    const char *others[] = {"ghosts.hksl", "bo3.hksl"};
+    const gsvm_hks_profile profiles[] = {GSVM_HKS_PROFILE_GHOSTS, GSVM_HKS_PROFILE_BO3};
+    for (int i = 0; i < 2; i++) {
+        c = asm_file(others[i], &bytes, &len);
+        CHECK(c != NULL);
+        if (!c)
+            continue;
+        CHECK_INT(c->profile, profiles[i]);
+        /* detected from the bytes alone */
+        gsvm_hks_chunk *l = NULL;
+        CHECK(gsvm_hks_chunk_load(bytes, len, NULL, others[i], &l, &err) == GSVM_OK);
+        CHECK(l && l->profile == profiles[i]);
+        gsvm_hks_chunk_free(l);
+        check_roundtrip(others[i], bytes, len, NULL);
+        CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &r, NULL) == GSVM_OK);
+        CHECK_INT(r.violations, 0);
+        if (i == 0) { /* format-13 debug layout */
+            CHECK_INT(c->format, 13);
+            CHECK_INT(c->main.debug.nlines, 4);
+            CHECK_INT(c->main.debug.nlocals, 1);
+        } else { /* float64, big endian, Halo-style structures */
+            CHECK_INT(c->size_number, 8);
+            CHECK_INT(c->struct_layout, GSVM_HKS_STRUCTS_HALO);
+            CHECK_INT(c->structs[1].nbases, 1);
+            double six;
+            memcpy(&six, &c->main.k[0].bits, 8);
+            CHECK(six == 6.0);
+            CHECK(len > 14 && bytes[6] == 0 && bytes[12] == 0x0b);
+        }
+        gsvm_hks_chunk_free(c);
+        free(bytes);
+    }
+}
+
+static int count_violations;
+static void on_violation(void *ctx, const char *path, uint64_t pc, const char *message)
+{
+    (void)ctx;
+    (void)message;
+    if (strcmp(path, "0") == 0 && pc < 13)
+        count_violations++;
+}
+
+static void test_verify_broken(void)
+{
+    gsvm_hks_chunk *c = asm_file("broken.hksl", NULL, NULL);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    gsvm_hks_verify_result r;
+    count_violations = 0;
+    CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, on_violation, NULL, &r, NULL) == GSVM_OK);
+    CHECK_INT(r.violations, 10);
+    CHECK_INT(count_violations, 10);
+    gsvm_hks_chunk_free(c);
+}
+
+#define HEADER \
+    ".header version=0x51 format=14 endian=little int=4 size_t=8 instruction=4 number=4 " \
+    "integral=0 flags=0x01 referenced=0\n.types standard\n"
+
+static void test_listing_errors(void)
+{
+    struct { const char *text; long line, col; const char *says; } bad[] = {
+        {".function 0\n", 1, 1, "expected .header first"},
+        {HEADER ".function 0\n.code\n\tFROB 1 2\n.end\n", 5, 2, "unknown opcode 'FROB'"},
+        {HEADER ".function 0\n.code\n\tMOVE 1 256\n.end\n", 5, 9, "does not fit"},
+        {HEADER ".function 0\n.code\n\tLOADK 1 -1 7\n.end\n", 5, 13, "too many operands"},
+        {HEADER ".function 0\n.constants\n\tstring \"abc\n.end\n", 5, 9, "unterminated string"},
+        {HEADER ".function 0\n.constants\n\tnumber x1\n.end\n", 5, 9, "expected a number"},
+        {HEADER ".function 0\n.code\n\tJMP 99999999\n.end\n", 5, 6, "out of range"},
+        {HEADER ".function 0\n.code\n", 5, 1, "lack .end"},
+        {HEADER ".function 0\n.maxstack -1\n.end\n", 4, 11, "out of range"},
+        {HEADER ".function 0\n.code\n\tLEFT_SHIFT 0 0 0\n.end\n", 5, 2, "not in the base table"},
+        {HEADER ".function 0\n.end\n.function 0\n.end\n", 5, 1, "a second main function"},
+        {HEADER ".function 0\n.frob\n.end\n", 4, 1, "unknown directive"},
+        {HEADER ".function 0\n.end\n.structs 1 plain\n.endstructs\n", 5, 1, "build flags lack"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gsvm_error err;
+        gsvm_hks_chunk *c = asm_text(bad[i].text, &err);
+        CHECK(c == NULL);
+        gsvm_hks_chunk_free(c);
+        if (err.line != bad[i].line || err.column != bad[i].col ||
+            !strstr(err.message, bad[i].says)) {
+            fprintf(stderr, "listing %zu: got %ld:%ld %s\n", i, err.line, err.column,
+                    err.message);
+            test_failed++;
+        } else {
+            test_passed++;
+        }
+    }
+    /* a minimal listing works, with the luac conventions for operands */
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(HEADER ".function 0\n.maxstack 2\n.code\n"
+                                        "\tLOADK 0 -2\t; constant 1\n"
+                                        "\tADD 1 0 -1\t; RK: constant 0\n"
+                                        "\tJMP -3\n"
+                                        "\tRETURN 0 1\n"
+                                        ".constants\n\tnumber 0.1\n\tnumber bits:7fc00001\n.end\n",
+                                 &err);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK(c->main.code[0] == (25u << 25 | 1u << 8));
+        CHECK(c->main.code[1] == (40u << 25 | 0u << 17 | 256u << 8 | 1u));
+        CHECK_INT(GSVM_HKS_SBX(c->main.code[2]), -3);
+        CHECK(c->main.k[0].bits == 0x3dcccccd); /* 0.1f */
+        CHECK(c->main.k[1].bits == 0x7fc00001); /* a NaN kept bit for bit */
+        char *text;
+        size_t tlen;
+        CHECK(gsvm_hks_list(c, &text, &tlen, &err) == GSVM_OK);
+        CHECK(strstr(text, "number\t0.1\n") != NULL);
+        CHECK(strstr(text, "number\tbits:7fc00001\n") != NULL);
+        CHECK(strstr(text, "JMP           \t-3\t; to 0") != NULL);
+        free(text);
+        gsvm_hks_chunk_free(c);
+    }
+}
+
+static void test_depth(void)
+{
+    /* 130 nested functions: the loader refuses past 128 levels below main */
+    gsvm_buf t;
+    gsvm_buf_init(&t);
+    gsvm_buf_puts(&t, HEADER);
+    for (int i = 0; i < 129; i++)
+        gsvm_buf_puts(&t, ".function 0\n");
+    for (int i = 0; i < 129; i++)
+        gsvm_buf_puts(&t, ".end\n");
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(gsvm_buf_cstr(&t), &err);
+    CHECK(c != NULL);
+    if (c) {
+        /* add one more level by hand and dump it */
+        gsvm_hks_proto *deep = &c->main;
+        while (deep->np)
+            deep = &deep->p[0];
+        deep->p = calloc(1, sizeof *deep->p);
+        deep->np = 1;
+        uint8_t *bytes;
+        size_t len;
+        CHECK(gsvm_hks_chunk_dump(c, &bytes, &len, &err) == GSVM_OK);
+        gsvm_hks_chunk *l = NULL;
+        CHECK(gsvm_hks_chunk_load(bytes, len, NULL, "deep", &l, &err) == GSVM_ERR_INPUT);
+        CHECK(strstr(err.message, "too deep") != NULL);
+        free(bytes);
+        gsvm_hks_chunk_free(c);
+    }
+    gsvm_buf_puts(&t, "");
+    gsvm_buf t2;
+    gsvm_buf_init(&t2);
+    gsvm_buf_puts(&t2, HEADER);
+    for (int i = 0; i < 130; i++)
+        gsvm_buf_puts(&t2, ".function 0\n");
+    c = asm_text(gsvm_buf_cstr(&t2), &err);
+    CHECK(c == NULL);
+    CHECK(strstr(err.message, "nested deeper") != NULL);
+    gsvm_buf_free(&t);
+    gsvm_buf_free(&t2);
+}
+
+static void test_scri(void)
+{
+    static const uint8_t body[] = "\x1bLuaQ\x0e";
+    uint8_t *out;
+    size_t len;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK(gsvm_hks_scri_pack(0, body, 6, &out, &len, &err) == GSVM_OK);
+    CHECK_INT(len, 13 + 6);
+    CHECK(memcmp(out, "SCRI\1\0\0\0\0\6\0\0\0", 13) == 0);
+    gsvm_hks_scri s;
+    CHECK(gsvm_hks_scri_unpack(out, len, "x", &s, &err) == GSVM_OK);
+    CHECK_INT(s.flag, 0);
+    CHECK_INT(s.body_len, 6);
+    CHECK(memcmp(s.body, body, 6) == 0);
+    CHECK(gsvm_hks_scri_unpack(out, len - 1, "x", &s, &err) == GSVM_ERR_INPUT);
+    CHECK_INT(err.offset, 13);
+    out[8] = 2;
+    CHECK(gsvm_hks_scri_unpack(out, len, "x", &s, &err) == GSVM_ERR_INPUT);
+    CHECK_INT(err.offset, 8);
+    out[8] = 0;
+    out[13] = 'X'; /* flag 0 but not bytecode */
+    CHECK(gsvm_hks_scri_unpack(out, len, "x", &s, &err) == GSVM_ERR_INPUT);
+    out[0] = 'Z';
+    CHECK(gsvm_hks_scri_unpack(out, len, "x", &s, &err) == GSVM_ERR_INPUT);
+    CHECK_INT(err.offset, 0);
+    free(out);
+    CHECK(gsvm_hks_scri_pack(1, (const uint8_t *)"print(1)", 8, &out, &len, &err) == GSVM_OK);
+    CHECK(gsvm_hks_scri_unpack(out, len, "x", &s, &err) == GSVM_OK);
+    CHECK_INT(s.flag, 1);
+    CHECK_INT(s.trailing, 0);
+    free(out);
+}
+
+int main(void)
+{
+    test_isa();
+    test_fields();
+    test_own_chunks();
+    test_verify_broken();
+    test_listing_errors();
+    test_depth();
+    test_scri();
+    TEST_MAIN_END();
+}
