@@ -676,8 +676,10 @@ static int peers_at(lua_State *L)
     gsvm_mission *m = ms_from_L(L);
     check_handle(L, 1, H_PEERS);
     lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || i > m->world->npeers)
-        return 0;
+    if (i < 1 || i > m->world->npeers) {
+        lua_pushnil(L);
+        return 1;
+    }
     const wpeer *p = &m->world->peers[i - 1];
     lua_pushstring(L, p->session_id);
     lua_pushstring(L, p->session_generation);

@@ -450,6 +450,7 @@ static gsvm_status start(gsvm_mission *m, gsvm_error *err)
         close_lua(m);
         return st;
     }
+    m->timer_fired_this_tick = true; /* timers wait for the next tick */
     if (m->rec.faulted) {
         /* Reopening a faulted record faults again; only Reload script clears it. */
         if (m->cfg.host.fault)
