@@ -47,7 +47,7 @@ static bool check_count(loader *L, uint64_t n, size_t min_bytes, const char *wha
     if (L->r.failed)
         return false;
     if (n > gsvm_reader_left(&L->r) / (min_bytes ? min_bytes : 1))
-        return gsvm_reader_fail(&L->r, "%s %llu is more than the %zu bytes left can hold", what,
+        return gsvm_reader_fail(&L->r, "truncated: %s %llu is more than the %zu bytes left hold", what,
                                 (unsigned long long)n, gsvm_reader_left(&L->r));
     return true;
 }
