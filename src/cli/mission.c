@@ -386,6 +386,8 @@ static int cmd_run(int argc, char **argv)
     cfg.host.fault = on_fault;
     cfg.host.ud = &ro;
     if (gsvm_mission_open(&cfg, src, srclen, &m, &err) != GSVM_OK) {
+        if (err.status == GSVM_ERR_INPUT || err.status == GSVM_ERR_LIMIT)
+            snprintf(err.file, sizeof err.file, "%.200s", found[0] ? found : script);
         gsvm_cli_fail(&err);
         exit_code = EXIT_INPUT;
         goto done;

@@ -1,0 +1,78 @@
+#!/bin/sh
+# The `gsvm mission run` contract: exit codes, output lines, --state across
+# processes, timeline errors.
+G=${GSVM_BIN:?}
+pass=0; fail=0
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+expect_rc() { # RC CMD...
+    want=$1; shift
+    "$@" >"$T/out" 2>"$T/err"; rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "exit $rc, want $want: $* ($(cat "$T/err"))"; fi
+}
+has() { # FILE TEXT
+    if grep -qF -- "$2" "$1"; then ok; else bad "$1 lacks: $2"; cat "$1"; fi
+}
+
+# Scripts that cannot be loaded: exit 1 with a message.
+printf 'return {' >"$T/syntax.lua"
+expect_rc 1 "$G" mission run "$T/syntax.lua"; has "$T/err" "syntax.lua"
+: >"$T/empty.lua"
+expect_rc 1 "$G" mission run "$T/empty.lua"
+printf '\033Lua' >"$T/binary.lua"
+expect_rc 1 "$G" mission run "$T/binary.lua"; has "$T/err" "binary"
+printf 'return { on_event = function() end }' >"$T/catchall.lua"
+expect_rc 1 "$G" mission run "$T/catchall.lua"; has "$T/err" "on_event is unsupported; use one on_event_<type> callback"
+printf 'while true do end' >"$T/forever.lua"
+expect_rc 1 "$G" mission run "$T/forever.lua"; has "$T/err" "mission instruction budget exhausted"
+expect_rc 1 "$G" mission run "$T/missing.lua"
+expect_rc 2 "$G" mission run "$T/x.lua" --role boss
+
+# A state file carries the record from one process to the next.
+cat >"$T/count.lua" <<'LUA'
+return {
+  on_start = function(c) c:set_variable("n", 0) c:start_timer("tick", 500) end,
+  on_load = function(c, st) c:set_variable("loads", (st:variable("loads") or 0) + 1) end,
+  on_event_session_joined = function(c, st) c:set_variable("n", st:variable("n") + 1) end,
+  on_event_session_left = function(c) error("gone") end,
+}
+LUA
+printf '{"event":"session_joined"}\n{"event":"session_joined"}\n' >"$T/two.jsonl"
+expect_rc 0 "$G" mission run "$T/count.lua" --state "$T/s.db" --events "$T/two.jsonl"
+has "$T/out" '{"committed":{"phase":0,"revision":"3","attempt":"1","faulted":false,"variables":{"n":2},"timers":{"tick":"500"}}}'
+expect_rc 0 "$G" mission run "$T/count.lua" --state "$T/s.db" --events "$T/two.jsonl"
+has "$T/out" '"variables":{"loads":1,"n":4}'
+printf '{"event":"session_left"}\n' >"$T/left.jsonl"
+expect_rc 3 "$G" mission run "$T/count.lua" --state "$T/s.db" --events "$T/left.jsonl"
+has "$T/out" '{"fault":"[string '"'"'count'"'"']:5: gone"}'
+has "$T/out" '"faulted":true'
+# Still faulted in the next process; reload_script clears it.
+expect_rc 3 "$G" mission run "$T/count.lua" --state "$T/s.db"
+printf '{"reload_script":true}\n{"event":"session_joined"}\n' >"$T/reload.jsonl"
+expect_rc 0 "$G" mission run "$T/count.lua" --state "$T/s.db" --events "$T/reload.jsonl"
+has "$T/out" '"variables":{"loads":3,"n":5}'
+
+# Timeline errors name the line.
+printf '{"advance_ms":1}\n{"event":"no_such_kind"}\n' >"$T/badkind.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/badkind.jsonl"; has "$T/err" "badkind.jsonl:2:1"
+printf '{"what":1}\n' >"$T/badline.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/badline.jsonl"
+printf '{"host":"maybe"}\n' >"$T/badhost.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/badhost.jsonl"
+printf '{"advance_ms":-5}\n' >"$T/badadv.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/badadv.jsonl"
+printf '{"slots": 3}' >"$T/badworld.json"
+expect_rc 1 "$G" mission run "$T/count.lua" --world "$T/badworld.json"
+
+# -o FILE and the timers line.
+printf '{"advance_ms":500}\n' >"$T/adv.jsonl"
+expect_rc 0 "$G" mission run "$T/count.lua" --events "$T/adv.jsonl" -o "$T/o.jsonl"
+has "$T/o.jsonl" '"timers":{}'
+# A larger variable capacity for hosts that need one.
+printf 'return { on_start = function(c) for i = 1, 600 do c:set_variable("v" .. i, i) end end }' >"$T/many.lua"
+expect_rc 3 "$G" mission run "$T/many.lua"; has "$T/out" "mission variable capacity exceeded"
+expect_rc 0 "$G" mission run "$T/many.lua" --max-variables 1000; has "$T/out" '"v600":600'
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
