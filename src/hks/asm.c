@@ -97,6 +97,14 @@ static bool word_is(const char *w, size_t n, const char *lit)
     return strlen(lit) == n && memcmp(w, lit, n) == 0;
 }
 
+static int hexval(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0'
+           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                    : -1;
+}
+
 /* Integers: decimal or 0x hex, optionally negative. */
 static bool integer(parser *P, int64_t *out, const char *what)
 {
@@ -132,22 +140,39 @@ static bool integer(parser *P, int64_t *out, const char *what)
     }
     if (!digits)
         return fail(P, s, "expected %s (a number)", what);
-    if (v > (uint64_t)INT64_MAX)
+    if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
         return fail(P, s, "%s is too large", what);
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return true;
 }
 
+/* Unsigned integers up to 2^64-1: decimal or 0x hex. */
 static bool unsigned_in(parser *P, uint64_t *out, uint64_t max, const char *what)
 {
-    const char *s = (skip_ws(P), P->p);
-    int64_t v = 0;
-    if (!integer(P, &v, what))
-        return false;
-    if (v < 0 || (uint64_t)v > max)
-        return fail(P, s, "%s %lld is out of range 0..%llu", what, (long long)v,
+    skip_ws(P);
+    const char *s = P->p;
+    if (P->p < P->end && *P->p == '-')
+        return fail(P, s, "%s must not be negative", what);
+    uint64_t v = 0;
+    int digits = 0;
+    bool hex = P->end - P->p > 2 && P->p[0] == '0' && (P->p[1] == 'x' || P->p[1] == 'X');
+    if (hex)
+        P->p += 2;
+    for (; P->p < P->end; P->p++, digits++) {
+        int d = hexval(*P->p);
+        if (d < 0 || (!hex && d > 9))
+            break;
+        uint64_t base = hex ? 16 : 10;
+        if (v > (UINT64_MAX - (uint64_t)d) / base)
+            return fail(P, s, "%s is too large", what);
+        v = v * base + (uint64_t)d;
+    }
+    if (!digits)
+        return fail(P, s, "expected %s (a number)", what);
+    if (v > max)
+        return fail(P, s, "%s %llu is out of range 0..%llu", what, (unsigned long long)v,
                     (unsigned long long)max);
-    *out = (uint64_t)v;
+    *out = v;
     return true;
 }
 
@@ -158,14 +183,6 @@ static bool u32(parser *P, uint32_t *out, const char *what)
         return false;
     *out = (uint32_t)v;
     return true;
-}
-
-static int hexval(char ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0'
-           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                    : -1;
 }
 
 /* null | "text" | nonul"text" */
@@ -731,7 +748,7 @@ static bool directive(parser *P)
             gsvm_hks_struct *s = &c->structs[c->nstructs++];
             memset(s, 0, sizeof *s);
             P->cap_slots = P->cap_bases = 0;
-            uint64_t maxs = c->size_size == 8 ? UINT64_MAX >> 1 : UINT32_MAX;
+            uint64_t maxs = c->size_size == 8 ? UINT64_MAX : UINT32_MAX;
             if (!string(P, &s->name, "structure name") || !unsigned_in(P, &s->id, maxs, "id") ||
                 !u32(P, &s->x, "field") || !u32(P, &s->y, "field"))
                 return false;
@@ -758,7 +775,7 @@ static bool directive(parser *P)
             return false;
         gsvm_hks_slot *sl = &s->slots[s->nslots];
         memset(sl, 0, sizeof *sl);
-        uint64_t maxs = c->size_size == 8 ? UINT64_MAX >> 1 : UINT32_MAX;
+        uint64_t maxs = c->size_size == 8 ? UINT64_MAX : UINT32_MAX;
         if (!string(P, &sl->name, "slot name")) 
             return false;
         s->nslots++;

@@ -137,7 +137,7 @@ static bool rd_lines(loader *L, gsvm_hks_debug *d)
 
 static bool rd_locals_upnames(loader *L, gsvm_hks_debug *d)
 {
-    if (!check_count(L, d->nlocals, 16, "local count"))
+    if (!check_count(L, d->nlocals, L->size_size + 8u, "local count"))
         return false;
     d->locals = calloc(d->nlocals ? d->nlocals : 1, sizeof *d->locals);
     if (!d->locals)
@@ -187,7 +187,7 @@ static bool rd_debug(loader *L, gsvm_hks_debug *d)
     d->locals = NULL;
     /* the upvalue-name count comes after the locals in this layout */
     uint32_t nlocals = d->nlocals;
-    if (!check_count(L, nlocals, 16, "local count"))
+    if (!check_count(L, nlocals, L->size_size + 8u, "local count"))
         return false;
     d->locals = calloc(nlocals ? nlocals : 1, sizeof *d->locals);
     if (!d->locals)
@@ -302,7 +302,7 @@ static bool rd_structs(loader *L, gsvm_hks_chunk *c, bool halo)
                 if (!rd_str(L, &s->bases[i], "base structure name"))
                     return false;
         }
-        if (!check_count(L, s->nslots, 16 + 2u * L->size_size, "slot count"))
+        if (!check_count(L, s->nslots, 8 + 3u * L->size_size, "slot count"))
             return false;
         s->slots = calloc(s->nslots ? (size_t)s->nslots : 1, sizeof *s->slots);
         if (!s->slots)
