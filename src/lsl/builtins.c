@@ -306,6 +306,49 @@ void lsl_utf8_put(gsvm_buf *b, uint32_t cp)
     }
 }
 
+void lsl_utf8_sanitize(gsvm_buf *out, const uint8_t *s, size_t n)
+{
+    /* Mono's conversion of bytes to a string: well-formed UTF-8 passes (lead
+     * bytes C2..F4; E0 needs A0..BF next, ED 80..9F, F0 90..BF, F4 80..8F);
+     * every byte of a broken sequence, and every other byte >= 0x80,
+     * becomes '?'; the text ends at the first NUL. */
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c == 0)
+            return;
+        if (c < 0x80) {
+            gsvm_buf_putc(out, c);
+            i++;
+            continue;
+        }
+        size_t need = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
+        if (need == 0) {
+            gsvm_buf_putc(out, '?');
+            i++;
+            continue;
+        }
+        size_t k = 1;
+        while (k <= need && i + k < n) {
+            uint8_t d = s[i + k];
+            bool ok = d >= 0x80 && d < 0xC0;
+            if (ok && k == 1)
+                ok = !(c == 0xE0 && d < 0xA0) && !(c == 0xED && d >= 0xA0) && !(c == 0xF0 && d < 0x90) &&
+                     !(c == 0xF4 && d >= 0x90);
+            if (!ok)
+                break;
+            k++;
+        }
+        if (k == need + 1) {
+            gsvm_buf_append(out, s + i, k);
+        } else {
+            for (size_t q = 0; q < k; q++)
+                gsvm_buf_putc(out, '?');
+        }
+        i += k;
+    }
+}
+
 int lsl_range_select(int64_t len, int32_t start, int32_t end, int64_t iv[2][2])
 {
     int64_t s = start < 0 ? start + len : start;

@@ -63,6 +63,9 @@ size_t lsl_utf8_offset(const char *s, size_t len, size_t n);
 /* Decodes the character at byte i (U+FFFD for a malformed byte). */
 uint32_t lsl_utf8_decode(const char *s, size_t len, size_t i);
 void lsl_utf8_put(gsvm_buf *b, uint32_t cp);
+/* Appends bytes as Mono turns them into a string: well-formed UTF-8 kept,
+ * each byte of a malformed sequence replaced by '?', cut at the first NUL. */
+void lsl_utf8_sanitize(gsvm_buf *out, const uint8_t *s, size_t n);
 
 /* Second Life's index ranges (llGetSubString, llList2List, ...): negative
  * indexes count from the end; start <= end selects [start, end] clipped to

@@ -19,35 +19,58 @@ gsvm_status lsl_lib_llStringToBase64(lsl_call_ctx *ctx, const lsl_value *a, lsl_
 
 gsvm_status lsl_lib_llBase64ToString(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* Decoded bytes become text: a NUL ends it (LSL strings hold none) and a
-     * byte that is not part of well-formed UTF-8 becomes '?', as SL does. */
-    gsvm_buf raw, out;
+    /* Second Life first screens the decoded bytes: control characters other
+     * than tab, newline, 0x0F and 0x1F become '?', a NUL at the very end is
+     * dropped (elsewhere it becomes '?'), and each malformed UTF-8 sequence
+     * becomes ONE '?' (lead byte plus the continuation bytes that follow it,
+     * as far as the lead allows); what survives goes through the normal
+     * byte-to-string conversion (lsl_utf8_sanitize). */
+    gsvm_buf raw, mid, out;
     gsvm_buf_init(&raw);
+    gsvm_buf_init(&mid);
     gsvm_buf_init(&out);
     lsl_base64_decode(&raw, sdata(&a[0]), slen(&a[0]));
-    const char *s = (const char *)raw.data;
-    size_t len = raw.len;
-    for (size_t i = 0; i < len;) {
-        if (s[i] == 0)
+    const uint8_t *p = raw.data;
+    size_t n = raw.len, i = 0;
+#define CONT(k) (i + (k) < n && p[i + (k)] >= 0x80 && p[i + (k)] <= 0xBF)
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c == 0 && i == n - 1)
             break;
-        size_t next = lsl_utf8_next(s, len, i);
-        bool bad = next == i + 1 && (unsigned char)s[i] >= 0x80;
-        if (!bad) {
-            uint32_t cp = lsl_utf8_decode(s, len, i);
-            /* overlong forms, surrogates and values past U+10FFFF are bad too */
-            size_t n = next - i;
-            bad = (n == 2 && cp < 0x80) || (n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-                  (n == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+        size_t good = 0;
+        if (c == 0x09 || c == 0x0A || c == 0x0F || (c >= 0x1F && c <= 0x7F) || c >= 0xFE)
+            good = 1;
+        else if (c >= 0xC2 && c <= 0xDF && CONT(1))
+            good = 2;
+        else if (((c == 0xE0 && i + 1 < n && p[i + 1] >= 0xA0 && p[i + 1] <= 0xBF) ||
+                  (c >= 0xE1 && c <= 0xEF && CONT(1))) && CONT(2))
+            good = 3;
+        else if (((c == 0xF0 && i + 1 < n && p[i + 1] >= 0x90 && p[i + 1] <= 0xBF) ||
+                  (c >= 0xF1 && c <= 0xF7 && CONT(1))) && CONT(2) && CONT(3))
+            good = 4;
+        else if (((c == 0xF8 && i + 1 < n && p[i + 1] >= 0x88 && p[i + 1] <= 0xBF) ||
+                  (c >= 0xF9 && c <= 0xFB && CONT(1))) && CONT(2) && CONT(3) && CONT(4))
+            good = 5;
+        else if (((c == 0xFC && i + 1 < n && p[i + 1] >= 0x84 && p[i + 1] <= 0xBF) || (c == 0xFD && CONT(1))) &&
+                 CONT(2) && CONT(3) && CONT(4) && CONT(5))
+            good = 6;
+        if (good) {
+            gsvm_buf_append(&mid, p + i, good);
+            i += good;
+            continue;
         }
-        if (bad) {
-            gsvm_buf_putc(&out, '?');
-            i++;
-        } else {
-            gsvm_buf_append(&out, s + i, next - i);
-            i = next;
-        }
+        size_t most = c >= 0xC0 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF7 ? 3
+                    : c >= 0xF8 && c <= 0xFB ? 4 : c >= 0xFC && c <= 0xFD ? 5 : 0;
+        size_t k = 1;
+        while (k <= most && CONT(k))
+            k++;
+        gsvm_buf_putc(&mid, '?');
+        i += k;
     }
+#undef CONT
+    lsl_utf8_sanitize(&out, mid.data, mid.len);
     gsvm_buf_free(&raw);
+    gsvm_buf_free(&mid);
     return lsl_ret_buf(ctx, LSL_TYPE_STRING, &out, ret);
 }
 
@@ -64,11 +87,14 @@ gsvm_status lsl_lib_llIntegerToBase64(lsl_call_ctx *ctx, const lsl_value *a, lsl
 
 gsvm_status lsl_lib_llBase64ToInteger(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* The first four decoded bytes big-endian; missing bytes count as zero
-     * (SL calls the result of fewer than 6 characters unpredictable). */
+    /* The first four decoded bytes, big-endian; more than 8 characters give
+     * 0 (as SL).  With fewer than 3 decoded bytes SL returns unpredictable
+     * low bytes; gsvm counts the missing bytes as zero. */
+    if (slen(&a[0]) > 8)
+        return lsl_ret_int(ret, 0);
     gsvm_buf raw;
     gsvm_buf_init(&raw);
-    lsl_base64_decode(&raw, sdata(&a[0]), slen(&a[0]) < 8 ? slen(&a[0]) : 8);
+    lsl_base64_decode(&raw, sdata(&a[0]), slen(&a[0]));
     uint32_t u = 0;
     for (size_t i = 0; i < 4; i++)
         u = (u << 8) | (i < raw.len ? raw.data[i] : 0);
@@ -76,18 +102,35 @@ gsvm_status lsl_lib_llBase64ToInteger(lsl_call_ctx *ctx, const lsl_value *a, lsl
     return lsl_ret_int(ret, (int32_t)u);
 }
 
-/* Decodes both, XORs the first with the second repeated, encodes. */
-static gsvm_status xor_decoded(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
+/* Decodes both, XORs the first with the second repeated (restarting at
+ * the key's first zero byte when `stop_at_zero`), encodes.  An empty key
+ * returns the first argument untouched. */
+static gsvm_status xor_decoded(lsl_call_ctx *ctx, const lsl_value *a, bool stop_at_zero, lsl_value *ret)
 {
+    if (slen(&a[1]) == 0) {
+        *ret = a[0];
+        ret->type = LSL_TYPE_STRING;
+        lsl_value_retain(ret);
+        return GSVM_OK;
+    }
     gsvm_buf x, k, out;
     gsvm_buf_init(&x);
     gsvm_buf_init(&k);
     gsvm_buf_init(&out);
     lsl_base64_decode(&x, sdata(&a[0]), slen(&a[0]));
     lsl_base64_decode(&k, sdata(&a[1]), slen(&a[1]));
-    if (k.len)
+    size_t kl = k.len;
+    if (stop_at_zero)
+        for (size_t i = 1; i < k.len; i++)
+            if (k.data[i] == 0) {
+                kl = i;
+                break;
+            }
+    /* a key decoding to nothing acts as a zero byte: the data comes back
+     * unchanged (re-encoded) */
+    if (kl)
         for (size_t i = 0; i < x.len; i++)
-            x.data[i] ^= k.data[i % k.len];
+            x.data[i] ^= k.data[i % kl];
     lsl_base64_encode(&out, x.data, x.len);
     gsvm_buf_free(&x);
     gsvm_buf_free(&k);
@@ -96,14 +139,14 @@ static gsvm_status xor_decoded(lsl_call_ctx *ctx, const lsl_value *a, lsl_value 
 
 gsvm_status lsl_lib_llXorBase64(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* An empty second argument leaves the data unchanged (SL shouts an
-     * error on DEBUG_CHANNEL and returns the first argument re-encoded). */
-    return xor_decoded(ctx, a, ret);
+    return xor_decoded(ctx, a, false, ret);
 }
 
 gsvm_status lsl_lib_llXorBase64StringsCorrect(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    return xor_decoded(ctx, a, ret);
+    /* As llXorBase64, but the key pattern restarts at its first zero byte
+     * after the first (SL's SCR-35 behaviour). */
+    return xor_decoded(ctx, a, true, ret);
 }
 
 static int b64_index(char c)
@@ -115,21 +158,41 @@ static int b64_index(char c)
 
 gsvm_status lsl_lib_llXorBase64Strings(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* The deprecated original: XORs the 6-bit values of the Base64 DIGITS
-     * (not the decoded bytes), cycling the second string's digits; any
-     * other character (padding) is copied.  Kept for old scripts. */
+    /* The deprecated original, bug for bug: it XORs the 6-bit values of the
+     * Base64 DIGITS, cycling the key's digits; a non-Base64 character in the
+     * data becomes '='; a non-Base64 key character is replaced by the
+     * key's first digit (itself '+' if the key starts with '=', '/' if with
+     * anything else invalid) and restarts the key cycle at position 1. */
     static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const char *s = sdata(&a[0]), *k = sdata(&a[1]);
     size_t sl = slen(&a[0]), kl = slen(&a[1]);
+    if (kl == 0) {
+        *ret = a[0];
+        ret->type = LSL_TYPE_STRING;
+        lsl_value_retain(ret);
+        return GSVM_OK;
+    }
+    int base = b64_index(k[0]);
+    if (base < 0)
+        base = k[0] == '=' ? 62 : 63;
     gsvm_buf b;
     gsvm_buf_init(&b);
-    for (size_t i = 0; i < sl; i++) {
-        int v = b64_index(s[i]);
-        int w = kl ? b64_index(k[i % kl]) : 0;
-        if (v < 0)
-            gsvm_buf_putc(&b, s[i]);
-        else
-            gsvm_buf_putc(&b, alphabet[(v ^ (w < 0 ? 0 : w)) & 63]);
+    size_t i = 0;
+    for (size_t j = 0; j < sl; j++) {
+        int v1 = b64_index(s[j]);
+        int v2 = i == 0 ? base : b64_index(k[i]);
+        i++;
+        if (i >= kl)
+            i = 0;
+        if (v1 < 0) {
+            gsvm_buf_putc(&b, '=');
+        } else {
+            if (v2 < 0) {
+                v2 = base;
+                i = 1 % kl;
+            }
+            gsvm_buf_putc(&b, alphabet[(v1 ^ v2) & 63]);
+        }
     }
     return lsl_ret_buf(ctx, LSL_TYPE_STRING, &b, ret);
 }

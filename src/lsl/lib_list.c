@@ -203,44 +203,69 @@ gsvm_status lsl_lib_llDumpList2String(lsl_call_ctx *ctx, const lsl_value *a, lsl
 
 gsvm_status lsl_lib_llList2CSV(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    return join(ctx, &a[0], ", ", 2, ret);
-}
-
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    /* Elements joined by ", ".  Unlike every other conversion, floats (and
+     * vector/rotation components) use plain 6-decimal C formatting here
+     * (LSO's rule, kept by Mono for this function): 123456.789 ->
+     * "123456.789062", and NaN/infinity print as C prints them. */
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    for (size_t i = 0; i < llen(&a[0]); i++) {
+        const lsl_value *e = &litems(&a[0])[i];
+        if (i)
+            gsvm_buf_puts(&b, ", ");
+        if (e->type == LSL_TYPE_FLOAT) {
+            gsvm_buf_printf(&b, "%.6f", (double)e->u.f);
+        } else if (e->type == LSL_TYPE_VECTOR || e->type == LSL_TYPE_ROTATION) {
+            int n = e->type == LSL_TYPE_VECTOR ? 3 : 4;
+            gsvm_buf_putc(&b, '<');
+            for (int k = 0; k < n; k++)
+                gsvm_buf_printf(&b, "%s%.6f", k ? ", " : "", (double)e->u.v[k]);
+            gsvm_buf_putc(&b, '>');
+        } else {
+            lsl_value_append_text(&b, e, true);
+        }
+    }
+    return lsl_ret_buf(ctx, LSL_TYPE_STRING, &b, ret);
 }
 
 gsvm_status lsl_lib_llCSV2List(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* Splits at commas that are not inside <...> (so vectors and rotations
-     * stay whole), trims white space around each element; every element is
-     * a string.  "" gives []. */
+    /* Second Life's splitter: commas inside <...> (nesting counted) do not
+     * split; ONE space right after a comma (and at the very start) is
+     * dropped, other white space is kept; every element is a string.
+     * "" gives [""]. */
     const char *s = lsl_str_data(&a[0]);
     size_t len = lsl_str_len(&a[0]);
     vec v = {0};
     gsvm_status st = GSVM_OK;
-    if (len == 0)
-        return vec_finish(ctx, &v, true, ret);
-    size_t start = 0;
     int depth = 0;
+    bool after_comma = true;
+    size_t start = 0;
     for (size_t i = 0; i <= len && !st; i++) {
-        if (i < len && s[i] == '<') {
-            depth++;
-        } else if (i < len && s[i] == '>') {
-            if (depth > 0)
+        bool end = i == len;
+        char c = end ? 0 : s[i];
+        if (!end && depth) {
+            if (c == '<')
+                depth++;
+            else if (c == '>')
                 depth--;
-        } else if (i == len || (s[i] == ',' && depth == 0)) {
-            size_t from = start, to = i;
-            while (from < to && is_space(s[from]))
-                from++;
-            while (to > from && is_space(s[to - 1]))
-                to--;
+            continue;
+        }
+        if (!end && after_comma && c == ' ') {
+            after_comma = false;
+            start = i + 1;
+            continue;
+        }
+        after_comma = false;
+        if (end || c == ',') {
             lsl_value e;
-            st = lsl_string_new(ctx->heap, LSL_TYPE_STRING, s + from, to - from, &e, ctx->err);
+            st = lsl_string_new(ctx->heap, LSL_TYPE_STRING, s + start, i - start, &e, ctx->err);
             if (!st)
                 vec_push(&v, &e);
+            after_comma = true;
             start = i + 1;
+        } else if (c == '<') {
+            depth++;
         }
     }
     if (st) {
@@ -288,23 +313,42 @@ gsvm_status lsl_lib_llListRandomize(lsl_call_ctx *ctx, const lsl_value *a, lsl_v
     return vec_finish(ctx, &v, false, ret);
 }
 
+/* Python-style slice bound: negative counts from the end, clamped. */
+static int64_t py_bound(int64_t len, int64_t i)
+{
+    if (i < 0)
+        i += len;
+    return i < 0 ? 0 : i > len ? len : i;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
 gsvm_status lsl_lib_llList2ListStrided(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* The first element of every stride whose index lies in [start, end]
-     * (negative indexes from the end; start rounds up to a multiple of
-     * stride; a stride < 1 counts as 1).  An inverted range gives []. */
+    /* Second Life's rules: stride is |stride| (0 counts as 1); negative
+     * indexes count from the end; an inverted range means the whole list;
+     * start rounds up and end down to multiples of stride; then every
+     * stride-th element from start through end. */
     int64_t n = (int64_t)llen(&a[0]);
-    int64_t stride = a[3].u.i < 1 ? 1 : a[3].u.i;
-    int64_t s = a[1].u.i < 0 ? a[1].u.i + n : a[1].u.i;
-    int64_t e = a[2].u.i < 0 ? a[2].u.i + n : a[2].u.i;
+    int64_t stride = a[3].u.i == 0 ? 1 : a[3].u.i < 0 ? -(int64_t)a[3].u.i : a[3].u.i;
+    int64_t s = a[1].u.i, e = a[2].u.i;
     if (s < 0)
+        s += n;
+    if (e < 0)
+        e += n;
+    if (s > e) {
         s = 0;
-    if (e >= n)
         e = n - 1;
+    }
+    s = floor_div(s + stride - 1, stride) * stride;
+    e = floor_div(e, stride) * stride;
+    int64_t from = py_bound(n, s), to = e + 1 == 0 ? 0 : py_bound(n, e + 1);
     vec v = {0};
-    if (s % stride)
-        s += stride - s % stride;
-    for (int64_t i = s; i <= e; i += stride)
+    for (int64_t i = from; i < to; i += stride)
         vec_push(&v, &litems(&a[0])[i]);
     return vec_finish(ctx, &v, false, ret);
 }
@@ -330,10 +374,15 @@ gsvm_status lsl_lib_llListInsertList(lsl_call_ctx *ctx, const lsl_value *a, lsl_
 }
 
 /* List elements match when they have the same type and value (1 never
- * matches 1.0, nor "a" the key "a"); floats compare with ==. */
+ * matches 1.0, nor "a" the key "a"); a NaN float matches a NaN float, but
+ * vectors and rotations holding NaN never match. */
 static bool same(const lsl_value *x, const lsl_value *y)
 {
-    return x->type == y->type && lsl_value_equal(x, y);
+    if (x->type != y->type)
+        return false;
+    if (x->type == LSL_TYPE_FLOAT) /* here, and only here, NaN matches NaN */
+        return x->u.f == y->u.f || (isnan(x->u.f) && isnan(y->u.f));
+    return lsl_value_equal(x, y);
 }
 
 static bool match_at(const lsl_value *src, size_t n, const lsl_value *test, size_t m, size_t at)
@@ -465,157 +514,69 @@ gsvm_status lsl_lib_llParseStringKeepNulls(lsl_call_ctx *ctx, const lsl_value *a
 
 gsvm_status lsl_lib_llListReplaceList(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* start <= end (after negative indexes): dest[0, start) + src +
-     * dest(end, len).  An inverted range (start > end) removes both outer
-     * pieces [0, end] and [start, len) and appends src to what remains
-     * (the wiki leaves this case open; this mirrors llDeleteSubList). */
-    const lsl_value *dest = &a[0], *src = &a[1];
+    /* Second Life's rules: start <= end (after negative indexes): the
+     * elements before start, then src, then those after end; start > end:
+     * the elements strictly between end and start, then src.  A start
+     * before the beginning (start < -length) drops src. */
+    const lsl_value *dest = &a[0];
     int64_t n = (int64_t)llen(dest);
-    int64_t s = a[2].u.i < 0 ? a[2].u.i + n : a[2].u.i;
-    int64_t e = a[3].u.i < 0 ? a[3].u.i + n : a[3].u.i;
+    int64_t s = a[2].u.i, e = a[3].u.i;
+    bool use_src = s >= -n;
+    int64_t ns = s < 0 ? s + n : s, ne = e < 0 ? e + n : e;
+    if (e == -1)
+        e += n;
     vec v = {0};
     const lsl_value *it = litems(dest);
-    if (s <= e) {
-        int64_t head = s < 0 ? 0 : s > n ? n : s;
-        int64_t tail = e + 1 < head ? head : e + 1 > n ? n : e + 1;
-        for (int64_t i = 0; i < head; i++)
-            vec_push(&v, &it[i]);
-        for (size_t i = 0; i < llen(src); i++)
-            vec_push(&v, &litems(src)[i]);
-        for (int64_t i = tail; i < n; i++)
+    if (ns > ne) {
+        for (int64_t i = e + 1 == 0 ? 0 : py_bound(n, e + 1), to = py_bound(n, s); i < to; i++)
             vec_push(&v, &it[i]);
     } else {
-        int64_t from = e + 1 < 0 ? 0 : e + 1, to = s > n ? n : s;
-        for (int64_t i = from; i < to; i++)
+        for (int64_t i = 0, to = py_bound(n, s); i < to; i++)
             vec_push(&v, &it[i]);
-        for (size_t i = 0; i < llen(src); i++)
-            vec_push(&v, &litems(src)[i]);
     }
+    if (use_src)
+        for (size_t i = 0; i < llen(&a[1]); i++)
+            vec_push(&v, &litems(&a[1])[i]);
+    if (ns <= ne)
+        for (int64_t i = e + 1 == 0 ? 0 : py_bound(n, e + 1); i < n; i++)
+            vec_push(&v, &it[i]);
     return vec_finish(ctx, &v, false, ret);
 }
 
-static int cmp_double(const void *x, const void *y)
+/* Second Life's "a > b" for sorting: only elements of the same type
+ * compare; vectors by squared length; rotations never; a NaN counts as
+ * greater. */
+static bool sort_gt(const lsl_value *x, const lsl_value *y)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-gsvm_status lsl_lib_llListStatistics(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
-{
-    /* Integer and float elements only (others ignored); an empty set gives
-     * 0.0.  STD_DEV is the sample deviation (n - 1); GEOMETRIC_MEAN of a set
-     * holding a value <= 0 is 0.0. */
-    size_t n = llen(&a[1]), k = 0;
-    double *x = malloc((n ? n : 1) * sizeof *x);
-    if (!x)
-        return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const lsl_value *e = &litems(&a[1])[i];
-        if (e->type == LSL_TYPE_INTEGER)
-            x[k++] = e->u.i;
-        else if (e->type == LSL_TYPE_FLOAT)
-            x[k++] = e->u.f;
-    }
-    double r = 0, sum = 0, sq = 0;
-    for (size_t i = 0; i < k; i++) {
-        sum += x[i];
-        sq += x[i] * x[i];
-    }
-    if (k > 0) {
-        qsort(x, k, sizeof *x, cmp_double);
-        switch (a[0].u.i) {
-        case 0: r = x[k - 1] - x[0]; break;                        /* RANGE */
-        case 1: r = x[0]; break;                                   /* MIN */
-        case 2: r = x[k - 1]; break;                               /* MAX */
-        case 3: r = sum / (double)k; break;                        /* MEAN */
-        case 4: r = k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2; break; /* MEDIAN */
-        case 5:                                                    /* STD_DEV */
-            r = k > 1 ? sqrt((sq - sum * sum / (double)k) / (double)(k - 1)) : 0;
-            break;
-        case 6: r = sum; break;                                    /* SUM */
-        case 7: r = sq; break;                                     /* SUM_SQUARES */
-        case 8: r = (double)k; break;                              /* NUM_COUNT */
-        case 9: {                                                  /* GEOMETRIC_MEAN */
-            double lg = 0;
-            bool ok = true;
-            for (size_t i = 0; i < k; i++) {
-                if (x[i] <= 0)
-                    ok = false;
-                else
-                    lg += log(x[i]);
-            }
-            r = ok ? exp(lg / (double)k) : 0;
-            break;
-        }
-        default: r = 0; break;
-        }
-    } else if (a[0].u.i == 8) {
-        r = 0;
-    }
-    free(x);
-    return lsl_ret_float(ret, (float)r);
-}
-
-/* Sort order of two elements: numbers (integer and float together)
- * numerically, strings and keys bytewise, vectors by magnitude, rotations
- * all equal; elements of different kinds by type code. */
-static int sort_kind(lsl_type t)
-{
-    return t == LSL_TYPE_FLOAT ? LSL_TYPE_INTEGER : t == LSL_TYPE_KEY ? LSL_TYPE_STRING : t;
-}
-
-static int compare(const lsl_value *x, const lsl_value *y)
-{
-    int kx = sort_kind(x->type), ky = sort_kind(y->type);
-    if (kx != ky)
-        return kx < ky ? -1 : 1;
-    switch (kx) {
-    case LSL_TYPE_INTEGER: {
-        if (x->type == LSL_TYPE_INTEGER && y->type == LSL_TYPE_INTEGER)
-            return x->u.i < y->u.i ? -1 : x->u.i > y->u.i;
-        double a = x->type == LSL_TYPE_INTEGER ? x->u.i : x->u.f;
-        double b = y->type == LSL_TYPE_INTEGER ? y->u.i : y->u.f;
-        return a < b ? -1 : a > b;
-    }
-    case LSL_TYPE_STRING: {
+    if (x->type != y->type)
+        return false;
+    switch (x->type) {
+    case LSL_TYPE_INTEGER: return x->u.i > y->u.i;
+    case LSL_TYPE_FLOAT: return !(x->u.f <= y->u.f);
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY: {
+        /* UTF-8 byte order is code point order */
         size_t la = lsl_str_len(x), lb = lsl_str_len(y);
         int c = memcmp(lsl_str_data(x), lsl_str_data(y), la < lb ? la : lb);
-        return c ? (c < 0 ? -1 : 1) : la < lb ? -1 : la > lb;
+        return c > 0 || (c == 0 && la > lb);
     }
     case LSL_TYPE_VECTOR: {
         double a = (double)x->u.v[0] * x->u.v[0] + (double)x->u.v[1] * x->u.v[1] + (double)x->u.v[2] * x->u.v[2];
         double b = (double)y->u.v[0] * y->u.v[0] + (double)y->u.v[1] * y->u.v[1] + (double)y->u.v[2] * y->u.v[2];
-        return a < b ? -1 : a > b;
+        return !(a <= b);
     }
-    default: return 0;
+    default: return false;
     }
 }
 
-/* Stable merge sort of stride groups by the key element at `key`. */
-static void merge_sort(size_t *idx, size_t *tmp, size_t n, const lsl_value *items, size_t stride,
-                       size_t key, bool asc)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    merge_sort(idx, tmp, h, items, stride, key, asc);
-    merge_sort(idx + h, tmp, n - h, items, stride, key, asc);
-    size_t i = 0, j = h, o = 0;
-    while (i < h && j < n) {
-        int c = compare(&items[idx[j] * stride + key], &items[idx[i] * stride + key]);
-        if (!asc)
-            c = -c;
-        tmp[o++] = c < 0 ? idx[j++] : idx[i++];
-    }
-    while (i < h)
-        tmp[o++] = idx[i++];
-    while (j < n)
-        tmp[o++] = idx[j++];
-    memcpy(idx, tmp, n * sizeof *idx);
-}
-
-static gsvm_status sort_strided(lsl_call_ctx *ctx, const lsl_value *list, int32_t stride_in,
-                                int32_t key_in, bool asc, lsl_value *ret)
+/* Second Life's sort, exactly: for each stride group in turn, compare its
+ * key element with that of every later group and swap the two groups when
+ * "greater" (ascending == 1) or when NOT greater (any other value of
+ * ascending).  Quadratic and not stable, but that is what scripts observe
+ * (e.g. the order of equal keys when sorting descending, and that mixed
+ * types are never reordered relative to each other by comparison). */
+static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t stride_in, int32_t key_in,
+                           int32_t ascending, lsl_value *ret)
 {
     size_t n = llen(list);
     size_t stride = stride_in < 1 ? 1 : (size_t)stride_in;
@@ -626,36 +587,110 @@ static gsvm_status sort_strided(lsl_call_ctx *ctx, const lsl_value *list, int32_
         return GSVM_OK;
     }
     size_t groups = n / stride;
-    size_t *idx = malloc(groups * sizeof *idx), *tmp = malloc(groups * sizeof *tmp);
-    if (!idx || !tmp) {
-        free(idx);
-        free(tmp);
+    size_t *idx = malloc(groups * sizeof *idx);
+    if (!idx)
         return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    }
-    for (size_t i = 0; i < groups; i++)
-        idx[i] = i;
-    merge_sort(idx, tmp, groups, litems(list), stride, (size_t)key, asc);
+    for (size_t g = 0; g < groups; g++)
+        idx[g] = g;
+    const lsl_value *it = litems(list);
+    for (size_t i = 0; i + 1 < groups; i++)
+        for (size_t j = i + 1; j < groups; j++) {
+            bool gt = sort_gt(&it[idx[i] * stride + (size_t)key], &it[idx[j] * stride + (size_t)key]);
+            if (gt != (ascending != 1)) {
+                size_t t = idx[i];
+                idx[i] = idx[j];
+                idx[j] = t;
+            }
+        }
     vec v = {0};
     for (size_t g = 0; g < groups; g++)
         for (size_t k = 0; k < stride; k++)
-            vec_push(&v, &litems(list)[idx[g] * stride + k]);
+            vec_push(&v, &it[idx[g] * stride + k]);
     free(idx);
-    free(tmp);
     return vec_finish(ctx, &v, false, ret);
 }
 
 gsvm_status lsl_lib_llListSort(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* Sorts stride groups by their first element (stably); a stride < 1
-     * counts as 1; a stride that does not divide the length returns the
-     * list unchanged.  ascending FALSE sorts descending. */
-    return sort_strided(ctx, &a[0], a[1].u.i, 0, a[2].u.i != 0, ret);
+    /* Sorts stride groups by their first element; a stride < 1 counts as 1;
+     * a stride that does not divide the length returns the list unchanged. */
+    return sl_sort(ctx, &a[0], a[1].u.i, 0, a[2].u.i, ret);
 }
 
 gsvm_status lsl_lib_llListSortStrided(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
     /* As llListSort, keyed on element stride_index of each group (negative
      * counts from the group's end); an index outside the group returns the
-     * list unchanged. */
-    return sort_strided(ctx, &a[0], a[1].u.i, a[2].u.i, a[3].u.i != 0, ret);
+     * list unchanged (the wiki leaves this open). */
+    return sl_sort(ctx, &a[0], a[1].u.i, a[2].u.i, a[3].u.i, ret);
+}
+
+gsvm_status lsl_lib_llListStatistics(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
+{
+    /* Integer and float elements only, taken last to first as SL does (it
+     * matters for rounding and NaN); none gives 0.0.  MEAN and STD_DEV
+     * (sample, n - 1) use Welford's running update; MEDIAN sorts with
+     * llListSort's rule; GEOMETRIC_MEAN of a set holding a value <= 0 is
+     * 0.0; an unknown operation gives 0.0. */
+    size_t n = llen(&a[1]), k = 0;
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x)
+        return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    for (size_t i = n; i-- > 0;) {
+        const lsl_value *e = &litems(&a[1])[i];
+        if (e->type == LSL_TYPE_INTEGER)
+            x[k++] = e->u.i;
+        else if (e->type == LSL_TYPE_FLOAT)
+            x[k++] = e->u.f;
+    }
+    double r = 0;
+    int op = a[0].u.i;
+    if (k == 0) {
+        r = 0;
+    } else if (op == 8) { /* NUM_COUNT */
+        r = (double)k;
+    } else if (op >= 0 && op <= 2) { /* RANGE, MIN, MAX */
+        double lo = x[0], hi = x[0];
+        for (size_t i = 1; i < k; i++) {
+            if (x[i] < lo)
+                lo = x[i];
+            if (x[i] > hi)
+                hi = x[i];
+        }
+        r = op == 0 ? hi - lo : op == 1 ? lo : hi;
+    } else if (op == 4) { /* MEDIAN */
+        for (size_t i = 0; i + 1 < k; i++)
+            for (size_t j = i + 1; j < k; j++)
+                if (!(x[i] <= x[j])) {
+                    double t = x[i];
+                    x[i] = x[j];
+                    x[j] = t;
+                }
+        r = k & 1 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) * 0.5;
+    } else if (op == 3 || (op >= 5 && op <= 7)) { /* MEAN, STD_DEV, SUM, SUM_SQUARES */
+        double sum = 0, sq = 0, mean = 0, m2 = 0, cnt = 0;
+        for (size_t i = 0; i < k; i++) {
+            cnt += 1;
+            sum += x[i];
+            sq += x[i] * x[i];
+            double delta = x[i] - mean;
+            mean += delta / cnt;
+            m2 += delta * (x[i] - mean);
+        }
+        r = op == 3 ? mean : op == 5 ? (cnt == 1 ? 0 : sqrt(m2 / (cnt - 1))) : op == 6 ? sum : sq;
+    } else if (op == 9) { /* GEOMETRIC_MEAN */
+        double lg = 0, cnt = 0;
+        bool nonpositive = false;
+        for (size_t i = 0; i < k && !nonpositive; i++) {
+            if (x[i] <= 0) {
+                nonpositive = true;
+            } else {
+                cnt += 1;
+                lg += (log(x[i]) - lg) / cnt;
+            }
+        }
+        r = nonpositive ? 0 : exp(lg);
+    }
+    free(x);
+    return lsl_ret_float(ret, (float)r);
 }

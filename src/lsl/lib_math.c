@@ -6,6 +6,7 @@
  * written next to the function. */
 #include "lsl/lib_math.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "lsl/lib.h"
@@ -133,9 +134,61 @@ gsvm_status lsl_lib_llSqrt(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret
 gsvm_status lsl_lib_llPow(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
     /* Mono returns NaN for an imaginary result (llPow(-1, 0.5)) rather than
-     * raising; LSO raised a Math Error.  gsvm follows Mono. */
-    return lsl_ret_float(ret, (float)pow(a[0].u.f, a[1].u.f));
+     * raising a Math Error as LSO did; gsvm follows Mono, including its
+     * corner cases: NaN in -> NaN (even to the power 0), x^0 = 1,
+     * (+-1)^(+-inf) = NaN, and never -0.0. */
+    double b = a[0].u.f, e = a[1].u.f;
+    if (isnan(b) || isnan(e))
+        return lsl_ret_float(ret, NAN);
+    if (e == 0)
+        return lsl_ret_float(ret, 1.0f);
+    if (fabs(b) == 1.0 && isinf(e))
+        return lsl_ret_float(ret, NAN);
+    float r = (float)pow(b, e);
+    return lsl_ret_float(ret, r == 0.0f ? 0.0f : r);
 }
+
+/* Mono's sine family: NaN for infinities, the argument itself beyond 2^63,
+ * and integer-valued arguments reduced modulo 2*PI with the x87's 66-bit
+ * PI (the constant below is that 2*PI times 2^64), so llSin(1e10) matches
+ * Second Life rather than an exact reduction. */
+static double trig_arg(double t, bool *passthrough)
+{
+    *passthrough = false;
+    if (!(fabs(t) < 9223372036854775808.0)) {
+        *passthrough = !isinf(t);
+        return t;
+    }
+    if (t != floor(t))
+        return t;
+    static const unsigned __int128 two_pi_2_64 =
+        ((unsigned __int128)6u << 64) | (unsigned __int128)0x487ED5110B4611A6u;
+    double a = fabs(t);
+    int e;
+    double m = frexp(a, &e); /* a = m * 2^e, 0.5 <= m < 1 */
+    uint64_t mant = (uint64_t)ldexp(m, 53);
+    int shift = e - 53 + 64; /* a * 2^64 = mant * 2^shift */
+    unsigned __int128 x = shift >= 0 ? (unsigned __int128)mant << shift : (unsigned __int128)(mant >> -shift);
+    unsigned __int128 r = x % two_pi_2_64;
+    if (t < 0 && r != 0)
+        r = two_pi_2_64 - r; /* floor modulo, as the model */
+    double hi = (double)(uint64_t)(r >> 64), lo = (double)(uint64_t)r;
+    return ldexp(hi, 0) + ldexp(lo, -64);
+}
+
+#define TRIG(name, fn)                                                                  \
+    gsvm_status lsl_lib_##name(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)    \
+    {                                                                                   \
+        double x = a[0].u.f;                                                            \
+        if (isinf(x))                                                                   \
+            return lsl_ret_float(ret, NAN);                                             \
+        bool pass;                                                                      \
+        double r = trig_arg(x, &pass);                                                  \
+        return lsl_ret_float(ret, pass ? a[0].u.f : (float)fn(r));                      \
+    }
+TRIG(llSin, sin)
+TRIG(llCos, cos)
+TRIG(llTan, tan)
 
 #define UNARY_FLOAT(name, expr)                                                 \
     gsvm_status lsl_lib_##name(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret) \
@@ -143,12 +196,9 @@ gsvm_status lsl_lib_llPow(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
         double x = a[0].u.f;                                                    \
         return lsl_ret_float(ret, (float)(expr));                               \
     }
-UNARY_FLOAT(llSin, sin(x))
-UNARY_FLOAT(llCos, cos(x))
-UNARY_FLOAT(llTan, tan(x))
 UNARY_FLOAT(llAcos, acos(x)) /* NaN outside [-1, 1], as Mono */
 UNARY_FLOAT(llAsin, asin(x))
-/* llLog/llLog10 return 0.0 for val <= 0 (documented by SL). */
+/* llLog/llLog10 return 0.0 for val <= 0 and NaN (documented by SL). */
 UNARY_FLOAT(llLog, x > 0 ? log(x) : 0.0)
 UNARY_FLOAT(llLog10, x > 0 ? log10(x) : 0.0)
 
@@ -176,39 +226,59 @@ gsvm_status lsl_lib_llCeil(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret
 
 gsvm_status lsl_lib_llRound(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* Halves round up (toward +infinity): llRound(2.5) == 3, llRound(-2.5) == -2,
-     * i.e. floor(val + 0.5), computed in double so 0.49999997 stays 0. */
-    return lsl_ret_int(ret, double_to_int(floor((double)a[0].u.f + 0.5)));
+    /* floor(val + 0.5) with the addition done in 32-bit float, as SL: halves
+     * round up (llRound(-2.5) == -2) and llRound(0.49999997) == 1. */
+    float f = a[0].u.f;
+    if (!(f >= -2147483648.0f && f < 2147483647.5f))
+        return lsl_ret_int(ret, INT32_MIN);
+    volatile float sum = f + 0.5f;
+    return lsl_ret_int(ret, double_to_int(floor(sum)));
 }
 
 gsvm_status lsl_lib_llFrand(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* A float in [0, mag) (or (mag, 0] for negative mag) from the script's
-     * own seeded stream, so runs and snapshots are reproducible. */
+    /* A float in [0, mag) (or (mag, 0] for a negative mag) from the script's
+     * own seeded stream, so runs and snapshots are reproducible; truncated,
+     * never rounded, to float.  Infinite mag gives 0, NaN gives NaN, a
+     * magnitude below FLT_MIN gives (signed) zero. */
     float mag = a[0].u.f;
     if (!ctx->state)
         return gsvm_error_set(ctx->err, GSVM_ERR_USAGE, NULL, "llFrand needs a library state");
-    float r = (float)(lsl_lib_random(ctx->state) * mag);
-    if (mag != 0 && fabsf(r) >= fabsf(mag))
-        r = nextafterf(mag, 0.0f);
+    double u = lsl_lib_random(ctx->state); /* advance even for the special cases */
+    if (isinf(mag))
+        return lsl_ret_float(ret, 0.0f);
+    if (isnan(mag))
+        return lsl_ret_float(ret, mag);
+    if (fabsf(mag) < FLT_MIN)
+        return lsl_ret_float(ret, mag < 0 ? -0.0f : 0.0f);
+    double d = u * mag;
+    float r = (float)d;
+    if (fabs((double)r) > fabs(d))
+        r = nextafterf(r, 0.0f);
+    if (fabsf(r) >= fabsf(mag))
+        r = 0.0f;
     return lsl_ret_float(ret, r);
 }
 
 gsvm_status lsl_lib_llModPow(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* (base ^ exponent) % modulus with all three read as unsigned 32-bit
-     * numbers (SL documents the result only for non-negative inputs);
-     * modulus 0 gives 0. */
+    /* Second Life's algorithm: all three read as unsigned 32-bit numbers;
+     * modulus 0 or 1 gives 0, exponent 0 gives 1; each product is cut to
+     * 32 bits BEFORE the modulo (so results differ from true modular
+     * exponentiation once products exceed 2^32 -- a known SL quirk). */
     uint64_t b = (uint32_t)a[0].u.i, e = (uint32_t)a[1].u.i, m = (uint32_t)a[2].u.i;
-    if (m == 0)
+    if (m <= 1)
         return lsl_ret_int(ret, 0);
-    uint64_t r = 1 % m;
-    b %= m;
-    while (e) {
+    if (e == 0)
+        return lsl_ret_int(ret, 1);
+    uint64_t prod = b, r = 1;
+    for (;;) {
         if (e & 1)
-            r = r * b % m;
-        b = b * b % m;
+            r = ((r * prod) & 0xFFFFFFFFu) % m;
         e >>= 1;
+        if (!e)
+            break;
+        prod = ((prod * prod) & 0xFFFFFFFFu) % m;
     }
     return lsl_ret_int(ret, (int32_t)(uint32_t)r);
 }
@@ -267,31 +337,58 @@ gsvm_status lsl_lib_llLinear2sRGB(lsl_call_ctx *ctx, const lsl_value *a, lsl_val
 
 gsvm_status lsl_lib_llEuler2Rot(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* Rotation about X, then Y, then Z (LSL's order), by half angles. */
-    double hx = a[0].u.v[0] * 0.5, hy = a[0].u.v[1] * 0.5, hz = a[0].u.v[2] * 0.5;
-    double cx = cos(hx), sx = sin(hx), cy = cos(hy), sy = sin(hy), cz = cos(hz), sz = sin(hz);
-    return ret_rot(ret, sx * cy * cz - cx * sy * sz, cx * sy * cz + sx * cy * sz,
-                   cx * cy * sz - sx * sy * cz, cx * cy * cz + sx * sy * sz);
+    /* Second Life's formula (the Hamilton product qx qy qz of the half-angle
+     * turns, i.e. applied to a vector Z first, then Y, then X in the fixed
+     * frame), followed by its choice of sign between q and -q. */
+    double v0 = a[0].u.v[0], v1 = a[0].u.v[1], v2 = a[0].u.v[2];
+    double c0 = cos(v0 * 0.5), s0 = sin(v0 * 0.5), c1 = cos(v1 * 0.5), s1 = sin(v1 * 0.5),
+           c2 = cos(v2 * 0.5), s2 = sin(v2 * 0.5);
+    float r[4] = {(float)(s0 * c1 * c2 + c0 * s1 * s2), (float)(c0 * s1 * c2 - s0 * c1 * s2),
+                  (float)(c0 * c1 * s2 + s0 * s1 * c2), (float)(c0 * c1 * c2 - s0 * s1 * s2)};
+    c0 = cos(v0); s0 = sin(v0); c1 = cos(v1); s1 = sin(v1); c2 = cos(v2); s2 = sin(v2);
+    double d1 = c1 * c2, d2 = c0 * c2 - s0 * s1 * s2, d3 = c0 * c1;
+    int i = 3;
+    if (!(d1 + d2 + d3 > 0)) {
+        i = 0;
+        if (d2 > d1)
+            i = 1;
+        if (d1 < d3 && d3 > d2)
+            i = 2;
+    }
+    float sign = r[i] < 0 ? -1.0f : 1.0f;
+    *ret = lsl_rotation(r[0] * sign, r[1] * sign, r[2] * sign, r[3] * sign);
+    return GSVM_OK;
+}
+
+/* Second Life renormalises a rotation only when its squared length is
+ * outside [0x1.FFFFBCp-1, 0x1.000024p0]; all zeros count as identity. */
+static void renorm(const float *in, double q[4])
+{
+    for (int i = 0; i < 4; i++)
+        q[i] = in[i];
+    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
+        q[3] = 1;
+    double m2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (m2 >= 1.0000021457672119140625 || m2 <= 0.99999797344207763671875) {
+        double m = sqrt(m2);
+        for (int i = 0; i < 4; i++)
+            q[i] /= m;
+    }
 }
 
 gsvm_status lsl_lib_llRot2Euler(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* The inverse of llEuler2Rot; at the poles (Y = ±PI/2) X is 0 and the
-     * whole turn about the vertical goes into Z. */
-    double x = a[0].u.v[0], y = a[0].u.v[1], z = a[0].u.v[2], s = a[0].u.v[3];
-    double sqx = x * x, sqy = y * y, sqz = z * z, sqs = s * s;
-    double unit = sqx + sqy + sqz + sqs;
-    if (unit == 0)
-        return ret_vec(ret, 0, 0, 0);
-    /* R = Rz Ry Rx from the quaternion's matrix: Y = asin(-R20),
-     * X = atan2(R21, R22), Z = atan2(R10, R00). */
-    double sy = 2 * (y * s - x * z) / unit;
-    if (sy > 0.9999999 || sy < -0.9999999) {
-        double r01 = 2 * (x * y - z * s), r11 = sqs - sqx + sqy - sqz;
-        return ret_vec(ret, 0, sy > 0 ? PI_D / 2 : -PI_D / 2, atan2(-r01, r11));
-    }
-    return ret_vec(ret, atan2(2 * (y * z + x * s), sqs - sqx - sqy + sqz), asin(sy),
-                   atan2(2 * (x * y + z * s), sqs + sqx - sqy - sqz));
+    /* The inverse of llEuler2Rot.  Near the poles (|sin Y| > 0.99999) X is
+     * 0 and the whole turn about the vertical goes into Z. */
+    double q[4];
+    renorm(a[0].u.v, q);
+    double x = q[0], y = q[1], z = q[2], s = q[3];
+    double sy = 2 * (x * z + y * s);
+    if (fabs(sy) > 0.99999)
+        return ret_vec(ret, 0, asin(sy > 1 ? 1 : sy < -1 ? -1 : sy),
+                       atan2(z * s + x * y, 0.5 - (x * x + z * z)));
+    return ret_vec(ret, atan2(x * s - y * z, 0.5 - (x * x + y * y)), asin(sy),
+                   atan2(z * s - x * y, 0.5 - (z * z + y * y)));
 }
 
 /* Unit vector `axis` (0 x, 1 y, 2 z) rotated by q. */
@@ -310,41 +407,32 @@ gsvm_status lsl_lib_llRot2Up(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *r
 
 gsvm_status lsl_lib_llAxes2Rot(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* fwd, left and up are the images of the x, y and z axes: the columns
-     * of the rotation matrix R[i][j] = axis_j[i]. */
-    double R[3][3];
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            R[i][j] = a[j].u.v[i];
-    double t = R[0][0] + R[1][1] + R[2][2], x, y, z, s;
+    /* fwd, left and up are the images of the x, y and z axes.  As SL: when
+     * the trace is positive the quaternion is returned as computed (not
+     * normalised); otherwise the largest diagonal element picks the branch
+     * and the result is normalised. */
+    const float *f = a[0].u.v, *l = a[1].u.v, *u = a[2].u.v;
+    double t = (double)f[0] + l[1] + u[2], q[4];
     if (t > 0) {
-        double k = 0.5 / sqrt(t + 1);
-        s = 0.25 / k;
-        x = (R[2][1] - R[1][2]) * k;
-        y = (R[0][2] - R[2][0]) * k;
-        z = (R[1][0] - R[0][1]) * k;
-    } else if (R[0][0] > R[1][1] && R[0][0] > R[2][2]) {
-        double k = 2 * sqrt(1 + R[0][0] - R[1][1] - R[2][2]);
-        s = (R[2][1] - R[1][2]) / k;
-        x = 0.25 * k;
-        y = (R[0][1] + R[1][0]) / k;
-        z = (R[0][2] + R[2][0]) / k;
-    } else if (R[1][1] > R[2][2]) {
-        double k = 2 * sqrt(1 + R[1][1] - R[0][0] - R[2][2]);
-        s = (R[0][2] - R[2][0]) / k;
-        x = (R[0][1] + R[1][0]) / k;
-        y = 0.25 * k;
-        z = (R[1][2] + R[2][1]) / k;
-    } else {
-        double k = 2 * sqrt(1 + R[2][2] - R[0][0] - R[1][1]);
-        s = (R[1][0] - R[0][1]) / k;
-        x = (R[0][2] + R[2][0]) / k;
-        y = (R[1][2] + R[2][1]) / k;
-        z = 0.25 * k;
+        double r = sqrt(1 + t), k = 0.5 / r;
+        return ret_rot(ret, k * ((double)l[2] - u[1]), k * ((double)u[0] - f[2]), k * ((double)f[1] - l[0]), r * 0.5);
     }
-    if (!isfinite(x + y + z + s))
+    if (l[1] <= f[0] && f[0] >= u[2]) {
+        double r = sqrt(1.0 + f[0] - l[1] - u[2]), k = 0.5 / r;
+        q[0] = r * 0.5; q[1] = k * ((double)f[1] + l[0]); q[2] = k * ((double)u[0] + f[2]); q[3] = k * ((double)l[2] - u[1]);
+    } else if (f[0] <= l[1] && l[1] >= u[2]) {
+        double r = sqrt(1.0 - f[0] + l[1] - u[2]), k = 0.5 / r;
+        q[0] = k * ((double)f[1] + l[0]); q[1] = r * 0.5; q[2] = k * ((double)l[2] + u[1]); q[3] = k * ((double)u[0] - f[2]);
+    } else {
+        double r = sqrt(1.0 - f[0] - l[1] + u[2]), k = 0.5 / r;
+        q[0] = k * ((double)u[0] + f[2]); q[1] = k * ((double)l[2] + u[1]); q[2] = r * 0.5; q[3] = k * ((double)f[1] - l[0]);
+    }
+    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)
+        q[3] = 1;
+    double m = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(m > 0) || !isfinite(m))
         return ret_rot(ret, 0, 0, 0, 1);
-    return ret_rot(ret, x, y, z, s);
+    return ret_rot(ret, q[0] / m, q[1] / m, q[2] / m, q[3] / m);
 }
 
 gsvm_status lsl_lib_llAxisAngle2Rot(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
@@ -380,44 +468,49 @@ gsvm_status lsl_lib_llRot2Axis(lsl_call_ctx *ctx, const lsl_value *a, lsl_value 
 
 gsvm_status lsl_lib_llAngleBetween(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* The angle of the turn from a to b, in [0, PI]. */
-    const float *p = a[0].u.v, *q = a[1].u.v;
-    double dot = (double)p[0] * q[0] + (double)p[1] * q[1] + (double)p[2] * q[2] + (double)p[3] * q[3];
-    double n = sqrt(((double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2] + (double)p[3] * p[3]) *
-                    ((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]));
-    if (n == 0)
-        return lsl_ret_float(ret, 0);
-    double c = fabs(dot) / n;
-    if (c > 1)
-        c = 1;
-    return lsl_ret_float(ret, (float)(2 * acos(c)));
+    /* llRot2Angle(a / b), all-zero rotations counting as identity. */
+    float p[4], q[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = a[0].u.v[i];
+        q[i] = a[1].u.v[i];
+    }
+    if (!p[0] && !p[1] && !p[2] && !p[3])
+        p[3] = 1;
+    if (!q[0] && !q[1] && !q[2] && !q[3])
+        q[3] = 1;
+    /* the product in double, then the angle of the result */
+    double pd[4], cd[4] = {-(double)q[0], -(double)q[1], -(double)q[2], q[3]}, r[4];
+    to_d(p, pd, 4);
+    hamilton(cd, pd, r);
+    return lsl_ret_float(ret, (float)(2 * atan2(sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), fabs(r[3]))));
 }
 
 gsvm_status lsl_lib_llRotBetween(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* The shortest turn taking the direction of a onto that of b.  Opposite
-     * vectors turn PI about an axis perpendicular to a; a zero vector gives
-     * ZERO_ROTATION. */
-    double u[3], w[3];
-    double mu = vmag(a[0].u.v), mw = vmag(a[1].u.v);
-    if (mu == 0 || mw == 0)
+    /* The shortest turn taking the direction of a onto that of b (SL's
+     * algorithm): a zero vector gives ZERO_ROTATION; parallel vectors give
+     * ZERO_ROTATION; opposite vectors turn PI about <a.y, -a.x, 0>
+     * normalised, or about Z when a is vertical. */
+    const float *v1 = a[0].u.v, *v2 = a[1].u.v;
+    double d11 = (double)v1[0] * v1[0] + (double)v1[1] * v1[1] + (double)v1[2] * v1[2];
+    double d22 = (double)v2[0] * v2[0] + (double)v2[1] * v2[1] + (double)v2[2] * v2[2];
+    double aabb = sqrt(d11 * d22);
+    if (aabb == 0)
         return ret_rot(ret, 0, 0, 0, 1);
-    for (int i = 0; i < 3; i++) {
-        u[i] = a[0].u.v[i] / mu;
-        w[i] = a[1].u.v[i] / mw;
+    double ab = ((double)v1[0] * v2[0] + (double)v1[1] * v2[1] + (double)v1[2] * v2[2]) / aabb;
+    double c[3] = {((double)v1[1] * v2[2] - (double)v1[2] * v2[1]) / aabb,
+                   ((double)v1[2] * v2[0] - (double)v1[0] * v2[2]) / aabb,
+                   ((double)v1[0] * v2[1] - (double)v1[1] * v2[0]) / aabb};
+    double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    if (cc != 0) {
+        double s = ab > -0.7071067811865476 ? 1 + ab : cc / (1 + sqrt(1 - cc));
+        double m = sqrt(cc + s * s);
+        return ret_rot(ret, c[0] / m, c[1] / m, c[2] / m, s / m);
     }
-    double d = u[0] * w[0] + u[1] * w[1] + u[2] * w[2];
-    double c[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
-    if (d < -0.999999) {
-        /* axis: a perpendicular of u, built from the smallest component */
-        double p[3] = {0, 0, 0};
-        int k = fabs(u[0]) <= fabs(u[1]) && fabs(u[0]) <= fabs(u[2]) ? 0 : fabs(u[1]) <= fabs(u[2]) ? 1 : 2;
-        p[k] = 1;
-        double ax[3] = {u[1] * p[2] - u[2] * p[1], u[2] * p[0] - u[0] * p[2], u[0] * p[1] - u[1] * p[0]};
-        double m = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-        return ret_rot(ret, ax[0] / m, ax[1] / m, ax[2] / m, 0);
-    }
-    double q[4] = {c[0], c[1], c[2], 1 + d};
-    double m = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    return ret_rot(ret, q[0] / m, q[1] / m, q[2] / m, q[3] / m);
+    if (ab > 0)
+        return ret_rot(ret, 0, 0, 0, 1);
+    double m = sqrt((double)v1[0] * v1[0] + (double)v1[1] * v1[1]);
+    if (m != 0)
+        return ret_rot(ret, v1[1] / m, -v1[0] / m, 0, 0);
+    return ret_rot(ret, 0, 0, 1, 0);
 }

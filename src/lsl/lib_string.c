@@ -186,24 +186,40 @@ static int hexdig(unsigned char c)
 
 gsvm_status lsl_lib_llUnescapeURL(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
-    /* %XX becomes the byte XX; a '%' without two hex digits is kept; "+" is
-     * not a space.  A decoded NUL ends the string (LSL strings hold no NUL). */
+    /* Second Life's decoder, quirks included: "%" takes the next two
+     * characters as hex digits, a non-hex digit counting as 0 (so "%zz" is
+     * a NUL, which ends the text); a "%" as the second character emits the
+     * first digit's value and is skipped; a "%" with fewer than two
+     * characters after it ends the text.  "+" stays "+".  The bytes are then
+     * read as UTF-8, malformed sequences becoming '?'. */
     const unsigned char *s = (const unsigned char *)sdata(&a[0]);
-    size_t len = slen(&a[0]);
-    gsvm_buf b;
-    gsvm_buf_init(&b);
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '%' && i + 2 < len && hexdig(s[i + 1]) >= 0 && hexdig(s[i + 2]) >= 0) {
-            int v = hexdig(s[i + 1]) * 16 + hexdig(s[i + 2]);
-            if (v == 0)
-                break;
-            gsvm_buf_putc(&b, v);
-            i += 2;
-        } else {
-            gsvm_buf_putc(&b, s[i]);
+    size_t len = slen(&a[0]), i = 0;
+    gsvm_buf raw, out;
+    gsvm_buf_init(&raw);
+    gsvm_buf_init(&out);
+    while (i < len) {
+        unsigned char c = s[i++];
+        if (c != '%') {
+            gsvm_buf_putc(&raw, c);
+            continue;
         }
+        if (i >= len)
+            break;
+        int d1 = hexdig(s[i++]);
+        if (i >= len)
+            break;
+        int v = d1 >= 0 ? d1 << 4 : 0;
+        if (s[i] == '%') {
+            gsvm_buf_putc(&raw, v);
+            i++;
+            continue;
+        }
+        int d2 = hexdig(s[i++]);
+        gsvm_buf_putc(&raw, v + (d2 >= 0 ? d2 : 0));
     }
-    return lsl_ret_buf(ctx, LSL_TYPE_STRING, &b, ret);
+    lsl_utf8_sanitize(&out, raw.data, raw.len);
+    gsvm_buf_free(&raw);
+    return lsl_ret_buf(ctx, LSL_TYPE_STRING, &out, ret);
 }
 
 gsvm_status lsl_lib_llChar(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)

@@ -3,7 +3,7 @@
 #include "lsl/value.h"
 
 #include <ctype.h>
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,19 +402,26 @@ bool lsl_value_truthy(const lsl_value *v)
 
 /* ---- number parsing ------------------------------------------------------ */
 
+/* The rules below are Second Life's (Mono) as observed by its users and
+ * recorded in the LSL wiki and in LSL-PyOptimizer's test-checked models. */
+
 int32_t lsl_float_to_int(float f)
 {
-    /* Mono's conv.i4 on x86 yields the "integer indefinite" 0x80000000 for
-     * NaN and out-of-range values; Second Life scripts observe exactly that. */
+    /* Mono's conversion yields the "integer indefinite" 0x80000000 for NaN
+     * and out-of-range values; scripts observe exactly that. */
     if (!(f >= -2147483648.0f && f < 2147483648.0f))
         return INT32_MIN;
     return (int32_t)f;
 }
 
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
 static size_t skip_space(const char *s, size_t len, size_t i)
 {
-    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ||
-                       s[i] == '\v' || s[i] == '\f'))
+    while (i < len && is_ws(s[i]))
         i++;
     return i;
 }
@@ -429,96 +436,168 @@ static int hexval(int c)
 
 int32_t lsl_string_to_int(const char *s, size_t len)
 {
-    /* Like C's strtoul with base 0 restricted to decimal and "0x" hex (a
-     * leading 0 is NOT octal in LSL): a magnitude beyond 32 bits saturates to
-     * 0xFFFFFFFF, the sign then negates modulo 2^32, the result is read as
-     * int32.  So "4294967295" and "99999999999" are -1, "2147483648" is
-     * -2147483648 (Second Life documents neither case; this is what its
-     * strtoul-based LSO cast does and what a C programmer expects). */
-    size_t i = skip_space(s, len, 0);
-    bool neg = false;
-    if (i < len && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
+    /* Either "0x" + hex digits at the very start (no space, no sign), or
+     * optional white space, an optional sign and decimal digits; whatever
+     * follows is ignored, no digits give 0.  A magnitude beyond 4294967295
+     * gives -1; otherwise the value wraps to 32 bits ("4294967295" is -1,
+     * "2147483648" is -2147483648). */
     uint64_t mag = 0;
-    if (i + 2 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-        hexval((unsigned char)s[i + 2]) >= 0) {
-        for (i += 2; i < len && hexval((unsigned char)s[i]) >= 0; i++) {
+    bool neg = false, over = false;
+    size_t i = 0;
+    if (len >= 3 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0) {
+        for (i = 2; i < len && hexval((unsigned char)s[i]) >= 0; i++) {
             mag = mag * 16 + (uint64_t)hexval((unsigned char)s[i]);
-            if (mag > 0xFFFFFFFFu) mag = 0xFFFFFFFFu;
+            if (mag > 0xFFFFFFFFu) {
+                over = true;
+                mag = 0xFFFFFFFFu;
+            }
         }
     } else {
+        i = skip_space(s, len, 0);
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            neg = s[i++] == '-';
         for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
             mag = mag * 10 + (uint64_t)(s[i] - '0');
-            if (mag > 0xFFFFFFFFu) mag = 0xFFFFFFFFu;
+            if (mag > 0xFFFFFFFFu) {
+                over = true;
+                mag = 0xFFFFFFFFu;
+            }
         }
     }
+    if (over)
+        return -1;
     uint32_t u = (uint32_t)mag;
     if (neg)
-        u = (uint32_t)(0u - u);
+        u = 0u - u;
     return (int32_t)u;
 }
 
-/* Length of the longest prefix of s[i..] that is a number strtod accepts. */
-float lsl_string_to_float(const char *s, size_t len)
+static bool word_at(const char *s, size_t len, size_t i, const char *w)
 {
-    char tmp[128];
-    size_t i = skip_space(s, len, 0);
-    size_t n = len - i < sizeof tmp - 1 ? len - i : sizeof tmp - 1;
-    /* A decimal number longer than 127 bytes: keep the digits that matter by
-     * falling back to a heap copy. */
-    char *buf = tmp;
-    char *heap = NULL;
-    if (len - i >= sizeof tmp) {
-        heap = malloc(len - i + 1);
-        if (heap) {
-            buf = heap;
-            n = len - i;
-        }
-    }
-    memcpy(buf, s + i, n);
-    buf[n] = 0;
-    char *end;
-    errno = 0;
-    double d = strtod(buf, &end);
-    if (end == buf)
-        d = 0.0;
-    free(heap);
-    return (float)d;
+    size_t n = strlen(w);
+    if (len - i < n)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (tolower((unsigned char)s[i + k]) != w[k])
+            return false;
+    return true;
 }
 
-/* Parses "<a, b, c[, d]>" with n components into out; false if malformed. */
+static size_t scan_digits(const char *s, size_t len, size_t i, bool hex)
+{
+    while (i < len && (hex ? hexval((unsigned char)s[i]) >= 0 : (s[i] >= '0' && s[i] <= '9')))
+        i++;
+    return i;
+}
+
+/* The end of the number that starts at s[i] (after optional white space and
+ * sign): decimal with optional fraction and exponent, C99 hex float, "inf"
+ * or "nan" (in vectors, "infinity" or an "inf" not followed by 'i').
+ * Returns i itself when there is no number. */
+static size_t scan_number(const char *s, size_t len, size_t i, bool in_vector)
+{
+    size_t start = i;
+    i = skip_space(s, len, i);
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        i++;
+    if (i + 1 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+        size_t j = i + 2, d = scan_digits(s, len, j, true);
+        size_t e = d;
+        if (d > j) {
+            if (d < len && s[d] == '.')
+                e = scan_digits(s, len, d + 1, true);
+        } else if (d < len && s[d] == '.' && scan_digits(s, len, d + 1, true) > d + 1) {
+            e = scan_digits(s, len, d + 1, true);
+        } else {
+            e = 0;
+        }
+        if (e) {
+            if (e < len && (s[e] == 'p' || s[e] == 'P')) {
+                size_t k = e + 1;
+                if (k < len && (s[k] == '+' || s[k] == '-'))
+                    k++;
+                size_t m = scan_digits(s, len, k, false);
+                if (m > k)
+                    e = m;
+            }
+            return e;
+        }
+        /* "0x" without hex digits: fall through to read the "0" */
+    }
+    size_t d = scan_digits(s, len, i, false), e;
+    if (d > i) {
+        e = d < len && s[d] == '.' ? scan_digits(s, len, d + 1, false) : d;
+    } else if (d < len && s[d] == '.' && scan_digits(s, len, d + 1, false) > d + 1) {
+        e = scan_digits(s, len, d + 1, false);
+    } else {
+        if (in_vector && word_at(s, len, i, "infinity"))
+            return i + 8;
+        if (word_at(s, len, i, "inf") && !(in_vector && i + 3 < len && (s[i + 3] == 'i' || s[i + 3] == 'I')))
+            return i + 3;
+        if (word_at(s, len, i, "nan"))
+            return i + 3;
+        return start;
+    }
+    if (e < len && (s[e] == 'e' || s[e] == 'E')) {
+        size_t k = e + 1;
+        if (k < len && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t m = scan_digits(s, len, k, false);
+        if (m > k)
+            e = m;
+    }
+    return e;
+}
+
+/* The value of s[from, to) (a span scan_number accepted), via strtod. */
+static double number_value(const char *s, size_t from, size_t to)
+{
+    char tmp[128];
+    char *buf = tmp;
+    size_t n = to - from;
+    if (n >= sizeof tmp) {
+        buf = malloc(n + 1);
+        if (!buf)
+            return 0.0;
+    }
+    memcpy(buf, s + from, n);
+    buf[n] = 0;
+    double d = strtod(buf, NULL);
+    if (buf != tmp)
+        free(buf);
+    return d;
+}
+
+float lsl_string_to_float(const char *s, size_t len)
+{
+    size_t end = scan_number(s, len, 0, false);
+    if (end == 0)
+        return 0.0f;
+    float f = (float)number_value(s, 0, end);
+    /* Mono's (float) cast never returns a denormal */
+    if (f != 0.0f && fabsf(f) < FLT_MIN)
+        return 0.0f;
+    return f;
+}
+
+/* "<a, b, c[, d]>": '<' first, then n numbers each followed by ',' except
+ * the last (after which anything may follow, even nothing). */
 static bool parse_tuple(const char *s, size_t len, float *out, int n)
 {
-    size_t i = skip_space(s, len, 0);
-    if (i >= len || s[i] != '<')
+    if (len == 0 || s[0] != '<')
         return false;
-    i++;
+    size_t i = 1;
     for (int k = 0; k < n; k++) {
-        size_t start = i;
-        /* the component ends at the next ',' (or '>' for the last) */
-        while (i < len && s[i] != ',' && s[i] != '>')
+        size_t end = scan_number(s, len, i, true);
+        if (end == i)
+            return false;
+        out[k] = (float)number_value(s, i, end);
+        i = end;
+        if (k < n - 1) {
+            if (i >= len || s[i] != ',')
+                return false;
             i++;
-        if (i >= len)
-            return false;
-        char want = k == n - 1 ? '>' : ',';
-        if (s[i] != want && !(k == n - 1 && s[i] == ','))
-            return false;
-        /* the component must start with a number */
-        size_t j = skip_space(s, i, start);
-        if (j >= i)
-            return false;
-        char tmp[64];
-        size_t m = i - j < sizeof tmp - 1 ? i - j : sizeof tmp - 1;
-        memcpy(tmp, s + j, m);
-        tmp[m] = 0;
-        char *end;
-        double d = strtod(tmp, &end);
-        if (end == tmp)
-            return false;
-        out[k] = (float)d;
-        if (k == n - 1 && s[i] != '>')
-            return false;
-        i++;
+        }
     }
     return true;
 }
@@ -542,14 +621,92 @@ bool lsl_string_to_rotation(const char *s, size_t len, float out[4])
 
 /* ---- text ---------------------------------------------------------------- */
 
-void lsl_format_float(gsvm_buf *b, float f, int decimals)
+void lsl_format_float(gsvm_buf *b, float f, int dp)
 {
+    /* Mono's float text: at most 7 significant digits, then zeros up to
+     * `dp` decimals (123456.789 -> "123456.800000"); a negative number
+     * that rounds to zero prints without its sign, -0.0 keeps it. */
     if (isnan(f)) {
         gsvm_buf_puts(b, "NaN");
-    } else if (isinf(f)) {
+        return;
+    }
+    if (isinf(f)) {
         gsvm_buf_puts(b, f < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    if (dp < 0)
+        dp = 0;
+    if (dp > 20)
+        dp = 20;
+    if (f == 0.0f) {
+        gsvm_buf_printf(b, "%.*f", dp, (double)f);
+        return;
+    }
+    char s[96];
+    snprintf(s, sizeof s, "%.*f", dp + 7, fabs((double)f));
+    bool neg = f < 0;
+    size_t dot = strcspn(s, ".");
+    size_t n = strlen(s);
+    size_t i = 0;
+    while (i < n && (s[i] == '0' || s[i] == '.'))
+        i++;
+    if (i == n || i > dot + (size_t)dp) {
+        /* nothing significant within dp decimals: 0 (unsigned) or, when
+         * the next digit rounds up, one unit in the last place */
+        if (i < n && s[dot + 1 + dp] >= '5') {
+            gsvm_buf_puts(b, neg ? "-0." : "0.");
+            for (int k = 1; k < dp; k++)
+                gsvm_buf_putc(b, '0');
+            gsvm_buf_putc(b, '1');
+        } else {
+            gsvm_buf_printf(b, "%.*f", dp, 0.0);
+        }
+        return;
+    }
+    int digits = 0;
+    while (digits < 7) {
+        if (i >= dot + 1 + (size_t)dp)
+            break;
+        if (i == dot)
+            i++;
+        i++;
+        digits++;
+    }
+    char r[96];
+    size_t rl = i;
+    memcpy(r, s, rl);
+    r[rl] = 0;
+    char next = i == dot ? s[i + 1] : s[i];
+    bool carry_out = false;
+    if (next >= '5') {
+        size_t ci = rl;
+        bool carry = true;
+        while (carry && ci-- > 0) {
+            if (r[ci] == '.')
+                continue;
+            if (r[ci] == '9') {
+                r[ci] = '0';
+            } else {
+                r[ci]++;
+                carry = false;
+            }
+        }
+        carry_out = carry;
+    }
+    if (neg)
+        gsvm_buf_putc(b, '-');
+    if (carry_out)
+        gsvm_buf_putc(b, '1');
+    gsvm_buf_append(b, r, rl);
+    if (i <= dot) {
+        for (size_t k = i; k < dot; k++)
+            gsvm_buf_putc(b, '0');
+        gsvm_buf_putc(b, '.');
+        for (int k = 0; k < dp; k++)
+            gsvm_buf_putc(b, '0');
     } else {
-        gsvm_buf_printf(b, "%.*f", decimals, (double)f);
+        for (size_t k = i; k < dot + 1 + (size_t)dp; k++)
+            gsvm_buf_putc(b, '0');
     }
 }
 

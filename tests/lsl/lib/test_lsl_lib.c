@@ -105,8 +105,18 @@ static void test_math(void)
     CHECK_STR(T_err.message, "Math Error");
     CHECK_NEAR(call("llPow", 2, F(2), F(10)).u.f, 1024, 0);
     CHECK(isnan(call("llPow", 2, F(-1), F(0.5f)).u.f));
+    CHECK(isnan(call("llPow", 2, F(1), F(INFINITY)).u.f));
+    CHECK(isnan(call("llPow", 2, F(NAN), F(0)).u.f));
+    CHECK_NEAR(call("llPow", 2, F(5), F(0)).u.f, 1, 0);
+    CHECK(isinf(call("llPow", 2, F(0), F(-1)).u.f));
+    CHECK(!signbit(call("llPow", 2, F(-1e-30f), F(3)).u.f)); /* never -0.0 */
     CHECK_NEAR(call("llSin", 1, F(PI_F / 2)).u.f, 1, 1e-6);
     CHECK_NEAR(call("llCos", 1, F(0)).u.f, 1, 0);
+    CHECK(isnan(call("llCos", 1, F(INFINITY)).u.f));
+    CHECK_NEAR(call("llSin", 1, F(1e20f)).u.f, 1e20f, 0); /* beyond 2^63: the argument itself */
+    /* integer arguments reduce with the x87's 2*PI: sin(1e10) as SL, not exact */
+    CHECK_NEAR(call("llSin", 1, F(1e10f)).u.f, (float)sin(5.773954235026726), 0);
+    CHECK_NEAR(call("llSin", 1, F(-1e10f)).u.f, -(float)sin(5.773954235026726), 1e-6);
     CHECK_NEAR(call("llTan", 1, F(PI_F / 4)).u.f, 1, 1e-6);
     CHECK_NEAR(call("llAtan2", 2, F(1), F(1)).u.f, PI_F / 4, 1e-6);
     CHECK_NEAR(call("llAcos", 1, F(0)).u.f, PI_F / 2, 1e-6);
@@ -123,11 +133,15 @@ static void test_math(void)
     CHECK_INT(call("llRound", 1, F(2.5f)).u.i, 3);
     CHECK_INT(call("llRound", 1, F(-2.5f)).u.i, -2);
     CHECK_INT(call("llRound", 1, F(1.4f)).u.i, 1);
-    CHECK_INT(call("llRound", 1, F(0.49999997f)).u.i, 0);
+    CHECK_INT(call("llRound", 1, F(0.49999997f)).u.i, 1); /* SL adds 0.5 in float */
+    CHECK_INT(call("llRound", 1, F(2147483647.0f)).u.i, INT32_MIN);
+    CHECK_INT(call("llFloor", 1, F(NAN)).u.i, INT32_MIN);
     CHECK_INT(call("llRound", 1, F(1e20f)).u.i, INT32_MIN);
     CHECK_INT(call("llModPow", 3, I(2), I(10), I(1000)).u.i, 24);
     CHECK_INT(call("llModPow", 3, I(3), I(0), I(7)).u.i, 1);
     CHECK_INT(call("llModPow", 3, I(5), I(3), I(0)).u.i, 0);
+    CHECK_INT(call("llModPow", 3, I(5), I(3), I(1)).u.i, 0);
+    CHECK_INT(call("llModPow", 3, I(70000), I(2), I(100000)).u.i, 32704); /* SL cuts products to 32 bits */
     /* 4^13 mod 497 = 445 (the textbook example) */
     CHECK_INT(call("llModPow", 3, I(4), I(13), I(497)).u.i, 445);
     /* llFrand: in range, reproducible from the seed */
@@ -176,10 +190,16 @@ static void test_vectors_rotations(void)
     CHECK_VEC(call("llRot2Fwd", 1, q), 0, 1, 0, E);
     CHECK_VEC(call("llRot2Left", 1, q), -1, 0, 0, E);
     CHECK_VEC(call("llRot2Up", 1, q), 0, 0, 1, E);
-    /* the order is X, then Y, then Z: <PI/2, 0, PI/2> sends fwd to +Y and up to +X */
+    /* SL's llEuler2Rot turns a vector about Z first, then Y, then X (fixed
+     * axes): <PI/2, 0, PI/2> sends fwd to +Z and up to -Y */
     lsl_value xz = call("llEuler2Rot", 1, V(PI_F / 2, 0, PI_F / 2));
-    CHECK_VEC(call("llRot2Fwd", 1, xz), 0, 1, 0, E);
-    CHECK_VEC(call("llRot2Up", 1, xz), 1, 0, 0, E);
+    CHECK_NEAR(fabs(xz.u.v[0]), 0.5, E);
+    CHECK_NEAR(xz.u.v[0] * xz.u.v[1], -0.25, E);
+    CHECK_VEC(call("llRot2Fwd", 1, xz), 0, 0, 1, E);
+    CHECK_VEC(call("llRot2Up", 1, xz), 0, -1, 0, E);
+    CHECK_VEC(call("llRot2Euler", 1, xz), PI_F / 2, 0, PI_F / 2, E);
+    /* SL's sign choice between q and -q (the same turn): here s >= 0 */
+    CHECK_ROT(call("llEuler2Rot", 1, V(0, 0, 3 * PI_F / 2)), 0, 0, -0.70711, 0.70711, E);
     /* Euler round trips away from and at the poles; axes round trips */
     int bad = 0;
     for (float x = -3.0f; x <= 3.0f; x += 0.7f)
@@ -209,7 +229,10 @@ static void test_vectors_rotations(void)
     lsl_value opp = call("llRotBetween", 2, V(1, 0, 0), V(-1, 0, 0));
     CHECK_NEAR(call("llRot2Angle", 1, opp).u.f, PI_F, E);
     CHECK_VEC(call("llRot2Fwd", 1, opp), -1, 0, 0, E);
+    CHECK_ROT(call("llRotBetween", 2, V(0, 0, 1), V(0, 0, -2)), 0, 0, 1, 0, E);
+    CHECK_ROT(call("llRotBetween", 2, V(0, 0, 0), V(0, 0, 1)), 0, 0, 0, 1, 0);
     CHECK_ROT(call("llAxisAngle2Rot", 2, V(0, 0, 2), F(PI_F / 2)), 0, 0, 0.70711, 0.70711, E);
+    CHECK_ROT(call("llAxisAngle2Rot", 2, V(0, 0, 0), F(PI_F / 2)), 0, 0, 0, 1, 0);
     CHECK_NEAR(call("llRot2Angle", 1, q).u.f, PI_F / 2, E);
     CHECK_VEC(call("llRot2Axis", 1, q), 0, 0, 1, E);
     CHECK_NEAR(call("llRot2Angle", 1, R(0, 0, -0.70711f, -0.70711f)).u.f, PI_F / 2, E);
@@ -249,7 +272,10 @@ static void test_strings(void)
     CHECK_STR(T(call("llEscapeURL", 1, S("Hello, World!"))), "Hello%2C%20World%21");
     CHECK_STR(T(call("llEscapeURL", 1, S("\xc3\xa9"))), "%C3%A9");
     CHECK_STR(T(call("llUnescapeURL", 1, S("Hello%2C%20World%21"))), "Hello, World!");
-    CHECK_STR(T(call("llUnescapeURL", 1, S("100%+%zz%4"))), "100%+%zz%4");
+    CHECK_STR(T(call("llUnescapeURL", 1, S("100%+%zz%4"))), "100"); /* "%+%" is a NUL */
+    CHECK_STR(T(call("llUnescapeURL", 1, S("a%4%41"))), "a@41");
+    CHECK_STR(T(call("llUnescapeURL", 1, S("%C3%A9%80"))), "\xc3\xa9?");
+    CHECK_STR(T(call("llUnescapeURL", 1, S("x%4"))), "x");
     CHECK_STR(T(call("llUnescapeURL", 1, S("ab%00cd"))), "ab");
     CHECK_STR(T(call("llChar", 1, I(65))), "A");
     CHECK_STR(T(call("llChar", 1, I(0x1F600))), "\xf0\x9f\x98\x80");
@@ -305,8 +331,13 @@ static void test_lists(void)
     CHECK_STR(J(call("llDeleteSubList", 3, abc, I(-1), I(-1))), "[\"a\",\"b\",\"c\",\"d\"]");
     CHECK_STR(T(call("llList2CSV", 1, L(4, I(1), F(2.5f), S("a"), V(1, 2, 3)))),
               "1, 2.500000, a, <1.000000, 2.000000, 3.000000>");
-    CHECK_STR(J(call("llCSV2List", 1, S("a, b,<1,2,3>, c ,"))), "[\"a\",\"b\",\"<1,2,3>\",\"c\",\"\"]");
-    CHECK_STR(J(call("llCSV2List", 1, S(""))), "[]");
+    /* one space after each comma goes, other white space stays */
+    CHECK_STR(J(call("llCSV2List", 1, S("a, b,<1,2,3>, c ,"))), "[\"a\",\"b\",\"<1,2,3>\",\"c \",\"\"]");
+    CHECK_STR(J(call("llCSV2List", 1, S(" x,  y,<1,<2>,3>,z>w"))), "[\"x\",\" y\",\"<1,<2>,3>\",\"z>w\"]");
+    CHECK_STR(J(call("llCSV2List", 1, S(""))), "[\"\"]");
+    CHECK_STR(T(call("llList2CSV", 1, L(2, F(123456.789f), V(0.5f, 0, 1e-7f)))),
+              "123456.789062, <0.500000, 0.000000, 0.000000>");
+    CHECK_STR(T(call("llList2String", 2, L(1, F(123456.789f)), I(0))), "123456.800000");
     CHECK_STR(T(call("llDumpList2String", 2, L(3, I(1), I(2), I(3)), S("-"))), "1-2-3");
     CHECK_STR(T(call("llDumpList2String", 2, L(0), S("-"))), "");
 
@@ -332,11 +363,18 @@ static void test_lists(void)
     CHECK_STR(J(call("llListReplaceList", 4, L(4, I(1), I(2), I(3), I(4)), L(1, S("a")), I(1), I(2))), "[1,\"a\",4]");
     CHECK_STR(J(call("llListReplaceList", 4, n3, L(1, S("a")), I(-1), I(-1))), "[1,2,\"a\"]");
     CHECK_STR(J(call("llListReplaceList", 4, n3, L(1, S("a")), I(5), I(6))), "[1,2,3,\"a\"]");
+    lsl_value z4 = L(4, I(0), I(1), I(2), I(3));
+    CHECK_STR(J(call("llListReplaceList", 4, z4, L(1, I(5)), I(-5), I(-5))), "[0,1,2,3]");
+    CHECK_STR(J(call("llListReplaceList", 4, z4, L(1, I(5)), I(-5), I(-4))), "[1,2,3]");
+    CHECK_STR(J(call("llListReplaceList", 4, z4, L(1, I(5)), I(-5), I(-7))), "[]");
+    CHECK_STR(J(call("llListReplaceList", 4, L(5, I(1), I(2), I(3), I(4), I(5)), L(1, S("x")), I(3), I(1))), "[3,\"x\"]");
     CHECK_INT(call("llListFindList", 2, L(5, I(1), I(2), I(3), I(2), I(3)), L(2, I(2), I(3))).u.i, 1);
     CHECK_INT(call("llListFindList", 2, n3, L(1, F(1.0f))).u.i, -1); /* types must match */
     CHECK_INT(call("llListFindList", 2, L(1, K("a")), L(1, S("a"))).u.i, -1);
     CHECK_INT(call("llListFindList", 2, n3, L(1, I(4))).u.i, -1);
     CHECK_INT(call("llListFindList", 2, n3, L(0)).u.i, 0);
+    CHECK_INT(call("llListFindList", 2, L(2, I(1), F(NAN)), L(1, F(NAN))).u.i, 1);
+    CHECK_INT(call("llListFindList", 2, L(1, V(NAN, 0, 0)), L(1, V(NAN, 0, 0))).u.i, -1);
     lsl_value rep = L(4, I(1), I(2), I(1), I(2));
     CHECK_INT(call("llListFindListNext", 3, rep, L(1, I(1)), I(0)).u.i, 0);
     CHECK_INT(call("llListFindListNext", 3, rep, L(1, I(1)), I(1)).u.i, 2);
@@ -351,6 +389,12 @@ static void test_lists(void)
     CHECK_STR(J(call("llListSort", 3, L(3, S("b"), S("a"), S("c")), I(2), I(1))), "[\"b\",\"a\",\"c\"]");
     CHECK_STR(J(call("llListSort", 3, L(3, S("b"), S("B"), S("a")), I(0), I(1))), "[\"B\",\"a\",\"b\"]");
     CHECK_STR(J(call("llListSort", 3, L(3, F(2.5f), I(1), F(-1)), I(1), I(1))), "[-1.0,1,2.5]");
+    /* only same-typed elements compare */
+    CHECK_STR(J(call("llListSort", 3, L(3, I(2), F(1.5f), I(1)), I(1), I(1))), "[1,1.5,2]");
+    CHECK_STR(J(call("llListSort", 3, L(3, F(2.5f), I(1), F(1.5f)), I(1), I(1))), "[1.5,1,2.5]");
+    /* SL's sort swaps equal keys when descending */
+    CHECK_STR(J(call("llListSort", 3, L(4, S("a"), I(1), S("a"), I(2)), I(2), I(0))), "[\"a\",2,\"a\",1]");
+    CHECK_STR(J(call("llListSort", 3, L(3, I(3), I(1), I(2)), I(1), I(2))), "[3,2,1]"); /* only 1 is ascending */
     CHECK_STR(J(call("llListSort", 3, L(3, V(0, 0, 3), V(1, 0, 0), V(0, 2, 0)), I(1), I(1))),
               "[{\"vector\":[1.0,0.0,0.0]},{\"vector\":[0.0,2.0,0.0]},{\"vector\":[0.0,0.0,3.0]}]");
     CHECK_STR(J(call("llListSortStrided", 4, L(4, S("b"), I(2), S("a"), I(1)), I(2), I(1), I(1))), "[\"a\",1,\"b\",2]");
@@ -359,6 +403,9 @@ static void test_lists(void)
     CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(0), I(-1), I(2))), "[1,3,5]");
     CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(1), I(-1), I(2))), "[3,5]");
     CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(0), I(3), I(3))), "[1,4]");
+    CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(4), I(1), I(2))), "[1,3,5]");
+    CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(0), I(-1), I(-2))), "[1,3,5]");
+    CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(1), I(2), I(2))), "[3]");
 
     lsl_value st = L(5, I(1), I(2), F(3), I(4), S("x"));
     CHECK_NEAR(call("llListStatistics", 2, C("LIST_STAT_MEAN"), st).u.f, 2.5, 0);
@@ -399,16 +446,25 @@ static void test_codecs(void)
     CHECK_STR(T(call("llStringToBase64", 1, S("Hello, Avatar!"))), "SGVsbG8sIEF2YXRhciE=");
     CHECK_STR(T(call("llBase64ToString", 1, S("SGVsbG8sIEF2YXRhciE="))), "Hello, Avatar!");
     CHECK_STR(T(call("llBase64ToString", 1, S("gA=="))), "?"); /* 0x80 alone is not UTF-8 */
-    CHECK_STR(T(call("llBase64ToString", 1, S("YQBi"))), "a"); /* NUL ends the text */
+    CHECK_STR(T(call("llBase64ToString", 1, S("YQBi"))), "a?b"); /* an inner NUL becomes '?' */
+    CHECK_STR(T(call("llBase64ToString", 1, S("YQA="))), "a");    /* a final NUL goes */
+    CHECK_STR(T(call("llBase64ToString", 1, S("AWEJ"))), "?a\t");  /* controls other than \t \n */
+    CHECK_STR(T(call("llBase64ToString", 1, S("4oJh"))), "?a");   /* E2 82 + 'a': one '?' for the sequence */
+    CHECK_STR(T(call("llBase64ToString", 1, S("7aCA"))), "???");  /* ED A0 80: a surrogate */
     CHECK_STR(T(call("llBase64ToString", 1, S("w6k="))), "\xc3\xa9");
     CHECK_STR(T(call("llIntegerToBase64", 1, I(1))), "AAAAAQ==");
     CHECK_STR(T(call("llIntegerToBase64", 1, I(-1))), "/////w==");
     CHECK_INT(call("llBase64ToInteger", 1, S("AAAAAQ==")).u.i, 1);
     CHECK_INT(call("llBase64ToInteger", 1, S("/////w==")).u.i, -1);
     CHECK_INT(call("llBase64ToInteger", 1, S("AAAB")).u.i, 0x000001 << 8);
+    CHECK_INT(call("llBase64ToInteger", 1, S("AAAAAQ==A")).u.i, 0); /* more than 8 characters */
     CHECK_STR(T(call("llXorBase64", 2, call("llStringToBase64", 1, S("abc")), call("llStringToBase64", 1, S("  ")))), "QUJD");
     CHECK_STR(T(call("llXorBase64StringsCorrect", 2, call("llStringToBase64", 1, S("abc")), call("llStringToBase64", 1, S(" ")))), "QUJD");
     CHECK_STR(T(call("llXorBase64", 2, S("QUJD"), S(""))), "QUJD");
+    CHECK_STR(T(call("llXorBase64", 2, S("!!"), S(""))), "!!");
+    /* key " \0A": Correct restarts the pattern at the zero byte */
+    CHECK_STR(T(call("llXorBase64StringsCorrect", 2, S("YWJj"), S("IABB"))), "QUJD");
+    CHECK_STR(T(call("llXorBase64", 2, S("YWJj"), S("IABB"))), "QWIi");
     /* the deprecated digit-wise XOR: 'A' (0) ^ 'B' (1) -> 'B'; padding kept */
     CHECK_STR(T(call("llXorBase64Strings", 2, S("AAA="), S("B"))), "BBB=");
     CHECK_STR(T(call("llMD5String", 2, S("Hello, Avatar!"), I(0))), "112abd47ceaae1c05a826828650434a6");

@@ -29,7 +29,16 @@ static void test_string_casts(void)
     CHECK_STR(cast_text(F(-1.5f)), "-1.500000");
     CHECK_STR(cast_text(F(0.1f)), "0.100000");
     CHECK_STR(cast_text(F(1e-7f)), "0.000000");
-    CHECK_STR(cast_text(F(123456.789f)), "123456.789062");
+    /* Mono prints at most 7 significant digits */
+    CHECK_STR(cast_text(F(123456.789f)), "123456.800000");
+    CHECK_STR(cast_text(F(12345678.0f)), "12345680.000000");
+    CHECK_STR(cast_text(F(1234567.0f)), "1234567.000000");
+    CHECK_STR(cast_text(F(0.99999995f)), "1.000000");
+    CHECK_STR(cast_text(F(3.14159265f)), "3.141593");
+    CHECK_STR(cast_text(F(-1e-7f)), "0.000000"); /* a negative that rounds to zero loses its sign */
+    CHECK_STR(cast_text(F(-0.0f)), "-0.000000");
+    CHECK_STR(cast_text(F(7e-7f)), "0.000001");
+    CHECK_STR(cast_text(F(1e30f)), "1000000000000000000000000000000.000000");
     CHECK_STR(cast_text(F(INFINITY)), "Infinity");
     CHECK_STR(cast_text(F(-INFINITY)), "-Infinity");
     CHECK_STR(cast_text(F(NAN)), "NaN");
@@ -63,7 +72,12 @@ static void test_integer_casts(void)
     CHECK_INT(to_int("4294967295"), -1);
     CHECK_INT(to_int("99999999999"), -1);
     CHECK_INT(to_int("0xFFFFFFFF"), -1);
-    CHECK_INT(to_int("-0x10"), -16);
+    CHECK_INT(to_int("-0x10"), 0);   /* hex only at the very start */
+    CHECK_INT(to_int(" 0x10"), 0);
+    CHECK_INT(to_int("-99999999999"), -1);
+    CHECK_INT(to_int("-4294967295"), 1);
+    CHECK_INT(to_int("4294967296"), -1);
+    CHECK_INT(to_int("0x100000000"), -1);
     CHECK_INT(to_int("\t\n 5"), 5);
     /* float -> integer truncates; out of range and NaN give INT_MIN */
     CHECK_INT(lsl_float_to_int(3.9f), 3);
@@ -92,6 +106,11 @@ static void test_float_casts(void)
     CHECK(isinf(to_float("-Infinity")) && to_float("-Infinity") < 0);
     CHECK(isnan(to_float("nan")));
     CHECK(isinf(to_float("1e39"))); /* beyond float range */
+    CHECK_NEAR(to_float("1e-40"), 0, 0);  /* Mono's cast never gives a denormal */
+    CHECK(isinf(to_float("infinity")));
+    CHECK(isnan(to_float("-nan")));
+    CHECK_NEAR(to_float("0x1p-2"), 0.25, 0);
+    CHECK_NEAR(to_float("1e"), 1, 0);
     CHECK_NEAR(cast(I(7), LSL_TYPE_FLOAT).u.f, 7, 0);
     CHECK_NEAR(cast(I(16777217), LSL_TYPE_FLOAT).u.f, 16777216, 0); /* float rounding */
     CHECK_NEAR(cast(S("3.25"), LSL_TYPE_FLOAT).u.f, 3.25, 0);
@@ -107,11 +126,21 @@ static void test_vector_casts(void)
 {
     lsl_value v = cast(S("<1,2,3>"), LSL_TYPE_VECTOR);
     CHECK_VEC(v, 1, 2, 3, 0);
-    CHECK_VEC(cast(S(" < 1.5 , -2 , 3e1 > tail"), LSL_TYPE_VECTOR), 1.5, -2, 30, 0);
+    CHECK_VEC(cast(S("<1.5, -2, 3e1> tail"), LSL_TYPE_VECTOR), 1.5, -2, 30, 0);
+    CHECK_VEC(cast(S(" <1,2,3>"), LSL_TYPE_VECTOR), 0, 0, 0, 0);   /* '<' must come first */
+    CHECK_VEC(cast(S("<1 ,2,3>"), LSL_TYPE_VECTOR), 0, 0, 0, 0);   /* ',' right after a number */
     CHECK_VEC(cast(S("1,2,3"), LSL_TYPE_VECTOR), 0, 0, 0, 0);
     CHECK_VEC(cast(S("<1,2>"), LSL_TYPE_VECTOR), 0, 0, 0, 0);
     CHECK_VEC(cast(S("<a,2,3>"), LSL_TYPE_VECTOR), 0, 0, 0, 0);
-    CHECK_VEC(cast(S("<1,2,3"), LSL_TYPE_VECTOR), 0, 0, 0, 0);
+    CHECK_VEC(cast(S("<1,2,3"), LSL_TYPE_VECTOR), 1, 2, 3, 0);    /* nothing needed after the last */
+    CHECK_VEC(cast(S("<1,2,3,4>"), LSL_TYPE_VECTOR), 1, 2, 3, 0);
+    CHECK_VEC(cast(S("<0x10,-.5,1e1>"), LSL_TYPE_VECTOR), 16, -0.5, 10, 0);
+    CHECK_VEC(cast(S("<1,inf,infix>"), LSL_TYPE_VECTOR), 0, 0, 0, 0);
+    lsl_value iv = cast(S("<1,inf,infinity>"), LSL_TYPE_VECTOR);
+    CHECK(iv.u.v[0] == 1 && isinf(iv.u.v[1]) && isinf(iv.u.v[2]));
+    iv = cast(S("<1,inf,info>"), LSL_TYPE_VECTOR);
+    CHECK(iv.u.v[0] == 1 && isinf(iv.u.v[1]) && isinf(iv.u.v[2]));
+    CHECK(cast(S("<1e-40,0,0>"), LSL_TYPE_VECTOR).u.v[0] == 1e-40f); /* denormals kept here */
     CHECK_ROT(cast(S("<1,2,3,4>"), LSL_TYPE_ROTATION), 1, 2, 3, 4, 0);
     CHECK_ROT(cast(S("<1,2,3>"), LSL_TYPE_ROTATION), 0, 0, 0, 1, 0);
     /* the text of a vector casts back to the same vector */
