@@ -231,7 +231,7 @@ static bool combine(compiler *c, lsl_tok op, lsl_type vt, lsl_type rt, long line
 /* Assignment and ++/--; `want` leaves the expression's value on the stack. */
 static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
 {
-    var_ref v;
+    var_ref v = {false, 0, LSL_TYPE_VOID};
     if (!target_var(c, e->lhs, &v))
         return LSL_TYPE_VOID;
     if (e->kind == E_ASSIGN) {
@@ -361,7 +361,7 @@ static lsl_type cexpr(compiler *c, const lsl_expr *e)
                        e->line, e->col);
         return LSL_TYPE_VOID;
     case E_IDENT: {
-        var_ref v;
+        var_ref v = {false, 0, LSL_TYPE_VOID};
         int32_t k;
         if (find_var(c, e->name, &v))
             return load_var(c, &v) ? v.type : LSL_TYPE_VOID;
@@ -551,7 +551,7 @@ static bool global_init(compiler *c, const lsl_global *g, fal_pvalue *out)
         out->s = (char *)e->sval;
         out->len = (uint32_t)e->slen;
     } else if (e->kind == E_IDENT) {
-        var_ref v;
+        var_ref v = {false, 0, LSL_TYPE_VOID};
         int32_t k;
         if (find_var(c, e->name, &v)) {
             t = v.type;

@@ -306,52 +306,71 @@ gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget)
     if (vm->finished)
         return vm->faulted ? GSVM_LSL_ERROR : GSVM_LSL_FINISHED;
     const gsvm_lsl_program *p = vm->prog;
-    const fal_insn *code = p->code;
-    const size_t ncode = p->ncode;
+    const fal_insn *const code = p->code;
+    const uint64_t ncode = p->ncode;
+    const fal_value *const consts = vm->consts;
+    const size_t nconst = p->nconst;
+    /* The hot state lives in locals (registers) while the loop runs and is
+     * written back to the VM whenever anything else may look at it: on
+     * every exit, before a host call and before a fault is recorded. */
+    fal_value *stack = vm->stack;
+    size_t sp = vm->sp;
+    size_t cap = vm->stack_cap;
+    uint64_t ip = vm->ip;
+    uint64_t left = budget;
     const fal_insn *in;
-    uint64_t executed = 0;
     fal_value *a, *b;
 
-#define FAULT(...)                                 \
-    do {                                           \
-        set_fault(vm, vm->ip, __VA_ARGS__);        \
-        goto out;                                  \
+#define SYNC()           \
+    do {                 \
+        vm->sp = sp;     \
+        vm->ip = ip;     \
+    } while (0)
+#define FAULT(...)                          \
+    do {                                    \
+        SYNC();                             \
+        set_fault(vm, ip, __VA_ARGS__);     \
+        goto out;                           \
     } while (0)
 #define NEED(n)                                                                      \
     do {                                                                             \
-        if (vm->sp < (n))                                                            \
+        if (sp < (n))                                                                \
             FAULT("operand-stack underflow: %s needs %d operand%s, stack holds %zu", \
-                  fal_ops[in->op].mnemonic, (n), (n) == 1 ? "" : "s", vm->sp);       \
+                  fal_ops[in->op].mnemonic, (n), (n) == 1 ? "" : "s", sp);           \
     } while (0)
-#define ROOM()                                                                  \
-    do {                                                                        \
-        if (vm->sp == vm->stack_cap && !grow_stack(vm))                         \
-            FAULT("operand-stack overflow: more than %u values", FAL_MAX_STACK); \
+#define ROOM()                                                                       \
+    do {                                                                             \
+        if (sp == cap) {                                                             \
+            if (!grow_stack(vm))                                                     \
+                FAULT("operand-stack overflow: more than %u values", FAL_MAX_STACK); \
+            stack = vm->stack;                                                       \
+            cap = vm->stack_cap;                                                     \
+        }                                                                            \
     } while (0)
 #define INT_OPERANDS()                                                                        \
     do {                                                                                      \
         NEED(2);                                                                              \
-        a = &vm->stack[vm->sp - 2];                                                           \
-        b = &vm->stack[vm->sp - 1];                                                           \
+        a = &stack[sp - 2];                                                                   \
+        b = &stack[sp - 1];                                                                   \
         if (a->tag != GSVM_LSL_INTEGER || b->tag != GSVM_LSL_INTEGER)                         \
             FAULT("type mismatch: %s needs integer operands, got %s and %s",                  \
                   fal_ops[in->op].mnemonic, type_name(a->tag), type_name(b->tag));            \
     } while (0)
 /* Integer arithmetic wraps at 32 bits as LSL does; done unsigned because
  * signed overflow is undefined in C. */
-#define ARITH(expr)                       \
-    do {                                  \
-        INT_OPERANDS();                   \
+#define ARITH(expr)                                          \
+    do {                                                     \
+        INT_OPERANDS();                                      \
         uint32_t x = (uint32_t)a->u.i, y = (uint32_t)b->u.i; \
-        a->u.i = (int32_t)(expr);         \
-        vm->sp--;                         \
+        a->u.i = (int32_t)(expr);                            \
+        sp--;                                                \
     } while (0)
-#define COMPARE(expr)                     \
-    do {                                  \
-        INT_OPERANDS();                   \
-        int32_t x = a->u.i, y = b->u.i;   \
-        a->u.i = (expr) ? 1 : 0;          \
-        vm->sp--;                         \
+#define COMPARE(expr)                   \
+    do {                                \
+        INT_OPERANDS();                 \
+        int32_t x = a->u.i, y = b->u.i; \
+        a->u.i = (expr) ? 1 : 0;        \
+        sp--;                           \
     } while (0)
 
 #if FAL_THREADED
@@ -363,70 +382,98 @@ gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget)
 #define CASE(name) op_##name:
 #define DISPATCH() goto *labels[in->op]
 #else
+#define DISPATCH()
 #define CASE(name) case FOP_##name:
-#define DISPATCH() switch ((fal_op)in->op)
 #endif
-/* Every instruction that completes ends with NEXT: count it, advance. */
+/* Every instruction that completes ends with NEXT (count it, advance) or
+ * JUMP_TO (count it, go to a target). */
+/* FETCH checks the budget and the ip and decodes the next instruction.
+ * With computed goto it is repeated at the end of every handler, so each
+ * handler has its own indirect branch (which predicts far better than the
+ * single shared one of a switch). */
+#define FETCH()                                                                               \
+    do {                                                                                      \
+        if (left == 0)                                                                        \
+            goto yield;                                                                       \
+        if (ip >= ncode)                                                                      \
+            FAULT("instruction pointer out of range: %llu (the code has %llu instructions)",  \
+                  (unsigned long long)ip, (unsigned long long)ncode);                         \
+        in = &code[ip];                                                                       \
+        if (in->op >= FOP_COUNT)                                                              \
+            FAULT("unknown opcode %u", in->op);                                               \
+    } while (0)
+#if FAL_THREADED
+#define NEXT_DISPATCH() \
+    do {                \
+        FETCH();        \
+        DISPATCH();     \
+    } while (0)
+#else
+#define NEXT_DISPATCH() goto next
+#endif
 #define NEXT              \
     do {                  \
-        vm->ip++;         \
-        executed++;       \
-        goto next;        \
+        ip++;             \
+        left--;           \
+        NEXT_DISPATCH();  \
+    } while (0)
+#define JUMP_TO(t)             \
+    do {                       \
+        ip = (uint32_t)(t);    \
+        left--;                \
+        NEXT_DISPATCH();       \
     } while (0)
 
-next:
-    if (executed >= budget)
-        goto out;
-    if (vm->ip >= ncode)
-        FAULT("instruction pointer out of range: %llu (the code has %zu instructions)",
-              (unsigned long long)vm->ip, ncode);
-    in = &code[vm->ip];
-    if (in->op >= FOP_COUNT)
-        FAULT("unknown opcode %u", in->op);
-    DISPATCH();
 #if !FAL_THREADED
+next:
+#endif
+    FETCH();
+#if FAL_THREADED
+    DISPATCH();
     {
+#else
+    switch ((fal_op)in->op) {
 #endif
     CASE(PUSH_CONST)
     {
-        if (in->a < 0 || (size_t)in->a >= p->nconst)
-            FAULT("bad constant index %d (%zu constants)", (int)in->a, p->nconst);
+        if ((uint32_t)in->a >= nconst)
+            FAULT("bad constant index %d (%zu constants)", (int)in->a, nconst);
         ROOM();
-        vm->stack[vm->sp++] = fal_value_retain(vm->consts[in->a]);
+        stack[sp++] = fal_value_retain(consts[in->a]);
         NEXT;
     }
     CASE(LOAD_LOCAL)
     {
-        if (in->a < 0 || (size_t)in->a >= vm->nlocals)
+        if ((uint32_t)in->a >= vm->nlocals)
             FAULT("bad local index %d (%zu locals)", (int)in->a, vm->nlocals);
         ROOM();
-        vm->stack[vm->sp++] = fal_value_retain(vm->locals[in->a]);
+        stack[sp++] = fal_value_retain(vm->locals[in->a]);
         NEXT;
     }
     CASE(STORE_LOCAL)
     {
-        if (in->a < 0 || (size_t)in->a >= vm->nlocals)
+        if ((uint32_t)in->a >= vm->nlocals)
             FAULT("bad local index %d (%zu locals)", (int)in->a, vm->nlocals);
         NEED(1);
         fal_value_release(&vm->locals[in->a]);
-        vm->locals[in->a] = vm->stack[--vm->sp];
+        vm->locals[in->a] = stack[--sp];
         NEXT;
     }
     CASE(LOAD_GLOBAL)
     {
-        if (in->a < 0 || (size_t)in->a >= vm->nglobals)
+        if ((uint32_t)in->a >= vm->nglobals)
             FAULT("bad global index %d (%zu globals)", (int)in->a, vm->nglobals);
         ROOM();
-        vm->stack[vm->sp++] = fal_value_retain(vm->globals[in->a]);
+        stack[sp++] = fal_value_retain(vm->globals[in->a]);
         NEXT;
     }
     CASE(STORE_GLOBAL)
     {
-        if (in->a < 0 || (size_t)in->a >= vm->nglobals)
+        if ((uint32_t)in->a >= vm->nglobals)
             FAULT("bad global index %d (%zu globals)", (int)in->a, vm->nglobals);
         NEED(1);
         fal_value_release(&vm->globals[in->a]);
-        vm->globals[in->a] = vm->stack[--vm->sp];
+        vm->globals[in->a] = stack[--sp];
         NEXT;
     }
     CASE(ADD_INT) { ARITH(x + y); NEXT; }
@@ -438,8 +485,8 @@ next:
     CASE(CONCAT_STR)
     {
         NEED(2);
-        a = &vm->stack[vm->sp - 2];
-        b = &vm->stack[vm->sp - 1];
+        a = &stack[sp - 2];
+        b = &stack[sp - 1];
         if (a->tag != GSVM_LSL_STRING || b->tag != GSVM_LSL_STRING)
             FAULT("type mismatch: ConcatStr needs string operands, got %s and %s",
                   type_name(a->tag), type_name(b->tag));
@@ -448,8 +495,8 @@ next:
             FAULT("string too long: %zu bytes is over the %u-byte limit", la + lb, FAL_MAX_STRING);
         fal_str *s;
         if (a->u.s->refs == 1) {
-            /* The only owner of the left string is the stack: extend it in
-             * place, which keeps string-building loops linear-ish. */
+            /* The stack holds the only reference to the left string:
+             * extend it in place (string-building loops stay cheap). */
             s = realloc(a->u.s, sizeof *s + la + lb + 1);
             if (!s)
                 FAULT("out of memory concatenating strings");
@@ -469,13 +516,13 @@ next:
         }
         a->u.s = s;
         fal_value_release(b);
-        vm->sp--;
+        sp--;
         NEXT;
     }
     CASE(CAST_INT_TO_STR)
     {
         NEED(1);
-        a = &vm->stack[vm->sp - 1];
+        a = &stack[sp - 1];
         if (a->tag != GSVM_LSL_INTEGER)
             FAULT("type mismatch: CastIntToStr needs an integer, got %s", type_name(a->tag));
         fal_str *s = int_to_str(a->u.i);
@@ -487,57 +534,58 @@ next:
     }
     CASE(JUMP)
     {
-        vm->ip = (uint32_t)in->a;
-        executed++;
-        goto next;
+        JUMP_TO(in->a);
     }
     CASE(JUMP_IF_ZERO)
     {
         NEED(1);
-        a = &vm->stack[vm->sp - 1];
+        a = &stack[sp - 1];
         if (a->tag != GSVM_LSL_INTEGER)
             FAULT("type mismatch: JumpIfZero needs an integer, got %s", type_name(a->tag));
-        vm->sp--;
-        if (a->u.i == 0) {
-            vm->ip = (uint32_t)in->a;
-            executed++;
-            goto next;
-        }
+        sp--;
+        if (a->u.i == 0)
+            JUMP_TO(in->a);
         NEXT;
     }
     CASE(CALL_HOST)
     {
-        /* A void call with no arguments still needs no room; a call whose
-         * result lands where no argument was popped does. */
+        /* A call with no arguments may push a result where nothing was
+         * popped, so it needs room first. */
         if (in->b == 0)
             ROOM();
-        if (!call_host(vm, in))
+        SYNC();
+        bool ok = call_host(vm, in);
+        sp = vm->sp;
+        if (!ok)
             goto out;
         NEXT;
     }
     CASE(POP)
     {
         NEED(1);
-        fal_value_release(&vm->stack[--vm->sp]);
+        fal_value_release(&stack[--sp]);
         NEXT;
     }
     CASE(HALT)
     {
         vm->finished = true;
-        executed++;
-        goto out;
+        left--;
+        goto yield;
     }
 #if !FAL_THREADED
     default:
         FAULT("unknown opcode %u", in->op);
-    }
 #endif
+    }
 
+yield:
+    SYNC();
 out:
-    vm->total += executed;
+    vm->total += budget - left;
     if (vm->faulted)
         return GSVM_LSL_ERROR;
     return vm->finished ? GSVM_LSL_FINISHED : GSVM_LSL_YIELDED;
+#undef SYNC
 #undef FAULT
 #undef NEED
 #undef ROOM
@@ -547,4 +595,7 @@ out:
 #undef CASE
 #undef DISPATCH
 #undef NEXT
+#undef JUMP_TO
+#undef FETCH
+#undef NEXT_DISPATCH
 }
