@@ -1,0 +1,56 @@
+#!/bin/sh
+# Falcon (gsvm lsl) benchmarks, run by `make bench` with $GSVM = optimized build.
+#  1. slicing: the same program with --budget 1024 vs. no slicing (target: at most 10% slower);
+#  2. snapshot + restore after every instruction of a ~10,000-instruction handler;
+#  3. side by side with Debian's lua5.4: an integer loop and a string-building loop.
+# Times are CPU seconds (user+sys, so other load on the machine matters less),
+# the median of RUNS runs; the figures are ratios.
+GSVM=${GSVM:-build/release/gsvm}
+RUNS=${RUNS:-5}
+dir=$(dirname "$0")/lsl
+bin=$(dirname "$GSVM")
+export XDG_CACHE_HOME="${TMPDIR:-/tmp}/gsvm-bench-cache.$$"
+trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
+
+cpu() { # cpu CMD...: CPU seconds of one run
+    bash -c 'TIMEFORMAT=%3U+%3S; { time "$@" >/dev/null 2>&1; } 2>&1' _ "$@" |
+        awk -F+ '{printf "%.3f\n", $1 + $2}'
+}
+median() { # median CMD...: median CPU seconds of RUNS runs
+    i=0
+    while [ $i -lt "$RUNS" ]; do cpu "$@"; i=$((i + 1)); done |
+        sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+for prog in int_loop str_loop; do
+    # warm the cache so both sides measure the run, not the compile
+    "$GSVM" lsl run "$dir/$prog.lsl" >/dev/null
+done
+
+echo "-- slicing cost (CPU s, median of $RUNS)"
+printf '%-12s %10s %10s %8s\n' program "budget=1024" unsliced ratio
+for prog in int_loop str_loop; do
+    s=$(median "$GSVM" lsl run "$dir/$prog.lsl" --budget 1024)
+    u=$(median "$GSVM" lsl run "$dir/$prog.lsl" --budget 9223372036854775807)
+    printf '%-12s %10s %10s %8s\n' "$prog" "$s" "$u" "$(ratio "$s" "$u")"
+done
+
+echo "-- snapshot + restore after every instruction"
+if [ -x "$bin/lsl_bench_snapshot" ]; then
+    "$bin/lsl_bench_snapshot" 526
+else
+    echo "lsl_bench_snapshot not found next to $GSVM (build the whole tree)"
+fi
+
+echo "-- side by side with lua5.4 (CPU s, median of $RUNS)"
+if command -v lua5.4 >/dev/null 2>&1; then
+    printf '%-12s %10s %10s %14s\n' program falcon lua5.4 "falcon/lua"
+    for prog in int_loop str_loop; do
+        f=$(median "$GSVM" lsl run "$dir/$prog.lsl")
+        l=$(median lua5.4 "$dir/$prog.lua")
+        printf '%-12s %10s %10s %14s\n' "$prog" "$f" "$l" "$(ratio "$f" "$l")"
+    done
+else
+    echo "lua5.4 not installed: skipped"
+fi
