@@ -76,6 +76,8 @@ bool gsvm_lsl_is_program_file(const uint8_t *data, size_t len);
 
 /* A human-readable listing (NUL-terminated, malloc'd; the caller frees it). */
 gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *prog, char **out, gsvm_error *err);
+/* The instruction set as a Markdown table, expanded from isa.def (malloc'd). */
+gsvm_status gsvm_lsl_isa_table(char **out, gsvm_error *err);
 
 size_t gsvm_lsl_program_code_size(const gsvm_lsl_program *prog);
 size_t gsvm_lsl_program_global_count(const gsvm_lsl_program *prog);

@@ -112,6 +112,27 @@ static int cmd_list(int argc, char **argv)
     return st == GSVM_OK ? 0 : gsvm_cli_fail(&err);
 }
 
+/* ---- isa ------------------------------------------------------------------------ */
+
+static int cmd_isa(int argc, char **argv)
+{
+    const gsvm_opt opts[] = {{NULL, 0, 0, NULL, NULL, NULL, NULL}};
+    const gsvm_verb_spec spec = {"gsvm lsl isa", "",
+                                 "Prints the Falcon instruction set (ABI 2) as a Markdown table.",
+                                 opts, 0, 0};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_error err;
+    char *text;
+    if (gsvm_lsl_isa_table(&text, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
 /* ---- run ------------------------------------------------------------------------- */
 
 /* A JSON string for script bytes; invalid UTF-8 (only possible from a
@@ -475,6 +496,7 @@ static int cmd_run(int argc, char **argv)
 static const gsvm_verb verbs[] = {
     {"compile", cmd_compile, "compile LSL source to a Falcon program file (.fpc)"},
     {"list", cmd_list, "print a program's tables and instructions"},
+    {"isa", cmd_isa, "print the instruction set (from isa.def)"},
     {"run", cmd_run, "run a script: host calls and faults as JSON Lines; budgets, snapshots"},
     {NULL, NULL, NULL},
 };

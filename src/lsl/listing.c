@@ -124,3 +124,32 @@ gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_er
     *out = (char *)gsvm_buf_take(&b, &len);
     return GSVM_OK;
 }
+
+gsvm_status gsvm_lsl_isa_table(char **out, gsvm_error *err)
+{
+    static const char *const kinds[] = {
+        [FK_NONE] = "-", [FK_CONST] = "a = constant index", [FK_LOCAL] = "a = local slot",
+        [FK_GLOBAL] = "a = global slot", [FK_TARGET] = "a = jump target",
+        [FK_HOST] = "a = host index, b = argc",
+    };
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_puts(&b, "| # | opcode | operands | pops | pushes | meaning |\n"
+                      "|---|---|---|---|---|---|\n");
+    for (int op = 0; op < FOP_COUNT; op++) {
+        const fal_op_info *i = &fal_ops[op];
+        char pops[8], pushes[8];
+        snprintf(pops, sizeof pops, "%d", i->pops);
+        snprintf(pushes, sizeof pushes, "%d", i->pushes);
+        gsvm_buf_printf(&b, "| %d | %s | %s | %s | %s | %s |\n", op, i->mnemonic, kinds[i->kind],
+                        i->pops < 0 ? "b" : pops, i->pushes < 0 ? "0 or 1" : pushes, i->meaning);
+    }
+    gsvm_buf_cstr(&b);
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    size_t len;
+    *out = (char *)gsvm_buf_take(&b, &len);
+    return GSVM_OK;
+}
