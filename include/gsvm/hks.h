@@ -183,6 +183,7 @@ typedef void (*gsvm_hks_violation_fn)(void *ctx, const char *path, uint64_t pc,
                                       const char *message);
 typedef struct gsvm_hks_verify_result {
     uint64_t functions, instructions, violations;
+    uint64_t flagged; /* instructions (code words) with at least one violation */
 } gsvm_hks_verify_result;
 gsvm_status gsvm_hks_verify(const gsvm_hks_chunk *c, gsvm_hks_hypothesis hyp,
                             gsvm_hks_violation_fn fn, void *ctx, gsvm_hks_verify_result *res,

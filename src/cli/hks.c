@@ -223,7 +223,7 @@ static int verb_verify(int argc, char **argv)
         free(pos);
         return rc;
     }
-    gsvm_hks_verify_result total = {0, 0, 0};
+    gsvm_hks_verify_result total = {0, 0, 0, 0};
     int worst = 0;
     for (int i = 0; i < npos; i++) {
         gsvm_hks_chunk *c;
@@ -244,13 +244,17 @@ static int verb_verify(int argc, char **argv)
         total.functions += r.functions;
         total.instructions += r.instructions;
         total.violations += r.violations;
+        total.flagged += r.flagged;
     }
     free(pos);
     if (h)
         printf("hypothesis %s: ", hyp);
-    printf("%d files, %llu functions, %llu instructions, %llu violations\n", npos,
+    printf("%d files, %llu functions, %llu instructions, %llu violations", npos,
            (unsigned long long)total.functions, (unsigned long long)total.instructions,
            (unsigned long long)total.violations);
+    if (h)
+        printf(" in %llu instructions", (unsigned long long)total.flagged);
+    putchar('\n');
     if (worst)
         return worst;
     return h == GSVM_HKS_HYP_NONE && total.violations ? EXIT_INPUT : 0;

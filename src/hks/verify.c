@@ -17,12 +17,15 @@ typedef struct vstate {
     gsvm_hks_violation_fn fn;
     void *ctx;
     gsvm_hks_verify_result *res;
+    uint64_t last_pc; /* pc of the last violation (for `flagged`), +1; 0 = none */
     char path[1024];
 } vstate;
 
-static uint32_t reread(gsvm_hks_hypothesis hyp, uint32_t w)
+/* swap-ab swaps the A and B fields of ABC instructions (ABx and AsBx ones
+ * have no B field: their bits 17-24 are the top of Bx). */
+static uint32_t reread(gsvm_hks_hypothesis hyp, unsigned iop, uint32_t w)
 {
-    if (hyp == GSVM_HKS_HYP_SWAP_AB) {
+    if (hyp == GSVM_HKS_HYP_SWAP_AB && iop < HKS_I_COUNT && hks_ops[iop].mode == HKS_ABC) {
         uint32_t a = GSVM_HKS_A(w), b = GSVM_HKS_B(w);
         return (w & ~(0xFFu | 0xFFu << 17)) | b | a << 17;
     }
@@ -40,6 +43,10 @@ static void report(vstate *V, uint64_t pc, const char *fmt, ...)
 static void report(vstate *V, uint64_t pc, const char *fmt, ...)
 {
     V->res->violations++;
+    if (V->last_pc != pc + 1) {
+        V->res->flagged++;
+        V->last_pc = pc + 1;
+    }
     if (!V->fn)
         return;
     char msg[256];
@@ -109,6 +116,7 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
     const gsvm_hks_chunk *c = V->c;
     V->res->functions++;
     V->res->instructions += f->ncode;
+    V->last_pc = 0;
     uint8_t *is_data = calloc(f->ncode ? (size_t)f->ncode : 1, 1);
     if (!is_data)
         return false;
@@ -116,17 +124,17 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         if (is_data[pc])
             continue;
-        uint32_t w = reread(V->hyp, f->code[pc]);
         unsigned iop = hks_decode_op(c->profile, op_of(V->hyp, f->code[pc]));
+        uint32_t w = reread(V->hyp, iop, f->code[pc]);
         unsigned n = iop == HKS_NO_OP ? 0 : hks_data_words(f, iop, w);
         for (unsigned i = 1; i <= n && pc + i < f->ncode; i++)
             is_data[pc + i] = 1;
     }
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         uint32_t raw = f->code[pc];
-        uint32_t w = reread(V->hyp, raw);
         unsigned op = op_of(V->hyp, raw);
         unsigned iop = hks_decode_op(c->profile, op);
+        uint32_t w = reread(V->hyp, iop, raw);
         if (is_data[pc]) {
             if (iop != HKS_I_DATA)
                 report(V, pc, "expected a DATA word here (owned by an earlier instruction), "
@@ -175,6 +183,7 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
         snprintf(V->path + plen, sizeof V->path - plen, "/%u", i);
         if (!verify_function(V, &f->p[i]))
             return false;
+        V->last_pc = 0;
     }
     V->path[plen] = 0;
     return true;
