@@ -1,0 +1,64 @@
+#!/bin/sh
+# bench_mission.sh: the three figures of the mission runtime (issue 6), each
+# the median of several runs of `gsvm mission run` on generated timelines:
+#   1. commit time of a callback that changes one variable, with 10,000
+#      variables in the record against 10 (a ratio; "within 20%" is <= 1.20)
+#   2. no-op callbacks per second (target >= 100,000)
+#   3. durable one-variable commits per second to a --state file (>= 10,000)
+# Whole-process times, timeline parsing included; where a per-callback cost
+# is wanted, a run of the same script without events is subtracted.  Each
+# figure is given for wall time and, when /usr/bin/time exists, for CPU time
+# (user+system), which a busy machine disturbs less.
+GSVM=${GSVM:-build/release/gsvm}
+HERE=$(dirname "$0")/mission
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+RUNS=${RUNS:-5}
+N=${N:-100000}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# time_runs ARGS...: prints "WALL CPU", the median seconds of `gsvm mission run ARGS`
+time_runs() {
+    i=0
+    : >"$T/times"
+    while [ $i -lt "$RUNS" ]; do
+        rm -f "$T/state.db" "$T/state.db-wal" "$T/state.db-shm"
+        if [ -x /usr/bin/time ]; then
+            /usr/bin/time -f "%e %U %S" -o "$T/one" "$GSVM" mission run "$@" >/dev/null || echo "run failed: $*" >&2
+            awk '{print $1, $2 + $3}' "$T/one" >>"$T/times"
+        else
+            s=$(date +%s.%N); "$GSVM" mission run "$@" >/dev/null || echo "run failed: $*" >&2; e=$(date +%s.%N)
+            echo "$e - $s" | bc -l | awk '{print $1, $1}' >>"$T/times"
+        fi
+        i=$((i+1))
+    done
+    echo "$(cut -d' ' -f1 "$T/times" | median) $(cut -d' ' -f2 "$T/times" | median)"
+}
+calc() { echo "$1" | bc -l; }
+
+awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) print "{\"event\":\"session_joined\"}" }' >"$T/events.jsonl"
+: >"$T/none.jsonl"
+sed 's/COUNT/10/' "$HERE/many_vars.lua.in" >"$T/vars10.lua"
+sed 's/COUNT/10000/' "$HERE/many_vars.lua.in" >"$T/vars10000.lua"
+echo "N = $N events per run, median of $RUNS runs"
+
+# 1. Copy-on-write commits: the cost grows with what changes, not with the record.
+set -- $(time_runs "$T/vars10.lua" --max-variables 20000 --events "$T/events.jsonl"); w10=$1; c10=$2
+set -- $(time_runs "$T/vars10.lua" --max-variables 20000 --events "$T/none.jsonl"); w10z=$1; c10z=$2
+set -- $(time_runs "$T/vars10000.lua" --max-variables 20000 --events "$T/events.jsonl"); w10k=$1; c10k=$2
+set -- $(time_runs "$T/vars10000.lua" --max-variables 20000 --events "$T/none.jsonl"); w10kz=$1; c10kz=$2
+pw10=$(calc "($w10 - $w10z) / $N * 1000000"); pw10k=$(calc "($w10k - $w10kz) / $N * 1000000")
+pc10=$(calc "($c10 - $c10z) / $N * 1000000"); pc10k=$(calc "($c10k - $c10kz) / $N * 1000000")
+printf 'one-variable commit with 10 / 10,000 variables: wall %.2f / %.2f us, cpu %.2f / %.2f us\n' \
+    "$pw10" "$pw10k" "$pc10" "$pc10k"
+printf 'figure 1: commit time ratio 10,000 vs 10 variables = %.3f wall, %.3f cpu (target <= 1.20)\n' \
+    "$(calc "$pw10k / $pw10")" "$(calc "$pc10k / $pc10")"
+
+# 2. No-op callbacks per second.
+set -- $(time_runs "$HERE/noop.lua" --events "$T/events.jsonl")
+printf 'figure 2: no-op callbacks per second = %.0f wall, %.0f cpu (target >= 100000)\n' \
+    "$(calc "$N / $1")" "$(calc "$N / $2")"
+
+# 3. Durable commits per second: each callback one SQL transaction, WAL mode.
+set -- $(time_runs "$HERE/one_var.lua" --state "$T/state.db" --events "$T/events.jsonl")
+printf 'figure 3: durable one-variable commits per second to --state = %.0f wall, %.0f cpu (target >= 10000)\n' \
+    "$(calc "$N / $1")" "$(calc "$N / $2")"
