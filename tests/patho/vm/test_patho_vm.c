@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/jsonl.h"
 #include "build.h"
+#include "examples.h"
 #include "gsvm/patho_vm.h"
 #include "patho/host.h"
 #include "patho/value.h"
@@ -957,8 +958,79 @@ static void test_snapshots(void)
     gsvm_buf_free(&r.log);
 }
 
+/* ---- the committed example files ------------------------------------------------------ */
+
+typedef struct example {
+    const char *path; /* relative to the source directory */
+    void (*build)(bld *);
+} example;
+
+static void loop_bench(bld *b) { example_loop(b, 3000000); }
+
+static const example examples[] = {
+    {"tests/patho/vm/data/door.bin", example_door},
+    {"tests/patho/vm/data/fault.bin", example_fault},
+    {"tests/patho/vm/data/spin.bin", example_spin},
+    {"tests/patho/vm/data/values.bin", example_values},
+    {"bench/patho/loop.bin", loop_bench},
+};
+
+static int write_examples(const char *root)
+{
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        bld b;
+        size_t len;
+        examples[i].build(&b);
+        uint8_t *data = bld_bytes(&b, &len);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", root, examples[i].path);
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(data, 1, len, f) != len) {
+            perror(path);
+            return 1;
+        }
+        fclose(f);
+        free(data);
+        printf("wrote %s\n", path);
+    }
+    return 0;
+}
+
+/* The committed files are exactly what the builders make. */
+static void test_examples_current(void)
+{
+    const char *root = getenv("GSVM_SOURCE_DIR");
+    if (!root) {
+        printf("skipped: GSVM_SOURCE_DIR not set\n");
+        return;
+    }
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        bld b;
+        size_t len;
+        examples[i].build(&b);
+        uint8_t *data = bld_bytes(&b, &len);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", root, examples[i].path);
+        FILE *f = fopen(path, "rb");
+        uint8_t buf[4096];
+        size_t got = f ? fread(buf, 1, sizeof buf, f) : 0;
+        if (f)
+            fclose(f);
+        if (got != len || memcmp(buf, data, len) != 0) {
+            fprintf(stderr, "%s is stale: run patho_vm --write-examples SOURCE_DIR\n", path);
+            test_failed++;
+        } else {
+            test_passed++;
+        }
+        free(data);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--write-examples") == 0)
+        return write_examples(argv[2]);
+    test_examples_current();
     test_operators();
     test_assign_and_text();
     test_moves_and_forms();

@@ -1,0 +1,51 @@
+#!/bin/sh
+# gsvm patho run: exit codes and error messages of the CLI host.
+G=${GSVM_BIN:?}; D=tests/patho/vm/data
+pass=0; fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+expect() { # expect RC DESCRIPTION CMD...
+    want=$1; what=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" = "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL ($what): exit $rc, want $want: $*"; cat "$tmp/err"; fi
+}
+has() { # has FILE TEXT DESCRIPTION
+    if grep -qF -- "$2" "$1"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL ($3): no '$2' in:"; cat "$1"; fi
+}
+expect 1 "missing file" "$G" patho run "$tmp/nope.bin"
+expect 2 "bad layout" "$G" patho run "$D/door.bin" --layout beta
+has "$tmp/err" "unknown layout" "bad layout message"
+expect 2 "zero cap" "$G" patho run "$D/door.bin" --max-instructions 0
+expect 2 "no file" "$G" patho run
+head -c 20 "$D/door.bin" >"$tmp/cut.bin"
+expect 1 "truncated bin" "$G" patho run "$tmp/cut.bin"
+has "$tmp/err" "byte" "truncated bin names a byte offset"
+printf '{"advance_ms":16}\n{"evnt":3}\n' >"$tmp/bad.jsonl"
+expect 1 "bad timeline entry" "$G" patho run "$D/door.bin" --events "$tmp/bad.jsonl"
+has "$tmp/err" "entry 2" "bad timeline names the entry"
+[ -s "$tmp/out" ] && { fail=$((fail+1)); echo "FAIL: output before a rejected timeline"; } || pass=$((pass+1))
+printf '{"advance_ms":16}\nnot json\n' >"$tmp/bad2.jsonl"
+expect 1 "timeline not JSON" "$G" patho run "$D/door.bin" --events "$tmp/bad2.jsonl"
+has "$tmp/err" ":2:" "timeline syntax error names the line"
+printf '{"event":10,"args":[1]}\n' >"$tmp/types.jsonl"
+expect 0 "event with wrong types is reported, not fatal" "$G" patho run "$D/door.bin" --events "$tmp/types.jsonl"
+has "$tmp/err" "wrong argument types" "undelivered event notice"
+# -o and stdin
+expect 0 "output file" "$G" patho run "$D/door.bin" --events "$D/door.jsonl" -o "$tmp/o.txt"
+cmp -s "$tmp/o.txt" "$D/door.out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: -o output differs"; }
+"$G" patho run - --events "$D/door.jsonl" <"$D/door.bin" >"$tmp/stdin.txt"
+cmp -s "$tmp/stdin.txt" "$D/door.out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: stdin output differs"; }
+# the layout flag is honoured: the alpha script read as hd is rejected
+expect 1 "wrong layout" "$G" patho run "$D/values.bin" --layout hd
+expect 0 "alpha detected" "$G" patho run "$D/values.bin"
+# a corpus script against a timeline (Sleep(1) on simulation time)
+S=${GSVM_SHARED_DIR:-../shared}/corpus/pathologic/bin/hd/rat_race.bin
+if [ -f "$S" ]; then
+    expect 3 "rat_race" "$G" patho run "$S" --events "$D/rat_race.jsonl"
+    cmp -s "$tmp/out" "$D/rat_race.out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: rat_race output differs:"; diff "$D/rat_race.out" "$tmp/out"; }
+elif [ "${CI:-}" = true ]; then
+    fail=$((fail+1)); echo "FAIL: corpus missing under CI"
+else
+    echo "skipped: corpus not found at $S"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
