@@ -20,7 +20,7 @@ for f in "$corpus"/bin/*/*.bin; do
         cmp -s "$tmp/y.bin" "$f"; then pass=$((pass+1)); else fail=$((fail+1)); echo "forced layout differs: $f"; fi
     re="$corpus/listings/$ver/$name.asm"
     if [ -f "$re" ]; then
-        if "$GSVM_BIN" patho asm --from pathologic_re "$re" -o "$tmp/r.bin" 2>"$tmp/err" && cmp -s "$tmp/r.bin" "$f"; then
+        if "$GSVM_BIN" patho asm --from pathologic_re --layout "$layout" "$re" -o "$tmp/r.bin" 2>"$tmp/err" && cmp -s "$tmp/r.bin" "$f"; then
             pass=$((pass+1))
         else
             fail=$((fail+1)); echo "pathologic_re import differs: $re"; head -3 "$tmp/err"
