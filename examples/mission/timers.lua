@@ -9,7 +9,7 @@ return {
   end,
 
   on_load = function(context, state)
-    context:set_variable("loaded_with_long", state:timer("long"))
+    context:set_variable("loaded_with_long", state:timer("long") or "none")
   end,
 
   on_event_timer_elapsed = function(context, state, event)

@@ -94,6 +94,7 @@ void dlv_new_attempt(gsvm_mission *m)
     gsvm_error err;
     m->rec.attempt++;
     m->rec.timers.n = 0;
+    m->rec.complete = false; /* mission_complete is the current attempt's flag */
     m->nfirst = 0;
     if (m->squad_alive)
         for (int i = 0; i < m->world->nsquads; i++)

@@ -171,6 +171,8 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
         m->cur_event = NULL;
         m->event_gen++;
         lua_settop(L, 0);
+        /* The collector runs only between callbacks. */
+        gc_between_callbacks(m, &m->gc_mark);
         if (failed) {
             txn_discard(m);
             ms_fault(m, text);
