@@ -975,6 +975,76 @@ static const example examples[] = {
     {"bench/patho/loop.bin", loop_bench},
 };
 
+static void discard(void *user, const char *line, size_t len) { (void)user, (void)line, (void)len; }
+
+static int save_snapshot(gsvm_patho_vm *vm, const char *root, const char *name)
+{
+    uint8_t *snap;
+    size_t len;
+    gsvm_error err;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fuzz/seeds/patho_snapshot/%s", root, name);
+    if (gsvm_patho_vm_snapshot(vm, &snap, &len, &err) != GSVM_OK)
+        return 1;
+    FILE *f = fopen(path, "wb");
+    int bad = !f || fwrite(snap, 1, len, f) != len;
+    if (f)
+        fclose(f);
+    free(snap);
+    if (bad)
+        perror(path);
+    else
+        printf("wrote %s\n", path);
+    return bad;
+}
+
+/* Seeds for fuzz_patho_snapshot: the door script at several points. */
+static int write_snapshot_seeds(const char *root)
+{
+    bld b;
+    example_door(&b);
+    gsvm_patho_program *prog = bld_program(&b);
+    patho_sim_host h;
+    patho_sim_host_init(&h, discard, NULL);
+    gsvm_patho_host iface = patho_sim_host_iface(&h);
+    gsvm_patho_vm *vm;
+    gsvm_error err;
+    gsvm_patho_event_result res;
+    int bad = 0;
+    gsvm_patho_vm_new(prog, &iface, &vm, &err);
+    bad |= save_snapshot(vm, root, "ready.snap");
+    gsvm_patho_vm_start(vm, &err);
+    bad |= save_snapshot(vm, root, "started.snap");
+    gsvm_patho_vm_run_frame(vm, &err);
+    bad |= save_snapshot(vm, root, "holding.snap");
+    gsvm_patho_value v = gsvm_patho_object(5);
+    gsvm_patho_vm_send_event(vm, 10, &v, 1, &res, &err);
+    gsvm_patho_string_utf8(&v, "knock", 5);
+    gsvm_patho_vm_send_event(vm, 11, &v, 1, &res, &err);
+    gsvm_patho_value_free(&v);
+    bad |= save_snapshot(vm, root, "sleeping_in_handler.snap");
+    for (int i = 0; i < 3; i++) {
+        h.now_ms += 1000;
+        gsvm_patho_vm_run_frame(vm, &err);
+        v = gsvm_patho_object(6);
+        gsvm_patho_vm_send_event(vm, 10, &v, 1, &res, &err);
+    }
+    h.now_ms += 1000;
+    gsvm_patho_vm_run_frame(vm, &err);
+    bad |= save_snapshot(vm, root, "finished.snap");
+    gsvm_patho_vm_free(vm);
+    example_fault(&b);
+    gsvm_patho_program *fprog = bld_program(&b);
+    gsvm_patho_vm_new(fprog, &iface, &vm, &err);
+    gsvm_patho_vm_start(vm, &err);
+    gsvm_patho_vm_run_frame(vm, &err);
+    gsvm_patho_vm_free(vm);
+    gsvm_patho_free(fprog);
+    patho_sim_host_free(&h);
+    gsvm_patho_free(prog);
+    return bad;
+}
+
 static int write_examples(const char *root)
 {
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
@@ -993,7 +1063,7 @@ static int write_examples(const char *root)
         free(data);
         printf("wrote %s\n", path);
     }
-    return 0;
+    return write_snapshot_seeds(root);
 }
 
 /* The committed files are exactly what the builders make. */
