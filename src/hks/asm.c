@@ -27,6 +27,7 @@ typedef struct parser {
     fbuild stack[MAX_DEPTH + 1];
     int depth; /* number of open functions */
     bool have_header, have_main, in_structs, structs_done;
+    uint8_t ophash[256]; /* opcode name hash -> internal id + 1 (0 = empty) */
     size_t cap_structs, cap_slots, cap_bases, cap_prefix, cap_trailing;
 } parser;
 
@@ -311,6 +312,37 @@ static bool operand(parser *P, unsigned kind, bool is_c, uint32_t width_max, uin
     return true;
 }
 
+static unsigned name_hash(const char *w, size_t n)
+{
+    unsigned h = (unsigned)n * 131u;
+    for (size_t i = 0; i < n; i++)
+        h = h * 31u + (unsigned char)w[i];
+    return h & 255u;
+}
+
+/* Open addressing over 256 slots for the ~100 opcode names. */
+static void ophash_build(parser *P)
+{
+    for (unsigned i = 0; i < HKS_I_COUNT; i++) {
+        unsigned h = name_hash(hks_ops[i].name, hks_ops[i].namelen);
+        while (P->ophash[h])
+            h = (h + 1) & 255u;
+        P->ophash[h] = (uint8_t)(i + 1);
+    }
+}
+
+static unsigned op_lookup(parser *P, const char *w, size_t n)
+{
+    for (unsigned h = name_hash(w, n);; h = (h + 1) & 255u) {
+        unsigned e = P->ophash[h];
+        if (!e)
+            return HKS_NO_OP;
+        const hks_opinfo *o = &hks_ops[e - 1];
+        if (o->namelen == n && memcmp(o->name, w, n) == 0)
+            return e - 1;
+    }
+}
+
 static bool code_line(parser *P, fbuild *fb)
 {
     gsvm_hks_chunk *c = P->c;
@@ -341,7 +373,7 @@ static bool code_line(parser *P, fbuild *fb)
             return false;
         insn = (uint32_t)v;
     } else {
-        unsigned iop = hks_op_lookup(w, n);
+        unsigned iop = op_lookup(P, w, n);
         if (iop == HKS_NO_OP)
             return fail(P, w, "unknown opcode '%.*s'", (int)(n > 40 ? 40 : n), w);
         unsigned op = hks_encode_op(c->profile, iop);
@@ -351,7 +383,8 @@ static bool code_line(parser *P, fbuild *fb)
         const hks_opinfo *o = &hks_ops[iop];
         uint32_t f[3] = {0, 0, 0};
         int nf = 0, ntok = 0;
-        for (const char *q = P->p; q < P->end;) { /* count the operands */
+        for (const char *q = P->p; o->mode == HKS_ASBX && o->a == HKS_N && q < P->end;) {
+            /* JMP may omit A: count the operands */
             while (q < P->end && (*q == ' ' || *q == '\t' || *q == '\r'))
                 q++;
             if (q < P->end)
@@ -926,6 +959,7 @@ gsvm_status gsvm_hks_asm(const char *text, size_t len, const char *file, gsvm_hk
     }
     P->c->profile = GSVM_HKS_PROFILE_BASE;
     P->c->struct_layout = GSVM_HKS_STRUCTS_PLAIN;
+    ophash_build(P);
     const char *p = text, *tend = text + len;
     bool ok = true;
     while (ok && p < tend) {

@@ -91,6 +91,12 @@ void hks_put_number(gsvm_buf *b, uint64_t bits, int size, bool integral)
         uint32_t u = (uint32_t)bits;
         float f;
         memcpy(&f, &u, 4);
+        /* whole numbers (most constants) print as integers: exact below 2^24 */
+        if (f == (float)(int32_t)f && f > -16777216.0f && f < 16777216.0f &&
+            !(f == 0 && (u >> 31))) {
+            hks_put_i(b, (int32_t)f);
+            return;
+        }
         if (!isnan(f)) {
             for (int prec = 6; prec <= 9; prec++) {
                 snprintf(tmp, sizeof tmp, "%.*g", prec, (double)f);
@@ -107,6 +113,11 @@ void hks_put_number(gsvm_buf *b, uint64_t bits, int size, bool integral)
     } else {
         double f;
         memcpy(&f, &bits, 8);
+        if (f > -9007199254740992.0 && f < 9007199254740992.0 && f == (double)(int64_t)f &&
+            !(f == 0 && (bits >> 63))) {
+            hks_put_i(b, (int64_t)f);
+            return;
+        }
         if (!isnan(f)) {
             for (int prec = 15; prec <= 17; prec++) {
                 snprintf(tmp, sizeof tmp, "%.*g", prec, f);
