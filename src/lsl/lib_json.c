@@ -5,17 +5,23 @@
  *
  * Conventions (SL wiki, "Json usage in LSL" and the function pages):
  *   - the special strings JSON_INVALID ... JSON_DELETE are U+FDD0 ... U+FDD8;
- *   - LSL integers become JSON integers, floats numbers with 6 decimals
- *     (3.14 -> 3.140000); a number read from JSON text prints the same way
- *     when 6 decimals represent it exactly, else with 17 significant digits
- *     (so re-serialised text may differ cosmetically from the input);
+ *   - LSL integers become JSON integers, LSL floats numbers with 6 decimals
+ *     (3.14 -> 3.140000, as SL); a number read from JSON text is written
+ *     back in its shortest exact form (1.5 stays 1.5, 1e3 becomes 1000.0):
+ *     SL copies number text verbatim, jansson keeps only the value;
+ *   - strings are escaped as SL does, "/" included (\/);
+ *   - SL's own JSON reader is lenient in ways not reproduced here (numbers
+ *     such as 01.5 or 1E, unquoted words): gsvm reads standard JSON, so
+ *     such text is JSON_INVALID; integers beyond 64 bits too;
  *   - in llList2Json a string element that is "true"/"false"/"null" (or
  *     JSON_TRUE/JSON_FALSE/JSON_NULL), or a well-formed JSON object, array
  *     or quoted string, is inserted as that JSON value; any other string
  *     (numbers included: SL's BUG-6284) becomes a JSON string after being
  *     trimmed of white space; in llJsonSetValue a string holding a JSON
  *     number becomes that number;
- *   - keys, vectors and rotations become JSON strings of their text. */
+ *   - keys, vectors and rotations become JSON strings of their text, vector
+ *     components with 6 decimals ("<1.000000, 2.000000, 3.000000>"); NaN and
+ *     infinite floats become null (SL writes the invalid nan / inf). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +63,60 @@ static bool is_space(char c)
 
 /* ---- writing ------------------------------------------------------------- */
 
-static void write_number(gsvm_buf *b, double d)
+/* The JSON reals that came from LSL floats (written with 6 decimals). */
+typedef struct marks {
+    const json_t *items[64];
+    size_t n;
+    bool all; /* more than fit: every real is an LSL float */
+} marks;
+
+static void mark(marks *m, const json_t *j)
+{
+    if (m->n < sizeof m->items / sizeof m->items[0])
+        m->items[m->n++] = j;
+    else
+        m->all = true;
+}
+
+static bool marked(const marks *m, const json_t *j)
+{
+    if (m->all)
+        return true;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->items[i] == j)
+            return true;
+    return false;
+}
+
+static void write_number(gsvm_buf *b, double d, bool lsl_float)
 {
     char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.6f", d);
-    if (strtod(tmp, NULL) != d)
-        snprintf(tmp, sizeof tmp, "%.17g", d);
+    if (lsl_float) {
+        snprintf(tmp, sizeof tmp, "%.6f", d);
+    } else {
+        /* shortest text that reads back as the same double, in positional
+         * notation for everyday magnitudes */
+        double a = fabs(d);
+        if (a >= 1e-5 && a < 1e16) {
+            for (int prec = 0; prec <= 20; prec++) {
+                snprintf(tmp, sizeof tmp, "%.*f", prec, d);
+                if (strtod(tmp, NULL) == d)
+                    break;
+            }
+        } else {
+            for (int prec = 1; prec <= 17; prec++) {
+                snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+                if (strtod(tmp, NULL) == d)
+                    break;
+            }
+        }
+        if (!strpbrk(tmp, ".eEn"))
+            strcat(tmp, ".0");
+    }
     gsvm_buf_puts(b, tmp);
 }
 
-static bool write_json(gsvm_buf *b, const json_t *j)
+static bool write_json(gsvm_buf *b, const json_t *j, const marks *m)
 {
     switch (json_typeof(j)) {
     case JSON_OBJECT: {
@@ -79,14 +129,14 @@ static bool write_json(gsvm_buf *b, const json_t *j)
                 gsvm_buf_putc(b, ',');
             first = false;
             json_t *key = json_string(k);
-            char *ks = key ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
+            char *ks = key ? json_dumps(key, JSON_ENCODE_ANY | JSON_ESCAPE_SLASH) : NULL;
             json_decref(key);
             if (!ks)
                 return false;
             gsvm_buf_puts(b, ks);
             free(ks);
             gsvm_buf_putc(b, ':');
-            if (!write_json(b, v))
+            if (!write_json(b, v, m))
                 return false;
         }
         gsvm_buf_putc(b, '}');
@@ -97,14 +147,14 @@ static bool write_json(gsvm_buf *b, const json_t *j)
         for (size_t i = 0; i < json_array_size(j); i++) {
             if (i)
                 gsvm_buf_putc(b, ',');
-            if (!write_json(b, json_array_get(j, i)))
+            if (!write_json(b, json_array_get(j, i), m))
                 return false;
         }
         gsvm_buf_putc(b, ']');
         return true;
     }
     case JSON_STRING: {
-        char *s = json_dumps(j, JSON_ENCODE_ANY);
+        char *s = json_dumps(j, JSON_ENCODE_ANY | JSON_ESCAPE_SLASH);
         if (!s)
             return false; /* not UTF-8 */
         gsvm_buf_puts(b, s);
@@ -112,7 +162,7 @@ static bool write_json(gsvm_buf *b, const json_t *j)
         return true;
     }
     case JSON_INTEGER: gsvm_buf_printf(b, "%lld", (long long)json_integer_value(j)); return true;
-    case JSON_REAL: write_number(b, json_real_value(j)); return true;
+    case JSON_REAL: write_number(b, json_real_value(j), marked(m, j)); return true;
     case JSON_TRUE: gsvm_buf_puts(b, "true"); return true;
     case JSON_FALSE: gsvm_buf_puts(b, "false"); return true;
     default: gsvm_buf_puts(b, "null"); return true;
@@ -121,11 +171,11 @@ static bool write_json(gsvm_buf *b, const json_t *j)
 
 /* Returns the tree's text as an LSL string (JSON_INVALID if it cannot be
  * written, e.g. a string that is not UTF-8). */
-static gsvm_status ret_json(lsl_call_ctx *ctx, const json_t *j, lsl_value *ret)
+static gsvm_status ret_json(lsl_call_ctx *ctx, const json_t *j, const marks *m, lsl_value *ret)
 {
     gsvm_buf b;
     gsvm_buf_init(&b);
-    if (!write_json(&b, j)) {
+    if (!write_json(&b, j, m)) {
         gsvm_buf_free(&b);
         return ret_special(ctx, J_INVALID, ret);
     }
@@ -153,7 +203,7 @@ static bool trimmed_is(const char *s, size_t len, const char *word)
 
 /* The JSON value for an LSL value; `numbers` lets a string holding a JSON
  * number become that number (llJsonSetValue) or not (llList2Json). */
-static json_t *to_json(const lsl_value *v, bool numbers)
+static json_t *to_json(const lsl_value *v, bool numbers, marks *m)
 {
     switch (v->type) {
     case LSL_TYPE_INTEGER: return json_integer(v->u.i);
@@ -162,7 +212,10 @@ static json_t *to_json(const lsl_value *v, bool numbers)
         if (!isfinite(v->u.f))
             return json_null();
         snprintf(tmp, sizeof tmp, "%.6f", (double)v->u.f);
-        return json_real(strtod(tmp, NULL));
+        json_t *j = json_real(strtod(tmp, NULL));
+        if (j)
+            mark(m, j);
+        return j;
     }
     case LSL_TYPE_STRING: {
         const char *s = lsl_str_data(v);
@@ -186,6 +239,18 @@ static json_t *to_json(const lsl_value *v, bool numbers)
         }
         return json_stringn(s + a, b - a);
     }
+    case LSL_TYPE_VECTOR:
+    case LSL_TYPE_ROTATION: {
+        gsvm_buf b;
+        gsvm_buf_init(&b);
+        gsvm_buf_putc(&b, '<');
+        for (int k = 0; k < (v->type == LSL_TYPE_VECTOR ? 3 : 4); k++)
+            gsvm_buf_printf(&b, "%s%.6f", k ? ", " : "", (double)v->u.v[k]);
+        gsvm_buf_putc(&b, '>');
+        json_t *j = b.oom ? NULL : json_stringn((const char *)b.data, b.len);
+        gsvm_buf_free(&b);
+        return j;
+    }
     default: {
         gsvm_buf b;
         gsvm_buf_init(&b);
@@ -206,17 +271,18 @@ gsvm_status lsl_lib_llList2Json(lsl_call_ctx *ctx, const lsl_value *a, lsl_value
     size_t n = lsl_list_len(list);
     const lsl_value *it = lsl_list_items(list);
     json_t *root = NULL;
+    marks m = {.n = 0};
     if (is_special(&a[0], J_ARRAY)) {
         root = json_array();
         for (size_t i = 0; root && i < n; i++)
-            if (json_array_append_new(root, to_json(&it[i], false))) {
+            if (json_array_append_new(root, to_json(&it[i], false, &m))) {
                 json_decref(root);
                 root = NULL;
             }
     } else if (is_special(&a[0], J_OBJECT) && n % 2 == 0) {
         root = json_object();
         for (size_t i = 0; root && i < n; i += 2) {
-            json_t *v = it[i].type == LSL_TYPE_STRING || it[i].type == LSL_TYPE_KEY ? to_json(&it[i + 1], false) : NULL;
+            json_t *v = it[i].type == LSL_TYPE_STRING || it[i].type == LSL_TYPE_KEY ? to_json(&it[i + 1], false, &m) : NULL;
             if (!v || json_object_setn_new(root, lsl_str_data(&it[i]), lsl_str_len(&it[i]), v)) {
                 json_decref(root);
                 root = NULL;
@@ -225,7 +291,7 @@ gsvm_status lsl_lib_llList2Json(lsl_call_ctx *ctx, const lsl_value *a, lsl_value
     }
     if (!root)
         return ret_special(ctx, J_INVALID, ret);
-    gsvm_status st = ret_json(ctx, root, ret);
+    gsvm_status st = ret_json(ctx, root, &m, ret);
     json_decref(root);
     return st;
 }
@@ -248,7 +314,10 @@ static gsvm_status from_json(lsl_call_ctx *ctx, const json_t *j, lsl_value *out)
     case JSON_TRUE: return ret_special(ctx, J_TRUE, out);
     case JSON_FALSE: return ret_special(ctx, J_FALSE, out);
     case JSON_NULL: return ret_special(ctx, J_NULL, out);
-    default: return ret_json(ctx, j, out);
+    default: {
+        marks none = {.n = 0};
+        return ret_json(ctx, j, &none, out);
+    }
     }
 }
 
@@ -339,8 +408,10 @@ gsvm_status lsl_lib_llJsonGetValue(lsl_call_ctx *ctx, const lsl_value *a, lsl_va
         st = ret_special(ctx, J_FALSE, ret);
     else if (json_is_null(j))
         st = ret_special(ctx, J_NULL, ret);
-    else
-        st = ret_json(ctx, j, ret);
+    else {
+        marks none = {.n = 0};
+        st = ret_json(ctx, j, &none, ret);
+    }
     json_decref(root);
     return st;
 }
@@ -457,7 +528,8 @@ gsvm_status lsl_lib_llJsonSetValue(lsl_call_ctx *ctx, const lsl_value *a, lsl_va
         if (!root)
             return ret_special(ctx, J_INVALID, ret);
     }
-    json_t *value = is_special(&a[2], J_DELETE) ? NULL : to_json(&a[2], true);
+    marks m = {.n = 0};
+    json_t *value = is_special(&a[2], J_DELETE) ? NULL : to_json(&a[2], true, &m);
     if (!value && !is_special(&a[2], J_DELETE)) {
         json_decref(root);
         return ret_special(ctx, J_INVALID, ret);
@@ -471,7 +543,7 @@ gsvm_status lsl_lib_llJsonSetValue(lsl_call_ctx *ctx, const lsl_value *a, lsl_va
     else if (!root)
         st = lsl_ret_str(ctx, LSL_TYPE_STRING, "", 0, ret);
     else
-        st = ret_json(ctx, root, ret);
+        st = ret_json(ctx, root, &m, ret);
     json_decref(root);
     return st;
 }

@@ -201,24 +201,36 @@ bool lsl_is_uuid(const char *s, size_t len);
 /* (integer) of a float: truncation toward zero; NaN and anything outside
  * int32 give -2147483648 (what SL's Mono returns). */
 int32_t lsl_float_to_int(float f);
-/* (integer) of a string: optional leading whitespace and sign, then "0x"/"0X"
- * hex or decimal digits, ignoring whatever follows; no digits -> 0.  Values
- * beyond int32 wrap to 32 bits for hex and saturate to -1 ... see value.c. */
+/* (integer) of a string: "0x" + hex digits at the very start (no space or
+ * sign before it), or optional white space, an optional sign and decimal
+ * digits; trailing text ignored; no digits -> 0.  A magnitude beyond
+ * 4294967295 gives -1, anything else wraps to 32 bits ("4294967295" -> -1,
+ * "2147483648" -> -2147483648). */
 int32_t lsl_string_to_int(const char *s, size_t len);
-/* (float) of a string: leading whitespace, decimal or C99 hex float,
- * exponent, "inf"/"nan" words, trailing junk ignored; no number -> 0.0. */
+/* (float) of a string: optional white space and sign, then a decimal
+ * number (fraction and exponent optional), a C99 hex float, "inf" or "nan";
+ * trailing text ignored; no number -> 0.0; denormal results -> 0.0 (Mono). */
 float lsl_string_to_float(const char *s, size_t len);
-/* (vector)/(rotation) of a string "<x, y, z>": components parsed as
- * (float) casts; anything malformed -> ZERO_VECTOR / ZERO_ROTATION. */
+/* (vector)/(rotation) of a string: '<' as the very first character, then
+ * numbers as above (denormals kept; "infinity", or "inf" not followed by
+ * 'i'), each but the last followed immediately by ','; whatever follows the
+ * last is ignored ("<1,2,3" is fine).  Malformed -> ZERO_VECTOR /
+ * ZERO_ROTATION and false. */
 bool lsl_string_to_vector(const char *s, size_t len, float out[3]);
 bool lsl_string_to_rotation(const char *s, size_t len, float out[4]);
 
 /* Appends Second Life's text of a value to `b`:
- *   integer "%d"; float 6 decimals ("1.000000", "Infinity", "-Infinity",
- *   "NaN"); vector/rotation "<x, y, z>" with 5 decimals each (or 6 when
- *   `list_style`, as llList2String / llDumpList2String / (string)list do);
- *   string/key verbatim; list: the elements' texts concatenated (list_style). */
+ *   integer "%d"; float with 6 decimals by lsl_format_float ("1.000000",
+ *   "Infinity", "-Infinity", "NaN"); vector/rotation "<x, y, z>" with 5
+ *   decimals each, or 6 when `list_style` (llList2String, llDumpList2String,
+ *   (string)list); string/key verbatim; list: its elements' list-style
+ *   texts concatenated. */
 void lsl_value_append_text(gsvm_buf *b, const lsl_value *v, bool list_style);
+/* Mono's float text: at most 7 significant digits, padded with zeros to
+ * `decimals` places (123456.789 -> "123456.800000", 1e30 ->
+ * "1000000000000000000000000000000.000000"); a negative value that rounds to zero prints unsigned
+ * ("0.000000"), -0.0 prints "-0.000000".  (llList2CSV alone uses plain C
+ * "%.6f"; see lib_list.c.) */
 void lsl_format_float(gsvm_buf *b, float f, int decimals);
 
 /* The cast `(to) v` (the compiler only allows LSL's legal casts; anything

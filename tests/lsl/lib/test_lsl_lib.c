@@ -529,7 +529,7 @@ static void test_json_functions(void)
     lsl_value doc = S("{\"a\":[1,2,{\"b\":\"c\"}],\"n\":null,\"t\":true,\"f\":1.5}");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(3, S("a"), I(2), S("b")))), "c");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(2, S("a"), I(0)))), "1");
-    CHECK_STR(T(call("llJsonGetValue", 2, doc, L(1, S("f")))), "1.500000");
+    CHECK_STR(T(call("llJsonGetValue", 2, doc, L(1, S("f")))), "1.5");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(2, S("a"), I(2)))), "{\"b\":\"c\"}");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(1, S("n")))), "\xef\xb7\x95");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(1, S("t")))), "\xef\xb7\x96");
@@ -555,6 +555,9 @@ static void test_json_functions(void)
     CHECK_STR(T(call("llJsonSetValue", 3, S("{\"a\":{\"b\":1}}"), L(2, S("a"), S("c")), C("JSON_TRUE"))),
               "{\"a\":{\"b\":1,\"c\":true}}");
     CHECK_STR(T(call("llJsonSetValue", 3, S("{bad"), L(1, S("a")), S("1"))), "\xef\xb7\x90");
+    CHECK_STR(T(call("llJsonSetValue", 3, S("{\"x\":1.5,\"z\":1e3}"), L(1, S("y")), S("2.25"))), "{\"x\":1.5,\"z\":1000.0,\"y\":2.25}");
+    CHECK_STR(T(call("llList2Json", 2, arr, L(3, S("a/b"), F(0.1f), V(123456.789f, 0, 0)))),
+              "[\"a\\/b\",0.100000,\"<123456.789062, 0.000000, 0.000000>\"]");
     flush();
 }
 
