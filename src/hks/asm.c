@@ -611,6 +611,8 @@ static bool header_line(parser *P)
     for (int i = 0; i < 10; i++)
         if (!seen[i])
             return fail(P, NULL, ".header lacks %s=", keys[i]);
+    if (c->version != 0x51)
+        return fail(P, NULL, "version must be 0x51 (Lua 5.1)");
     if (c->format != 13 && c->format != 14)
         return fail(P, NULL, "format must be 13 or 14");
     if (c->size_int != 4 || c->size_instr != 4)
