@@ -192,6 +192,48 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
                                  gsvm_patho_layout layout, gsvm_patho_program **out,
                                  gsvm_error *err);
 
+/* ---- Checking ---------------------------------------------------------- */
+
+/* One problem the verifier found.  `insn` is the instruction index, or -1
+ * for the header sections; `offset` the byte offset of the instruction (or
+ * of the section), -1 when unknown. */
+typedef struct gsvm_patho_issue {
+    long insn;
+    long long offset;
+    char message[200];
+} gsvm_patho_issue;
+
+/* Checks a loaded program: every operand in range (pool offsets inside the
+ * pool on a string of the right width, import indices and argument counts,
+ * task ids, globals, jump/call/event targets inside the code, type codes),
+ * and the stack depth along every path from RunOp and every event handler
+ * (never below zero, through calls, task frames and returns).  Returns OK
+ * and fills *issues (malloc'd, the caller frees; NULL when none) and
+ * *count; a clean program has count 0.  Fails only on out-of-memory. */
+gsvm_status gsvm_patho_verify(const gsvm_patho_program *p, gsvm_patho_issue **issues,
+                              size_t *count, gsvm_error *err);
+
+/* Figures about a program, for `gsvm patho stats`. */
+typedef struct gsvm_patho_stats {
+    uint32_t file_size, code_bytes, pool_bytes;
+    uint32_t instructions, globals, imports, tasks, task_events, global_events;
+    uint32_t functions;     /* distinct Call targets */
+    uint32_t pool_strings_wide, pool_strings_narrow;
+    uint32_t max_stack;     /* deepest stack along any path from RunOp (verifier model) */
+    uint32_t op_counts[128]; /* by logical op (see gsvm_patho_op_name) */
+    uint32_t native_calls;   /* Func instructions */
+    uint32_t method_calls;   /* ObjFunc + TObjFunc */
+} gsvm_patho_stats;
+
+gsvm_status gsvm_patho_stats_compute(const gsvm_patho_program *p, gsvm_patho_stats *out,
+                                     gsvm_error *err);
+
+/* Graphviz dot of the control-flow graph of task `task`: the code reachable
+ * from its event handlers (and from RunOp when it is the RunTask), split
+ * into basic blocks, with call edges dashed.  A malloc'd string. */
+gsvm_status gsvm_patho_cfg_dot(const gsvm_patho_program *p, uint32_t task, char **text,
+                               size_t *len, gsvm_error *err);
+
 /* ---- The instruction set (from src/patho/isa.def) --------------------- */
 
 /* Number of logical opcodes (valid `op` values are 0 .. count-1). */

@@ -120,9 +120,60 @@ static int cmd_asm(int argc, char **argv)
     return rc;
 }
 
+static int cmd_verify(int argc, char **argv)
+{
+    const char *layout_s = NULL;
+    bool quiet = false;
+    const gsvm_opt opts[] = {
+        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
+        {"--quiet", 'q', OPT_FLAG, &quiet, NULL, "print nothing when the script is clean", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho verify", "FILE.bin [--layout alpha|hd]",
+                                 "Check a .bin script: operand ranges (pool offsets on strings of the "
+                                 "right width,\nimports, tasks, globals, targets, types) and the stack "
+                                 "depth along every path.\nExit 1 listing each violation.",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+        return rc;
+    gsvm_error err;
+    gsvm_patho_program *p;
+    if (gsvm_patho_load_file(pos[0], layout, &p, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    gsvm_patho_issue *issues;
+    size_t n;
+    gsvm_status st = gsvm_patho_verify(p, &issues, &n, &err);
+    if (st != GSVM_OK) {
+        gsvm_patho_free(p);
+        return gsvm_cli_fail(&err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gsvm_patho_issue *is = &issues[i];
+        if (is->insn >= 0)
+            printf("%s: byte %lld: instruction 0x%lx (%s): %s\n", pos[0], is->offset, is->insn,
+                   gsvm_patho_op_name(p->insns[is->insn].op), is->message);
+        else
+            printf("%s: %s\n", pos[0], is->message);
+    }
+    if (n)
+        printf("%s: %zu problem%s\n", pos[0], n, n == 1 ? "" : "s");
+    else if (!quiet)
+        printf("%s: ok (%s layout, %u instructions)\n", pos[0], gsvm_patho_layout_name(p->layout),
+               p->ninsns);
+    free(issues);
+    gsvm_patho_free(p);
+    return n ? EXIT_INPUT : 0;
+}
+
 static const gsvm_verb verbs[] = {
     {"list", cmd_list, "print a lossless listing of a .bin script"},
     {"asm", cmd_asm, "assemble a listing (ours or pathologic_re's) into a .bin"},
+    {"verify", cmd_verify, "check operand ranges and stack depth; exit 1 listing each violation"},
     {"run", gsvm_cli_patho_run, "run a script from RunTask/RunOp with a JSON Lines host"},
     {NULL, NULL, NULL},
 };

@@ -174,9 +174,19 @@ static void mark(lister *L)
             uint32_t v = in->a[k];
             if (ops[k] == 'j' && v < p->ninsns)
                 L->is_label[v] = 1;
-            else if ((ops[k] == 's' || ops[k] == 'n') && v < p->pool_size)
-                L->pool_ref[v] |= ops[k] == 's' ? 1 : 2;
         }
+    }
+    patho_pool_refs(p, L->pool_ref);
+}
+
+void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs)
+{
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        const char *ops = gsvm_patho_ops[in->op].operands;
+        for (unsigned k = 0; ops[k]; k++)
+            if ((ops[k] == 's' || ops[k] == 'n') && in->a[k] < p->pool_size)
+                refs[in->a[k]] |= ops[k] == 's' ? 1 : 2;
     }
 }
 
@@ -197,13 +207,8 @@ static void put_pool(lister *L)
     uint32_t pos = 0;
     while (pos < p->pool_size) {
         const uint8_t *d = p->pool + pos;
-        bool looks_wide = pos + 1 < p->pool_size && d[0] != 0 && d[1] == 0;
-        bool wide = (L->pool_ref[pos] & 1) || (!(L->pool_ref[pos] & 2) && looks_wide);
-        uint32_t n = patho_pool_string_size(p->pool, p->pool_size, pos, wide);
-        if (!n) {
-            wide = !wide;
-            n = patho_pool_string_size(p->pool, p->pool_size, pos, wide);
-        }
+        bool wide;
+        uint32_t n = patho_pool_item(p->pool, p->pool_size, pos, L->pool_ref[pos], &wide);
         size_t line = b->len;
         if (n) {
             gsvm_buf_puts(b, wide ? "    W " : "    A ");

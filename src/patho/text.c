@@ -113,3 +113,17 @@ void patho_put_types(gsvm_buf *b, const uint8_t *types, uint32_t n)
     }
     gsvm_buf_putc(b, ')');
 }
+
+uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsigned ref,
+                         bool *wide)
+{
+    const uint8_t *d = pool + pos;
+    bool looks_wide = pos + 1 < size && d[0] != 0 && d[1] == 0;
+    *wide = (ref & 1) || (!(ref & 2) && looks_wide);
+    uint32_t n = patho_pool_string_size(pool, size, pos, *wide);
+    if (!n) {
+        *wide = !*wide;
+        n = patho_pool_string_size(pool, size, pos, *wide);
+    }
+    return n;
+}

@@ -21,6 +21,16 @@ bool patho_put_pool_string(gsvm_buf *b, const uint8_t *pool, uint32_t size, uint
 /* Length in bytes of the string at `off` including its terminator, or 0
  * when it has none inside the pool. */
 uint32_t patho_pool_string_size(const uint8_t *pool, uint32_t size, uint32_t off, bool wide);
+/* The pool item starting at `pos`: a wide string when a wide operand points
+ * there (ref bit 1) or, with no narrow reference (bit 2), when it looks like
+ * UTF-16LE text; else an 8-bit string.  Returns its size in bytes with the
+ * terminator, or 0 when neither encoding terminates inside the pool (then
+ * the rest is raw bytes). */
+uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsigned ref,
+                         bool *wide);
+/* Marks, per pool byte, the operands pointing there: 1 wide (data strings),
+ * 2 narrow (method names).  `refs` has pool_size bytes, zeroed. */
+void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs);
 /* A name: bare when it is [A-Za-z_][A-Za-z0-9_]*, else a quoted literal. */
 void patho_put_name(gsvm_buf *b, const char *s, uint32_t len);
 /* Always quoted, bytes >= 0x7F as \xNN. */

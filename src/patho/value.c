@@ -491,9 +491,9 @@ static gsvm_status number_op(patho_binop op, const gsvm_patho_value *a, const gs
     if (a->type == GSVM_PATHO_INT && b->type == GSVM_PATHO_INT) {
         uint32_t x = (uint32_t)a->as.i, y = (uint32_t)b->as.i;
         switch (op) {
-        case PATHO_ADD: *out = gsvm_patho_int(wrap(x + y)); return GSVM_OK;
-        case PATHO_SUB: *out = gsvm_patho_int(wrap(x - y)); return GSVM_OK;
-        case PATHO_MUL: *out = gsvm_patho_int(wrap(x * y)); return GSVM_OK;
+        case PATHO_ADD: *out = patho_mk_int(wrap(x + y)); return GSVM_OK;
+        case PATHO_SUB: *out = patho_mk_int(wrap(x - y)); return GSVM_OK;
+        case PATHO_MUL: *out = patho_mk_int(wrap(x * y)); return GSVM_OK;
         case PATHO_DIV:
         case PATHO_MOD:
             if (b->as.i == 0) {
@@ -501,21 +501,21 @@ static gsvm_status number_op(patho_binop op, const gsvm_patho_value *a, const gs
                 return GSVM_ERR_FAULT;
             }
             if (a->as.i == INT32_MIN && b->as.i == -1)
-                *out = gsvm_patho_int(op == PATHO_DIV ? INT32_MIN : 0);
+                *out = patho_mk_int(op == PATHO_DIV ? INT32_MIN : 0);
             else
-                *out = gsvm_patho_int(op == PATHO_DIV ? a->as.i / b->as.i : a->as.i % b->as.i);
+                *out = patho_mk_int(op == PATHO_DIV ? a->as.i / b->as.i : a->as.i % b->as.i);
             return GSVM_OK;
         default: break;
         }
     }
     float x = as_float(a), y = as_float(b);
     switch (op) {
-    case PATHO_ADD: *out = gsvm_patho_float(x + y); return GSVM_OK;
-    case PATHO_SUB: *out = gsvm_patho_float(x - y); return GSVM_OK;
-    case PATHO_MUL: *out = gsvm_patho_float(x * y); return GSVM_OK;
-    case PATHO_DIV: *out = gsvm_patho_float(x / y); return GSVM_OK;
-    case PATHO_MOD: *out = gsvm_patho_float(fmodf(x, y)); return GSVM_OK;
-    case PATHO_POW: *out = gsvm_patho_float(powf(x, y)); return GSVM_OK;
+    case PATHO_ADD: *out = patho_mk_float(x + y); return GSVM_OK;
+    case PATHO_SUB: *out = patho_mk_float(x - y); return GSVM_OK;
+    case PATHO_MUL: *out = patho_mk_float(x * y); return GSVM_OK;
+    case PATHO_DIV: *out = patho_mk_float(x / y); return GSVM_OK;
+    case PATHO_MOD: *out = patho_mk_float(fmodf(x, y)); return GSVM_OK;
+    case PATHO_POW: *out = patho_mk_float(powf(x, y)); return GSVM_OK;
     default: return mismatch2(op, a, b, msg, msg_size);
     }
 }
@@ -527,17 +527,17 @@ static gsvm_status vector_op(patho_binop op, const gsvm_patho_value *a, const gs
     const float *p = a->as.v, *q = b->as.v;
     if (av && bv) {
         switch (op) {
-        case PATHO_ADD: *out = gsvm_patho_cvector(p[0] + q[0], p[1] + q[1], p[2] + q[2]); return GSVM_OK;
-        case PATHO_SUB: *out = gsvm_patho_cvector(p[0] - q[0], p[1] - q[1], p[2] - q[2]); return GSVM_OK;
-        case PATHO_OR: *out = gsvm_patho_float(p[0] * q[0] + p[1] * q[1] + p[2] * q[2]); return GSVM_OK;
+        case PATHO_ADD: *out = patho_mk_cvector(p[0] + q[0], p[1] + q[1], p[2] + q[2]); return GSVM_OK;
+        case PATHO_SUB: *out = patho_mk_cvector(p[0] - q[0], p[1] - q[1], p[2] - q[2]); return GSVM_OK;
+        case PATHO_OR: *out = patho_mk_float(p[0] * q[0] + p[1] * q[1] + p[2] * q[2]); return GSVM_OK;
         case PATHO_XOR:
-            *out = gsvm_patho_cvector(p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2],
+            *out = patho_mk_cvector(p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2],
                                       p[0] * q[1] - p[1] * q[0]);
             return GSVM_OK;
         case PATHO_EQ:
         case PATHO_NEQ: {
             bool eq = p[0] == q[0] && p[1] == q[1] && p[2] == q[2];
-            *out = gsvm_patho_bool(op == PATHO_EQ ? eq : !eq);
+            *out = patho_mk_bool(op == PATHO_EQ ? eq : !eq);
             return GSVM_OK;
         }
         default: break;
@@ -545,16 +545,16 @@ static gsvm_status vector_op(patho_binop op, const gsvm_patho_value *a, const gs
     } else if (av && (b->type == GSVM_PATHO_INT || b->type == GSVM_PATHO_FLOAT)) {
         float s = as_float(b);
         if (op == PATHO_MUL) {
-            *out = gsvm_patho_cvector(p[0] * s, p[1] * s, p[2] * s);
+            *out = patho_mk_cvector(p[0] * s, p[1] * s, p[2] * s);
             return GSVM_OK;
         }
         if (op == PATHO_DIV) {
-            *out = gsvm_patho_cvector(p[0] / s, p[1] / s, p[2] / s);
+            *out = patho_mk_cvector(p[0] / s, p[1] / s, p[2] / s);
             return GSVM_OK;
         }
     } else if (bv && (a->type == GSVM_PATHO_INT || a->type == GSVM_PATHO_FLOAT) && op == PATHO_MUL) {
         float s = as_float(a);
-        *out = gsvm_patho_cvector(q[0] * s, q[1] * s, q[2] * s);
+        *out = patho_mk_cvector(q[0] * s, q[1] * s, q[2] * s);
         return GSVM_OK;
     }
     return mismatch2(op, a, b, msg, msg_size);
@@ -585,13 +585,13 @@ gsvm_status patho_binop_apply(patho_binop op, const gsvm_patho_value *a, const g
     case PATHO_XOR:
         if (a->type == GSVM_PATHO_BOOL && b->type == GSVM_PATHO_BOOL) {
             bool x = a->as.b, y = b->as.b;
-            *out = gsvm_patho_bool(op == PATHO_AND ? (x && y) : op == PATHO_OR ? (x || y) : (x != y));
+            *out = patho_mk_bool(op == PATHO_AND ? (x && y) : op == PATHO_OR ? (x || y) : (x != y));
             return GSVM_OK;
         }
         if ((a->type == GSVM_PATHO_INT || a->type == GSVM_PATHO_BOOL) &&
             (b->type == GSVM_PATHO_INT || b->type == GSVM_PATHO_BOOL)) {
             uint32_t x = (uint32_t)as_int(a), y = (uint32_t)as_int(b);
-            *out = gsvm_patho_int(wrap(op == PATHO_AND ? (x & y) : op == PATHO_OR ? (x | y) : (x ^ y)));
+            *out = patho_mk_int(wrap(op == PATHO_AND ? (x & y) : op == PATHO_OR ? (x | y) : (x ^ y)));
             return GSVM_OK;
         }
         break;
@@ -610,7 +610,7 @@ gsvm_status patho_binop_apply(patho_binop op, const gsvm_patho_value *a, const g
         } else {
             break;
         }
-        *out = gsvm_patho_bool(op == PATHO_EQ ? eq : !eq);
+        *out = patho_mk_bool(op == PATHO_EQ ? eq : !eq);
         return GSVM_OK;
     }
     case PATHO_LT:
@@ -622,7 +622,7 @@ gsvm_status patho_binop_apply(patho_binop op, const gsvm_patho_value *a, const g
             if (a->type == GSVM_PATHO_FLOAT || b->type == GSVM_PATHO_FLOAT) {
                 float x = as_float(a), y = as_float(b);
                 if (x != x || y != y) { /* NaN: every ordering is false */
-                    *out = gsvm_patho_bool(false);
+                    *out = patho_mk_bool(false);
                     return GSVM_OK;
                 }
                 c = x < y ? -1 : x > y ? 1 : 0;
@@ -636,7 +636,7 @@ gsvm_status patho_binop_apply(patho_binop op, const gsvm_patho_value *a, const g
             break;
         }
         bool r = op == PATHO_LT ? c < 0 : op == PATHO_GT ? c > 0 : op == PATHO_LE ? c <= 0 : c >= 0;
-        *out = gsvm_patho_bool(r);
+        *out = patho_mk_bool(r);
         return GSVM_OK;
     }
     }
@@ -651,28 +651,28 @@ gsvm_status patho_unop_apply(patho_unop op, const gsvm_patho_value *a, gsvm_path
     case PATHO_NULLNEQ:
         if (a->type == GSVM_PATHO_OBJECT) {
             bool null = a->as.object == 0;
-            *out = gsvm_patho_bool(op == PATHO_NULLEQ ? null : !null);
+            *out = patho_mk_bool(op == PATHO_NULLEQ ? null : !null);
             return GSVM_OK;
         }
         break;
     case PATHO_NEG:
         if (a->type == GSVM_PATHO_INT) {
-            *out = gsvm_patho_int(wrap(0u - (uint32_t)a->as.i));
+            *out = patho_mk_int(wrap(0u - (uint32_t)a->as.i));
             return GSVM_OK;
         }
         if (a->type == GSVM_PATHO_FLOAT) {
-            *out = gsvm_patho_float(-a->as.f);
+            *out = patho_mk_float(-a->as.f);
             return GSVM_OK;
         }
         if (a->type == GSVM_PATHO_CVECTOR) {
-            *out = gsvm_patho_cvector(-a->as.v[0], -a->as.v[1], -a->as.v[2]);
+            *out = patho_mk_cvector(-a->as.v[0], -a->as.v[1], -a->as.v[2]);
             return GSVM_OK;
         }
         break;
     case PATHO_NOT: {
         bool t;
         if (patho_value_truth(a, &t)) {
-            *out = gsvm_patho_bool(!t);
+            *out = patho_mk_bool(!t);
             return GSVM_OK;
         }
         break;
@@ -686,7 +686,7 @@ gsvm_status patho_unop_apply(patho_unop op, const gsvm_patho_value *a, gsvm_path
             float r = op == PATHO_SQRT ? sqrtf(x) : op == PATHO_SIN ? sinf(x)
                     : op == PATHO_COS  ? cosf(x)
                                        : asinf(x);
-            *out = gsvm_patho_float(r);
+            *out = patho_mk_float(r);
             return GSVM_OK;
         }
         break;

@@ -41,6 +41,25 @@ typedef enum patho_unop {
 const char *patho_binop_symbol(patho_binop op);
 const char *patho_unop_name(patho_unop op);
 
+/* Inline constructors for the interpreter's hot paths (the public
+ * gsvm_patho_int() etc. are the same, out of line). */
+static inline gsvm_patho_value patho_mk_bool(bool b)
+{
+    return (gsvm_patho_value){.type = GSVM_PATHO_BOOL, .as.b = b};
+}
+static inline gsvm_patho_value patho_mk_int(int32_t i)
+{
+    return (gsvm_patho_value){.type = GSVM_PATHO_INT, .as.i = i};
+}
+static inline gsvm_patho_value patho_mk_float(float f)
+{
+    return (gsvm_patho_value){.type = GSVM_PATHO_FLOAT, .as.f = f};
+}
+static inline gsvm_patho_value patho_mk_cvector(float x, float y, float z)
+{
+    return (gsvm_patho_value){.type = GSVM_PATHO_CVECTOR, .as.v = {x, y, z}};
+}
+
 /* Computes `a op b` into the fresh value *out.  GSVM_ERR_FAULT with `msg`
  * filled on a type mismatch or an integer division by zero; GSVM_ERR_LIMIT
  * when a string result would be too long; GSVM_ERR_NOMEM. */

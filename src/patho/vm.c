@@ -92,6 +92,8 @@ gsvm_status patho_vm_alloc(const gsvm_patho_program *prog, const gsvm_patho_host
         gsvm_patho_vm_free(vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
+    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++)
+        vm->shapes[op] = gsvm_patho_op_shape(op);
     vm->nglobals = prog->nglobals;
     for (uint32_t i = 0; i < prog->nglobals; i++)
         gsvm_patho_value_default(&vm->globals[i], prog->globals[i].type);
@@ -210,8 +212,11 @@ static gsvm_status pop(gsvm_patho_vm *vm, uint64_t n)
     if (n > vm->size)
         return fault(vm, "Stack underflow: popping %llu of %u slots", (unsigned long long)n,
                      vm->size);
-    for (uint64_t i = 0; i < n; i++)
-        gsvm_patho_value_free(&vm->stack[--vm->size]);
+    for (uint64_t i = 0; i < n; i++) {
+        gsvm_patho_value *v = &vm->stack[--vm->size];
+        if (v->type == GSVM_PATHO_STRING)
+            gsvm_patho_value_free(v);
+    }
     return GSVM_OK;
 }
 
@@ -422,7 +427,7 @@ static gsvm_status func_exist(gsvm_patho_vm *vm, const gsvm_patho_value *obj,
 static gsvm_status exec_operator(gsvm_patho_vm *vm, const gsvm_patho_insn *in,
                                  const gsvm_patho_opinfo *info)
 {
-    gsvm_patho_shape sh = gsvm_patho_op_shape(in->op);
+    const gsvm_patho_shape sh = vm->shapes[in->op];
     uint8_t flags = (uint8_t)in->a[sh.flag_at];
     unsigned npop = flags & sh.popmask;
     bool set = info->cls == GSVM_PATHO_C_FSET;
@@ -438,7 +443,7 @@ static gsvm_status exec_operator(gsvm_patho_vm *vm, const gsvm_patho_insn *in,
         bool has;
         if ((st = func_exist(vm, v[0], v[1], v[2], &has)) != GSVM_OK)
             return st;
-        r = gsvm_patho_bool(has);
+        r = patho_mk_bool(has);
     } else {
         opmeaning m = meaning_of(in->op);
         if (m.binop >= 0)
@@ -716,11 +721,11 @@ static gsvm_status step(gsvm_patho_vm *vm)
         if (!(y = task ? task_var(vm, a[0]) : stack_var(vm, a[0])))
             return GSVM_ERR_FAULT;
         switch (in->op) {
-        case GSVM_PATHO_OP_MovB: case GSVM_PATHO_OP_TMovB: tmp = gsvm_patho_bool(a[1] != 0); break;
-        case GSVM_PATHO_OP_MovI: case GSVM_PATHO_OP_TMovI: tmp = gsvm_patho_int((int32_t)a[1]); break;
-        case GSVM_PATHO_OP_MovF: case GSVM_PATHO_OP_TMovF: tmp = gsvm_patho_float(gsvm_patho_f32(a[1])); break;
+        case GSVM_PATHO_OP_MovB: case GSVM_PATHO_OP_TMovB: tmp = patho_mk_bool(a[1] != 0); break;
+        case GSVM_PATHO_OP_MovI: case GSVM_PATHO_OP_TMovI: tmp = patho_mk_int((int32_t)a[1]); break;
+        case GSVM_PATHO_OP_MovF: case GSVM_PATHO_OP_TMovF: tmp = patho_mk_float(gsvm_patho_f32(a[1])); break;
         case GSVM_PATHO_OP_MovV: case GSVM_PATHO_OP_TMovV:
-            tmp = gsvm_patho_cvector(gsvm_patho_f32(a[1]), gsvm_patho_f32(a[2]), gsvm_patho_f32(a[3]));
+            tmp = patho_mk_cvector(gsvm_patho_f32(a[1]), gsvm_patho_f32(a[2]), gsvm_patho_f32(a[3]));
             break;
         default:
             if ((st = pool_string(vm, a[1], &tmp)) != GSVM_OK)
@@ -758,11 +763,11 @@ static gsvm_status step(gsvm_patho_vm *vm)
             return fault(vm, "Out of memory");
         st = push(vm, &tmp);
         break;
-    case GSVM_PATHO_OP_PushB: tmp = gsvm_patho_bool(a[0] != 0); st = push(vm, &tmp); break;
-    case GSVM_PATHO_OP_PushI: tmp = gsvm_patho_int((int32_t)a[0]); st = push(vm, &tmp); break;
-    case GSVM_PATHO_OP_PushF: tmp = gsvm_patho_float(gsvm_patho_f32(a[0])); st = push(vm, &tmp); break;
+    case GSVM_PATHO_OP_PushB: tmp = patho_mk_bool(a[0] != 0); st = push(vm, &tmp); break;
+    case GSVM_PATHO_OP_PushI: tmp = patho_mk_int((int32_t)a[0]); st = push(vm, &tmp); break;
+    case GSVM_PATHO_OP_PushF: tmp = patho_mk_float(gsvm_patho_f32(a[0])); st = push(vm, &tmp); break;
     case GSVM_PATHO_OP_PushVec:
-        tmp = gsvm_patho_cvector(gsvm_patho_f32(a[0]), gsvm_patho_f32(a[1]), gsvm_patho_f32(a[2]));
+        tmp = patho_mk_cvector(gsvm_patho_f32(a[0]), gsvm_patho_f32(a[1]), gsvm_patho_f32(a[2]));
         st = push(vm, &tmp);
         break;
     case GSVM_PATHO_OP_PushS:
@@ -784,7 +789,7 @@ static gsvm_status step(gsvm_patho_vm *vm)
                          gsvm_patho_type_name(x->type));
         if (index < 0 || index > 2)
             return fault(vm, "vector component %d out of range", index);
-        tmp = gsvm_patho_float(x->as.v[index]);
+        tmp = patho_mk_float(x->as.v[index]);
         st = push(vm, &tmp);
         break;
     }
@@ -797,7 +802,7 @@ static gsvm_status step(gsvm_patho_vm *vm)
                          gsvm_patho_type_name(x->type));
         if (index < 0 || index > 2)
             return fault(vm, "vector component %d out of range", index);
-        tmp = gsvm_patho_float(0);
+        tmp = patho_mk_float(0);
         if ((st = assign(vm, &tmp, y)) != GSVM_OK)
             return st;
         x->as.v[index] = tmp.as.f;

@@ -58,6 +58,8 @@ struct gsvm_patho_vm {
     char fault[256];
     int64_t fault_op;
 
+    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per opcode, from isa.def */
+
     /* scratch for host calls */
     gsvm_patho_value **argv;
     uint32_t argv_cap;

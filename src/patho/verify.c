@@ -1,0 +1,511 @@
+/* The verifier: operand ranges and the stack depth along every path.
+ *
+ * Stack model.  The VM has one flat stack; a function (a Call target) reads
+ * and pops slots its caller pushed (the return slot, the arguments), so
+ * depth is tracked relative to each function's entry and summarised as
+ *   need  - how many slots below its entry the function reaches,
+ *   net   - how the caller's depth changes when it returns,
+ *   peak  - how far above its entry it grows.
+ * A Call checks need against the caller's depth at the call; the roots —
+ * RunOp (depth 0) and every event handler (depth = its argument count,
+ * popped again by Return's extraPop) — check their own need against their
+ * entry depth.  TaskCall inserts the task's variable slots (+nvars) and the
+ * matching TaskReturn removes them, so a per-path stack of open tasks is
+ * kept.  Each function's instructions are visited once (the first depth
+ * seen at an instruction is kept; a different depth along another path is
+ * reported), so the analysis is linear per function. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "patho/internal.h"
+#include "patho/isa.h"
+#include "patho/text.h"
+
+#define MAX_OPEN_TASKS 8
+#define MAX_NEST 200
+#define UNVISITED INT64_MIN
+
+typedef struct vstate {
+    int64_t depth;
+    uint8_t ntasks;
+    uint32_t tasks[MAX_OPEN_TASKS];
+} vstate;
+
+/* Each time an instruction reaches further below the entry than any before
+ * it (in visiting order), a record: so the first instruction that goes
+ * below any threshold is the first record above it. */
+typedef struct record {
+    uint32_t insn;
+    int64_t below, depth;
+} record;
+
+typedef struct summary {
+    uint8_t state; /* 0 not analysed, 1 in progress, 2 done */
+    bool returns;
+    int64_t need, net, peak;
+    record *rec;
+    uint32_t nrec, caprec;
+} summary;
+
+typedef struct verifier {
+    const gsvm_patho_program *p;
+    gsvm_patho_issue *issues;
+    size_t count, cap;
+    bool oom;
+    summary *fn; /* by entry instruction */
+    uint8_t *reported; /* per instruction: a depth issue was already reported */
+    int nest;
+} verifier;
+
+static void issue(verifier *V, long insn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void issue(verifier *V, long insn, const char *fmt, ...)
+{
+    if (V->oom || V->count >= 100000)
+        return;
+    if (V->count == V->cap) {
+        size_t ncap = V->cap ? V->cap * 2 : 16;
+        gsvm_patho_issue *n = realloc(V->issues, ncap * sizeof *n);
+        if (!n) {
+            V->oom = true;
+            return;
+        }
+        V->issues = n;
+        V->cap = ncap;
+    }
+    gsvm_patho_issue *is = &V->issues[V->count++];
+    is->insn = insn;
+    is->offset = insn >= 0 && (uint32_t)insn < V->p->ninsns ? (long long)V->p->insns[insn].offset : -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(is->message, sizeof is->message, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- operands ------------------------------------------------------------- */
+
+static bool type_ok(uint8_t t) { return t >= 1 && t <= 6; }
+
+static void check_types(verifier *V, long insn, const uint8_t *t, uint32_t n, const char *what)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!type_ok(t[i])) {
+            issue(V, insn, "%s: unknown type code %u", what, t[i]);
+            return;
+        }
+}
+
+static void check_events(verifier *V, const gsvm_patho_event *ev, uint32_t n, const char *where)
+{
+    const gsvm_patho_program *p = V->p;
+    for (uint32_t e = 0; e < n; e++) {
+        if (ev[e].op >= p->ninsns)
+            issue(V, -1, "%s event %u: handler op %u outside the code (%u instructions)", where,
+                  ev[e].id, ev[e].op, p->ninsns);
+        check_types(V, -1, ev[e].arg_types, ev[e].nargs, where);
+        for (uint32_t f = 0; f < e; f++)
+            if (ev[f].id == ev[e].id) {
+                issue(V, -1, "%s: event %u has two handlers", where, ev[e].id);
+                break;
+            }
+    }
+}
+
+/* Pool items as the listing shows them: the item containing each byte. */
+static uint32_t *pool_items(verifier *V, uint8_t **wide_out)
+{
+    const gsvm_patho_program *p = V->p;
+    uint8_t *refs = calloc(p->pool_size + 1, 1);
+    uint32_t *start = malloc((p->pool_size + 1) * sizeof *start);
+    uint8_t *wide = calloc(p->pool_size + 1, 1);
+    if (!refs || !start || !wide) {
+        free(refs);
+        free(start);
+        free(wide);
+        V->oom = true;
+        return NULL;
+    }
+    patho_pool_refs(p, refs);
+    for (uint32_t pos = 0; pos < p->pool_size;) {
+        bool w;
+        uint32_t n = patho_pool_item(p->pool, p->pool_size, pos, refs[pos], &w);
+        uint8_t kind = n ? (w ? 1 : 2) : 0;
+        if (!n)
+            n = p->pool_size - pos;
+        for (uint32_t i = pos; i < pos + n; i++) {
+            start[i] = pos;
+            wide[i] = kind;
+        }
+        pos += n;
+    }
+    free(refs);
+    *wide_out = wide;
+    return start;
+}
+
+static void check_operands(verifier *V)
+{
+    const gsvm_patho_program *p = V->p;
+    uint8_t *kind = NULL;
+    uint32_t *start = pool_items(V, &kind);
+    if (!start)
+        return;
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
+        const char *ops = info->operands;
+        for (unsigned k = 0; ops[k]; k++) {
+            uint32_t v = in->a[k];
+            switch (ops[k]) {
+            case 'j':
+                if (v >= p->ninsns)
+                    issue(V, i, "%s target %u outside the code (%u instructions)", info->name, v,
+                          p->ninsns);
+                break;
+            case 'k':
+                if (v >= p->ntasks)
+                    issue(V, i, "TaskCall of task %u, but there are %u tasks", v, p->ntasks);
+                break;
+            case 'g':
+                if (v >= p->nglobals)
+                    issue(V, i, "%s global g%u, but there are %u globals", info->name, v, p->nglobals);
+                break;
+            case 'T':
+                if (v > 1)
+                    issue(V, i, "%s addressing mode %u (0 stack or 1 task)", info->name, v);
+                break;
+            case 'b':
+                if (in->op != GSVM_PATHO_OP_JumpB && v > 1)
+                    issue(V, i, "%s bool literal %u (0 or 1)", info->name, v);
+                break;
+            case 'L': check_types(V, i, p->vtypes + in->list, in->list_len, "PushV"); break;
+            case 'F': case 'R':
+                for (uint32_t a = 0; a < in->list_len; a++)
+                    if (p->args[in->list + a].mode > 1) {
+                        issue(V, i, "%s argument %u: addressing mode %u (0 stack or 1 task)", info->name,
+                              a + 1, p->args[in->list + a].mode);
+                        break;
+                    }
+                break;
+            case 's': case 'n': {
+                bool want_wide = ops[k] == 's';
+                const char *what = want_wide ? "string" : "method name";
+                if (v >= p->pool_size) {
+                    issue(V, i, "%s %s at pool offset 0x%x outside the pool (%u bytes)", info->name, what,
+                          v, p->pool_size);
+                    break;
+                }
+                if (!patho_pool_string_size(p->pool, p->pool_size, v, want_wide)) {
+                    issue(V, i, "%s %s at @0x%x has no terminator inside the pool", info->name, what, v);
+                    break;
+                }
+                uint8_t kd = kind[v];
+                if (kd == 0 || (kd == 1) != want_wide)
+                    issue(V, i, "%s %s @0x%x points into %s at @0x%x", info->name, what, v,
+                          kd == 1 ? "a UTF-16 string" : kd == 2 ? "an 8-bit string" : "raw bytes",
+                          start[v]);
+                else if (want_wide && (v - start[v]) % 2)
+                    issue(V, i, "%s string @0x%x is not on a character of the UTF-16 string at @0x%x",
+                          info->name, v, start[v]);
+                break;
+            }
+            }
+        }
+    }
+    free(start);
+    free(kind);
+}
+
+/* ---- stack depth ----------------------------------------------------------- */
+
+static void analyse(verifier *V, uint32_t entry);
+
+/* Largest Stack[-N] an instruction reads (stack-addressed operands only). */
+static int64_t max_read(const gsvm_patho_program *p, const gsvm_patho_insn *in)
+{
+    const char *ops = gsvm_patho_ops[in->op].operands;
+    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
+    int64_t m = 0;
+    unsigned mi = 0;
+    for (unsigned k = 0; ops[k]; k++) {
+        uint32_t v = in->a[k];
+        bool stack = false;
+        switch (ops[k]) {
+        case 'v': stack = true; break;
+        case 'm': stack = !(flag & gsvm_patho_mode_bit(mi++)); break;
+        case 'a':
+            stack = ops[k + 1] == 'T' ? in->a[k + 1] == 0 : !(in->a[k + 2] & 1);
+            break;
+        case 'F': case 'R':
+            for (uint32_t a = 0; a < in->list_len; a++)
+                if (p->args[in->list + a].mode == 0 && p->args[in->list + a].var > m)
+                    m = p->args[in->list + a].var;
+            break;
+        }
+        if (stack && v > m)
+            m = v;
+    }
+    return m;
+}
+
+static uint32_t task_vars(const gsvm_patho_program *p, uint32_t t)
+{
+    return t < p->ntasks ? p->tasks[t].nvars : 0;
+}
+
+static void analyse(verifier *V, uint32_t entry)
+{
+    const gsvm_patho_program *p = V->p;
+    summary *S = &V->fn[entry];
+    S->state = 1;
+    S->need = 0;
+    S->peak = 0;
+    if (++V->nest > MAX_NEST) {
+        issue(V, entry, "calls nest too deeply to analyse the stack");
+        S->state = 2;
+        S->returns = true;
+        V->nest--;
+        return;
+    }
+    vstate *st = malloc((size_t)p->ninsns * sizeof *st);
+    uint32_t *work = malloc((size_t)(p->ninsns + 1) * sizeof *work);
+    if (!st || !work) {
+        free(st);
+        free(work);
+        V->oom = true;
+        S->state = 2;
+        V->nest--;
+        return;
+    }
+    for (uint32_t i = 0; i < p->ninsns; i++)
+        st[i].depth = UNVISITED;
+    size_t nwork = 0;
+    st[entry].depth = 0;
+    st[entry].ntasks = 0;
+    work[nwork++] = entry;
+    bool have_net = false;
+    while (nwork && !V->oom) {
+        uint32_t i = work[--nwork];
+        vstate s = st[i];
+        const gsvm_patho_insn *in = &p->insns[i];
+        const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
+        gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+        int64_t d = s.depth, reach = max_read(p, in), pops = 0, push = 0;
+        uint32_t succ[2];
+        int nsucc = 0;
+        bool falls = true;
+        switch (info->cls) {
+        case GSVM_PATHO_C_PUSH: push = 1; break;
+        case GSVM_PATHO_C_PUSHV: push = in->list_len; break;
+        case GSVM_PATHO_C_POPN: pops = in->a[0]; break;
+        case GSVM_PATHO_C_POPE: pops = (in->a[2] & 2) ? 0 : 1; break;
+        case GSVM_PATHO_C_POPGE: pops = (in->a[1] & 1) ? 0 : 1; break;
+        case GSVM_PATHO_C_FPUSH: pops = in->a[shape.flag_at] & shape.popmask; push = 1; break;
+        case GSVM_PATHO_C_FSET: pops = in->a[shape.flag_at] & shape.popmask; break;
+        case GSVM_PATHO_C_JUMP:
+            falls = false;
+            if (in->a[0] < p->ninsns)
+                succ[nsucc++] = in->a[0];
+            break;
+        case GSVM_PATHO_C_JUMPB:
+            pops = in->a[3];
+            if (in->a[1] < p->ninsns)
+                succ[nsucc++] = in->a[1];
+            break;
+        case GSVM_PATHO_C_RETURN: pops = in->a[0]; falls = false; break;
+        case GSVM_PATHO_C_TCALL:
+            push = task_vars(p, in->a[0]);
+            if (s.ntasks < MAX_OPEN_TASKS)
+                s.tasks[s.ntasks++] = in->a[0];
+            break;
+        case GSVM_PATHO_C_TRET:
+            if (s.ntasks)
+                pops = task_vars(p, s.tasks[--s.ntasks]);
+            else if (!V->reported[i]) {
+                V->reported[i] = 1;
+                issue(V, i, "TaskReturn without a TaskCall before it in this function");
+            }
+            break;
+        case GSVM_PATHO_C_CALL: {
+            uint32_t t = in->a[0];
+            if (t >= p->ninsns)
+                break;
+            if (V->fn[t].state == 0)
+                analyse(V, t);
+            const summary *c = &V->fn[t];
+            if (c->need > reach)
+                reach = c->need;
+            if (d + c->peak > S->peak)
+                S->peak = d + c->peak;
+            if (c->state == 2 && !c->returns)
+                falls = false; /* the callee never returns */
+            else
+                push = c->state == 2 ? c->net : 0;
+            break;
+        }
+        default: break;
+        }
+        /* how far below this function's entry the instruction reaches */
+        int64_t below = (reach > pops ? reach : pops) - d;
+        if (below > S->need) {
+            S->need = below;
+            if (S->nrec == S->caprec) {
+                uint32_t nc = S->caprec ? S->caprec * 2 : 4;
+                record *r = realloc(S->rec, nc * sizeof *r);
+                if (!r) {
+                    V->oom = true;
+                    break;
+                }
+                S->rec = r;
+                S->caprec = nc;
+            }
+            S->rec[S->nrec++] = (record){i, below, d};
+        }
+        int64_t nd = d - pops + push;
+        if (nd > S->peak)
+            S->peak = nd;
+        if (info->cls == GSVM_PATHO_C_RETURN) {
+            if (!have_net) {
+                S->net = nd;
+                have_net = true;
+            } else if (S->net != nd && !V->reported[i]) {
+                V->reported[i] = 1;
+                issue(V, i, "returns with the stack %+lld from its entry; another Return leaves %+lld",
+                      (long long)nd, (long long)S->net);
+            }
+        }
+        if (falls) {
+            if (i + 1 < p->ninsns)
+                succ[nsucc++] = i + 1;
+            else if (!V->reported[i]) {
+                V->reported[i] = 1;
+                issue(V, i, "execution runs past the end of the code");
+            }
+        }
+        for (int k = 0; k < nsucc; k++) {
+            uint32_t n = succ[k];
+            if (st[n].depth == UNVISITED) {
+                st[n] = s;
+                st[n].depth = nd;
+                work[nwork++] = n;
+            } else if (st[n].depth != nd && !V->reported[n]) {
+                V->reported[n] = 1;
+                issue(V, n, "stack depth differs between paths into this instruction (%+lld and %+lld)",
+                      (long long)st[n].depth, (long long)nd);
+            }
+        }
+    }
+    S->returns = have_net;
+    S->state = 2;
+    free(st);
+    free(work);
+    V->nest--;
+}
+
+static void check_root(verifier *V, uint32_t op, int64_t entry_depth, const char *what)
+{
+    const gsvm_patho_program *p = V->p;
+    if (op >= p->ninsns)
+        return;
+    if (V->fn[op].state == 0)
+        analyse(V, op);
+    const summary *S = &V->fn[op];
+    for (uint32_t r = 0; r < S->nrec; r++) {
+        const record *rc = &S->rec[r];
+        if (rc->below <= entry_depth)
+            continue;
+        const gsvm_patho_insn *in = &p->insns[rc->insn];
+        issue(V, rc->insn,
+              "stack depth goes negative on a path from %s: %s at depth %lld reaches %lld slot(s) "
+              "below the bottom",
+              what, gsvm_patho_ops[in->op].name, (long long)(rc->depth + entry_depth),
+              (long long)(rc->below - entry_depth));
+        break;
+    }
+}
+
+static gsvm_status run(const gsvm_patho_program *p, bool operands, gsvm_patho_issue **issues,
+                       size_t *count, uint32_t *max_stack, gsvm_error *err)
+{
+    verifier V;
+    memset(&V, 0, sizeof V);
+    V.p = p;
+    V.fn = calloc(p->ninsns + 1, sizeof *V.fn);
+    V.reported = calloc(p->ninsns + 1, 1);
+    if (!V.fn || !V.reported) {
+        free(V.fn);
+        free(V.reported);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    if (operands) {
+        if (p->ntasks == 0)
+            issue(&V, -1, "no tasks: RunTask %u does not exist", p->run_task);
+        else if (p->run_task >= p->ntasks)
+            issue(&V, -1, "RunTask %u out of range (%u tasks)", p->run_task, p->ntasks);
+        if (p->run_op >= p->ninsns)
+            issue(&V, -1, "RunOp %u outside the code (%u instructions)", p->run_op, p->ninsns);
+        for (uint32_t g = 0; g < p->nglobals; g++)
+            if (!type_ok(p->globals[g].type))
+                issue(&V, -1, "global g%u: unknown type code %u", g, p->globals[g].type);
+        for (uint32_t t = 0; t < p->ntasks; t++) {
+            char where[32];
+            snprintf(where, sizeof where, "task %u", t);
+            check_types(&V, -1, p->tasks[t].var_types, p->tasks[t].nvars, where);
+            check_events(&V, p->tasks[t].events, p->tasks[t].nevents, where);
+        }
+        check_events(&V, p->events, p->nevents, "global");
+        check_operands(&V);
+    }
+    int64_t peak = 0;
+    char what[64];
+    check_root(&V, p->run_op, 0, "RunOp");
+    if (p->run_op < p->ninsns)
+        peak = V.fn[p->run_op].peak;
+    for (uint32_t t = 0; t < p->ntasks; t++)
+        for (uint32_t e = 0; e < p->tasks[t].nevents; e++) {
+            const gsvm_patho_event *ev = &p->tasks[t].events[e];
+            snprintf(what, sizeof what, "task %u event %u", t, ev->id);
+            check_root(&V, ev->op, ev->nargs, what);
+            if (ev->op < p->ninsns && V.fn[ev->op].peak + ev->nargs > peak)
+                peak = V.fn[ev->op].peak + ev->nargs;
+        }
+    for (uint32_t e = 0; e < p->nevents; e++) {
+        snprintf(what, sizeof what, "global event %u", p->events[e].id);
+        check_root(&V, p->events[e].op, p->events[e].nargs, what);
+        if (p->events[e].op < p->ninsns && V.fn[p->events[e].op].peak + p->events[e].nargs > peak)
+            peak = V.fn[p->events[e].op].peak + p->events[e].nargs;
+    }
+    for (uint32_t i = 0; i <= p->ninsns; i++)
+        free(V.fn[i].rec);
+    free(V.fn);
+    free(V.reported);
+    if (V.oom) {
+        free(V.issues);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    if (max_stack)
+        *max_stack = peak < 0 ? 0 : peak > UINT32_MAX ? UINT32_MAX : (uint32_t)peak;
+    if (issues) {
+        *issues = V.issues;
+        *count = V.count;
+    } else {
+        free(V.issues);
+    }
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_patho_verify(const gsvm_patho_program *p, gsvm_patho_issue **issues,
+                              size_t *count, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    *issues = NULL;
+    *count = 0;
+    return run(p, true, issues, count, NULL, err);
+}
+
+gsvm_status patho_max_stack(const gsvm_patho_program *p, uint32_t *out, gsvm_error *err)
+{
+    return run(p, false, NULL, NULL, out, err);
+}
