@@ -38,7 +38,7 @@ WORLDLESS_EXTRA = {
     "llAcos", "llAsin", "llDumpList2String", "llFrand", "llGenerateKey",
     "llList2ListStrided", "llListFindList", "llListFindListNext",
     "llListRandomize", "llListSort", "llListSortStrided",
-    "llListStatistics", "llMD5String", "llSHA1String", "llSHA256String",
+    "llListStatistics", "llMD5String", "llSHA1String", "llSHA256String", "llComputeHash", "llHash",
     "llHMAC", "llRound", "llLinear2sRGB", "llsRGB2Linear",
 }
 # Functions the script VM itself services (time, timers, sleep, listens, reset,

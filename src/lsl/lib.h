@@ -17,7 +17,7 @@
 #define LSL_NATIVES_STRING(X)                                                                 \
     X(llStringLength) X(llGetSubString) X(llDeleteSubString) X(llInsertString)                \
     X(llSubStringIndex) X(llToUpper) X(llToLower) X(llStringTrim) X(llEscapeURL)              \
-    X(llUnescapeURL) X(llChar) X(llOrd) X(llReplaceSubString)
+    X(llUnescapeURL) X(llChar) X(llOrd) X(llReplaceSubString) X(llHash)
 #define LSL_NATIVES_LIST(X)                                                                   \
     X(llGetListLength) X(llList2Integer) X(llList2Float) X(llList2String) X(llList2Key)       \
     X(llList2Vector) X(llList2Rot) X(llList2List) X(llDeleteSubList) X(llGetListEntryType)    \
@@ -28,7 +28,7 @@
 #define LSL_NATIVES_CODEC(X)                                                                  \
     X(llStringToBase64) X(llBase64ToString) X(llIntegerToBase64) X(llBase64ToInteger)        \
     X(llXorBase64) X(llXorBase64Strings) X(llXorBase64StringsCorrect) X(llMD5String)         \
-    X(llSHA1String) X(llSHA256String) X(llHMAC) X(llGenerateKey)
+    X(llSHA1String) X(llSHA256String) X(llHMAC) X(llGenerateKey) X(llComputeHash)
 #define LSL_NATIVES_JSON(X)                                                                   \
     X(llJsonGetValue) X(llJsonSetValue) X(llJsonValueType) X(llJson2List) X(llList2Json)
 

@@ -232,6 +232,23 @@ gsvm_status lsl_lib_llSHA256String(lsl_call_ctx *ctx, const lsl_value *a, lsl_va
     return hex_digest(ctx, "sha256", sdata(&a[0]), slen(&a[0]), ret);
 }
 
+gsvm_status lsl_lib_llComputeHash(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
+{
+    /* Lower-case hex digest of message with "md5", "md5_sha1" (the two
+     * concatenated, libcrypto's MD5-SHA1), "sha1", "sha224", "sha256",
+     * "sha384" or "sha512"; any other name returns "" (SL reports an error
+     * on DEBUG_CHANNEL and continues). */
+    static const char *const names[][2] = {{"md5", "md5"}, {"md5_sha1", "md5-sha1"}, {"sha1", "sha1"},
+                                           {"sha224", "sha224"}, {"sha256", "sha256"}, {"sha384", "sha384"},
+                                           {"sha512", "sha512"}};
+    const char *algo = sdata(&a[1]);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i][0]) == slen(&a[1]) && strcmp(algo, names[i][0]) == 0)
+            return hex_digest(ctx, names[i][1], sdata(&a[0]), slen(&a[0]), ret);
+    *ret = lsl_empty(LSL_TYPE_STRING);
+    return GSVM_OK;
+}
+
 gsvm_status lsl_lib_llHMAC(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
     /* Base64 of HMAC(private_key, msg) (RFC 2104) with "md5", "sha1",

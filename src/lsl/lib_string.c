@@ -282,3 +282,15 @@ gsvm_status lsl_lib_llReplaceSubString(lsl_call_ctx *ctx, const lsl_value *a, ls
     gsvm_buf_append(&b, s + pos, sl - pos);
     return lsl_ret_buf(ctx, LSL_TYPE_STRING, &b, ret);
 }
+
+gsvm_status lsl_lib_llHash(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
+{
+    /* SDBM over the characters (code points): h = c + (h << 6) + (h << 16)
+     * - h in 32 bits, as the wiki specifies; "" gives 0. */
+    const char *s = sdata(&a[0]);
+    size_t len = slen(&a[0]);
+    uint32_t h = 0;
+    for (size_t i = 0; i < len; i = lsl_utf8_next(s, len, i))
+        h = lsl_utf8_decode(s, len, i) + (h << 6) + (h << 16) - h;
+    return lsl_ret_int(ret, (int32_t)h);
+}

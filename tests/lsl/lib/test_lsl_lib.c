@@ -484,6 +484,18 @@ static void test_codecs(void)
     longkey[200] = 0;
     CHECK_STR(T(call("llHMAC", 3, S(longkey), S("msg"), S("sha1"))), "suZPto5wlkY6nSN0n5BnmAn9uPo=");
     CHECK_STR(T(call("llHMAC", 3, S("k"), S("m"), S("crc32"))), "");
+    CHECK_STR(T(call("llComputeHash", 2, S("Hello, Avatar!"), S("md5_sha1"))),
+              "6835e66e45dab9961a41c2fe64ac1d6a2e73318e547af1b28cc0c96f95ddc9b1ee906b8d");
+    CHECK_STR(T(call("llComputeHash", 2, S("Hello, Avatar!"), S("sha512"))),
+              "696cba0b626504df843ac601a953c81e3629ba3d3de6051f700b5a455fcc86681eed5195d398184a0fe26a1d72c7c8c9377c50e7720a34367916ff726bb5ab28");
+    CHECK_STR(T(call("llComputeHash", 2, S("Hello, Avatar!"), S("sha256"))),
+              "3a9f9d2e4360319a62139d19bd425c16fb8439b832d74d5221ca75b54c35b4f2");
+    CHECK_STR(T(call("llComputeHash", 2, S("x"), S("SHA256"))), "");
+    /* llHash: SDBM over code points (the wiki's specification) */
+    CHECK_INT(call("llHash", 1, S("")).u.i, 0);
+    CHECK_INT(call("llHash", 1, S("a")).u.i, 97);
+    CHECK_INT(call("llHash", 1, S("ab")).u.i, 6363201);
+    CHECK_INT(call("llHash", 1, S("Hello, Avatar! \xc3\xa9\xf0\x9f\x98\x80")).u.i, 785526197);
     /* llGenerateKey: valid, version 4, distinct, reproducible */
     lsl_lib_state a, b;
     lsl_lib_state_init(&a, 7);
