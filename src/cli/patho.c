@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "base/file.h"
 #include "cli/args.h"
@@ -170,10 +172,150 @@ static int cmd_verify(int argc, char **argv)
     return n ? EXIT_INPUT : 0;
 }
 
+static int cmd_stats(int argc, char **argv)
+{
+    const char *layout_s = NULL;
+    bool json = false;
+    const gsvm_opt opts[] = {
+        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
+        {"--json", 0, OPT_FLAG, &json, NULL, "one JSON object per file instead of text", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho stats", "FILE.bin... [--json] [--layout alpha|hd]",
+                                 "Figures about .bin scripts: sections, pool strings, functions, the "
+                                 "deepest stack\nand how often each opcode occurs.",
+                                 opts, 1, 4096};
+    const char *pos[4096];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+        return rc;
+    for (int f = 0; f < npos; f++) {
+        gsvm_error err;
+        gsvm_patho_program *p;
+        if (gsvm_patho_load_file(pos[f], layout, &p, &err) != GSVM_OK)
+            return gsvm_cli_fail(&err);
+        gsvm_patho_stats s;
+        gsvm_status st = gsvm_patho_stats_compute(p, &s, &err);
+        gsvm_patho_layout lay = p->layout;
+        gsvm_patho_free(p);
+        if (st != GSVM_OK)
+            return gsvm_cli_fail(&err);
+        /* opcodes by count, most frequent first */
+        unsigned order[128], nops = gsvm_patho_op_count();
+        for (unsigned i = 0; i < nops; i++)
+            order[i] = i;
+        for (unsigned i = 1; i < nops; i++)
+            for (unsigned j = i; j > 0 && s.op_counts[order[j]] > s.op_counts[order[j - 1]]; j--) {
+                unsigned t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        if (json) {
+            json_t *o = json_object(), *ops = json_object();
+            json_object_set_new(o, "file", json_string(pos[f]));
+            json_object_set_new(o, "layout", json_string(gsvm_patho_layout_name(lay)));
+            json_object_set_new(o, "bytes", json_integer(s.file_size));
+            json_object_set_new(o, "code_bytes", json_integer(s.code_bytes));
+            json_object_set_new(o, "pool_bytes", json_integer(s.pool_bytes));
+            json_object_set_new(o, "pool_strings_wide", json_integer(s.pool_strings_wide));
+            json_object_set_new(o, "pool_strings_narrow", json_integer(s.pool_strings_narrow));
+            json_object_set_new(o, "globals", json_integer(s.globals));
+            json_object_set_new(o, "imports", json_integer(s.imports));
+            json_object_set_new(o, "tasks", json_integer(s.tasks));
+            json_object_set_new(o, "task_events", json_integer(s.task_events));
+            json_object_set_new(o, "global_events", json_integer(s.global_events));
+            json_object_set_new(o, "instructions", json_integer(s.instructions));
+            json_object_set_new(o, "functions", json_integer(s.functions));
+            json_object_set_new(o, "native_calls", json_integer(s.native_calls));
+            json_object_set_new(o, "method_calls", json_integer(s.method_calls));
+            json_object_set_new(o, "max_stack", json_integer(s.max_stack));
+            for (unsigned i = 0; i < nops && s.op_counts[order[i]]; i++)
+                json_object_set_new(ops, gsvm_patho_op_name(order[i]), json_integer(s.op_counts[order[i]]));
+            json_object_set_new(o, "opcodes", ops);
+            char *txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            json_decref(o);
+            if (!txt)
+                return EXIT_INPUT;
+            printf("%s\n", txt);
+            free(txt);
+            continue;
+        }
+        printf("file:           %s\n", pos[f]);
+        printf("layout:         %s\n", gsvm_patho_layout_name(lay));
+        printf("bytes:          %u (code %u, pool %u)\n", s.file_size, s.code_bytes, s.pool_bytes);
+        printf("pool strings:   %u UTF-16, %u 8-bit\n", s.pool_strings_wide, s.pool_strings_narrow);
+        printf("globals:        %u\n", s.globals);
+        printf("imports:        %u\n", s.imports);
+        printf("tasks:          %u (%u events)\n", s.tasks, s.task_events);
+        printf("global events:  %u\n", s.global_events);
+        printf("instructions:   %u\n", s.instructions);
+        printf("functions:      %u\n", s.functions);
+        printf("native calls:   %u Func, %u ObjFunc/TObjFunc\n", s.native_calls, s.method_calls);
+        printf("max stack:      %u\n", s.max_stack);
+        printf("opcodes:\n");
+        for (unsigned i = 0; i < nops && s.op_counts[order[i]]; i++)
+            printf("  %-14s %u\n", gsvm_patho_op_name(order[i]), s.op_counts[order[i]]);
+        if (f + 1 < npos)
+            printf("\n");
+    }
+    return 0;
+}
+
+static int cmd_cfg(int argc, char **argv)
+{
+    const char *layout_s = NULL, *out = NULL;
+    uint64_t task = 0;
+    bool task_seen = false;
+    const gsvm_opt opts[] = {
+        {"--task", 0, OPT_U64, &task, "N", "the task to draw (default: RunTask)", &task_seen},
+        {"--output", 'o', OPT_STRING, &out, "FILE", "write the dot text to FILE (default stdout)", NULL},
+        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho cfg", "FILE.bin [--task N] [-o OUT.dot]",
+                                 "The control-flow graph of one task as Graphviz dot: basic blocks "
+                                 "reached from its\nevent handlers (and RunOp), calls dashed.  "
+                                 "Render with: dot -Tsvg OUT.dot",
+                                 opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+        return rc;
+    gsvm_error err;
+    gsvm_patho_program *p;
+    if (gsvm_patho_load_file(pos[0], layout, &p, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    if (!task_seen)
+        task = p->run_task;
+    if (task >= p->ntasks) {
+        fprintf(stderr, "%s: task %llu does not exist (%u tasks)\n", spec.command,
+                (unsigned long long)task, p->ntasks);
+        gsvm_patho_free(p);
+        return EXIT_USAGE;
+    }
+    char *text;
+    size_t len;
+    gsvm_status st = gsvm_patho_cfg_dot(p, (uint32_t)task, &text, &len, &err);
+    gsvm_patho_free(p);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    rc = write_out(out, text, len);
+    free(text);
+    return rc;
+}
+
 static const gsvm_verb verbs[] = {
     {"list", cmd_list, "print a lossless listing of a .bin script"},
     {"asm", cmd_asm, "assemble a listing (ours or pathologic_re's) into a .bin"},
     {"verify", cmd_verify, "check operand ranges and stack depth; exit 1 listing each violation"},
+    {"stats", cmd_stats, "figures: sections, strings, functions, max stack, opcode counts"},
+    {"cfg", cmd_cfg, "control-flow graph of a task as Graphviz dot"},
     {"run", gsvm_cli_patho_run, "run a script from RunTask/RunOp with a JSON Lines host"},
     {NULL, NULL, NULL},
 };

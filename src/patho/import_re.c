@@ -661,6 +661,14 @@ static bool starts(const char *s, const char *end, const char *lit)
     return (size_t)(end - s) >= n && memcmp(s, lit, n) == 0;
 }
 
+static bool contains(const char *s, const char *end, const char *lit)
+{
+    for (; s < end; s++)
+        if (starts(s, end, lit))
+            return true;
+    return false;
+}
+
 static int hexval(char c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
@@ -677,9 +685,9 @@ static gsvm_patho_layout detect_layout(const char *text, size_t len)
         const char *c = memchr(s, ':', (size_t)(le - s));
         if (starts(s, le, "0x") && c) {
             c = skip_spaces(c + 1, le);
-            if (starts(c, le, "Call2 ") || starts(c, le, "CString"))
+            if (starts(c, le, "Call2 ") || starts(c, le, "CString") || contains(c, le, "= CString2("))
                 return GSVM_PATHO_LAYOUT_HD;
-            if (starts(c, le, "Call ") || strstr(c, "= CString2(") == c)
+            if (starts(c, le, "Call "))
                 call = true;
         }
         s = nl ? nl + 1 : end;

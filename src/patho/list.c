@@ -155,6 +155,12 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
     }
 }
 
+void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, gsvm_buf *b)
+{
+    lister L = {p, b, NULL, NULL};
+    put_insn(&L, in);
+}
+
 static void mark(lister *L)
 {
     const gsvm_patho_program *p = L->p;
