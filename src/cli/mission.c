@@ -215,13 +215,17 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
                               "\"host\" must be accept, refuse, stall, pending, drop, no_cancel, unpublished or mismatch");
     }
     if (json_is_true(json_object_get(line, "reopen"))) {
-        if (gsvm_mission_reopen(m, &err) != GSVM_OK)
-            return gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+        if (gsvm_mission_reopen(m, &err) != GSVM_OK) {
+            gsvm_cli_fail(&err);
+            return EXIT_INPUT;
+        }
         return -1;
     }
     if (json_is_true(json_object_get(line, "reload_script"))) {
-        if (gsvm_mission_reload_script(m, src, srclen, &err) != GSVM_OK)
-            return gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+        if (gsvm_mission_reload_script(m, src, srclen, &err) != GSVM_OK) {
+            gsvm_cli_fail(&err);
+            return EXIT_INPUT;
+        }
         return -1;
     }
     return timeline_error(path, lineno, "%s",
@@ -337,7 +341,8 @@ static int cmd_run(int argc, char **argv)
                                      gsvm_mission_world_activity_index(world),
                                      gsvm_mission_world_definition_hash(world), &src, &srclen,
                                      found, sizeof found, &err) != GSVM_OK) {
-            exit_code = gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+            gsvm_cli_fail(&err);
+            exit_code = EXIT_INPUT;
             goto done;
         }
         snprintf(root_buf, sizeof root_buf, "%s", script);
@@ -345,7 +350,8 @@ static int cmd_run(int argc, char **argv)
     } else {
         gsvm_buf sb;
         if (gsvm_file_read(script, &sb, &err) != GSVM_OK) {
-            exit_code = gsvm_cli_fail(&err) ? EXIT_INPUT : EXIT_INPUT;
+            gsvm_cli_fail(&err);
+            exit_code = EXIT_INPUT;
             goto done;
         }
         src = (char *)gsvm_buf_take(&sb, &srclen);

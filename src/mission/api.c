@@ -236,14 +236,12 @@ static void check_plain(lua_State *L, int idx, int depth, int *budget)
         if (!lua_isinteger(L, idx) && !isfinite(lua_tonumber(L, idx)))
             luaL_error(L, "effect argument is not a finite number");
         return;
-    case LUA_TUSERDATA: {
-        hud *h = lua_touserdata(L, idx);
+    case LUA_TUSERDATA:
+        /* Handles and keys travel as their id / value. */
         if (luaL_testudata(L, idx, tname[H_SLOT]) || luaL_testudata(L, idx, tname[H_SQUAD]) ||
             luaL_testudata(L, idx, tname[H_SCENE]) || luaL_testudata(L, idx, tname[H_KEY]))
             return;
-        (void)h;
         break;
-    }
     case LUA_TTABLE:
         lua_pushnil(L);
         while (lua_next(L, idx)) {

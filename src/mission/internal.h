@@ -256,7 +256,6 @@ struct gsvm_mission {
     mqueue inputs, events;
 
     /* volatile (not durable) host-side knowledge */
-    bool first_seen_cap;
     char (*first_seen)[80];
     int nfirst, capfirst;
     int64_t last_region;      /* -1 unknown */
@@ -265,7 +264,6 @@ struct gsvm_mission {
     int64_t *squad_alive;     /* per world squad: -1 unknown */
     uint64_t event_seq;
     uint64_t callbacks;
-    uint64_t last_tick;
     bool timer_fired_this_tick;
     bool in_pump;
     size_t gc_mark;       /* arena size after the last collection step */
@@ -341,8 +339,5 @@ gsvm_status store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status store_delete_event(mstore *s, int64_t id, gsvm_error *err);
 gsvm_status store_add_event(mstore *s, mevent *e, gsvm_error *err);
-
-/* json helpers */
-char *ms_json_escape_value(const mval *v); /* unused helper kept minimal */
 
 #endif

@@ -317,7 +317,6 @@ static gsvm_status capture_program(gsvm_mission *m, gsvm_error *err)
             int isnum = 0;
             lua_Integer r = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
             ok = isnum && r >= 0 && r <= INT32_MAX;
-            m->last_region = ok ? -1 : -1;
             lua_pop(L, 1);
             lua_pushliteral(L, "spawn_set_hash");
             int ht = lua_rawget(L, -2);
@@ -370,11 +369,10 @@ static gsvm_status capture_program(gsvm_mission *m, gsvm_error *err)
     return GSVM_OK;
 }
 
+/* Runs the compiled chunk (below it on the stack) and returns all it returns. */
 static int run_chunk(lua_State *L)
 {
-    gsvm_mission *m = ms_from_L(L);
     lua_call(L, 0, LUA_MULTRET);
-    (void)m;
     return lua_gettop(L);
 }
 
@@ -446,10 +444,12 @@ static gsvm_status start(gsvm_mission *m, gsvm_error *err)
     gsvm_status st = store_load(m->store, m, err);
     if (st != GSVM_OK)
         return st;
-    m->last_tick = m->rec.clock;
     st = open_lua(m, err);
     if (st != GSVM_OK) {
         close_lua(m);
+        m->ref_start = m->ref_load = LUA_NOREF;
+        for (int k = 0; k < EV_COUNT; k++)
+            m->ref_event[k] = LUA_NOREF;
         return st;
     }
     m->timer_fired_this_tick = true; /* timers wait for the next tick */
@@ -642,6 +642,8 @@ gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
                                 const gsvm_mission_field *fields, size_t nfields, gsvm_error *err)
 {
     gsvm_error_clear(err);
+    if (!m->L)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "the mission script is not loaded");
     int k = gsvm_mission_event_kind(kind);
     if (k < 0)
         return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "unknown event kind '%s'", kind);

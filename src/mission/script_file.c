@@ -35,8 +35,10 @@ gsvm_status gsvm_mission_file_stem(const char *internal_name, const char *displa
         stem[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     }
     stem[n] = 0;
-    if (n == 0)
-        strcpy(stem, "unnamed"), n = 7;
+    if (n == 0) {
+        strcpy(stem, "unnamed");
+        n = 7;
+    }
     if (!too_long && stem[0] >= '0' && stem[0] <= '9') {
         if (n + 1 > GSVM_MISSION_MAX_STEM)
             too_long = true;
