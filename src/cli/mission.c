@@ -214,6 +214,11 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
         return timeline_error(path, lineno, "%s",
                               "\"host\" must be accept, refuse, stall, pending, drop, no_cancel, unpublished or mismatch");
     }
+    json_t *flag = json_object_get(line, "reopen");
+    if (!flag)
+        flag = json_object_get(line, "reload_script");
+    if (json_is_false(flag))
+        return -1; /* {"reopen":false} asks for nothing */
     if (json_is_true(json_object_get(line, "reopen"))) {
         if (gsvm_mission_reopen(m, &err) != GSVM_OK) {
             gsvm_cli_fail(&err);

@@ -658,6 +658,7 @@ gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
     int row = resolve_selector(m, W_SLOT, slotv);
     int64_t v;
     /* What the host records whether or not a handler exists. */
+    int64_t previous_region = m->last_region;
     if ((k == EV_region_changed || k == EV_client_state_changed) &&
         field_int(fields, nfields, "region_index", &v))
         m->last_region = v;
@@ -723,6 +724,9 @@ gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
         if (ok && !mevent_get(e, "slot_type"))
             ok = mevent_set_int(e, "slot_type", ws->type);
     }
+    /* region_changed: previous_region_index is nil the first time. */
+    if (ok && k == EV_region_changed && !mevent_get(e, "previous_region_index") && previous_region >= 0)
+        ok = mevent_set_int(e, "previous_region_index", previous_region);
     if (ok && fr == FR_FLAG && !mevent_get(e, "first_report"))
         ok = mevent_set_bool(e, "first_report", first);
     if (!ok) {

@@ -190,6 +190,15 @@ static void test_checkpoint(void)
     fireteam(m, 0, 3);
     CHECK_STR(var_str(m, "ft"), "(none)");
     gsvm_mission_close(m);
+    /* region_changed carries the previous region (nil the first time). */
+    harness_config(&cfg, &h);
+    m = open_with("return { on_event_region_changed = function(c, st, ev)\n"
+                  "  c:set_variable('rc', (st:variable('rc') or '') .. tostring(ev.previous_region_index) .. '>' ..\n"
+                  "    ev.region_index .. ';') end }", &cfg, &err);
+    region(m, 4);
+    region(m, 6);
+    CHECK_STR(var_str(m, "rc"), "nil>4;4>6;");
+    gsvm_mission_close(m);
     /* Private, but the last reported region differs: refused. */
     harness_config(&cfg, &h);
     cfg.role = GSVM_MISSION_PRIVATE;

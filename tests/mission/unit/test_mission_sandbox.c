@@ -89,6 +89,8 @@ static void test_uncatchable(void)
                    " .. type(string.dump) .. type(string.find) .. type(string.match) .. type(string.gmatch)"
                    " .. type(math.random) .. type(math.randomseed))",
                    "x", "nilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnilnil");
+    expect_var_str("c:set_variable('x', type(('s').gsub) .. type(('s').dump) .. type(string.gsub))", "x",
+                   "nilnilnil");
     expect_var_str("c:set_variable('x', type(assert) .. type(error) .. type(ipairs) .. type(select)"
                    " .. type(tonumber) .. type(rawget) .. type(rawset) .. type(_G) .. _VERSION)",
                    "x", "functionfunctionfunctionfunctionfunctionfunctionfunctiontableLua 5.4");
