@@ -27,13 +27,13 @@ time_runs() {
             awk '{print $1, $2 + $3}' "$T/one" >>"$T/times"
         else
             s=$(date +%s.%N); "$GSVM" mission run "$@" >/dev/null || echo "run failed: $*" >&2; e=$(date +%s.%N)
-            echo "$e - $s" | bc -l | awk '{print $1, $1}' >>"$T/times"
+            awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f %.6f\n", e - s, e - s }' >>"$T/times"
         fi
         i=$((i+1))
     done
     echo "$(cut -d' ' -f1 "$T/times" | median) $(cut -d' ' -f2 "$T/times" | median)"
 }
-calc() { echo "$1" | bc -l; }
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 
 awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) print "{\"event\":\"session_joined\"}" }' >"$T/events.jsonl"
 : >"$T/none.jsonl"
