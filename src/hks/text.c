@@ -92,7 +92,7 @@ void hks_put_number(gsvm_buf *b, uint64_t bits, int size, bool integral)
         float f;
         memcpy(&f, &u, 4);
         /* whole numbers (most constants) print as integers: exact below 2^24 */
-        if (f == (float)(int32_t)f && f > -16777216.0f && f < 16777216.0f &&
+        if (f > -16777216.0f && f < 16777216.0f && f == (float)(int32_t)f &&
             !(f == 0 && (u >> 31))) {
             hks_put_i(b, (int32_t)f);
             return;
