@@ -563,6 +563,21 @@ static gsvm_status vector_op(patho_binop op, const gsvm_patho_value *a, const gs
 gsvm_status patho_binop_apply(patho_binop op, const gsvm_patho_value *a, const gsvm_patho_value *b,
                               gsvm_patho_value *out, char *msg, size_t msg_size)
 {
+    /* The common case first: int with int. */
+    if (a->type == GSVM_PATHO_INT && b->type == GSVM_PATHO_INT) {
+        int32_t x = a->as.i, y = b->as.i;
+        switch (op) {
+        case PATHO_ADD: *out = patho_mk_int(wrap((uint32_t)x + (uint32_t)y)); return GSVM_OK;
+        case PATHO_SUB: *out = patho_mk_int(wrap((uint32_t)x - (uint32_t)y)); return GSVM_OK;
+        case PATHO_LT: *out = patho_mk_bool(x < y); return GSVM_OK;
+        case PATHO_GT: *out = patho_mk_bool(x > y); return GSVM_OK;
+        case PATHO_LE: *out = patho_mk_bool(x <= y); return GSVM_OK;
+        case PATHO_GE: *out = patho_mk_bool(x >= y); return GSVM_OK;
+        case PATHO_EQ: *out = patho_mk_bool(x == y); return GSVM_OK;
+        case PATHO_NEQ: *out = patho_mk_bool(x != y); return GSVM_OK;
+        default: break;
+        }
+    }
     bool an = is_number(a), bn = is_number(b);
     if (a->type == GSVM_PATHO_CVECTOR || b->type == GSVM_PATHO_CVECTOR)
         return vector_op(op, a, b, out, msg, msg_size);

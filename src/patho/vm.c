@@ -12,6 +12,8 @@
 
 #include "base/hash.h"
 
+static opmeaning meaning_of(unsigned op);
+
 /* ---- allocation ---------------------------------------------------------- */
 
 static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -92,8 +94,10 @@ gsvm_status patho_vm_alloc(const gsvm_patho_program *prog, const gsvm_patho_host
         gsvm_patho_vm_free(vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
-    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++)
+    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
         vm->shapes[op] = gsvm_patho_op_shape(op);
+        vm->meanings[op] = meaning_of(op);
+    }
     vm->nglobals = prog->nglobals;
     for (uint32_t i = 0; i < prog->nglobals; i++)
         gsvm_patho_value_default(&vm->globals[i], prog->globals[i].type);
@@ -349,12 +353,6 @@ static gsvm_status assign_fresh(gsvm_patho_vm *vm, gsvm_patho_value *dst, gsvm_p
 
 /* ---- operators ------------------------------------------------------------------- */
 
-/* Which operator an FPUSH/FSET op applies, and how many inputs it reads. */
-typedef struct opmeaning {
-    int binop; /* patho_binop, or -1 */
-    int unop;  /* patho_unop, or -1 */
-} opmeaning;
-
 static opmeaning meaning_of(unsigned op)
 {
     opmeaning m = {-1, -1};
@@ -445,7 +443,7 @@ static gsvm_status exec_operator(gsvm_patho_vm *vm, const gsvm_patho_insn *in,
             return st;
         r = patho_mk_bool(has);
     } else {
-        opmeaning m = meaning_of(in->op);
+        opmeaning m = vm->meanings[in->op];
         if (m.binop >= 0)
             st = patho_binop_apply((patho_binop)m.binop, v[0], v[1], &r, msg, sizeof msg);
         else

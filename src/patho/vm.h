@@ -35,6 +35,12 @@ typedef struct patho_task {
     uint32_t ndisabled, disabled_cap;
 } patho_task;
 
+/* Which operator an FPUSH/FSET op applies. */
+typedef struct opmeaning {
+    int8_t binop; /* patho_binop, or -1 */
+    int8_t unop;  /* patho_unop, or -1 */
+} opmeaning;
+
 struct gsvm_patho_vm {
     const gsvm_patho_program *prog;
     gsvm_patho_host host;
@@ -59,6 +65,7 @@ struct gsvm_patho_vm {
     int64_t fault_op;
 
     gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per opcode, from isa.def */
+    opmeaning meanings[GSVM_PATHO_OP_COUNT];
 
     /* scratch for host calls */
     gsvm_patho_value **argv;
