@@ -2,6 +2,8 @@
  * truthiness, casts and JSON rendering.  See value.h for the model. */
 #include "lsl/value.h"
 
+#include "lsl/lib_math.h"
+
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
@@ -813,6 +815,261 @@ gsvm_status lsl_value_cast(lsl_heap *h, const lsl_value *v, lsl_type to, lsl_val
     default:
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "cannot cast to %s", lsl_type_name(to));
     }
+}
+
+/* ---- operators ----------------------------------------------------------- */
+
+static bool is_num(lsl_type t) { return t == LSL_TYPE_INTEGER || t == LSL_TYPE_FLOAT; }
+static bool is_text(lsl_type t) { return t == LSL_TYPE_STRING || t == LSL_TYPE_KEY; }
+
+lsl_type lsl_op_result_type(lsl_op op, lsl_type a, lsl_type b)
+{
+    bool ints = a == LSL_TYPE_INTEGER && b == LSL_TYPE_INTEGER;
+    lsl_type num = ints ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+    switch (op) {
+    case LSL_OP_ADD:
+        if (a == LSL_TYPE_LIST || b == LSL_TYPE_LIST)
+            return a == LSL_TYPE_VOID || b == LSL_TYPE_VOID ? LSL_TYPE_VOID : LSL_TYPE_LIST;
+        if (is_num(a) && is_num(b))
+            return num;
+        if (is_text(a) && is_text(b))
+            return LSL_TYPE_STRING;
+        if (a == b && (a == LSL_TYPE_VECTOR || a == LSL_TYPE_ROTATION))
+            return a;
+        return LSL_TYPE_VOID;
+    case LSL_OP_SUB:
+        if (is_num(a) && is_num(b))
+            return num;
+        if (a == b && (a == LSL_TYPE_VECTOR || a == LSL_TYPE_ROTATION))
+            return a;
+        return LSL_TYPE_VOID;
+    case LSL_OP_MUL:
+        if (is_num(a) && is_num(b))
+            return num;
+        if ((is_num(a) && b == LSL_TYPE_VECTOR) || (a == LSL_TYPE_VECTOR && is_num(b)))
+            return LSL_TYPE_VECTOR;
+        if (a == LSL_TYPE_VECTOR && b == LSL_TYPE_VECTOR)
+            return LSL_TYPE_FLOAT;
+        if (a == LSL_TYPE_VECTOR && b == LSL_TYPE_ROTATION)
+            return LSL_TYPE_VECTOR;
+        if (a == LSL_TYPE_ROTATION && b == LSL_TYPE_ROTATION)
+            return LSL_TYPE_ROTATION;
+        return LSL_TYPE_VOID;
+    case LSL_OP_DIV:
+        if (is_num(a) && is_num(b))
+            return num;
+        if (a == LSL_TYPE_VECTOR && (is_num(b) || b == LSL_TYPE_ROTATION))
+            return LSL_TYPE_VECTOR;
+        if (a == LSL_TYPE_ROTATION && b == LSL_TYPE_ROTATION)
+            return LSL_TYPE_ROTATION;
+        return LSL_TYPE_VOID;
+    case LSL_OP_MOD:
+        if (ints)
+            return LSL_TYPE_INTEGER;
+        if (a == LSL_TYPE_VECTOR && b == LSL_TYPE_VECTOR)
+            return LSL_TYPE_VECTOR;
+        return LSL_TYPE_VOID;
+    case LSL_OP_EQ:
+    case LSL_OP_NE:
+        if ((is_num(a) && is_num(b)) || (is_text(a) && is_text(b)) ||
+            (a == b && (a == LSL_TYPE_VECTOR || a == LSL_TYPE_ROTATION || a == LSL_TYPE_LIST)))
+            return LSL_TYPE_INTEGER;
+        return LSL_TYPE_VOID;
+    case LSL_OP_LT:
+    case LSL_OP_LE:
+    case LSL_OP_GT:
+    case LSL_OP_GE:
+        return is_num(a) && is_num(b) ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
+    default:
+        return ints ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
+    }
+}
+
+lsl_type lsl_unop_result_type(lsl_unop op, lsl_type a)
+{
+    if (op == LSL_UOP_NEG)
+        return is_num(a) || a == LSL_TYPE_VECTOR || a == LSL_TYPE_ROTATION ? a : LSL_TYPE_VOID;
+    return a == LSL_TYPE_INTEGER ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
+}
+
+static gsvm_status math_error(gsvm_error *err)
+{
+    return gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Math Error");
+}
+
+static float as_float(const lsl_value *v) { return v->type == LSL_TYPE_FLOAT ? v->u.f : (float)v->u.i; }
+
+gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const lsl_value *b,
+                            lsl_value *out, gsvm_error *err)
+{
+    lsl_type rt = lsl_op_result_type(op, a->type, b->type);
+    *out = lsl_empty(rt);
+    if (rt == LSL_TYPE_VOID)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no operator %d for %s and %s", (int)op,
+                              lsl_type_name(a->type), lsl_type_name(b->type));
+    bool ints = a->type == LSL_TYPE_INTEGER && b->type == LSL_TYPE_INTEGER;
+    uint32_t x = (uint32_t)a->u.i, y = (uint32_t)b->u.i;
+    switch (op) {
+    case LSL_OP_ADD:
+        if (rt == LSL_TYPE_LIST)
+            return a->type == LSL_TYPE_LIST ? lsl_list_append(h, a, b, false, out, err)
+                                            : lsl_list_append(h, b, a, true, out, err);
+        if (rt == LSL_TYPE_STRING) {
+            gsvm_buf buf;
+            gsvm_buf_init(&buf);
+            gsvm_buf_append(&buf, lsl_str_data(a), lsl_str_len(a));
+            gsvm_buf_append(&buf, lsl_str_data(b), lsl_str_len(b));
+            return lsl_string_from_buf(h, LSL_TYPE_STRING, &buf, out, err);
+        }
+        if (ints) {
+            *out = lsl_int((int32_t)(x + y));
+        } else if (rt == LSL_TYPE_FLOAT) {
+            *out = lsl_float(as_float(a) + as_float(b));
+        } else {
+            *out = *a;
+            for (int k = 0; k < 4; k++)
+                out->u.v[k] = a->u.v[k] + b->u.v[k];
+        }
+        return GSVM_OK;
+    case LSL_OP_SUB:
+        if (ints) {
+            *out = lsl_int((int32_t)(x - y));
+        } else if (rt == LSL_TYPE_FLOAT) {
+            *out = lsl_float(as_float(a) - as_float(b));
+        } else {
+            *out = *a;
+            for (int k = 0; k < 4; k++)
+                out->u.v[k] = a->u.v[k] - b->u.v[k];
+        }
+        return GSVM_OK;
+    case LSL_OP_MUL:
+        if (ints) {
+            *out = lsl_int((int32_t)(x * y));
+        } else if (is_num(a->type) && is_num(b->type)) {
+            *out = lsl_float(as_float(a) * as_float(b));
+        } else if (a->type == LSL_TYPE_VECTOR && b->type == LSL_TYPE_VECTOR) {
+            *out = lsl_float(lsl_vec_dot(a->u.v, b->u.v));
+        } else if (a->type == LSL_TYPE_VECTOR && b->type == LSL_TYPE_ROTATION) {
+            float r[3];
+            lsl_vec_rot(a->u.v, b->u.v, r);
+            *out = lsl_vector(r[0], r[1], r[2]);
+        } else if (a->type == LSL_TYPE_ROTATION) {
+            float r[4];
+            lsl_rot_mul(a->u.v, b->u.v, r);
+            *out = lsl_rotation(r[0], r[1], r[2], r[3]);
+        } else {
+            const lsl_value *v = a->type == LSL_TYPE_VECTOR ? a : b, *s = a->type == LSL_TYPE_VECTOR ? b : a;
+            float k = as_float(s);
+            *out = lsl_vector(v->u.v[0] * k, v->u.v[1] * k, v->u.v[2] * k);
+        }
+        return GSVM_OK;
+    case LSL_OP_DIV:
+        if (b->type == LSL_TYPE_ROTATION) {
+            if (a->type == LSL_TYPE_VECTOR) {
+                float r[3];
+                lsl_vec_unrot(a->u.v, b->u.v, r);
+                *out = lsl_vector(r[0], r[1], r[2]);
+            } else {
+                float r[4];
+                lsl_rot_div(a->u.v, b->u.v, r);
+                *out = lsl_rotation(r[0], r[1], r[2], r[3]);
+            }
+            return GSVM_OK;
+        }
+        if (as_float(b) == 0.0f)
+            return math_error(err);
+        if (ints) {
+            if (a->u.i == INT32_MIN && b->u.i == -1)
+                *out = lsl_int(INT32_MIN);
+            else
+                *out = lsl_int(a->u.i / b->u.i);
+        } else if (a->type == LSL_TYPE_VECTOR) {
+            float k = as_float(b);
+            *out = lsl_vector(a->u.v[0] / k, a->u.v[1] / k, a->u.v[2] / k);
+        } else {
+            float q = as_float(a) / as_float(b);
+            if (isnan(q))
+                return math_error(err);
+            *out = lsl_float(q);
+        }
+        return GSVM_OK;
+    case LSL_OP_MOD:
+        if (a->type == LSL_TYPE_VECTOR) {
+            float r[3];
+            lsl_vec_cross(a->u.v, b->u.v, r);
+            *out = lsl_vector(r[0], r[1], r[2]);
+            return GSVM_OK;
+        }
+        if (b->u.i == 0)
+            return math_error(err);
+        *out = lsl_int(b->u.i == -1 ? 0 : a->u.i % b->u.i);
+        return GSVM_OK;
+    case LSL_OP_EQ:
+    case LSL_OP_NE: {
+        bool eq = lsl_value_equal(a, b);
+        if (op == LSL_OP_NE && a->type == LSL_TYPE_LIST)
+            *out = lsl_int((int32_t)((int64_t)lsl_list_len(a) - (int64_t)lsl_list_len(b)));
+        else
+            *out = lsl_int(op == LSL_OP_EQ ? eq : !eq);
+        return GSVM_OK;
+    }
+    case LSL_OP_LT:
+    case LSL_OP_LE:
+    case LSL_OP_GT:
+    case LSL_OP_GE: {
+        bool r;
+        if (ints) {
+            int32_t p = a->u.i, q = b->u.i;
+            r = op == LSL_OP_LT ? p < q : op == LSL_OP_LE ? p <= q : op == LSL_OP_GT ? p > q : p >= q;
+        } else {
+            float p = as_float(a), q = as_float(b);
+            r = op == LSL_OP_LT ? p < q : op == LSL_OP_LE ? p <= q : op == LSL_OP_GT ? p > q : p >= q;
+        }
+        *out = lsl_int(r);
+        return GSVM_OK;
+    }
+    case LSL_OP_BITAND: *out = lsl_int((int32_t)(x & y)); return GSVM_OK;
+    case LSL_OP_BITOR: *out = lsl_int((int32_t)(x | y)); return GSVM_OK;
+    case LSL_OP_BITXOR: *out = lsl_int((int32_t)(x ^ y)); return GSVM_OK;
+    case LSL_OP_SHL: *out = lsl_int((int32_t)(x << (y & 31))); return GSVM_OK;
+    case LSL_OP_SHR: {
+        /* arithmetic shift, written without relying on >> of negatives */
+        unsigned n = y & 31;
+        uint32_t r = x >> n;
+        if (a->u.i < 0 && n)
+            r |= ~(UINT32_MAX >> n);
+        *out = lsl_int((int32_t)r);
+        return GSVM_OK;
+    }
+    case LSL_OP_AND: *out = lsl_int(a->u.i != 0 && b->u.i != 0); return GSVM_OK;
+    case LSL_OP_OR: *out = lsl_int(a->u.i != 0 || b->u.i != 0); return GSVM_OK;
+    }
+    return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "unknown operator %d", (int)op);
+}
+
+gsvm_status lsl_value_unop(lsl_unop op, const lsl_value *a, lsl_value *out, gsvm_error *err)
+{
+    lsl_type rt = lsl_unop_result_type(op, a->type);
+    *out = lsl_empty(rt);
+    if (rt == LSL_TYPE_VOID)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no unary operator %d for %s", (int)op,
+                              lsl_type_name(a->type));
+    switch (op) {
+    case LSL_UOP_NEG:
+        if (a->type == LSL_TYPE_INTEGER) {
+            *out = lsl_int((int32_t)(0u - (uint32_t)a->u.i));
+        } else if (a->type == LSL_TYPE_FLOAT) {
+            *out = lsl_float(-a->u.f);
+        } else {
+            *out = *a;
+            for (int k = 0; k < 4; k++)
+                out->u.v[k] = -a->u.v[k];
+        }
+        return GSVM_OK;
+    case LSL_UOP_NOT: *out = lsl_int(a->u.i == 0); return GSVM_OK;
+    case LSL_UOP_BITNOT: *out = lsl_int((int32_t)~(uint32_t)a->u.i); return GSVM_OK;
+    }
+    return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "unknown unary operator %d", (int)op);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

@@ -240,6 +240,42 @@ gsvm_status lsl_value_cast(lsl_heap *h, const lsl_value *v, lsl_type to, lsl_val
 /* Is `(to) from` a legal LSL cast? */
 bool lsl_cast_allowed(lsl_type from, lsl_type to);
 
+/* ---- operators ----------------------------------------------------------- */
+
+/* LSL's binary operators, with Second Life's semantics, for constant
+ * folding and for a VM's generic (slow) path; typed fast paths must agree
+ * with these.  Integer arithmetic wraps at 32 bits; float arithmetic is done
+ * in 32-bit floats; division or modulo by zero (integer or float, scalar or
+ * vector / scalar) raises "Math Error", as does a float division whose
+ * result is NaN; INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0; shifts
+ * use the count modulo 32 (Mono), >> is arithmetic; && and || take
+ * integers, evaluate both sides (the VM's job) and give 0 or 1.
+ * Equality: numbers numerically (integer against float allowed), strings
+ * and keys bytewise, vectors/rotations componentwise; list == list compares
+ * LENGTHS and list != list gives len(a) - len(b) (an LSL quirk scripts rely
+ * on).  Vector products: vector * vector is the dot product (float),
+ * vector % vector the cross product, vector * rotation rotates, x /
+ * rotation multiplies by the conjugate, rotation * rotation composes (first
+ * the left, then the right turn). */
+typedef enum lsl_op {
+    LSL_OP_ADD, LSL_OP_SUB, LSL_OP_MUL, LSL_OP_DIV, LSL_OP_MOD,
+    LSL_OP_EQ, LSL_OP_NE, LSL_OP_LT, LSL_OP_LE, LSL_OP_GT, LSL_OP_GE,
+    LSL_OP_BITAND, LSL_OP_BITOR, LSL_OP_BITXOR, LSL_OP_SHL, LSL_OP_SHR,
+    LSL_OP_AND, LSL_OP_OR
+} lsl_op;
+typedef enum lsl_unop { LSL_UOP_NEG, LSL_UOP_NOT, LSL_UOP_BITNOT } lsl_unop;
+
+/* The type of `a op b`, or LSL_TYPE_VOID when LSL rejects the combination
+ * (what a compiler's type checker needs). */
+lsl_type lsl_op_result_type(lsl_op op, lsl_type a, lsl_type b);
+lsl_type lsl_unop_result_type(lsl_unop op, lsl_type a);
+/* Computes `a op b` into *out (a new reference).  GSVM_ERR_USAGE for an
+ * illegal type combination, GSVM_ERR_FAULT "Math Error", or an allocation
+ * error (string/list results are charged to h). */
+gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const lsl_value *b,
+                            lsl_value *out, gsvm_error *err);
+gsvm_status lsl_value_unop(lsl_unop op, const lsl_value *a, lsl_value *out, gsvm_error *err);
+
 /* ---- JSON rendering for the CLI ------------------------------------------ */
 
 /* integer and float as numbers (non-finite floats as strings "Infinity",

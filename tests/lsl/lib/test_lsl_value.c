@@ -315,6 +315,104 @@ static void test_json(void)
     flush();
 }
 
+static lsl_value op(lsl_op o, lsl_value a, lsl_value b)
+{
+    lsl_value out;
+    gsvm_error_clear(&T_err);
+    if (lsl_value_binop(&T_heap, o, &a, &b, &out, &T_err))
+        return lsl_empty(LSL_TYPE_VOID);
+    return keep(out);
+}
+
+static void test_operators(void)
+{
+    /* integers wrap; division truncates; the INT_MIN corner cases */
+    CHECK_INT(op(LSL_OP_ADD, I(INT32_MAX), I(1)).u.i, INT32_MIN);
+    CHECK_INT(op(LSL_OP_MUL, I(65536), I(65536)).u.i, 0);
+    CHECK_INT(op(LSL_OP_DIV, I(-7), I(2)).u.i, -3);
+    CHECK_INT(op(LSL_OP_MOD, I(-7), I(3)).u.i, -1);
+    CHECK_INT(op(LSL_OP_MOD, I(7), I(-3)).u.i, 1);
+    CHECK_INT(op(LSL_OP_DIV, I(INT32_MIN), I(-1)).u.i, INT32_MIN);
+    CHECK_INT(op(LSL_OP_MOD, I(INT32_MIN), I(-1)).u.i, 0);
+    /* Math Errors */
+    CHECK_INT(op(LSL_OP_DIV, I(1), I(0)).type, LSL_TYPE_VOID);
+    CHECK_STR(T_err.message, "Math Error");
+    CHECK_INT(op(LSL_OP_MOD, I(1), I(0)).type, LSL_TYPE_VOID);
+    CHECK_INT(op(LSL_OP_DIV, F(1), F(0)).type, LSL_TYPE_VOID);
+    CHECK_INT(op(LSL_OP_DIV, I(1), F(0)).type, LSL_TYPE_VOID);
+    CHECK_INT(op(LSL_OP_DIV, V(1, 2, 3), F(0)).type, LSL_TYPE_VOID);
+    CHECK_INT(op(LSL_OP_DIV, F(INFINITY), F(INFINITY)).type, LSL_TYPE_VOID); /* NaN result */
+    CHECK_INT(T_err.status, GSVM_ERR_FAULT);
+    /* mixed integer/float arithmetic is float */
+    lsl_value m = op(LSL_OP_ADD, I(1), F(0.5f));
+    CHECK(m.type == LSL_TYPE_FLOAT && m.u.f == 1.5f);
+    CHECK_NEAR(op(LSL_OP_DIV, I(1), F(3)).u.f, 1.0f / 3.0f, 0);
+    /* shifts use the count modulo 32; >> is arithmetic */
+    CHECK_INT(op(LSL_OP_SHL, I(1), I(32)).u.i, 1);
+    CHECK_INT(op(LSL_OP_SHL, I(1), I(31)).u.i, INT32_MIN);
+    CHECK_INT(op(LSL_OP_SHR, I(-16), I(2)).u.i, -4);
+    CHECK_INT(op(LSL_OP_SHR, I(INT32_MIN), I(31)).u.i, -1);
+    CHECK_INT(op(LSL_OP_BITXOR, I(0xF0), I(0xFF)).u.i, 0x0F);
+    CHECK_INT(op(LSL_OP_AND, I(2), I(3)).u.i, 1);
+    CHECK_INT(op(LSL_OP_OR, I(0), I(0)).u.i, 0);
+    /* comparisons */
+    CHECK_INT(op(LSL_OP_EQ, I(1), F(1.0f)).u.i, 1);
+    CHECK_INT(op(LSL_OP_EQ, F(NAN), F(NAN)).u.i, 0);
+    CHECK_INT(op(LSL_OP_LT, F(-1), I(0)).u.i, 1);
+    CHECK_INT(op(LSL_OP_GE, I(2), I(3)).u.i, 0);
+    CHECK_INT(op(LSL_OP_EQ, S("a"), K("a")).u.i, 1);
+    CHECK_INT(op(LSL_OP_NE, S("a"), S("b")).u.i, 1);
+    /* lists: == compares lengths, != is the length difference */
+    CHECK_INT(op(LSL_OP_EQ, L(2, I(1), I(2)), L(2, S("x"), S("y"))).u.i, 1);
+    CHECK_INT(op(LSL_OP_NE, L(3, I(1), I(2), I(3)), L(1, I(9))).u.i, 2);
+    CHECK_INT(op(LSL_OP_NE, L(0), L(2, I(1), I(2))).u.i, -2);
+    /* strings and lists */
+    CHECK_STR(T(op(LSL_OP_ADD, S("ab"), S("cd"))), "abcd");
+    CHECK_STR(J(op(LSL_OP_ADD, L(1, I(1)), I(2))), "[1,2]");
+    CHECK_STR(J(op(LSL_OP_ADD, S("x"), L(1, I(1)))), "[\"x\",1]");
+    CHECK_STR(J(op(LSL_OP_ADD, L(1, I(1)), L(1, I(2)))), "[1,2]");
+    /* vectors and rotations */
+    CHECK_VEC(op(LSL_OP_ADD, V(1, 2, 3), V(1, 1, 1)), 2, 3, 4, 0);
+    CHECK_VEC(op(LSL_OP_MUL, V(1, 2, 3), F(2)), 2, 4, 6, 0);
+    CHECK_VEC(op(LSL_OP_MUL, I(2), V(1, 2, 3)), 2, 4, 6, 0);
+    CHECK_VEC(op(LSL_OP_DIV, V(2, 4, 6), I(2)), 1, 2, 3, 0);
+    CHECK_NEAR(op(LSL_OP_MUL, V(1, 2, 3), V(4, 5, 6)).u.f, 32, 0);
+    CHECK_VEC(op(LSL_OP_MOD, V(1, 0, 0), V(0, 1, 0)), 0, 0, 1, 0);
+    /* a quarter turn about Z takes <1,0,0> to <0,1,0>; dividing undoes it */
+    lsl_value qz = R(0, 0, 0.70710678f, 0.70710678f);
+    CHECK_VEC(op(LSL_OP_MUL, V(1, 0, 0), qz), 0, 1, 0, 1e-6);
+    CHECK_VEC(op(LSL_OP_DIV, V(0, 1, 0), qz), 1, 0, 0, 1e-6);
+    /* composition: first the left turn, then the right one */
+    lsl_value qx = R(0.70710678f, 0, 0, 0.70710678f);
+    lsl_value both = op(LSL_OP_MUL, qz, qx);
+    CHECK_VEC(op(LSL_OP_MUL, V(1, 0, 0), both), 0, 0, 1, 1e-6);  /* x -> y (Z turn) -> z (X turn) */
+    CHECK_ROT(op(LSL_OP_DIV, both, qx), 0, 0, 0.70710678, 0.70710678, 1e-6);
+    /* unary */
+    lsl_value out;
+    lsl_value imin = I(INT32_MIN), vec = V(1, -2, 3), five = I(5), fl = F(2.5f);
+    CHECK_INT(lsl_value_unop(LSL_UOP_NEG, &imin, &out, &T_err), GSVM_OK);
+    CHECK_INT(out.u.i, INT32_MIN);
+    CHECK_INT(lsl_value_unop(LSL_UOP_NEG, &vec, &out, &T_err), GSVM_OK);
+    CHECK_VEC(out, -1, 2, -3, 0);
+    CHECK_INT(lsl_value_unop(LSL_UOP_NEG, &fl, &out, &T_err), GSVM_OK);
+    CHECK_NEAR(out.u.f, -2.5, 0);
+    CHECK_INT(lsl_value_unop(LSL_UOP_BITNOT, &five, &out, &T_err), GSVM_OK);
+    CHECK_INT(out.u.i, -6);
+    CHECK_INT(lsl_value_unop(LSL_UOP_NOT, &five, &out, &T_err), GSVM_OK);
+    CHECK_INT(out.u.i, 0);
+    CHECK_INT(lsl_value_unop(LSL_UOP_NOT, &fl, &out, &T_err), GSVM_ERR_USAGE);
+    /* the static typing table */
+    CHECK_INT(lsl_op_result_type(LSL_OP_MUL, LSL_TYPE_VECTOR, LSL_TYPE_VECTOR), LSL_TYPE_FLOAT);
+    CHECK_INT(lsl_op_result_type(LSL_OP_MUL, LSL_TYPE_ROTATION, LSL_TYPE_VECTOR), LSL_TYPE_VOID);
+    CHECK_INT(lsl_op_result_type(LSL_OP_MOD, LSL_TYPE_FLOAT, LSL_TYPE_FLOAT), LSL_TYPE_VOID);
+    CHECK_INT(lsl_op_result_type(LSL_OP_LT, LSL_TYPE_STRING, LSL_TYPE_STRING), LSL_TYPE_VOID);
+    CHECK_INT(lsl_op_result_type(LSL_OP_ADD, LSL_TYPE_ROTATION, LSL_TYPE_LIST), LSL_TYPE_LIST);
+    CHECK_INT(lsl_op_result_type(LSL_OP_SHL, LSL_TYPE_INTEGER, LSL_TYPE_FLOAT), LSL_TYPE_VOID);
+    CHECK_INT(op(LSL_OP_SUB, S("a"), S("b")).type, LSL_TYPE_VOID);
+    CHECK_INT(T_err.status, GSVM_ERR_USAGE);
+    flush();
+}
+
 int main(void)
 {
     lsl_heap_init(&T_heap, 0);
@@ -326,6 +424,7 @@ int main(void)
     test_truth_and_equality();
     test_memory();
     test_json();
+    test_operators();
     CHECK_INT(T_heap.used, 0); /* everything released */
     TEST_MAIN_END();
 }
