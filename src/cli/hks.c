@@ -306,34 +306,59 @@ static int verb_stats(int argc, char **argv)
     unsigned rows = gsvm_hks_op_rows(), used = 0;
     for (unsigned i = 0; i < rows; i++)
         used += s->op_count[i] != 0;
+    /* The base table's opcodes that never occur, as the document lists them
+     * ("3, 5, 6, 11, 12, 18-21, ..."): numbers in the base table's order. */
+    char never[1024] = "";
+    size_t nl = 0;
+    unsigned nnever = 0;
+    for (unsigned i = 0; i < 92; i++) {
+        if (s->op_count[i])
+            continue;
+        unsigned j = i;
+        while (j + 1 < 92 && !s->op_count[j + 1])
+            j++;
+        nnever += j - i + 1;
+        int w = j == i ? snprintf(never + nl, sizeof never - nl, "%s%u", nl ? ", " : "", i)
+                       : snprintf(never + nl, sizeof never - nl, "%s%u-%u", nl ? ", " : "", i, j);
+        if (w > 0 && (size_t)w < sizeof never - nl)
+            nl += (size_t)w;
+        i = j;
+    }
     if (as_json) {
-        json_t *j = json_object(), *ops = json_object();
+        json_t *j = json_object(), *ops = json_object(), *unused = json_array();
         json_object_set_new(j, "files", json_integer((json_int_t)s->files));
         json_object_set_new(j, "functions", json_integer((json_int_t)s->functions));
         json_object_set_new(j, "instructions", json_integer((json_int_t)s->instructions));
-        json_object_set_new(j, "data_words", json_integer((json_int_t)s->data_words));
         json_object_set_new(j, "constants", json_integer((json_int_t)s->constants));
         json_object_set_new(j, "structures", json_integer((json_int_t)s->structures));
-        json_object_set_new(j, "opcodes_used", json_integer(used));
-        json_object_set_new(j, "unknown_opcodes", json_integer((json_int_t)s->unknown_ops));
         for (unsigned i = 0; i < rows; i++)
             if (s->op_count[i])
                 json_object_set_new(ops, gsvm_hks_op_row_name(i),
                                     json_integer((json_int_t)s->op_count[i]));
         json_object_set_new(j, "opcodes", ops);
+        json_object_set_new(j, "data_words", json_integer((json_int_t)s->data_words));
+        json_object_set_new(j, "opcodes_used", json_integer(used));
+        for (unsigned i = 0; i < 92; i++)
+            if (!s->op_count[i])
+                json_array_append_new(unused, json_string(gsvm_hks_op_row_name(i)));
+        json_object_set_new(j, "base_opcodes_unused", unused);
+        json_object_set_new(j, "unknown_opcodes", json_integer((json_int_t)s->unknown_ops));
         char *text = json_dumps(j, JSON_PRESERVE_ORDER);
         json_decref(j);
         if (text)
             printf("%s\n", text);
         free(text);
     } else {
-        printf("files         %llu\nfunctions     %llu\ninstructions  %llu\ndata_words    "
-               "%llu\nconstants     %llu\nstructures    %llu\nopcodes used  %u\n",
+        printf("files         %llu\nfunctions     %llu\ninstructions  %llu  (%llu of them DATA "
+               "words)\nconstants     %llu\nstructures    %llu\n",
                (unsigned long long)s->files, (unsigned long long)s->functions,
                (unsigned long long)s->instructions, (unsigned long long)s->data_words,
-               (unsigned long long)s->constants, (unsigned long long)s->structures, used);
+               (unsigned long long)s->constants, (unsigned long long)s->structures);
+        printf("opcodes       %u used; of the base table's 92, %u never occur%s%s\n", used,
+               nnever, nnever ? ": " : "", never);
         if (s->unknown_ops)
-            printf("unknown       %llu\n", (unsigned long long)s->unknown_ops);
+            printf("unknown       %llu words with an opcode outside the table\n",
+                   (unsigned long long)s->unknown_ops);
         for (unsigned i = 0; i < rows; i++)
             if (s->op_count[i])
                 printf("  %-26s %llu\n", gsvm_hks_op_row_name(i),

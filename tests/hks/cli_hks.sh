@@ -54,7 +54,7 @@ expect 0 'LEFT_SHIFT' "$G" hks list "$tmp/bo3.hksc"
 expect 0 'CONCAT' "$G" hks list --profile base "$tmp/bo3.hksc"
 expect 1 'violations' "$G" hks verify --profile base "$tmp/bo3.hksc"
 # stats
-expect 0 '^\{"files": 2, "functions": 3, "instructions": 35, "data_words": 4, "constants": 12, "structures": 3, ' "$G" hks stats --json "$tmp/c.hksc" "$tmp/bo3.hksc"
+expect 0 '^\{"files": 2, "functions": 3, "instructions": 35, "constants": 12, "structures": 3, "opcodes": \{' "$G" hks stats --json "$tmp/c.hksc" "$tmp/bo3.hksc"
 expect 0 '^functions +2$' "$G" hks stats "$tmp/c.hksc"
 # scri
 "$G" hks scri pack "$tmp/c.hksc" -o "$tmp/c.scri" && ok || bad "scri pack"
