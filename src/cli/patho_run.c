@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/jsonl.h"
 #include "cli/args.h"
 #include "gsvm/patho.h"
@@ -26,7 +27,7 @@ static void print_note(void *user, const char *line, size_t len)
 
 int gsvm_cli_patho_run(int argc, char **argv)
 {
-    const char *layout_name = "auto", *events = NULL, *output = "-";
+    const char *layout_name = "auto", *events = NULL, *output = "-", *resume = NULL, *save = NULL;
     uint64_t max_insns = GSVM_PATHO_DEFAULT_MAX_INSTRUCTIONS;
     const gsvm_opt opts[] = {
         {"--layout", 0, OPT_STRING, &layout_name, "alpha|hd",
@@ -36,6 +37,10 @@ int gsvm_cli_patho_run(int argc, char **argv)
         {"--max-instructions", 0, OPT_U64, &max_insns, "N",
          "instructions per frame or event before stopping (default 1000000)", NULL},
         {"--output", 'o', OPT_STRING, &output, "FILE", "write the output lines to FILE", NULL},
+        {"--save-state", 0, OPT_STRING, &save, "STATE",
+         "at the end, save the whole run (VM snapshot and simulation clock) to STATE", NULL},
+        {"--resume", 0, OPT_STRING, &resume, "STATE",
+         "continue a run saved with --save-state (same FILE.bin) instead of starting", NULL},
         {NULL, 0, OPT_FLAG, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
@@ -82,16 +87,32 @@ int gsvm_cli_patho_run(int argc, char **argv)
         json_decref(timeline);
         return EXIT_INPUT;
     }
+    gsvm_buf state;
+    gsvm_buf_init(&state);
+    if (resume && gsvm_file_read(resume, &state, &err) != GSVM_OK) {
+        if (out != stdout)
+            fclose(out);
+        gsvm_patho_free(prog);
+        json_decref(timeline);
+        return gsvm_cli_fail(&err);
+    }
+    uint8_t *saved = NULL;
+    size_t saved_len = 0;
+    patho_sim_opts o = {max_insns, print_line, print_note, out, resume ? state.data : NULL,
+                        state.len, save ? &saved : NULL, &saved_len};
     patho_sim_outcome outcome = PATHO_SIM_FINISHED;
-    gsvm_status st =
-        patho_sim_run(prog, timeline, max_insns, print_line, print_note, out, &outcome, &err);
+    gsvm_status st = patho_sim_run(prog, timeline, &o, &outcome, &err);
+    gsvm_buf_free(&state);
+    if (st == GSVM_OK && save)
+        st = gsvm_file_write(save, saved, saved_len, &err);
+    free(saved);
     if (out != stdout)
         fclose(out);
     gsvm_patho_free(prog);
     json_decref(timeline);
     if (st != GSVM_OK) {
-        if (!err.file[0])
-            snprintf(err.file, sizeof err.file, "%s", pos[0]);
+        if (!err.file[0] || strcmp(err.file, "state") == 0 || strcmp(err.file, "snapshot") == 0)
+            snprintf(err.file, sizeof err.file, "%s", resume && st == GSVM_ERR_INPUT ? resume : pos[0]);
         return gsvm_cli_fail(&err);
     }
     switch (outcome) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/reader.h"
 #include "patho/value.h"
 
 /* ---- JSON forms of values ------------------------------------------------ */
@@ -257,30 +258,91 @@ static int settle(patho_sim_host *h, gsvm_patho_vm *vm, gsvm_status st)
     return -1;
 }
 
+#define STATE_MAGIC "GSPS"
+
+static gsvm_status save_state(const patho_sim_host *h, const gsvm_patho_vm *vm, uint8_t **data,
+                              size_t *len, gsvm_error *err)
+{
+    uint8_t *snap;
+    size_t n;
+    gsvm_status st = gsvm_patho_vm_snapshot(vm, &snap, &n, err);
+    if (st != GSVM_OK)
+        return st;
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_append(&b, STATE_MAGIC, 4);
+    gsvm_buf_u32(&b, 1, false);
+    gsvm_buf_f64(&b, h->now_ms, false);
+    gsvm_buf_u64(&b, h->frame, false);
+    gsvm_buf_append(&b, snap, n);
+    free(snap);
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    *data = gsvm_buf_take(&b, len);
+    return GSVM_OK;
+}
+
+static gsvm_status load_state(patho_sim_host *h, const gsvm_patho_program *prog,
+                              const gsvm_patho_host *iface, const uint8_t *data, size_t len,
+                              gsvm_patho_vm **vm, gsvm_error *err)
+{
+    gsvm_reader r;
+    const uint8_t *magic;
+    uint32_t version;
+    double now;
+    uint64_t frame;
+    gsvm_reader_init(&r, data, len, "state", err);
+    if (!gsvm_read_bytes(&r, 4, &magic, "magic") || !gsvm_read_u32(&r, &version, "version") ||
+        !gsvm_read_f64(&r, &now, "time") || !gsvm_read_u64(&r, &frame, "frame"))
+        return GSVM_ERR_INPUT;
+    if (memcmp(magic, STATE_MAGIC, 4) != 0 || version != 1)
+        return gsvm_error_at_offset(err, GSVM_ERR_INPUT, "state", 0,
+                                    "not a gsvm patho run state (version 1)");
+    if (!isfinite(now) || now < 0)
+        return gsvm_error_at_offset(err, GSVM_ERR_INPUT, "state", 8, "invalid simulation time");
+    h->now_ms = now;
+    h->frame = frame;
+    gsvm_status st = gsvm_patho_vm_restore(prog, iface, data + r.pos, len - r.pos, vm, err);
+    if (st != GSVM_OK && err && err->offset >= 0)
+        err->offset += (long long)r.pos; /* an offset in the whole state file */
+    return st;
+}
+
 gsvm_status patho_sim_run(const gsvm_patho_program *prog, const json_t *timeline,
-                          uint64_t max_insns, patho_emit_fn emit, patho_emit_fn note,
-                          void *user, patho_sim_outcome *outcome, gsvm_error *err)
+                          const patho_sim_opts *o, patho_sim_outcome *outcome, gsvm_error *err)
 {
     gsvm_status st = patho_timeline_check(timeline, NULL, err);
     if (st != GSVM_OK)
         return st;
     patho_sim_host h;
-    patho_sim_host_init(&h, emit, user);
+    patho_sim_host_init(&h, o->emit, o->user);
     gsvm_patho_host iface = patho_sim_host_iface(&h);
-    gsvm_patho_vm *vm;
-    if ((st = gsvm_patho_vm_new(prog, &iface, &vm, err)) != GSVM_OK) {
-        patho_sim_host_free(&h);
-        return st;
+    gsvm_patho_vm *vm = NULL;
+    gsvm_error run_err;
+    int r = -1;
+    if (o->resume) {
+        st = load_state(&h, prog, &iface, o->resume, o->resume_len, &vm, err);
+    } else {
+        st = gsvm_patho_vm_new(prog, &iface, &vm, err);
+        if (st == GSVM_OK)
+            st = gsvm_patho_vm_start(vm, err);
     }
-    gsvm_patho_vm_set_max_instructions(vm, max_insns);
-    if ((st = gsvm_patho_vm_start(vm, err)) != GSVM_OK) {
+    if (st != GSVM_OK) {
         gsvm_patho_vm_free(vm);
         patho_sim_host_free(&h);
         return st;
     }
-    gsvm_error run_err;
-    h.frame = 1;
-    int r = settle(&h, vm, gsvm_patho_vm_run_frame(vm, &run_err));
+    gsvm_patho_vm_set_max_instructions(vm, o->max_insns);
+    if (o->resume) {
+        /* Carry on where the saved run stopped (a finished or faulted script
+         * stays so). */
+        r = settle(&h, vm, GSVM_OK);
+    } else {
+        h.frame = 1;
+        r = settle(&h, vm, gsvm_patho_vm_run_frame(vm, &run_err));
+    }
     for (size_t i = 0; r < 0 && timeline && i < json_array_size(timeline); i++) {
         const json_t *e = json_array_get(timeline, i);
         const json_t *adv = json_object_get(e, "advance_ms");
@@ -305,13 +367,15 @@ gsvm_status patho_sim_run(const gsvm_patho_program *prog, const json_t *timeline
         for (uint32_t k = 0; k < n; k++)
             gsvm_patho_value_free(&vals[k]);
         free(vals);
-        if (note && res != GSVM_PATHO_EVENT_HANDLED) {
+        if (o->note && res != GSVM_PATHO_EVENT_HANDLED) {
             char msg[160];
             int len = snprintf(msg, sizeof msg, "timeline entry %zu: event %u not delivered: %s",
                                i + 1, id, gsvm_patho_event_result_name(res));
-            note(user, msg, (size_t)len);
+            o->note(o->user, msg, (size_t)len);
         }
     }
+    if (st == GSVM_OK && o->save)
+        st = save_state(&h, vm, o->save, o->save_len, err);
     if (st == GSVM_OK)
         *outcome = r < 0 ? PATHO_SIM_WAITING : (patho_sim_outcome)r;
     gsvm_patho_vm_free(vm);

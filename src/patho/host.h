@@ -48,13 +48,30 @@ gsvm_patho_host patho_sim_host_iface(patho_sim_host *h);
  * bad line is an input error with no partial output. */
 gsvm_status patho_timeline_check(const json_t *timeline, const char *file, gsvm_error *err);
 
-/* Runs `prog` against `timeline` (may be NULL: empty) with `max_insns` per
- * run (0 = the default).  Emits output lines through `emit` and notices
- * (an event nobody handled) through `note` (may be NULL).  Returns
- * GSVM_OK with *outcome set, or an error when the program cannot start. */
+/* How a run is driven. */
+typedef struct patho_sim_opts {
+    uint64_t max_insns;  /* per frame or event; 0 = the default */
+    patho_emit_fn emit;  /* output lines */
+    patho_emit_fn note;  /* notices (an event nobody handled); may be NULL */
+    void *user;          /* passed to emit and note */
+    /* A state saved by an earlier run to continue from (NULL: start fresh
+     * with frame 0).  The timeline then goes on from there. */
+    const uint8_t *resume;
+    size_t resume_len;
+    /* When not NULL: receives the state at the end of the run (malloc'd). */
+    uint8_t **save;
+    size_t *save_len;
+} patho_sim_opts;
+
+/* Runs `prog` against `timeline` (may be NULL: empty).  Returns GSVM_OK with
+ * *outcome set, or an error when the program cannot start or the resumed
+ * state is invalid (GSVM_ERR_INPUT).
+ *
+ * A saved state is "GSPS", u32 version 1, f64 simulation time (ms), u64
+ * frames begun, then the VM snapshot (gsvm_patho_vm_snapshot). */
 gsvm_status patho_sim_run(const gsvm_patho_program *prog, const json_t *timeline,
-                          uint64_t max_insns, patho_emit_fn emit, patho_emit_fn note,
-                          void *user, patho_sim_outcome *outcome, gsvm_error *err);
+                          const patho_sim_opts *opts, patho_sim_outcome *outcome,
+                          gsvm_error *err);
 
 /* Appends the JSON form of a value: numbers, true/false, a string,
  * {"object":N} or {"cvector":[x,y,z]}; floats in their shortest form. */

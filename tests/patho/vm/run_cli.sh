@@ -34,6 +34,22 @@ expect 0 "output file" "$G" patho run "$D/door.bin" --events "$D/door.jsonl" -o 
 cmp -s "$tmp/o.txt" "$D/door.out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: -o output differs"; }
 "$G" patho run - --events "$D/door.jsonl" <"$D/door.bin" >"$tmp/stdin.txt"
 cmp -s "$tmp/stdin.txt" "$D/door.out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: stdin output differs"; }
+# --save-state / --resume: splitting the timeline anywhere changes nothing
+n=$(wc -l <"$D/door.jsonl")
+k=0
+while [ $k -le "$n" ]; do
+    head -n $k "$D/door.jsonl" >"$tmp/first.jsonl"
+    tail -n +$((k+1)) "$D/door.jsonl" >"$tmp/rest.jsonl"
+    "$G" patho run "$D/door.bin" --events "$tmp/first.jsonl" --save-state "$tmp/s.state" >"$tmp/1.out" 2>/dev/null
+    "$G" patho run "$D/door.bin" --events "$tmp/rest.jsonl" --resume "$tmp/s.state" >"$tmp/2.out" 2>/dev/null
+    cat "$tmp/1.out" "$tmp/2.out" | cmp -s - "$D/door.out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: split at $k differs"; }
+    k=$((k+1))
+done
+head -c 30 "$tmp/s.state" >"$tmp/cut.state"
+expect 1 "truncated state" "$G" patho run "$D/door.bin" --resume "$tmp/cut.state"
+has "$tmp/err" "cut.state: byte" "truncated state names file and offset"
+expect 1 "state of another program" "$G" patho run "$D/fault.bin" --resume "$tmp/s.state"
+has "$tmp/err" "another program" "foreign state message"
 # the layout flag is honoured: the alpha script read as hd is rejected
 expect 1 "wrong layout" "$G" patho run "$D/values.bin" --layout hd
 expect 0 "alpha detected" "$G" patho run "$D/values.bin"

@@ -763,7 +763,8 @@ static const char *sim(bld *b, const char *timeline_text, uint64_t cap, patho_si
     }
     gsvm_buf buf;
     gsvm_buf_init(&buf);
-    if (patho_sim_run(prog, tl, cap, collect, NULL, &buf, oc, &err) != GSVM_OK)
+    patho_sim_opts o = {.max_insns = cap, .emit = collect, .user = &buf};
+    if (patho_sim_run(prog, tl, &o, oc, &err) != GSVM_OK)
         gsvm_buf_printf(&buf, "error: %s", err.message);
     snprintf(out, sizeof out, "%s", gsvm_buf_cstr(&buf));
     gsvm_buf_free(&buf);
