@@ -949,6 +949,7 @@ gsvm_status gsvm_hks_asm(const char *text, size_t len, const char *file, gsvm_hk
                          gsvm_error *err)
 {
     *out = NULL;
+    gsvm_error_clear(err);
     parser *P = calloc(1, sizeof *P);
     if (!P)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
@@ -1009,7 +1010,7 @@ gsvm_status gsvm_hks_asm(const char *text, size_t len, const char *file, gsvm_hk
         }
         free(P);
         gsvm_hks_chunk_free(c);
-        return err ? err->status : GSVM_ERR_INPUT;
+        return err && err->status != GSVM_OK ? err->status : GSVM_ERR_INPUT;
     }
     if (!c->has_structs)
         c->struct_marker = 0;

@@ -421,6 +421,7 @@ gsvm_status gsvm_hks_chunk_load(const uint8_t *data, size_t len, const gsvm_hks_
                                 const char *file, gsvm_hks_chunk **out, gsvm_error *err)
 {
     *out = NULL;
+    gsvm_error_clear(err);
     gsvm_hks_load_options o = {0, GSVM_HKS_PROFILE_AUTO, GSVM_HKS_STRUCTS_AUTO, false};
     if (opts)
         o = *opts;
@@ -498,7 +499,7 @@ fail:
     gsvm_hks_chunk_free(c);
     if (err && err->status == GSVM_OK)
         gsvm_error_at_offset(err, GSVM_ERR_INPUT, file, (long long)L.r.pos, "bad chunk");
-    return err ? err->status : GSVM_ERR_INPUT;
+    return err && err->status != GSVM_OK ? err->status : GSVM_ERR_INPUT;
 }
 
 /* ---------------------------------------------------------------- freeing */
