@@ -16,6 +16,7 @@
 
 #include "lsl/arena.h"
 #include "lsl/ast.h"
+#include "lsl/names.h"
 #include "lsl/parser.h"
 #include "lsl/program.h"
 
@@ -24,6 +25,7 @@ typedef struct local_var {
     lsl_type type;
     int slot;
     int depth;
+    long prev; /* the outer local this one shadows, or -1 */
 } local_var;
 
 typedef struct global_var {
@@ -42,6 +44,8 @@ typedef struct compiler {
     size_t nlocals, caplocals;
     int depth;
     int max_slots;
+    lsl_names global_names; /* name -> global index */
+    lsl_names local_names;  /* name -> innermost local index, -1 when none */
 } compiler;
 
 /* The host functions of ABI 2: name, result type and parameter types. */
@@ -123,16 +127,15 @@ typedef struct var_ref {
 
 static bool find_var(compiler *c, const char *name, var_ref *out)
 {
-    for (size_t i = c->nlocals; i-- > 0;)
-        if (strcmp(c->locals[i].name, name) == 0) {
-            *out = (var_ref){false, c->locals[i].slot, c->locals[i].type};
-            return true;
-        }
-    for (size_t i = 0; i < c->nglobals; i++)
-        if (strcmp(c->globals[i].name, name) == 0) {
-            *out = (var_ref){true, (int)i, c->globals[i].type};
-            return true;
-        }
+    long i;
+    if (lsl_names_get(&c->local_names, name, &i) && i >= 0) {
+        *out = (var_ref){false, c->locals[i].slot, c->locals[i].type};
+        return true;
+    }
+    if (lsl_names_get(&c->global_names, name, &i)) {
+        *out = (var_ref){true, (int)i, c->globals[i].type};
+        return true;
+    }
     return false;
 }
 
@@ -149,9 +152,11 @@ static bool find_int_constant(const char *name, int32_t *out)
 static bool declare_local(compiler *c, const char *name, lsl_type type, long line, long col,
                           int *slot)
 {
-    for (size_t i = c->nlocals; i-- > 0 && c->locals[i].depth == c->depth;)
-        if (strcmp(c->locals[i].name, name) == 0)
-            return fail(c, line, col, "'%s' is already declared in this scope", name);
+    long prev = -1;
+    if (!lsl_names_get(&c->local_names, name, &prev))
+        prev = -1;
+    if (prev >= 0 && c->locals[prev].depth == c->depth)
+        return fail(c, line, col, "'%s' is already declared in this scope", name);
     if (c->nlocals == c->caplocals) {
         size_t nc = c->caplocals ? c->caplocals * 2 : 16;
         local_var *nl = realloc(c->locals, nc * sizeof *nl);
@@ -164,7 +169,9 @@ static bool declare_local(compiler *c, const char *name, lsl_type type, long lin
         return fail(c, line, col, "more than %u local variables", FAL_MAX_LOCALS);
     /* Slots are reused once a block's variables go out of scope. */
     *slot = (int)c->nlocals;
-    c->locals[c->nlocals++] = (local_var){name, type, *slot, c->depth};
+    if (!lsl_names_set(&c->local_names, name, (long)c->nlocals))
+        return fail(c, line, col, "out of memory");
+    c->locals[c->nlocals++] = (local_var){name, type, *slot, c->depth, prev};
     if ((int)c->nlocals > c->max_slots)
         c->max_slots = (int)c->nlocals;
     return true;
@@ -172,8 +179,11 @@ static bool declare_local(compiler *c, const char *name, lsl_type type, long lin
 
 static void leave_scope(compiler *c)
 {
-    while (c->nlocals && c->locals[c->nlocals - 1].depth == c->depth)
+    while (c->nlocals && c->locals[c->nlocals - 1].depth == c->depth) {
         c->nlocals--;
+        /* cannot fail: the name is already in the map */
+        lsl_names_set(&c->local_names, c->locals[c->nlocals].name, c->locals[c->nlocals].prev);
+    }
     c->depth--;
 }
 
@@ -596,6 +606,7 @@ static bool cevent(compiler *c, const lsl_state *st, const lsl_func *ev)
         return fail(c, ev->line, ev->col, "%s", want ? "touch_start takes (integer num_detected)"
                                                      : "state_entry takes no parameters");
     c->nlocals = 0;
+    lsl_names_clear(&c->local_names);
     c->max_slots = 0;
     c->depth = 1;
     uint8_t types[1];
@@ -630,13 +641,16 @@ static bool compile_script(compiler *c, const lsl_script *sc)
         const lsl_global *g = &sc->globals[i];
         if (!supported_type(c, g->type, g->line, g->col))
             return false;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(sc->globals[j].name, g->name) == 0)
-                return fail(c, g->line, g->col, "global '%s' is declared twice", g->name);
+        long seen;
+        if (lsl_names_get(&c->global_names, g->name, &seen))
+            return fail(c, g->line, g->col, "global '%s' is declared twice", g->name);
         fal_pvalue def;
         if (!global_init(c, g, &def))
             return false;
         if (fal_program_global(c->p, g->name, def) < 0)
+            return fail(c, g->line, g->col, "out of memory");
+        /* registered after its initializer, so `integer a = a;` is an error */
+        if (!lsl_names_set(&c->global_names, g->name, (long)c->nglobals))
             return fail(c, g->line, g->col, "out of memory");
         c->globals[c->nglobals++] = (global_var){g->name, g->type};
     }
@@ -674,6 +688,8 @@ gsvm_status gsvm_lsl_compile(const char *source, size_t len, const char *file,
     bool ok = compile_script(&c, sc);
     free(c.globals);
     free(c.locals);
+    lsl_names_free(&c.global_names);
+    lsl_names_free(&c.local_names);
     lsl_arena_free(arena);
     if (!ok) {
         gsvm_lsl_program_free(c.p);

@@ -46,7 +46,8 @@ void lsl_lexer_init(lsl_lexer *lx, const char *src, size_t len, const char *file
                     lsl_arena *arena, gsvm_error *err)
 {
     memset(lx, 0, sizeof *lx);
-    lx->src = lx->p = lx->line_start = src;
+    lx->src = lx->p = lx->line_start = lx->col_at = src;
+    lx->col = 1;
     lx->end = src + len;
     lx->line = 1;
     lx->file = file;
@@ -55,13 +56,30 @@ void lsl_lexer_init(lsl_lexer *lx, const char *src, size_t len, const char *file
 }
 
 /* Columns count characters (UTF-8 code points), 1-based, as editors do. */
-static long column_of(const lsl_lexer *lx, const char *at)
+static long count_columns(const char *from, const char *to, long col)
 {
-    long col = 1;
-    for (const char *c = lx->line_start; c < at; c++)
+    for (const char *c = from; c < to; c++)
         if (((unsigned char)*c & 0xC0) != 0x80)
             col++;
     return col;
+}
+
+static long column_of(const lsl_lexer *lx, const char *at)
+{
+    return count_columns(lx->line_start, at, 1);
+}
+
+/* The column of a token start: tokens only move forward, so counting on
+ * from the previous token keeps a long single-line file linear. */
+static long token_column(lsl_lexer *lx, const char *at)
+{
+    if (lx->col_at < lx->line_start || lx->col_at > at) {
+        lx->col_at = lx->line_start;
+        lx->col = 1;
+    }
+    lx->col = count_columns(lx->col_at, at, lx->col);
+    lx->col_at = at;
+    return lx->col;
 }
 
 static bool lex_error(lsl_lexer *lx, const char *at, long line, const char *line_start,
@@ -295,7 +313,7 @@ bool lsl_lexer_next(lsl_lexer *lx, lsl_token *tok)
         return false;
     tok->start = lx->p;
     tok->line = lx->line;
-    tok->col = column_of(lx, lx->p);
+    tok->col = token_column(lx, lx->p);
     if (lx->p >= lx->end) {
         tok->kind = T_EOF;
         return true;

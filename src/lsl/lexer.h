@@ -49,6 +49,8 @@ typedef struct lsl_lexer {
     const char *src, *end, *p;
     long line;
     const char *line_start;
+    const char *col_at; /* column cache: col_at (on the current line) is column col */
+    long col;
     const char *file;
     lsl_arena *arena;
     gsvm_error *err;

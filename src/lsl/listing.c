@@ -37,6 +37,31 @@ static void put_value(gsvm_buf *b, const fal_pvalue *v)
 
 static const char *ptype(uint8_t t) { return t == GSVM_LSL_INTEGER ? "integer" : "string"; }
 
+/* Sorts event indexes by entry ip, keeping table order for equal entries
+ * (a bottom-up merge sort: no global state, n log n). */
+static void sort_events_by_entry(size_t *order, const gsvm_lsl_program *p)
+{
+    size_t n = p->nevent;
+    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return; /* labels then come out in table order: still correct text */
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = p->events[order[j]].entry_ip < p->events[order[i]].entry_ip ? order[j++]
+                                                                                        : order[i++];
+            while (i < mid)
+                tmp[k++] = order[i++];
+            while (j < hi)
+                tmp[k++] = order[j++];
+        }
+        memcpy(order, tmp, n * sizeof *order);
+    }
+    free(tmp);
+}
+
 gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_error *err)
 {
     gsvm_buf b;
@@ -67,10 +92,22 @@ gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_er
         gsvm_buf_printf(&b, ") entry %u, %u local%s\n", e->entry_ip, e->local_count,
                         e->local_count == 1 ? "" : "s");
     }
+    /* handler labels in ip order (events sorted by entry, stable) */
+    size_t *order = malloc((p->nevent ? p->nevent : 1) * sizeof *order);
+    if (!order) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory writing the listing");
+    }
+    for (size_t i = 0; i < p->nevent; i++)
+        order[i] = i;
+    sort_events_by_entry(order, p);
+    size_t next_label = 0;
     for (size_t ip = 0; ip < p->ncode; ip++) {
-        for (size_t i = 0; i < p->nevent; i++)
-            if (p->events[i].entry_ip == ip)
-                gsvm_buf_printf(&b, "%s:\n", p->events[i].name);
+        while (next_label < p->nevent && p->events[order[next_label]].entry_ip <= ip) {
+            if (p->events[order[next_label]].entry_ip == ip)
+                gsvm_buf_printf(&b, "%s:\n", p->events[order[next_label]].name);
+            next_label++;
+        }
         const fal_insn *in = &p->code[ip];
         const fal_op_info *info = &fal_ops[in->op < FOP_COUNT ? in->op : 0];
         if (in->op >= FOP_COUNT) {
@@ -115,6 +152,7 @@ gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_er
             b.len--;
         gsvm_buf_putc(&b, '\n');
     }
+    free(order);
     gsvm_buf_cstr(&b);
     if (b.oom) {
         gsvm_buf_free(&b);

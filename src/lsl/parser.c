@@ -1,5 +1,7 @@
 #include "lsl/parser.h"
 
+#include "lsl/names.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -737,15 +739,21 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
                                "the first state must be 'default'");
         return GSVM_ERR_INPUT;
     }
-    for (size_t i = 1; i < sc->nstates; i++) {
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(sc->states[i].name, sc->states[j].name) == 0) {
-                gsvm_error_at_line(err, GSVM_ERR_INPUT, file, sc->states[i].line,
-                                   sc->states[i].col, "state '%s' is defined twice",
-                                   sc->states[i].name);
-                return GSVM_ERR_INPUT;
-            }
+    lsl_names seen = {0};
+    for (size_t i = 0; i < sc->nstates; i++) {
+        long before;
+        if (lsl_names_get(&seen, sc->states[i].name, &before)) {
+            lsl_names_free(&seen);
+            gsvm_error_at_line(err, GSVM_ERR_INPUT, file, sc->states[i].line, sc->states[i].col,
+                               "state '%s' is defined twice", sc->states[i].name);
+            return GSVM_ERR_INPUT;
+        }
+        if (!lsl_names_set(&seen, sc->states[i].name, (long)i)) {
+            lsl_names_free(&seen);
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+        }
     }
+    lsl_names_free(&seen);
     *out = sc;
     return GSVM_OK;
 }

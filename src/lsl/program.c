@@ -23,6 +23,7 @@
 
 #include "base/buf.h"
 #include "base/reader.h"
+#include "lsl/names.h"
 
 const fal_op_info fal_ops[FOP_COUNT] = {
 #define FALCON_OP(name, mnem, kind, pops, pushes, meaning) {mnem, kind, pops, pushes, meaning},
@@ -51,6 +52,7 @@ void gsvm_lsl_program_free(gsvm_lsl_program *p)
     for (size_t i = 0; i < p->nconst; i++)
         free(p->consts[i].s);
     free(p->consts);
+    free(p->const_index);
     for (size_t i = 0; i < p->nhost; i++)
         free(p->host_names[i]);
     free(p->host_names);
@@ -103,11 +105,76 @@ long fal_program_emit(gsvm_lsl_program *p, fal_op op, int32_t a, int32_t b)
     return (long)p->ncode++;
 }
 
+static uint64_t const_hash(uint8_t type, int32_t i, const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull ^ type;
+    if (type == GSVM_LSL_INTEGER) {
+        s = (const char *)&i;
+        len = sizeof i;
+    }
+    for (size_t k = 0; k < len; k++)
+        h = (h ^ (uint8_t)s[k]) * 1099511628211ull;
+    return h;
+}
+
+static bool const_equal(const fal_pvalue *v, uint8_t type, int32_t i, const char *s, size_t len)
+{
+    if (v->type != type)
+        return false;
+    if (type == GSVM_LSL_INTEGER)
+        return v->i == i;
+    return v->len == len && (len == 0 || memcmp(v->s, s, len) == 0);
+}
+
+static void index_insert(gsvm_lsl_program *p, size_t idx)
+{
+    const fal_pvalue *v = &p->consts[idx];
+    size_t mask = p->const_index_cap - 1;
+    size_t at = (size_t)const_hash(v->type, v->i, v->s, v->len) & mask;
+    while (p->const_index[at])
+        at = (at + 1) & mask;
+    p->const_index[at] = (uint32_t)idx + 1;
+}
+
+/* Brings the index up to date (room for one more constant); false on OOM. */
+static bool index_sync(gsvm_lsl_program *p)
+{
+    if ((p->nconst + 1) * 2 > p->const_index_cap) {
+        size_t cap = p->const_index_cap ? p->const_index_cap : 64;
+        while ((p->nconst + 1) * 2 > cap)
+            cap *= 2;
+        uint32_t *ni = calloc(cap, sizeof *ni);
+        if (!ni) {
+            p->oom = true;
+            return false;
+        }
+        free(p->const_index);
+        p->const_index = ni;
+        p->const_index_cap = cap;
+        p->const_indexed = 0;
+    }
+    for (; p->const_indexed < p->nconst; p->const_indexed++)
+        index_insert(p, p->const_indexed);
+    return true;
+}
+
+static long const_find(gsvm_lsl_program *p, uint8_t type, int32_t i, const char *s, size_t len)
+{
+    if (!index_sync(p))
+        return -2;
+    size_t mask = p->const_index_cap - 1;
+    for (size_t at = (size_t)const_hash(type, i, s, len) & mask; p->const_index[at];
+         at = (at + 1) & mask)
+        if (const_equal(&p->consts[p->const_index[at] - 1], type, i, s, len))
+            return (long)p->const_index[at] - 1;
+    return -1;
+}
+
 long fal_program_const_int(gsvm_lsl_program *p, int32_t v)
 {
-    for (size_t i = 0; i < p->nconst; i++)
-        if (p->consts[i].type == GSVM_LSL_INTEGER && p->consts[i].i == v)
-            return (long)i;
+    long found = const_find(p, GSVM_LSL_INTEGER, v, NULL, 0);
+    if (found != -1)
+        return found < 0 ? -1 : found;
     if (!grow(p, (void **)&p->consts, &p->capconst, p->nconst, sizeof *p->consts))
         return -1;
     p->consts[p->nconst] = (fal_pvalue){GSVM_LSL_INTEGER, v, NULL, 0};
@@ -116,10 +183,9 @@ long fal_program_const_int(gsvm_lsl_program *p, int32_t v)
 
 long fal_program_const_str(gsvm_lsl_program *p, const char *s, size_t len)
 {
-    for (size_t i = 0; i < p->nconst; i++)
-        if (p->consts[i].type == GSVM_LSL_STRING && p->consts[i].len == len &&
-            memcmp(p->consts[i].s, s, len) == 0)
-            return (long)i;
+    long found = const_find(p, GSVM_LSL_STRING, 0, s, len);
+    if (found != -1)
+        return found < 0 ? -1 : found;
     if (!grow(p, (void **)&p->consts, &p->capconst, p->nconst, sizeof *p->consts))
         return -1;
     char *d = dup_bytes(s, len);
@@ -349,6 +415,57 @@ static bool read_value(gsvm_reader *r, fal_pvalue *v, const char *what)
     return true;
 }
 
+/* One event table entry; `seen` holds the names so far (a hash set, so a
+ * forged table of many events still loads in linear time). */
+static gsvm_status read_event(gsvm_reader *r, gsvm_lsl_program *p, fal_event *e, lsl_names *seen)
+{
+    size_t at = r->pos;
+    if (!(e->name = read_name(r, false, "event name")))
+        return GSVM_ERR_INPUT;
+    p->nevent++;
+    long before;
+    if (lsl_names_get(seen, e->name, &before)) {
+        r->pos = at;
+        gsvm_reader_fail(r, "event '%s' appears twice", e->name);
+        return GSVM_ERR_INPUT;
+    }
+    if (!lsl_names_set(seen, e->name, (long)p->nevent))
+        return GSVM_ERR_NOMEM;
+    if (!gsvm_read_u32(r, &e->entry_ip, "event entry ip") ||
+        !gsvm_read_u32(r, &e->local_count, "event local count"))
+        return GSVM_ERR_INPUT;
+    if (e->local_count > FAL_MAX_LOCALS) {
+        r->pos -= 4;
+        gsvm_reader_fail(r, "event '%s' needs %u locals, more than the limit %u", e->name,
+                         e->local_count, FAL_MAX_LOCALS);
+        return GSVM_ERR_INPUT;
+    }
+    const uint8_t *types;
+    if (!gsvm_read_u32(r, &e->nparams, "event parameter count"))
+        return GSVM_ERR_INPUT;
+    if (e->nparams > FAL_MAX_PARAMS || e->nparams > e->local_count) {
+        r->pos -= 4;
+        gsvm_reader_fail(r, "event '%s' has %u parameters but %u locals", e->name, e->nparams,
+                         e->local_count);
+        return GSVM_ERR_INPUT;
+    }
+    if (!gsvm_read_bytes(r, e->nparams, &types, "event parameter types"))
+        return GSVM_ERR_INPUT;
+    e->param_types = malloc(e->nparams ? e->nparams : 1);
+    if (!e->param_types)
+        return GSVM_ERR_NOMEM;
+    for (uint32_t k = 0; k < e->nparams; k++) {
+        if (types[k] != GSVM_LSL_INTEGER && types[k] != GSVM_LSL_STRING) {
+            r->pos -= e->nparams - k;
+            gsvm_reader_fail(r, "event '%s' parameter %u has unknown type %u", e->name, k + 1,
+                             types[k]);
+            return GSVM_ERR_INPUT;
+        }
+        e->param_types[k] = types[k];
+    }
+    return GSVM_OK;
+}
+
 static gsvm_status load_body(gsvm_reader *r, gsvm_lsl_program *p)
 {
     const uint8_t *magic;
@@ -430,50 +547,13 @@ static gsvm_status load_body(gsvm_reader *r, gsvm_lsl_program *p)
         return GSVM_ERR_NOMEM;
     p->capevent = n;
     size_t event_table_at = r->pos;
-    for (uint32_t i = 0; i < n; i++) {
-        fal_event *e = &p->events[i];
-        size_t at = r->pos;
-        if (!(e->name = read_name(r, false, "event name")))
-            return GSVM_ERR_INPUT;
-        p->nevent++;
-        if (fal_program_find_event(p, e->name) != e) {
-            r->pos = at;
-            gsvm_reader_fail(r, "event '%s' appears twice", e->name);
-            return GSVM_ERR_INPUT;
-        }
-        if (!gsvm_read_u32(r, &e->entry_ip, "event entry ip") ||
-            !gsvm_read_u32(r, &e->local_count, "event local count"))
-            return GSVM_ERR_INPUT;
-        if (e->local_count > FAL_MAX_LOCALS) {
-            r->pos -= 4;
-            gsvm_reader_fail(r, "event '%s' needs %u locals, more than the limit %u", e->name,
-                             e->local_count, FAL_MAX_LOCALS);
-            return GSVM_ERR_INPUT;
-        }
-        const uint8_t *types;
-        if (!gsvm_read_u32(r, &e->nparams, "event parameter count"))
-            return GSVM_ERR_INPUT;
-        if (e->nparams > FAL_MAX_PARAMS || e->nparams > e->local_count) {
-            r->pos -= 4;
-            gsvm_reader_fail(r, "event '%s' has %u parameters but %u locals", e->name, e->nparams,
-                             e->local_count);
-            return GSVM_ERR_INPUT;
-        }
-        if (!gsvm_read_bytes(r, e->nparams, &types, "event parameter types"))
-            return GSVM_ERR_INPUT;
-        e->param_types = malloc(e->nparams ? e->nparams : 1);
-        if (!e->param_types)
-            return GSVM_ERR_NOMEM;
-        for (uint32_t k = 0; k < e->nparams; k++) {
-            if (types[k] != GSVM_LSL_INTEGER && types[k] != GSVM_LSL_STRING) {
-                r->pos -= e->nparams - k;
-                gsvm_reader_fail(r, "event '%s' parameter %u has unknown type %u", e->name, k + 1,
-                                 types[k]);
-                return GSVM_ERR_INPUT;
-            }
-            e->param_types[k] = types[k];
-        }
-    }
+    lsl_names seen = {0};
+    gsvm_status est = GSVM_OK;
+    for (uint32_t i = 0; i < n && est == GSVM_OK; i++)
+        est = read_event(r, p, &p->events[i], &seen);
+    lsl_names_free(&seen);
+    if (est != GSVM_OK)
+        return est;
 
     if (!read_count(r, &n, 9, "instruction count"))
         return GSVM_ERR_INPUT;

@@ -65,6 +65,10 @@ struct gsvm_lsl_program {
     size_t nevent, capevent;
     uint32_t compiler_version, abi_version;
     bool oom; /* a builder call ran out of memory */
+    /* The builder's hash index of the constant pool (slot = index + 1, 0 =
+     * empty), so deduplicating constants stays linear in a big script. */
+    uint32_t *const_index;
+    size_t const_index_cap, const_indexed;
 };
 
 /* Limits shared by the loader, the compiler and the VM. */
