@@ -3,7 +3,8 @@
  * The program is tests/patho/vm/data/door.bin (embedded; the unit test
  * patho_vm regenerates it and the seeds under tests/fuzz/seeds/patho_snapshot).
  * Whatever restore accepts must be a VM that runs, takes events, and
- * snapshots again to bytes that restore again. */
+ * snapshots again to bytes that restore again.  The same bytes are also fed
+ * to `gsvm patho run --resume` (a state file: "GSPS" header + snapshot). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gsvm_patho_vm_free(vm);
     }
     patho_sim_host_free(&host);
+
+    patho_sim_opts o = {.max_insns = 10000, .emit = discard, .resume = data, .resume_len = size};
+    patho_sim_outcome outcome;
+    uint8_t *saved = NULL;
+    size_t saved_len = 0;
+    o.save = &saved;
+    o.save_len = &saved_len;
+    if (patho_sim_run(prog, NULL, &o, &outcome, &err) == GSVM_OK) {
+        /* a state this host saved must resume */
+        o.resume = saved;
+        o.resume_len = saved_len;
+        o.save = NULL;
+        if (patho_sim_run(prog, NULL, &o, &outcome, &err) != GSVM_OK)
+            abort();
+    }
+    free(saved);
     gsvm_patho_free(prog);
     return 0;
 }
