@@ -320,6 +320,9 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
         gsvm_reader_fail(r, "%zu unexpected bytes after the last instruction", len - r->pos);
         goto fail;
     }
+    /* never NULL, so `p->vtypes + in->list` is always valid */
+    if ((!p->vtypes && !(p->vtypes = malloc(1))) || (!p->args && !(p->args = malloc(sizeof *p->args))))
+        goto nomem;
     p->file_size = (uint32_t)len;
     *out = p;
     return GSVM_OK;
