@@ -228,13 +228,70 @@ gsvm_status lsl_list_append(lsl_heap *h, const lsl_value *list, const lsl_value 
     if (item->type == LSL_TYPE_LIST)
         return prepend ? lsl_list_concat(h, item, list, out, err)
                        : lsl_list_concat(h, list, item, out, err);
-    lsl_value one;
-    gsvm_status st = lsl_list_new(h, item, 1, &one, err);
+    if (item->type == LSL_TYPE_VOID)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "a list cannot hold a void");
+    /* one allocation, no temporary list (which could also touch the limit) */
+    size_t n = lsl_list_len(list);
+    const lsl_value *it = lsl_list_items(list);
+    lsl_list *l;
+    size_t charge = LSL_MEM_LIST_HEADER + items_charge(it, n) + element_charge(item);
+    *out = lsl_empty(LSL_TYPE_LIST);
+    gsvm_status st = list_alloc(h, n + 1, charge, &l, err);
     if (st)
         return st;
-    st = prepend ? lsl_list_concat(h, &one, list, out, err) : lsl_list_concat(h, list, &one, out, err);
-    lsl_value_release(&one);
-    return st;
+    size_t at = prepend ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        l->items[at + i] = it[i];
+        lsl_value_retain(&it[i]);
+    }
+    l->items[prepend ? 0 : n] = *item;
+    lsl_value_retain(item);
+    out->u.l = l;
+    return GSVM_OK;
+}
+
+gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b, lsl_value *out,
+                              gsvm_error *err)
+{
+    size_t la = lsl_str_len(a), lb = lsl_str_len(b);
+    if (lb == 0 || la == 0) {
+        *out = lb == 0 ? *a : *b;
+        out->type = LSL_TYPE_STRING;
+        lsl_value_retain(out);
+        return GSVM_OK;
+    }
+    *out = lsl_empty(LSL_TYPE_STRING);
+    if (la + lb > LSL_MAX_STRING_BYTES)
+        return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "string of %zu bytes exceeds the %u-byte bound",
+                              la + lb, LSL_MAX_STRING_BYTES);
+    const unsigned char *pa = (const unsigned char *)lsl_str_data(a);
+    const unsigned char *pb = (const unsigned char *)lsl_str_data(b);
+    lsl_str *s = malloc(sizeof *s + la + lb + 1);
+    if (!s)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    s->heap = h;
+    s->refs = 1;
+    s->len = (uint32_t)(la + lb);
+    memcpy(s->data, pa, la);
+    memcpy(s->data + la, pb, lb);
+    s->data[la + lb] = 0;
+    /* The UTF-16 units of the parts add up unless a sequence straddles the
+     * join (a ends in a lead byte or continuation, b starts with
+     * continuations): then count the joined text. */
+    size_t units;
+    if (pa[la - 1] < 0x80 || (pb[0] & 0xC0) != 0x80)
+        units = (a->u.s->charge - LSL_MEM_STRING_HEADER) / 2 + (b->u.s->charge - LSL_MEM_STRING_HEADER) / 2;
+    else
+        units = utf16_units(s->data, la + lb);
+    size_t charge = LSL_MEM_STRING_HEADER + 2 * units;
+    gsvm_status st = heap_take(h, charge, err);
+    if (st) {
+        free(s);
+        return st;
+    }
+    s->charge = (uint32_t)charge;
+    out->u.s = s;
+    return GSVM_OK;
 }
 
 /* ---- references ---------------------------------------------------------- */
@@ -914,13 +971,8 @@ gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const ls
         if (rt == LSL_TYPE_LIST)
             return a->type == LSL_TYPE_LIST ? lsl_list_append(h, a, b, false, out, err)
                                             : lsl_list_append(h, b, a, true, out, err);
-        if (rt == LSL_TYPE_STRING) {
-            gsvm_buf buf;
-            gsvm_buf_init(&buf);
-            gsvm_buf_append(&buf, lsl_str_data(a), lsl_str_len(a));
-            gsvm_buf_append(&buf, lsl_str_data(b), lsl_str_len(b));
-            return lsl_string_from_buf(h, LSL_TYPE_STRING, &buf, out, err);
-        }
+        if (rt == LSL_TYPE_STRING)
+            return lsl_string_concat(h, a, b, out, err);
         if (ints) {
             *out = lsl_int((int32_t)(x + y));
         } else if (rt == LSL_TYPE_FLOAT) {

@@ -147,6 +147,10 @@ gsvm_status lsl_string_cstr(lsl_heap *h, const char *s, lsl_value *out, gsvm_err
 /* Takes a buffer's bytes (the buffer is left empty). */
 gsvm_status lsl_string_from_buf(lsl_heap *h, lsl_type type, gsvm_buf *b, lsl_value *out,
                                 gsvm_error *err);
+/* a + b for strings (or keys: the result is a string), in one allocation;
+ * an empty side shares the other's object. */
+gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b, lsl_value *out,
+                              gsvm_error *err);
 /* A new list holding retained copies of `n` values (none of them a list).
  * `n` may be 0 (the empty list). */
 gsvm_status lsl_list_new(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,

@@ -265,6 +265,45 @@ static void test_memory(void)
     lsl_value_release(&r1);
     lsl_value_release(&r2);
     CHECK_INT(h.used, 0);
+    /* concatenation charges exactly what a fresh string of the text would,
+     * also when a UTF-8 sequence straddles the join */
+    static const char *const pairs[][2] = {{"ab", "cd"}, {"\xc3", "\xa9x"}, {"\xf0\x9f", "\x98\x80"}, {"\xc3\xa9", "\x80"}};
+    for (size_t i = 0; i < 4; i++) {
+        lsl_value p, q, joined, fresh;
+        char text[16];
+        snprintf(text, sizeof text, "%s%s", pairs[i][0], pairs[i][1]);
+        CHECK_INT(lsl_string_cstr(&h, pairs[i][0], &p, &T_err), GSVM_OK);
+        CHECK_INT(lsl_string_cstr(&h, pairs[i][1], &q, &T_err), GSVM_OK);
+        CHECK_INT(lsl_string_concat(&h, &p, &q, &joined, &T_err), GSVM_OK);
+        CHECK_INT(lsl_string_cstr(&h, text, &fresh, &T_err), GSVM_OK);
+        CHECK_STR(lsl_str_data(&joined), text);
+        CHECK_INT(lsl_value_object_size(&joined), lsl_value_object_size(&fresh));
+        lsl_value_release(&p);
+        lsl_value_release(&q);
+        lsl_value_release(&joined);
+        lsl_value_release(&fresh);
+    }
+    CHECK_INT(h.used, 0);
+    /* an empty side shares the other object */
+    lsl_value e = lsl_empty(LSL_TYPE_STRING), k, j2;
+    CHECK_INT(lsl_string_new(&h, LSL_TYPE_KEY, "kk", 2, &k, &T_err), GSVM_OK);
+    CHECK_INT(lsl_string_concat(&h, &k, &e, &j2, &T_err), GSVM_OK);
+    CHECK(j2.u.s == k.u.s && j2.type == LSL_TYPE_STRING);
+    lsl_value_release(&j2);
+    lsl_value_release(&k);
+    /* appending charges exactly the new list, with no temporary on the way */
+    lsl_heap tight;
+    lsl_heap_init(&tight, 16 + 16 * 3 + 24);
+    lsl_value l2, l3, three[3] = {lsl_int(1), lsl_int(2), lsl_int(3)}, vv = lsl_vector(1, 2, 3);
+    CHECK_INT(lsl_list_new(&tight, three, 2, &l2, &T_err), GSVM_OK); /* 48 */
+    lsl_heap_init(&tight, 48 + 72); /* exactly [1,2] and [1,2,v]: no room for a temporary */
+    tight.used = 48;
+    CHECK_INT(lsl_list_append(&tight, &l2, &vv, false, &l3, &T_err), GSVM_OK);
+    CHECK_INT(tight.used, 48 + 72);
+    CHECK_INT(lsl_list_items(&l3)[2].type, LSL_TYPE_VECTOR);
+    lsl_value_release(&l3);
+    lsl_value_release(&l2);
+    CHECK_INT(tight.used, 0);
     flush();
 }
 
