@@ -193,6 +193,18 @@ void gsvm_mission_close(gsvm_mission *m);
 gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
                                 const gsvm_mission_field *fields, size_t nfields,
                                 gsvm_error *err);
+/* One client packet: its report and the events derived from it, in any
+ * order.  The runtime delivers the report first (region_changed right after a
+ * state report), then the derived events in the documented order: trigger,
+ * Ghost link, object, damage monitor, actor path, squad, combatant damage,
+ * device, scene, objective. */
+typedef struct gsvm_mission_report_item {
+    const char *kind;
+    const gsvm_mission_field *fields;
+    size_t nfields;
+} gsvm_mission_report_item;
+gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_report_item *items,
+                                       size_t n, gsvm_error *err);
 /* Advances the server clock by `ms`, tick by tick. */
 gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err);
 /* Closes the Lua state and opens it again from the committed record. */

@@ -142,6 +142,59 @@ static int timeline_error(const char *path, size_t line, const char *msg, const 
     return EXIT_INPUT;
 }
 
+/* One report's fields from a timeline object (every member but "event").
+ * Arrays and objects reach the script as their JSON text. */
+typedef struct report_buf {
+    gsvm_mission_field *fields;
+    char **texts;
+    size_t n;
+} report_buf;
+
+static void report_buf_free(report_buf *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        free(b->texts[i]);
+    free(b->texts);
+    free(b->fields);
+}
+
+static bool report_fields(json_t *obj, report_buf *b)
+{
+    size_t cap = json_object_size(obj);
+    b->n = 0;
+    b->fields = calloc(cap ? cap : 1, sizeof *b->fields);
+    b->texts = calloc(cap ? cap : 1, sizeof *b->texts);
+    if (!b->fields || !b->texts)
+        return false;
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        if (strcmp(k, "event") == 0)
+            continue;
+        gsvm_mission_field *f = &b->fields[b->n];
+        f->name = k;
+        switch (json_typeof(v)) {
+        case JSON_TRUE:
+        case JSON_FALSE: f->value.type = GSVM_MV_BOOL; f->value.b = json_is_true(v); break;
+        case JSON_INTEGER: f->value.type = GSVM_MV_INT; f->value.i = json_integer_value(v); break;
+        case JSON_REAL: f->value.type = GSVM_MV_NUM; f->value.n = json_real_value(v); break;
+        case JSON_STRING:
+            f->value.type = GSVM_MV_STR;
+            f->value.s = json_string_value(v);
+            f->value.len = json_string_length(v);
+            break;
+        case JSON_NULL: f->value.type = GSVM_MV_NIL; break;
+        default:
+            b->texts[b->n] = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+            f->value.type = GSVM_MV_STR;
+            f->value.s = b->texts[b->n] ? b->texts[b->n] : "";
+            f->value.len = strlen(f->value.s);
+        }
+        b->n++;
+    }
+    return true;
+}
+
 /* Runs one timeline line. Returns -1 to go on, or an exit code. */
 static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t lineno, run_out *o,
                     const char *src, size_t srclen)
@@ -152,50 +205,44 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
     if (ev) {
         if (!json_is_string(ev))
             return timeline_error(path, lineno, "%s", "\"event\" must be a kind name");
-        size_t n = json_object_size(line);
-        gsvm_mission_field *fields = calloc(n ? n : 1, sizeof *fields);
-        char **texts = calloc(n ? n : 1, sizeof *texts);
-        if (!fields || !texts) {
-            free(fields);
-            free(texts);
-            return timeline_error(path, lineno, "%s", "out of memory");
-        }
-        size_t nf = 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach(line, k, v) {
-            if (strcmp(k, "event") == 0)
-                continue;
-            gsvm_mission_field *f = &fields[nf];
-            f->name = k;
-            switch (json_typeof(v)) {
-            case JSON_TRUE:
-            case JSON_FALSE: f->value.type = GSVM_MV_BOOL; f->value.b = json_is_true(v); break;
-            case JSON_INTEGER: f->value.type = GSVM_MV_INT; f->value.i = json_integer_value(v); break;
-            case JSON_REAL: f->value.type = GSVM_MV_NUM; f->value.n = json_real_value(v); break;
-            case JSON_STRING:
-                f->value.type = GSVM_MV_STR;
-                f->value.s = json_string_value(v);
-                f->value.len = json_string_length(v);
-                break;
-            case JSON_NULL: f->value.type = GSVM_MV_NIL; break;
-            default:
-                /* Arrays and objects reach the script as their JSON text. */
-                texts[nf] = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-                f->value.type = GSVM_MV_STR;
-                f->value.s = texts[nf] ? texts[nf] : "";
-                f->value.len = strlen(f->value.s);
-            }
-            nf++;
-        }
-        gsvm_status st = gsvm_mission_report(m, json_string_value(ev), fields, nf, &err);
-        for (size_t i = 0; i < nf; i++)
-            free(texts[i]);
-        free(texts);
-        free(fields);
+        report_buf b = {0};
+        gsvm_status st = GSVM_ERR_NOMEM;
+        if (report_fields(line, &b))
+            st = gsvm_mission_report(m, json_string_value(ev), b.fields, b.n, &err);
+        else
+            snprintf(err.message, sizeof err.message, "out of memory");
+        report_buf_free(&b);
         if (st != GSVM_OK)
             return timeline_error(path, lineno, "%s", err.message);
         return -1;
+    }
+    json_t *packet = json_object_get(line, "packet");
+    if (packet) {
+        size_t n = json_is_array(packet) ? json_array_size(packet) : 0;
+        if (n == 0 || n > 1024)
+            return timeline_error(path, lineno, "%s", "\"packet\" must be a list of 1 to 1024 events");
+        report_buf *bufs = calloc(n, sizeof *bufs);
+        gsvm_mission_report_item *items = calloc(n, sizeof *items);
+        int rc = -1;
+        if (!bufs || !items)
+            rc = timeline_error(path, lineno, "%s", "out of memory");
+        for (size_t i = 0; rc < 0 && i < n; i++) {
+            json_t *e = json_array_get(packet, i);
+            json_t *kind = json_object_get(e, "event");
+            if (!json_is_object(e) || !json_is_string(kind))
+                rc = timeline_error(path, lineno, "%s", "each packet entry is {\"event\":KIND, ...fields}");
+            else if (!report_fields(e, &bufs[i]))
+                rc = timeline_error(path, lineno, "%s", "out of memory");
+            else
+                items[i] = (gsvm_mission_report_item){json_string_value(kind), bufs[i].fields, bufs[i].n};
+        }
+        if (rc < 0 && gsvm_mission_report_packet(m, items, n, &err) != GSVM_OK)
+            rc = timeline_error(path, lineno, "%s", err.message);
+        for (size_t i = 0; bufs && i < n; i++)
+            report_buf_free(&bufs[i]);
+        free(bufs);
+        free(items);
+        return rc;
     }
     json_t *adv = json_object_get(line, "advance_ms");
     if (adv) {
@@ -234,7 +281,7 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
         return -1;
     }
     return timeline_error(path, lineno, "%s",
-                          "a timeline line is {\"event\":..}, {\"advance_ms\":N}, {\"host\":..}, {\"reopen\":true} or {\"reload_script\":true}");
+                          "a timeline line is {\"event\":..}, {\"packet\":[..]}, {\"advance_ms\":N}, {\"host\":..}, {\"reopen\":true} or {\"reload_script\":true}");
 }
 
 /* The root of "ROOT/scripts/x/x.lua" (for require), or "" when the path has no scripts/ part. */

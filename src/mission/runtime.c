@@ -638,10 +638,9 @@ static int resolve_selector(const gsvm_mission *m, int what, const gsvm_mission_
     return 0;
 }
 
-gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
-                                const gsvm_mission_field *fields, size_t nfields, gsvm_error *err)
+static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_mission_field *fields,
+                              size_t nfields, bool run, gsvm_error *err)
 {
-    gsvm_error_clear(err);
     if (!m->L)
         return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "the mission script is not loaded");
     int k = gsvm_mission_event_kind(kind);
@@ -734,6 +733,83 @@ gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
         return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     }
     mqueue_push(&m->inputs, e);
+    if (run)
+        pump(m);
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
+                                const gsvm_mission_field *fields, size_t nfields, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    return report_one(m, kind, fields, nfields, true, err);
+}
+
+/* The place of a kind within one client packet: the report itself first
+ * (region_changed right after its state report), then the derived events in
+ * the documented order: trigger, Ghost link, object, damage monitor, actor
+ * path, squad, combatant damage, device, scene, objective.  An incident's
+ * player_trigger thus precedes its cinematic events. */
+static int packet_rank(int kind)
+{
+    switch (kind) {
+    case EV_sensor_sense_updated:
+    case EV_client_state_changed:
+    case EV_client_message_received:
+    case EV_incident_received: return 0;
+    case EV_region_changed: return 1;
+    case EV_trigger_entered:
+    case EV_trigger_exited:
+    case EV_player_trigger: return 2;
+    case EV_ghost_link_state: return 3;
+    case EV_object_state:
+    case EV_object_interacted: return 4;
+    case EV_damage_state: return 5;
+    case EV_actor_path_state: return 6;
+    case EV_squad_state:
+    case EV_entity_spawned:
+    case EV_squad_provoked: return 7;
+    case EV_entity_died: return 8;
+    case EV_device_state: return 9;
+    case EV_scene_finished:
+    case EV_cinematic_started:
+    case EV_cinematic_terminated:
+    case EV_cinematic_skip_requested: return 10;
+    case EV_objective_progress: return 11;
+    default: return 12;
+    }
+}
+
+gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_report_item *items,
+                                       size_t n, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    if (n > 1024)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "a packet holds at most 1024 reports");
+    size_t order[1024];
+    for (size_t i = 0; i < n; i++) {
+        if (gsvm_mission_event_kind(items[i].kind) < 0)
+            return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "unknown event kind '%s'",
+                                  items[i].kind ? items[i].kind : "(null)");
+        int k = gsvm_mission_event_kind(items[i].kind);
+        if (k == EV_timer_elapsed || k == EV_effect_result || k == EV_phase_entered)
+            return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                                  "%s is raised by the runtime, not reported", items[i].kind);
+        /* A stable insertion by rank keeps the client's order within a rank. */
+        int r = packet_rank(k);
+        size_t j = i;
+        while (j > 0 && packet_rank(gsvm_mission_event_kind(items[order[j - 1]].kind)) > r) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gsvm_mission_report_item *it = &items[order[i]];
+        gsvm_status st = report_one(m, it->kind, it->fields, it->nfields, false, err);
+        if (st != GSVM_OK)
+            return st;
+    }
     pump(m);
     return GSVM_OK;
 }
