@@ -656,7 +656,7 @@ static bool directive(parser *P)
     size_t n;
     word(P, &w, &n);
     fbuild *fb = cur(P);
-#define IS(lit) word_is(w, n, lit)
+#define IS(lit) (n == sizeof(lit) - 1 && memcmp(w, lit, sizeof(lit) - 1) == 0)
     if (IS(".header")) {
         if (P->have_header)
             return fail(P, w, "a second .header");

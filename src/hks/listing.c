@@ -14,7 +14,7 @@
 typedef struct printer {
     gsvm_buf b;
     const gsvm_hks_chunk *c;
-    char path[1024];
+    char path[2048]; /* 129 levels of "/" + 10 digits fit */
 } printer;
 
 static void puts_(printer *P, const char *s) { gsvm_buf_puts(&P->b, s); }
@@ -290,25 +290,54 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
     if (d->flag) {
         puts_(P, " <");
         hks_put_str(&P->b, &d->source, 60);
-        snprintf(tmp, sizeof tmp, ":%u,%u>", d->linedefined, d->lastlinedefined);
-        puts_(P, tmp);
+        putc_(P, ':');
+        putu(P, d->linedefined);
+        putc_(P, ',');
+        putu(P, d->lastlinedefined);
+        putc_(P, '>');
         if (d->name.size) {
             puts_(P, " ");
             hks_put_str(&P->b, &d->name, 60);
         }
     }
-    snprintf(tmp, sizeof tmp,
-             " (%llu words at 0x%llx)\n; %u%s params, %u slots, %u upvalues, %u locals, %u "
-             "constants, %u functions\n",
-             (unsigned long long)f->ncode, (unsigned long long)f->code_offset, f->nparams,
-             (f->flags & 2) ? "+" : "", f->maxstack, f->nups, d->flag ? d->nlocals : 0, f->nk,
-             f->np);
-    puts_(P, tmp);
-    puts_(P, ".function ");
+    /* printf costs ~2k instructions a call: plain appends on this path */
+    static const char hex[] = "0123456789abcdef";
+    char off[20];
+    int no = 0;
+    uint64_t v = f->code_offset;
+    do {
+        off[no++] = hex[v & 15];
+        v >>= 4;
+    } while (v);
+    puts_(P, " (");
+    putu(P, f->ncode);
+    puts_(P, " words at 0x");
+    while (no)
+        putc_(P, off[--no]);
+    puts_(P, ")\n; ");
+    putu(P, f->nparams);
+    puts_(P, (f->flags & 2) ? "+ params, " : " params, ");
+    putu(P, f->maxstack);
+    puts_(P, " slots, ");
+    putu(P, f->nups);
+    puts_(P, " upvalues, ");
+    putu(P, d->flag ? d->nlocals : 0);
+    puts_(P, " locals, ");
+    putu(P, f->nk);
+    puts_(P, " constants, ");
+    putu(P, f->np);
+    puts_(P, " functions\n.function ");
     puts_(P, P->path);
-    snprintf(tmp, sizeof tmp, "\n.upvalues %u\n.params %u\n.vararg 0x%02x\n.maxstack %u\n",
-             f->nups, f->nparams, f->flags, f->maxstack);
-    puts_(P, tmp);
+    puts_(P, "\n.upvalues ");
+    putu(P, f->nups);
+    puts_(P, "\n.params ");
+    putu(P, f->nparams);
+    puts_(P, "\n.vararg 0x");
+    putc_(P, hex[f->flags >> 4]);
+    putc_(P, hex[f->flags & 15]);
+    puts_(P, "\n.maxstack ");
+    putu(P, f->maxstack);
+    putc_(P, '\n');
     bool nonzero = false;
     for (int i = 0; i < f->npad; i++)
         nonzero |= f->pad[i] != 0;
@@ -340,19 +369,31 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
         puts_(P, "\n.name ");
         hks_put_str(&P->b, &d->name, 0);
         putc_(P, '\n');
-        for (uint64_t i = 0; i < d->nlines; i++) {
-            if (i % 16 == 0)
-                puts_(P, i ? "\n.lines" : ".lines");
-            putc_(P, ' ');
-            putu(P, d->lines[i]);
+        for (uint64_t i = 0; i < d->nlines; i += 16) {
+            /* 16 numbers of at most 10 digits per line */
+            if (!gsvm_buf_reserve(&P->b, 16 * 11 + 8))
+                break;
+            char *o = (char *)P->b.data + P->b.len;
+            o = w_s(o, ".lines", 6);
+            for (uint64_t j = i; j < d->nlines && j < i + 16; j++) {
+                *o++ = ' ';
+                o = w_u(o, d->lines[j]);
+            }
+            *o++ = '\n';
+            P->b.len = (size_t)(o - (char *)P->b.data);
         }
-        if (d->nlines)
-            putc_(P, '\n');
         for (uint32_t i = 0; i < d->nlocals; i++) {
             puts_(P, ".local ");
             hks_put_str(&P->b, &d->locals[i].name, 0);
-            snprintf(tmp, sizeof tmp, " %u %u\n", d->locals[i].startpc, d->locals[i].endpc);
-            puts_(P, tmp);
+            if (!gsvm_buf_reserve(&P->b, 32))
+                break;
+            char *o = (char *)P->b.data + P->b.len;
+            *o++ = ' ';
+            o = w_u(o, d->locals[i].startpc);
+            *o++ = ' ';
+            o = w_u(o, d->locals[i].endpc);
+            *o++ = '\n';
+            P->b.len = (size_t)(o - (char *)P->b.data);
         }
         for (uint32_t i = 0; i < d->nupnames; i++) {
             puts_(P, ".upvalname ");
@@ -362,7 +403,12 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
     }
     size_t plen = strlen(P->path);
     for (uint32_t i = 0; i < f->np; i++) {
-        snprintf(P->path + plen, sizeof P->path - plen, "/%u", i);
+        if (plen + 12 >= sizeof P->path)
+            break; /* the loader stops nesting long before this */
+        char *o = P->path + plen;
+        *o++ = '/';
+        o = w_u(o, i);
+        *o = 0;
         list_function(P, &f->p[i]);
     }
     P->path[plen] = 0;

@@ -55,28 +55,37 @@ void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
     bool cut = limit && n > limit;
     if (cut)
         n = limit;
-    gsvm_buf_putc(b, '"');
+    /* at most 4 bytes per input byte, quotes and "..." */
+    if (!gsvm_buf_reserve(b, 4 * n + 8))
+        return;
     static const char hex[] = "0123456789abcdef";
+    char *o = (char *)b->data + b->len;
+    *o++ = '"';
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s->data[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
+            *o++ = (char)ch;
+            continue;
+        }
+        *o++ = '\\';
         switch (ch) {
-        case '"': gsvm_buf_puts(b, "\\\""); break;
-        case '\\': gsvm_buf_puts(b, "\\\\"); break;
-        case '\n': gsvm_buf_puts(b, "\\n"); break;
-        case '\t': gsvm_buf_puts(b, "\\t"); break;
-        case '\r': gsvm_buf_puts(b, "\\r"); break;
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\t': *o++ = 't'; break;
+        case '\r': *o++ = 'r'; break;
         default:
-            if (ch >= 0x20 && ch < 0x7f) {
-                gsvm_buf_putc(b, ch);
-            } else {
-                char e[4] = {'\\', 'x', hex[ch >> 4], hex[ch & 15]};
-                gsvm_buf_append(b, e, 4);
-            }
+            *o++ = 'x';
+            *o++ = hex[ch >> 4];
+            *o++ = hex[ch & 15];
         }
     }
-    gsvm_buf_putc(b, '"');
-    if (cut)
-        gsvm_buf_puts(b, "...");
+    *o++ = '"';
+    if (cut) {
+        memcpy(o, "...", 3);
+        o += 3;
+    }
+    b->len = (size_t)(o - (char *)b->data);
 }
 
 void hks_put_number(gsvm_buf *b, uint64_t bits, int size, bool integral)

@@ -18,7 +18,7 @@ typedef struct vstate {
     void *ctx;
     gsvm_hks_verify_result *res;
     uint64_t last_pc; /* pc of the last violation (for `flagged`), +1; 0 = none */
-    char path[1024];
+    char path[2048]; /* 129 levels of "/" + 10 digits fit */
 } vstate;
 
 /* swap-ab swaps the A and B fields of ABC instructions (ABx and AsBx ones
