@@ -135,6 +135,9 @@ static double wake_time(const uint64_t latent[2])
     return d;
 }
 
+/* The game's group-0 latents (Sleep, Hold) end early when the script calls
+ * StopGroup0(); each remembers the host's stop generation when it began
+ * (latent[1]) and finishes once that has moved on. */
 static gsvm_patho_call_result sim_call(void *user, gsvm_patho_vm *vm, gsvm_patho_call *c)
 {
     (void)vm;
@@ -142,10 +145,13 @@ static gsvm_patho_call_result sim_call(void *user, gsvm_patho_vm *vm, gsvm_patho
     bool sleep = !c->is_method && strcmp(c->name, "Sleep") == 0 && c->argc == 1 &&
                  is_number(c->args[0]);
     bool hold = !c->is_method && strcmp(c->name, "Hold") == 0 && c->argc == 0;
+    bool stop = !c->is_method && strcmp(c->name, "StopGroup0") == 0 && c->argc == 0;
     if (c->resuming) {
-        if (sleep)
-            return h->now_ms >= wake_time(c->latent) ? GSVM_PATHO_CALL_DONE : GSVM_PATHO_CALL_YIELD;
-        return GSVM_PATHO_CALL_DONE; /* Hold: a later frame has begun */
+        if (c->latent[1] != h->stop_gen)
+            return GSVM_PATHO_CALL_DONE; /* stopped by StopGroup0 */
+        if (sleep && h->now_ms >= wake_time(c->latent))
+            return GSVM_PATHO_CALL_DONE;
+        return GSVM_PATHO_CALL_YIELD; /* Hold waits until stopped */
     }
     gsvm_buf *b = &h->line;
     b->len = 0;
@@ -162,17 +168,25 @@ static gsvm_patho_call_result sim_call(void *user, gsvm_patho_vm *vm, gsvm_patho
         gsvm_buf_printf(b, ",\"object\":%u", (unsigned)c->object);
     gsvm_buf_putc(b, '}');
     emit_line(h);
+    if (stop)
+        h->stop_gen++;
     if (sleep) {
         const gsvm_patho_value *a = c->args[0];
         double secs = a->type == GSVM_PATHO_INT ? (double)a->as.i : (double)a->as.f;
-        if (!(secs > 0)) /* zero, negative or NaN: no wait */
-            return GSVM_PATHO_CALL_DONE;
+        if (secs < 0 || secs != secs) {
+            snprintf(c->fault, sizeof c->fault, "Negative wait time");
+            return GSVM_PATHO_CALL_FAULT;
+        }
+        /* Like every latent call it yields at least once: Sleep(0) ends
+         * on the next frame. */
         double wake = h->now_ms + secs * 1000.0;
         memcpy(&c->latent[0], &wake, sizeof wake);
+        c->latent[1] = h->stop_gen;
         return GSVM_PATHO_CALL_YIELD;
     }
     if (hold) {
-        c->latent[0] = h->frame;
+        c->latent[0] = 0;
+        c->latent[1] = h->stop_gen;
         return GSVM_PATHO_CALL_YIELD;
     }
     return GSVM_PATHO_CALL_DONE;
@@ -274,6 +288,7 @@ static gsvm_status save_state(const patho_sim_host *h, const gsvm_patho_vm *vm, 
     gsvm_buf_u32(&b, 1, false);
     gsvm_buf_f64(&b, h->now_ms, false);
     gsvm_buf_u64(&b, h->frame, false);
+    gsvm_buf_u64(&b, h->stop_gen, false);
     gsvm_buf_append(&b, snap, n);
     free(snap);
     if (b.oom) {
@@ -292,10 +307,11 @@ static gsvm_status load_state(patho_sim_host *h, const gsvm_patho_program *prog,
     const uint8_t *magic;
     uint32_t version;
     double now;
-    uint64_t frame;
+    uint64_t frame, stop_gen;
     gsvm_reader_init(&r, data, len, "state", err);
     if (!gsvm_read_bytes(&r, 4, &magic, "magic") || !gsvm_read_u32(&r, &version, "version") ||
-        !gsvm_read_f64(&r, &now, "time") || !gsvm_read_u64(&r, &frame, "frame"))
+        !gsvm_read_f64(&r, &now, "time") || !gsvm_read_u64(&r, &frame, "frame") ||
+        !gsvm_read_u64(&r, &stop_gen, "stop generation"))
         return GSVM_ERR_INPUT;
     if (memcmp(magic, STATE_MAGIC, 4) != 0 || version != 1)
         return gsvm_error_at_offset(err, GSVM_ERR_INPUT, "state", 0,
@@ -304,6 +320,7 @@ static gsvm_status load_state(patho_sim_host *h, const gsvm_patho_program *prog,
         return gsvm_error_at_offset(err, GSVM_ERR_INPUT, "state", 8, "invalid simulation time");
     h->now_ms = now;
     h->frame = frame;
+    h->stop_gen = stop_gen;
     gsvm_status st = gsvm_patho_vm_restore(prog, iface, data + r.pos, len - r.pos, vm, err);
     if (st != GSVM_OK && err && err->offset >= 0)
         err->offset += (long long)r.pos; /* an offset in the whole state file */

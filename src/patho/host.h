@@ -2,8 +2,11 @@
  *
  * Every native and method call becomes a JSON line {"host":NAME,"args":[..]}
  * (a method call adds "object":N after the arguments).  Two natives are
- * latent on simulation time: Sleep(seconds) with one numeric argument waits
- * until the clock has advanced that far, and Hold() waits for the next
+ * latent on simulation time, as in the game's standard context:
+ * Sleep(seconds) with one numeric argument waits until the clock has
+ * advanced that far (at least until the next frame; a negative time is the
+ * script error "Negative wait time"), and Hold() waits until the script
+ * calls StopGroup0(), which ends every pending Sleep and Hold on the next
  * frame.  Every other call returns at once and leaves its arguments as they
  * were.  FuncExist answers true for every method of a non-null object,
  * since this host accepts (and prints) any method call.
@@ -26,6 +29,7 @@ typedef void (*patho_emit_fn)(void *user, const char *line, size_t len);
 typedef struct patho_sim_host {
     double now_ms;  /* simulation time */
     uint64_t frame; /* frames begun so far */
+    uint64_t stop_gen; /* StopGroup0 calls so far */
     patho_emit_fn emit;
     void *emit_user;
     gsvm_buf line; /* scratch for one output line */
@@ -68,7 +72,7 @@ typedef struct patho_sim_opts {
  * state is invalid (GSVM_ERR_INPUT).
  *
  * A saved state is "GSPS", u32 version 1, f64 simulation time (ms), u64
- * frames begun, then the VM snapshot (gsvm_patho_vm_snapshot). */
+ * frames begun, u64 StopGroup0 count, then the VM snapshot. */
 gsvm_status patho_sim_run(const gsvm_patho_program *prog, const json_t *timeline,
                           const patho_sim_opts *opts, patho_sim_outcome *outcome,
                           gsvm_error *err);

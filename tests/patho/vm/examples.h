@@ -7,14 +7,16 @@
 
 #include "build.h"
 
-/* door: a task variable counts OnUse events (10) and greets the user; a
- * global event (11) traces its text, sleeps half a second inside the
- * handler and traces again; the main loop Holds until three uses, then
- * says bye and returns (the script ends). */
+/* door: a task variable counts OnUse events (10), greets the user and calls
+ * StopGroup0() to wake the main loop; a global event (11) traces its text,
+ * sleeps half a second inside the handler and traces again; the main loop
+ * Holds (until woken) while fewer than three uses were counted, then says
+ * bye and returns (the script ends). */
 static inline void example_door(bld *b)
 {
     bld_init(b, GSVM_PATHO_LAYOUT_HD);
     uint32_t trace = imp(b, "Trace", 1), hold = imp(b, "Hold", 0), sleep = imp(b, "Sleep", 1);
+    uint32_t stop = imp(b, "StopGroup0", 0);
     uint32_t t = task(b, "i", 0);
     E(b, OP(PushS), s16(b, "door ready")); /* 0 */
     func(b, trace, 1, 0);                  /* 1 */
@@ -32,17 +34,18 @@ static inline void example_door(bld *b)
     E(b, OP(PushT), 0);                    /* 12 */
     objfunc(b, 0, 2, s8(b, "Greet"), 1, 1, 0); /* 13: who.Greet(count) */
     E(b, OP(Pop), 1);                      /* 14 */
-    E(b, OP(Return), 0);                   /* 15 */
-    /* 16: global event 11 (string text) */
-    func(b, trace, 1, 0);                  /* 16 */
-    E(b, OP(PushF), fbits(0.5f));          /* 17 */
-    func(b, sleep, 1, 0);                  /* 18 */
-    E(b, OP(Pop), 1);                      /* 19 */
-    E(b, OP(PushS), s16(b, "slept"));      /* 20 */
-    func(b, trace, 1, 0);                  /* 21 */
-    E(b, OP(Return), 1);                   /* 22 */
+    func(b, stop);                         /* 15: ends the main loop's Hold */
+    E(b, OP(Return), 0);                   /* 16 */
+    /* 17: global event 11 (string text) */
+    func(b, trace, 1, 0);                  /* 17 */
+    E(b, OP(PushF), fbits(0.5f));          /* 18 */
+    func(b, sleep, 1, 0);                  /* 19 */
+    E(b, OP(Pop), 1);                      /* 20 */
+    E(b, OP(PushS), s16(b, "slept"));      /* 21 */
+    func(b, trace, 1, 0);                  /* 22 */
+    E(b, OP(Return), 1);                   /* 23 */
     tevent(b, t, 10, 10, "o");
-    gevent(b, 11, 16, "s");
+    gevent(b, 11, 17, "s");
 }
 
 /* fault: traces, then subtracts a string from an int. */

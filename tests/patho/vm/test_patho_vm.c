@@ -777,6 +777,7 @@ static void build_sleeper(bld *b)
 {
     bld_init(b, GSVM_PATHO_LAYOUT_HD);
     uint32_t sleep = imp(b, "Sleep", 1), hold = imp(b, "Hold", 0), say = imp(b, "Say", 1);
+    uint32_t stop = imp(b, "StopGroup0", 0);
     task(b, "i", 0);
     E(b, OP(PushF), fbits(1.5f));  /* 0 */
     func(b, sleep, 1, 0);          /* 1 */
@@ -784,7 +785,7 @@ static void build_sleeper(bld *b)
     E(b, OP(PushS), s16(b, "woke"));
     func(b, say, 1, 0);            /* 4 */
     E(b, OP(Pop), 1);              /* 5 */
-    func(b, hold);                 /* 6 */
+    func(b, hold);                 /* 6: until StopGroup0 */
     E(b, OP(TMovI), 0, 1);         /* 7 */
     E(b, OP(PushT), 0);            /* 8 */
     func(b, say, 1, 0);            /* 9 */
@@ -792,7 +793,22 @@ static void build_sleeper(bld *b)
     /* 11: event 2 (cvector): say it */
     func(b, say, 1, 0);            /* 11 */
     E(b, OP(Return), 0);           /* 12 */
+    /* 13: event 3: wake the Hold */
+    func(b, stop);                 /* 13 */
+    E(b, OP(Return), 0);           /* 14 */
     gevent(b, 2, 11, "v");
+    gevent(b, 3, 13, "");
+}
+
+static void build_sleep_arg(bld *b, float secs)
+{
+    bld_init(b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t sleep = imp(b, "Sleep", 1), say = imp(b, "Say", 1);
+    task(b, "", 0);
+    E(b, OP(PushF), fbits(secs));
+    func(b, sleep, 1, 0);
+    func(b, say, 1, 0);
+    E(b, OP(Return), 1);
 }
 
 static void test_sim_host(void)
@@ -809,10 +825,32 @@ static void test_sim_host(void)
               "{\"host\":\"Say\",\"args\":[{\"cvector\":[1.0,2.5,-3.0]}]}\n"
               "{\"host\":\"Say\",\"args\":[\"woke\"]}\n{\"host\":\"Hold\",\"args\":[]}\n");
     CHECK_INT(oc, PATHO_SIM_WAITING);
-    CHECK_STR(sim(&b, "{\"advance_ms\":2000}\n{\"advance_ms\":16}\n{\"advance_ms\":16}\n", 0, &oc),
+    /* Hold waits however long time runs ... */
+    CHECK_STR(sim(&b, "{\"advance_ms\":2000}\n{\"advance_ms\":16}\n{\"advance_ms\":99999}\n", 0, &oc),
               "{\"host\":\"Sleep\",\"args\":[1.5]}\n{\"host\":\"Say\",\"args\":[\"woke\"]}\n"
-              "{\"host\":\"Hold\",\"args\":[]}\n{\"host\":\"Say\",\"args\":[1]}\n");
+              "{\"host\":\"Hold\",\"args\":[]}\n");
+    CHECK_INT(oc, PATHO_SIM_WAITING);
+    /* ... until StopGroup0 (here from an event handler) ends it next frame. */
+    CHECK_STR(sim(&b, "{\"advance_ms\":2000}\n{\"event\":3}\n{\"advance_ms\":16}\n", 0, &oc),
+              "{\"host\":\"Sleep\",\"args\":[1.5]}\n{\"host\":\"Say\",\"args\":[\"woke\"]}\n"
+              "{\"host\":\"Hold\",\"args\":[]}\n{\"host\":\"StopGroup0\",\"args\":[]}\n"
+              "{\"host\":\"Say\",\"args\":[1]}\n");
     CHECK_INT(oc, PATHO_SIM_FINISHED);
+    /* StopGroup0 also ends a Sleep early. */
+    CHECK_STR(sim(&b, "{\"event\":3}\n{\"advance_ms\":1}\n", 0, &oc),
+              "{\"host\":\"Sleep\",\"args\":[1.5]}\n{\"host\":\"StopGroup0\",\"args\":[]}\n"
+              "{\"host\":\"Say\",\"args\":[\"woke\"]}\n{\"host\":\"Hold\",\"args\":[]}\n");
+    /* Sleep(0) waits for the next frame; a negative time is a script error. */
+    build_sleep_arg(&b, 0);
+    CHECK_STR(sim(&b, NULL, 0, &oc), "{\"host\":\"Sleep\",\"args\":[0.0]}\n");
+    CHECK_STR(sim(&b, "{\"advance_ms\":0}\n", 0, &oc),
+              "{\"host\":\"Sleep\",\"args\":[0.0]}\n{\"host\":\"Say\",\"args\":[0.0]}\n");
+    CHECK_INT(oc, PATHO_SIM_FINISHED);
+    build_sleep_arg(&b, -1);
+    CHECK_STR(sim(&b, NULL, 0, &oc), "{\"host\":\"Sleep\",\"args\":[-1.0]}\n"
+                                      "{\"fault\":\"Negative wait time\",\"op\":1}\n");
+    CHECK_INT(oc, PATHO_SIM_FAULT);
+    build_sleeper(&b);
     CHECK_STR(sim(&b, "{\"advance_ms\":2000}\n", 3, &oc),
               "{\"host\":\"Sleep\",\"args\":[1.5]}\n{\"host\":\"Say\",\"args\":[\"woke\"]}\n"
               "{\"stopped\":\"instruction limit\"}\n");
