@@ -18,6 +18,9 @@ for f in "$corpus"/bin/*/*.bin; do
     if grep -q "^.layout $layout\$" "$tmp/l.txt"; then pass=$((pass+1)); else fail=$((fail+1)); echo "wrong layout detected: $f"; fi
     if "$GSVM_BIN" patho list --layout "$layout" "$f" | "$GSVM_BIN" patho asm --layout "$layout" - -o "$tmp/y.bin" &&
         cmp -s "$tmp/y.bin" "$f"; then pass=$((pass+1)); else fail=$((fail+1)); echo "forced layout differs: $f"; fi
+    if "$GSVM_BIN" patho verify -q "$f"; then pass=$((pass+1)); else fail=$((fail+1)); echo "verify rejects: $f"; fi
+    if "$GSVM_BIN" patho stats --json "$f" | grep -q '"instructions":' &&
+        "$GSVM_BIN" patho cfg "$f" | grep -q '^digraph'; then pass=$((pass+1)); else fail=$((fail+1)); echo "stats/cfg failed: $f"; fi
     re="$corpus/listings/$ver/$name.asm"
     if [ -f "$re" ]; then
         if "$GSVM_BIN" patho asm --from pathologic_re --layout "$layout" "$re" -o "$tmp/r.bin" 2>"$tmp/err" && cmp -s "$tmp/r.bin" "$f"; then

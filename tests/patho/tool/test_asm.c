@@ -1,0 +1,304 @@
+/* The assembler and the importer: features a modder uses, every lossless
+ * corner of the format surviving list -> asm, and bad listings rejected
+ * with the right line:column. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsvm/patho.h"
+#include "test.h"
+
+static gsvm_patho_program *assemble(const char *text, gsvm_patho_layout layout)
+{
+    gsvm_error err;
+    gsvm_patho_program *p = NULL;
+    if (gsvm_patho_asm(text, strlen(text), "t.lst", layout, &p, &err) != GSVM_OK) {
+        fprintf(stderr, "asm failed: %d:%d: %s\n", (int)err.line, (int)err.column, err.message);
+        return NULL;
+    }
+    return p;
+}
+
+/* save -> load -> list -> asm -> save gives the same bytes */
+static void check_lossless(gsvm_patho_program *p, const char *what)
+{
+    gsvm_error err;
+    uint8_t *a = NULL, *b = NULL;
+    size_t alen = 0, blen = 0;
+    CHECK_INT(gsvm_patho_save(p, &a, &alen, &err), GSVM_OK);
+    gsvm_patho_program *q = NULL, *r = NULL;
+    CHECK_INT(gsvm_patho_load(a, alen, p->layout, what, &q, &err), GSVM_OK);
+    char *text = NULL;
+    size_t tlen;
+    if (q && gsvm_patho_list(q, 0, &text, &tlen, &err) == GSVM_OK) {
+        gsvm_status st = gsvm_patho_asm(text, tlen, what, GSVM_PATHO_LAYOUT_AUTO, &r, &err);
+        if (st != GSVM_OK)
+            fprintf(stderr, "%s: relist failed %ld:%ld %s\n%s", what, err.line, err.column, err.message, text);
+        CHECK_INT(st, GSVM_OK);
+    }
+    if (r)
+        CHECK_INT(gsvm_patho_save(r, &b, &blen, &err), GSVM_OK);
+    CHECK(a && b && alen == blen && memcmp(a, b, alen) == 0);
+    free(a);
+    free(b);
+    free(text);
+    gsvm_patho_free(q);
+    gsvm_patho_free(r);
+}
+
+static void test_features(void)
+{
+    /* strings by text: found (also as a tail of a longer one) or appended;
+     * UTF-8 text becomes UTF-16; labels forward and back; N:M arguments */
+    const char *src = ".layout hd\n"
+                      ".pool\n"
+                      "    W \"Hello world\"\n"
+                      ".import Trace 1\n"
+                      ".task 0 params=0 vars=(int)\n"
+                      ".code\n"
+                      "start: PushS \"world\"      ; tail of Hello world\n"
+                      "    PushS \"Привет\"\n"
+                      "    PushS \"Hello world\"\n"
+                      "    Func Trace(s1)\n"
+                      "    Jump end\n"
+                      "end:\n"
+                      "    ObjFunc s1, \"Enable\", (t0, 3:5)\n"
+                      "    Return 3\n";
+    gsvm_patho_program *p = assemble(src, GSVM_PATHO_LAYOUT_AUTO);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_INT(p->layout, GSVM_PATHO_LAYOUT_HD);
+    CHECK_INT(p->ninsns, 7);
+    CHECK_INT(p->insns[0].a[0], 12); /* "world" is the tail at byte 12 */
+    CHECK_INT(p->insns[1].a[0], 24); /* appended after the 24-byte "Hello world" */
+    CHECK_INT(p->insns[2].a[0], 0);
+    /* Привет = 6 UTF-16 units + terminator = 14 bytes, then "Enable" narrow */
+    CHECK_INT(p->insns[5].a[1], 38);
+    CHECK_INT(p->pool_size, 38 + 7);
+    CHECK(memcmp(p->pool + 24, "\x1f\x04", 2) == 0); /* П = U+041F */
+    CHECK_INT(p->insns[4].a[0], 5);
+    CHECK_INT(p->insns[5].list_len, 2);
+    CHECK_INT(p->args[p->insns[5].list].mode, 1);
+    CHECK_INT(p->args[p->insns[5].list + 1].var, 3);
+    CHECK_INT(p->args[p->insns[5].list + 1].mode, 5);
+    CHECK_INT(p->insns[3].raw, 0x53); /* Func in hd */
+    check_lossless(p, "features");
+    gsvm_patho_free(p);
+
+    /* the layout override renumbers: Func is 0x51 in alpha */
+    p = assemble(src, GSVM_PATHO_LAYOUT_ALPHA);
+    CHECK(p && p->insns[3].raw == 0x51 && p->layout == GSVM_PATHO_LAYOUT_ALPHA);
+    gsvm_patho_free(p);
+}
+
+static void test_corners(void)
+{
+    /* bits the community listing loses, unusual names and types, raw pool
+     * bytes, NaN: all must survive list -> asm */
+    const char *src = ".layout hd\n"
+                      ".global int \"\"\n"
+                      ".global object \"x y\" flag=2 long\n"
+                      ".global 9\n"
+                      ".pool\n"
+                      "    A \"abc\"\n"
+                      "    B 41 00 42\n"
+                      ".import \"we ird\" 2 long\n"
+                      ".import Dup 0\n"
+                      ".import Dup 0\n"
+                      ".entry 0 0\n"
+                      ".task 0 params=2 vars=(7, cvector)\n"
+                      "    .on 4294967295 L1 (bool)\n"
+                      ".event 3 99 ()\n"
+                      ".code\n"
+                      "    PushE s2, mode=7, -3, pad=0xabcdef\n"
+                      "L1: PopE t2, -1, keep, bits=0xf0\n"
+                      "    PopGE g1, keep, bits=0x80\n"
+                      "    PushF f32:0x7fc00001\n"
+                      "    MovV s1, -0.0, 1e-07, 3.40282347e+38\n"
+                      "    Func \"we ird\"(s1, t2)\n"
+                      "    Func Dup#2()\n"
+                      "    Add2 t1, s2, t3, pop=31\n"
+                      "    FuncExist2 s1, t2, s3, t4, pop=15\n"
+                      "    JumpB s1, 12345, 200, pop=65535\n"
+                      "    CString2 t1, s2, pop=63\n"
+                      "    MovI s1, -2147483648\n"
+                      "    PushI 4294967295\n"
+                      "    EventEnable -1\n"
+                      "    PushV (bool, 0, 255)\n";
+    gsvm_patho_program *p = assemble(src, GSVM_PATHO_LAYOUT_AUTO);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_INT(p->nglobals, 3);
+    CHECK_INT(p->globals[0].has_name, 1);
+    CHECK_INT(p->globals[0].name.len, 0);
+    CHECK_INT(p->globals[1].has_name, 2);
+    CHECK_INT(p->globals[1].name.long_prefix, 1);
+    CHECK_INT(p->globals[2].has_name, 0);
+    CHECK_INT(p->pool_size, 7);
+    CHECK_INT(p->insns[0].a[1], 7);        /* T mode byte */
+    CHECK_INT(p->insns[0].a[3], 0xabcdef); /* pad */
+    CHECK_INT(p->insns[1].a[2], 0xf0 | 2 | 1);
+    CHECK_INT(p->insns[2].a[1], 0x81);
+    CHECK_INT(p->insns[3].a[0], 0x7fc00001);
+    CHECK_INT(p->insns[4].a[1], 0x80000000u);
+    CHECK_INT(p->insns[6].a[0], 2);
+    CHECK_INT(p->insns[7].a[3], 0x80 | 0x20 | 31);
+    CHECK_INT(p->insns[8].a[4], 0x40 | 0x10 | 15);
+    CHECK_INT(p->insns[9].a[3], 65535);
+    CHECK_INT(p->insns[10].a[2], 0x80 | 63);
+    CHECK_INT(p->tasks[0].events[0].op, 1);
+    CHECK_INT(p->events[0].op, 99);
+    check_lossless(p, "corners");
+    gsvm_patho_free(p);
+}
+
+typedef struct bad_case {
+    const char *text;
+    long line, column;
+    const char *needle;
+} bad_case;
+
+static void test_errors(void)
+{
+    static const bad_case cases[] = {
+        {".code\n    Nope s1\n", 2, 5, "unknown instruction"},
+        {".code\n    Push s1, s2\n", 2, 14, "too many operands"},
+        {".code\n    Push t1\n", 2, 10, "stack variable"},
+        {".code\n    Jump nowhere\n", 2, 10, "undefined label"},
+        {".code\nx:\nx:\n", 3, 1, "defined twice"},
+        {".code\n    Func Trace(s1)\n", 2, 10, "no import Trace"},
+        {".import Trace 1\n.code\n    Func Trace#0()\n", 3, 10, "takes 1 arguments"},
+        {".code\n    PushS \"abc\n", 2, 11, "unterminated string"},
+        {".pool\n    W \"ab\"\n.code\n    PushS @0x0 \"xy\"\n", 4, 16, "does not hold"},
+        {".code\n    Add s1, s2, pop=64\n", 2, 5, "does not fit"},
+        {".layout alpha\n.code\n    CString s1, pop=0\n", 3, 5, "does not exist in the alpha layout"},
+        {".layout beta\n", 1, 9, "unknown layout"},
+        {".task 1 params=0\n", 1, 7, "out of order"},
+        {".pool\n    W \"\\q\"\n", 2, 8, "unknown escape"},
+        {".code\n    PushI 99999999999\n", 2, 11, "32-bit integer"},
+        {".code\n    PushF nanx\n", 2, 11, "expected a float"},
+        {"PushI 1\n", 1, 1, "outside .code"},
+        {".code\n    PushV (bool, wat)\n", 2, 18, "expected a type"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gsvm_error err;
+        gsvm_patho_program *p = (gsvm_patho_program *)1;
+        gsvm_status st = gsvm_patho_asm(cases[i].text, strlen(cases[i].text), "e.lst",
+                                        GSVM_PATHO_LAYOUT_AUTO, &p, &err);
+        CHECK_INT(st, GSVM_ERR_INPUT);
+        CHECK(p == NULL);
+        if (err.line != cases[i].line || err.column != cases[i].column ||
+            !strstr(err.message, cases[i].needle)) {
+            fprintf(stderr, "case %zu: got %ld:%ld %s\n", i, err.line, err.column, err.message);
+            test_failed++;
+        } else {
+            test_passed++;
+        }
+        CHECK_STR(err.file, "e.lst");
+    }
+}
+
+static void test_import_re(void)
+{
+    /* the community syntax: every arithmetic family, task addressing, the
+     * Mov operand order and a multi-line string */
+    const char *src = "GlobalVarCount = 1\n"
+                      "\tG_VAR_0 int Counter\n\n"
+                      "Strings:\n\tW:a\n\n"
+                      "Import:\n\tTrace (1 args)\n\n"
+                      "RunOp = 0x0\nRunTask = 0\n\n"
+                      "GlobalTasks: \n\tGTASK_0 Vars = (int) Params = 0\n"
+                      "\t\tEVENT_5 Op = 0x1 Vars = (bool)\n\n"
+                      "0x0: Stack[-2] = Stack[-1]\n"
+                      "0x1: Stack[0 + Tasks[-1].StackPointer] = Stack[-3]\n"
+                      "0x2: Stack[-1] = Stack[1 + Tasks[-1].StackPointer] + Stack[-2]; Pop(3);\n"
+                      "0x3: Pop(1); Push((bool) Stack[2 + Tasks[-1].StackPointer] <= Stack[-1])\n"
+                      "0x4: Pop(0); PushNull((bool) Stack[-1] == 0)\n"
+                      "0x5: Push(\"two\nlines\")\n"
+                      "0x6: @ Trace(Stack[-0]T)\n"
+                      "0x7: Call2 0x0\n"
+                      "0x8: Return(); Pop(0)\n";
+    gsvm_error err;
+    gsvm_patho_program *p = NULL;
+    gsvm_status st = gsvm_patho_import_re(src, strlen(src), "c.asm", GSVM_PATHO_LAYOUT_AUTO, &p, &err);
+    if (st != GSVM_OK)
+        fprintf(stderr, "import: %ld:%ld %s\n", err.line, err.column, err.message);
+    CHECK_INT(st, GSVM_OK);
+    if (!p)
+        return;
+    CHECK_INT(p->layout, GSVM_PATHO_LAYOUT_HD); /* Call2 */
+    CHECK_INT(p->ninsns, 9);
+    CHECK_INT(p->insns[0].op, 0);           /* Mov */
+    CHECK_INT(p->insns[0].a[0], 2);          /* printed first, stored first */
+    CHECK_INT(p->insns[1].a[0], 3);          /* TMov: source first */
+    CHECK_INT(p->insns[1].a[1], 0);
+    CHECK_INT(p->insns[2].a[3], 0x80 | 3);   /* Add2: a task, pop 3 */
+    CHECK_INT(p->insns[2].a[2], 1);          /* out = Stack[-1] */
+    CHECK_INT(p->insns[3].a[2], 0x80 | 1);   /* LE with a task var */
+    CHECK_STR(gsvm_patho_op_name(p->insns[4].op), "NullEq");
+    CHECK_INT(p->pool_size, 4 + 20);         /* "a" then "two\nlines" appended */
+    CHECK_INT(p->insns[5].a[0], 4);
+    CHECK_INT(p->args[p->insns[6].list].mode, 1);
+    CHECK_INT(p->globals[0].has_name, 1);
+    CHECK_STR(p->globals[0].name.str, "Counter");
+    gsvm_patho_free(p);
+
+    const char *bad = "Import:\n\tTrace (1 args)\n\n0x0: @ Nope(Stack[-1])\n";
+    st = gsvm_patho_import_re(bad, strlen(bad), "b.asm", GSVM_PATHO_LAYOUT_AUTO, &p, &err);
+    CHECK_INT(st, GSVM_ERR_INPUT);
+    CHECK_INT(err.line, 4);
+    CHECK_INT(err.column, 6);
+    const char *bad2 = "0x0: Pop(0)\n0x2: Pop(0)\n";
+    st = gsvm_patho_import_re(bad2, strlen(bad2), "b.asm", GSVM_PATHO_LAYOUT_AUTO, &p, &err);
+    CHECK_INT(st, GSVM_ERR_INPUT);
+    CHECK_INT(err.line, 2);
+    const char *bad3 = "0x0: Frobnicate(1)\n";
+    st = gsvm_patho_import_re(bad3, strlen(bad3), "b.asm", GSVM_PATHO_LAYOUT_AUTO, &p, &err);
+    CHECK_INT(st, GSVM_ERR_INPUT);
+    CHECK(strstr(err.message, "cannot read instruction") != NULL);
+}
+
+static void test_verify(void)
+{
+    const char *src = ".pool\n    W \"hello\"\n.import Trace 1\n.entry 0 start\n"
+                      ".task 0 params=0 vars=(int)\n    .on 5 handler (int)\n.code\n"
+                      "start:\n    PushS @0x2 \"ello\"\n    PushS @0x1\n    Pop 3\n    TaskCall 3\n"
+                      "    Jump 99\nhandler:\n    Add s1, s2, pop=0\n    Return 1\n";
+    gsvm_patho_program *p = assemble(src, GSVM_PATHO_LAYOUT_HD);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    gsvm_patho_issue *is;
+    size_t n;
+    gsvm_error err;
+    CHECK_INT(gsvm_patho_verify(p, &is, &n, &err), GSVM_OK);
+    CHECK_INT(n, 5);
+    int seen_align = 0, seen_task = 0, seen_jump = 0, seen_pop = 0, seen_event = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (is[i].insn == 1 && strstr(is[i].message, "not on a character"))
+            seen_align++;
+        if (is[i].insn == 3 && strstr(is[i].message, "task 3"))
+            seen_task++;
+        if (is[i].insn == 4 && strstr(is[i].message, "outside the code"))
+            seen_jump++;
+        if (is[i].insn == 2 && strstr(is[i].message, "goes negative on a path from RunOp"))
+            seen_pop++;
+        if (is[i].insn == 5 && strstr(is[i].message, "event 5"))
+            seen_event++;
+    }
+    CHECK(seen_align == 1 && seen_task == 1 && seen_jump == 1 && seen_pop == 1 && seen_event == 1);
+    free(is);
+    gsvm_patho_free(p);
+}
+
+int main(void)
+{
+    test_features();
+    test_corners();
+    test_errors();
+    test_import_re();
+    test_verify();
+    TEST_MAIN_END();
+}
