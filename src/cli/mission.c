@@ -197,7 +197,7 @@ static bool report_fields(json_t *obj, report_buf *b)
 
 /* Runs one timeline line. Returns -1 to go on, or an exit code. */
 static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t lineno, run_out *o,
-                    const char *src, size_t srclen)
+                    const char *script_path)
 {
     gsvm_mission *m = *mp;
     gsvm_error err;
@@ -274,7 +274,16 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
         return -1;
     }
     if (json_is_true(json_object_get(line, "reload_script"))) {
-        if (gsvm_mission_reload_script(m, src, srclen, &err) != GSVM_OK) {
+        /* "Reload script" reads the script file again (the text loaded at
+         * the start when it came from stdin or cannot be read now). */
+        gsvm_buf sb;
+        bool fresh = script_path && strcmp(script_path, "-") != 0 &&
+                     gsvm_file_read(script_path, &sb, &err) == GSVM_OK;
+        gsvm_status st = gsvm_mission_reload_script(m, fresh ? (const char *)sb.data : NULL,
+                                                    fresh ? sb.len : 0, &err);
+        if (fresh)
+            gsvm_buf_free(&sb);
+        if (st != GSVM_OK) {
             gsvm_cli_fail(&err);
             return EXIT_INPUT;
         }
@@ -454,7 +463,7 @@ static int cmd_run(int argc, char **argv)
     json_t *line;
     exit_code = -1;
     json_array_foreach(timeline, i, line) {
-        exit_code = run_line(&m, line, events_path, i + 1, &ro, src, srclen);
+        exit_code = run_line(&m, line, events_path, i + 1, &ro, found[0] ? found : script);
         if (exit_code >= 0)
             break;
     }
