@@ -178,6 +178,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     call(&f, "llList2Json", 2, (lsl_value[]){arr, mixed});
     call(&f, "llList2Json", 2, (lsl_value[]){obj, csv2});
 
+    /* operators over every pair of the values made so far (bounded) */
+    size_t nv = f.nkeep < 16 ? f.nkeep : 16;
+    for (size_t x = 0; x < nv; x++) {
+        for (size_t y = 0; y < nv; y++)
+            for (int o = LSL_OP_ADD; o <= LSL_OP_OR; o++) {
+                lsl_value r;
+                if (lsl_value_binop(&f.heap, (lsl_op)o, &f.keep[x], &f.keep[y], &r, &f.err) == GSVM_OK)
+                    lsl_value_release(&r);
+            }
+        for (int o = LSL_UOP_NEG; o <= LSL_UOP_BITNOT; o++) {
+            lsl_value r;
+            if (lsl_value_unop((lsl_unop)o, &f.keep[x], &r, &f.err) == GSVM_OK)
+                lsl_value_release(&r);
+        }
+        lsl_value copy;
+        if (lsl_value_copy_to(&f.heap, &f.keep[x], &copy, &f.err) == GSVM_OK)
+            lsl_value_release(&copy);
+    }
+
     /* event arguments from JSON */
     json_error_t je;
     json_t *j = json_loadb(text, size, JSON_DECODE_ANY, &je);
