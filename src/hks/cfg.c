@@ -12,12 +12,20 @@
 
 const gsvm_hks_proto *gsvm_hks_find_function(const gsvm_hks_chunk *c, const char *path)
 {
-    if (!path || path[0] != '0')
+    /* "0" (or "main") is the main function, "0/2" its third child; '.' and
+     * ':' separate as well as '/' */
+    if (!path)
+        return NULL;
+    const char *p;
+    if (strncmp(path, "main", 4) == 0)
+        p = path + 4;
+    else if (path[0] == '0')
+        p = path + 1;
+    else
         return NULL;
     const gsvm_hks_proto *f = &c->main;
-    const char *p = path + 1;
     while (*p) {
-        if (*p != '/')
+        if (*p != '/' && *p != '.' && *p != ':')
             return NULL;
         p++;
         char *end;

@@ -111,9 +111,14 @@ const char *gsvm_hks_profile_name(gsvm_hks_profile p)
 
 bool gsvm_hks_profile_parse(const char *name, gsvm_hks_profile *out)
 {
+    /* the names, then the games and engine code names people know them by */
     static const struct { const char *n; gsvm_hks_profile p; } names[] = {
-        {"auto", GSVM_HKS_PROFILE_AUTO}, {"base", GSVM_HKS_PROFILE_BASE},
-        {"bo3", GSVM_HKS_PROFILE_BO3},   {"ghosts", GSVM_HKS_PROFILE_GHOSTS},
+        {"auto", GSVM_HKS_PROFILE_AUTO},   {"base", GSVM_HKS_PROFILE_BASE},
+        {"bo3", GSVM_HKS_PROFILE_BO3},     {"ghosts", GSVM_HKS_PROFILE_GHOSTS},
+        {"default", GSVM_HKS_PROFILE_BASE}, {"havok", GSVM_HKS_PROFILE_BASE},
+        {"sow", GSVM_HKS_PROFILE_BASE},    {"sekiro", GSVM_HKS_PROFILE_BASE},
+        {"halo", GSVM_HKS_PROFILE_BASE},   {"t7", GSVM_HKS_PROFILE_BO3},
+        {"iw6", GSVM_HKS_PROFILE_GHOSTS},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].n) == 0) {

@@ -84,6 +84,8 @@ static void test_isa(void)
     gsvm_hks_profile p;
     CHECK(gsvm_hks_profile_parse("bo3", &p) && p == GSVM_HKS_PROFILE_BO3);
     CHECK(!gsvm_hks_profile_parse("t8", &p));
+    CHECK(gsvm_hks_profile_parse("iw6", &p) && p == GSVM_HKS_PROFILE_GHOSTS);
+    CHECK(gsvm_hks_profile_parse("t7", &p) && p == GSVM_HKS_PROFILE_BO3);
 }
 
 static void test_fields(void)
@@ -272,6 +274,9 @@ static void test_own_chunks(void)
     CHECK(f == &c->main.p[0]);
     CHECK(gsvm_hks_find_function(c, "0/1") == NULL);
     CHECK(gsvm_hks_find_function(c, "1") == NULL);
+    CHECK(gsvm_hks_find_function(c, "main.0") == f);
+    CHECK(gsvm_hks_find_function(c, "main") == &c->main);
+    CHECK(gsvm_hks_find_function(c, "0/x") == NULL);
     char *dot = NULL;
     size_t dlen = 0;
     gsvm_error err;
