@@ -401,8 +401,9 @@ const char *lsl_type_name(lsl_type t)
 bool lsl_value_equal(const lsl_value *a, const lsl_value *b)
 {
     if (a->type == LSL_TYPE_FLOAT || b->type == LSL_TYPE_FLOAT) {
-        double x = a->type == LSL_TYPE_FLOAT ? a->u.f : a->u.i;
-        double y = b->type == LSL_TYPE_FLOAT ? b->u.f : b->u.i;
+        /* an integer meets a float as a float (16777217 == 16777216.0) */
+        float x = a->type == LSL_TYPE_FLOAT ? a->u.f : (float)a->u.i;
+        float y = b->type == LSL_TYPE_FLOAT ? b->u.f : (float)b->u.i;
         return x == y;
     }
     switch (a->type) {

@@ -396,6 +396,8 @@ static void test_operators(void)
     CHECK_INT(op(LSL_OP_OR, I(0), I(0)).u.i, 0);
     /* comparisons */
     CHECK_INT(op(LSL_OP_EQ, I(1), F(1.0f)).u.i, 1);
+    CHECK_INT(op(LSL_OP_EQ, I(16777217), F(16777216.0f)).u.i, 1); /* compared as floats */
+    CHECK_INT(op(LSL_OP_LT, I(16777217), F(16777216.0f)).u.i, 0);
     CHECK_INT(op(LSL_OP_EQ, F(NAN), F(NAN)).u.i, 0);
     CHECK_INT(op(LSL_OP_LT, F(-1), I(0)).u.i, 1);
     CHECK_INT(op(LSL_OP_GE, I(2), I(3)).u.i, 0);
