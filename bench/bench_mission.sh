@@ -62,3 +62,20 @@ printf 'figure 2: no-op callbacks per second = %.0f wall, %.0f cpu (target >= 10
 set -- $(time_runs "$HERE/one_var.lua" --state "$T/state.db" --events "$T/events.jsonl")
 printf 'figure 3: durable one-variable commits per second to --state = %.0f wall, %.0f cpu (target >= 10000)\n' \
     "$(calc "$N / $1")" "$(calc "$N / $2")"
+
+# 4. Lua speed inside the sandbox (count hook every 100 instructions, charged
+#    allocator) against Debian's lua5.4 running the same loop.
+L=${LOOPS:-100}
+awk -v n="$L" 'BEGIN { for (i = 0; i < n; i++) print "{\"event\":\"session_joined\"}" }' >"$T/loops.jsonl"
+set -- $(time_runs "$HERE/loop.lua" --events "$T/loops.jsonl"); lw=$1
+if command -v lua5.4 >/dev/null; then
+    i=0; : >"$T/ref"
+    while [ $i -lt "$RUNS" ]; do
+        s=$(date +%s.%N); lua5.4 "$HERE/loop_ref.lua" "$L"; e=$(date +%s.%N)
+        awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >>"$T/ref"
+        i=$((i+1))
+    done
+    rw=$(median <"$T/ref")
+    printf 'lua work in callbacks: %.3f s for %d callbacks; lua5.4: %.3f s; ratio gsvm/lua5.4 = %.2f\n' \
+        "$lw" "$L" "$rw" "$(calc "$lw / $rw")"
+fi
