@@ -340,8 +340,9 @@ static mreq *emit_request(lua_State *L, gsvm_mission *m, int op, const char *cal
     return r;
 }
 
-/* Builds {"slot": id, <declared args>} from the args table at idx. */
-static json_t *args_json(lua_State *L, int idx, const char *slot_id)
+/* Builds {"<what>": id, <declared args>} from the args table at idx
+ * (what: "slot", "squad" or "scene"; no id member when id is NULL). */
+static json_t *args_json_of(lua_State *L, int idx, const char *what, const char *slot_id)
 {
     int budget = 4096;
     check_plain(L, idx, 0, &budget);
@@ -352,12 +353,17 @@ static json_t *args_json(lua_State *L, int idx, const char *slot_id)
     }
     if (slot_id) {
         json_t *full = json_object();
-        json_object_set_new(full, "slot", json_string(slot_id));
+        json_object_set_new(full, what, json_string(slot_id));
         json_object_update(full, o);
         json_decref(o);
         o = full;
     }
     return o;
+}
+
+static json_t *args_json(lua_State *L, int idx, const char *slot_id)
+{
+    return args_json_of(L, idx, "slot", slot_id);
 }
 
 /* ---- RequestKey ---- */
@@ -550,7 +556,7 @@ static int squad_place(lua_State *L)
             return luaL_error(L, "squad place exceeds 15 members");
     }
     lua_pop(L, 1);
-    emit_request(L, m, OP_HOST, "squad:place", "squad.place", args_json(L, 2, handle_id(m, h)));
+    emit_request(L, m, OP_HOST, "squad:place", "squad.place", args_json_of(L, 2, "squad", handle_id(m, h)));
     return 1;
 }
 
@@ -560,7 +566,8 @@ static int squad_actor_command(lua_State *L)
     hud *h = check_handle(L, 1, H_SQUAD);
     static const char *const a[] = {"command", "value", NULL};
     args_table(L, 2, a);
-    emit_request(L, m, OP_ACTOR_COMMAND, "squad:actor_command", NULL, args_json(L, 2, handle_id(m, h)));
+    emit_request(L, m, OP_ACTOR_COMMAND, "squad:actor_command", NULL,
+                 args_json_of(L, 2, "squad", handle_id(m, h)));
     return 1;
 }
 
@@ -585,7 +592,7 @@ static int scene_request(lua_State *L, const char *call, const char *effect,
     gsvm_mission *m = active(L);
     hud *h = check_handle(L, 1, H_SCENE);
     args_table(L, 2, declared);
-    mreq *r = emit_request(L, m, OP_HOST, call, effect, args_json(L, 2, handle_id(m, h)));
+    mreq *r = emit_request(L, m, OP_HOST, call, effect, args_json_of(L, 2, "scene", handle_id(m, h)));
     r->publish = true;
     return 1;
 }

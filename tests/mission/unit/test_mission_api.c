@@ -314,8 +314,8 @@ static void test_world(void)
     CHECK(strstr(h.log, "req 1 slot.set_object_active context:activate_objects {\"active\":true,\"owner\":\"host\",\"slots\":[\"crate_a\",\"crate_b\"]}") != NULL);
     CHECK(strstr(h.log, "req 2 slot.set_object_active context:activate_objects {\"active\":true,\"owner\":\"peer\",\"slots\":[\"crate_c\"]}") != NULL);
     CHECK(strstr(h.log, "req 3 slot.set_channel slot:set_channel {\"channel\":1,\"slot\":\"door\",\"value\":2}") != NULL);
-    CHECK(strstr(h.log, "req 4 squad.place squad:place {\"counts\":[3,2],\"mode\":\"burst\",\"slot\":\"wave2\"}") != NULL);
-    CHECK(strstr(h.log, "req 5 scene.activate scene:activate {\"slot\":\"intro\",\"spawn\":true}") != NULL);
+    CHECK(strstr(h.log, "req 4 squad.place squad:place {\"counts\":[3,2],\"mode\":\"burst\",\"squad\":\"wave2\"}") != NULL);
+    CHECK(strstr(h.log, "req 5 scene.activate scene:activate {\"scene\":\"intro\",\"spawn\":true}") != NULL);
     report(m, "cinematic_started");
     CHECK_STR(var_str(m, "co"), "nilfalsefalse2");
     gsvm_mission_field sq[2] = {{"squad", {GSVM_MV_STR, 0, 0, 0, "wave1", 5}}, {"alive_count", {GSVM_MV_INT, 0, 0, 0, NULL, 0}}};
