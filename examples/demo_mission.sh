@@ -19,6 +19,9 @@ show mission run $EX/fault_reload.lua --events $EX/fault_events.jsonl
 echo; echo "-- table.sort of two million numbers is charged to the budget, so it faults at once"
 show mission run $EX/sort_bomb.lua --events $EX/sort_events.jsonl
 
+echo; echo "-- Recipe 'step flow': found by the file-stem rule, progress kept in variables, no replay after reopen"
+show mission run $EX/root --world $EX/root/world_step_flow.json --events $EX/root/events_step_flow.jsonl
+
 echo; echo "-- The record lives in SQLite: a second process continues it through on_load"
 show mission run $EX/timers.lua --state "$T/timers.db" --events $EX/timers_part1.jsonl
 show mission run $EX/timers.lua --state "$T/timers.db" --events $EX/timers_part2.jsonl
