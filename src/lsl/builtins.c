@@ -228,6 +228,28 @@ gsvm_status lsl_lib_raise(lsl_call_ctx *ctx, const char *message)
     return gsvm_error_set(ctx->err, GSVM_ERR_FAULT, NULL, "%s", message);
 }
 
+size_t lsl_lib_text_budget(const lsl_call_ctx *ctx)
+{
+    size_t budget = LSL_MAX_STRING_BYTES;
+    const lsl_heap *h = ctx->heap;
+    if (h && h->limit) {
+        size_t used = h->used + h->extra;
+        size_t room = used >= h->limit ? 0 : h->limit - used;
+        size_t bytes = room <= LSL_MEM_STRING_HEADER ? 0 : 2 * (room - LSL_MEM_STRING_HEADER) + 3;
+        if (bytes < budget)
+            budget = bytes;
+    }
+    return budget;
+}
+
+gsvm_status lsl_lib_too_long(lsl_call_ctx *ctx)
+{
+    if (lsl_lib_text_budget(ctx) < LSL_MAX_STRING_BYTES)
+        return lsl_lib_raise(ctx, "Stack-Heap Collision");
+    return gsvm_error_set(ctx->err, GSVM_ERR_LIMIT, NULL, "string exceeds the %u-byte bound",
+                          LSL_MAX_STRING_BYTES);
+}
+
 gsvm_status lsl_ret_str(lsl_call_ctx *ctx, lsl_type type, const char *s, size_t len, lsl_value *ret)
 {
     return lsl_string_new(ctx->heap, type, s, len, ret, ctx->err);

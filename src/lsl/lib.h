@@ -46,6 +46,15 @@ LSL_NATIVES(LSL_DECLARE_NATIVE)
 /* Raises a Second Life runtime error ("Math Error", ...). */
 gsvm_status lsl_lib_raise(lsl_call_ctx *ctx, const char *message);
 
+/* The most bytes of text a function may still build: a string of n bytes
+ * is charged at least 16 + n/2 (4 bytes per UTF-16 pair at most), so
+ * anything longer than this cannot fit the heap (or exceeds the absolute
+ * string bound).  Functions whose output can outgrow their input (joins,
+ * replacements) check it while building, so a script cannot make the host
+ * allocate far beyond its own limit. */
+size_t lsl_lib_text_budget(const lsl_call_ctx *ctx);
+gsvm_status lsl_lib_too_long(lsl_call_ctx *ctx);
+
 /* Results. */
 static inline gsvm_status lsl_ret_int(lsl_value *ret, int32_t i) { *ret = lsl_int(i); return GSVM_OK; }
 static inline gsvm_status lsl_ret_float(lsl_value *ret, float f) { *ret = lsl_float(f); return GSVM_OK; }

@@ -188,10 +188,15 @@ static gsvm_status join(lsl_call_ctx *ctx, const lsl_value *list, const char *se
 {
     gsvm_buf b;
     gsvm_buf_init(&b);
+    size_t budget = lsl_lib_text_budget(ctx);
     for (size_t i = 0; i < llen(list); i++) {
         if (i)
             gsvm_buf_append(&b, sep, seplen);
         lsl_value_append_text(&b, &litems(list)[i], true);
+        if (b.len > budget) {
+            gsvm_buf_free(&b);
+            return lsl_lib_too_long(ctx);
+        }
     }
     return lsl_ret_buf(ctx, LSL_TYPE_STRING, &b, ret);
 }
@@ -209,8 +214,13 @@ gsvm_status lsl_lib_llList2CSV(lsl_call_ctx *ctx, const lsl_value *a, lsl_value 
      * "123456.789062", and NaN/infinity print as C prints them. */
     gsvm_buf b;
     gsvm_buf_init(&b);
+    size_t budget = lsl_lib_text_budget(ctx);
     for (size_t i = 0; i < llen(&a[0]); i++) {
         const lsl_value *e = &litems(&a[0])[i];
+        if (b.len > budget) {
+            gsvm_buf_free(&b);
+            return lsl_lib_too_long(ctx);
+        }
         if (i)
             gsvm_buf_puts(&b, ", ");
         if (e->type == LSL_TYPE_FLOAT) {

@@ -269,6 +269,11 @@ gsvm_status lsl_lib_llReplaceSubString(lsl_call_ctx *ctx, const lsl_value *a, ls
         last = (size_t)count;
     else if (count < 0 && (size_t)(-(int64_t)count) < total)
         first = total - (size_t)(-(int64_t)count);
+    if (rl > pl) { /* refuse before building what cannot fit */
+        size_t budget = lsl_lib_text_budget(ctx), replaced = last - first;
+        if (sl > budget || replaced > (budget - sl) / (rl - pl))
+            return lsl_lib_too_long(ctx);
+    }
     gsvm_buf b;
     gsvm_buf_init(&b);
     size_t pos = 0, ord = 0;

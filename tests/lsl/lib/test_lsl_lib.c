@@ -602,8 +602,42 @@ static void test_memory_faults(void)
     CHECK_INT(lsl_builtin_call(lsl_builtin_by_name("llList2Json", 11), &ctx,
                                (lsl_value[]){C("JSON_ARRAY"), list}, 2, &ret), GSVM_OK);
     lsl_value_release(&ret);
-    lsl_value_release(&list);
+    /* a replacement that would outgrow the heap is refused before it is built */
+    char big[1001], as[101];
+    memset(big, 'b', 1000);
+    big[1000] = 0;
+    memset(as, 'a', 100);
+    as[100] = 0;
     lsl_value_release(&sep);
+    lsl_heap mid;
+    lsl_heap_init(&mid, 8192);
+    lsl_call_ctx mctx = {&mid, &T_state, &T_err};
+    lsl_value src, pat, rep;
+    CHECK_INT(lsl_string_cstr(&mid, as, &src, &T_err), GSVM_OK);
+    CHECK_INT(lsl_string_cstr(&mid, "a", &pat, &T_err), GSVM_OK);
+    CHECK_INT(lsl_string_cstr(&mid, big, &rep, &T_err), GSVM_OK);
+    before = mid.used;
+    gsvm_error_clear(&T_err);
+    CHECK_INT(lsl_builtin_call(lsl_builtin_by_name("llReplaceSubString", 18), &mctx,
+                               (lsl_value[]){src, pat, rep, lsl_int(0)}, 4, &ret), GSVM_ERR_FAULT);
+    CHECK_STR(T_err.message, "Stack-Heap Collision");
+    CHECK_INT(mid.used, before);
+    /* replacing just one still fits */
+    CHECK_INT(lsl_builtin_call(lsl_builtin_by_name("llReplaceSubString", 18), &mctx,
+                               (lsl_value[]){src, pat, rep, lsl_int(1)}, 4, &ret), GSVM_OK);
+    CHECK_INT(lsl_str_len(&ret), 1099);
+    lsl_value_release(&ret);
+    /* without a limit the absolute bound still holds */
+    lsl_call_ctx free_ctx = {NULL, &T_state, &T_err};
+    CHECK_INT(lsl_builtin_call(lsl_builtin_by_name("llReplaceSubString", 18), &free_ctx,
+                               (lsl_value[]){src, pat, rep, lsl_int(0)}, 4, &ret), GSVM_OK);
+    CHECK_INT(lsl_str_len(&ret), 100000);
+    lsl_value_release(&ret);
+    lsl_value_release(&src);
+    lsl_value_release(&pat);
+    lsl_value_release(&rep);
+    CHECK_INT(mid.used, 0);
+    lsl_value_release(&list);
     CHECK_INT(small.used, 0);
     flush();
 }
