@@ -17,7 +17,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 : >/tmp/gsvm_hks_bench.$$
 for i in $(seq "$RUNS"); do
     t0=$(now)
-    "$GSVM" hks roundtrip --timing --scan $files >/tmp/gsvm_hks_out.$$ || { cat /tmp/gsvm_hks_out.$$; exit 1; }
+    "$GSVM" hks roundtrip --timing $files >/tmp/gsvm_hks_out.$$ || { cat /tmp/gsvm_hks_out.$$; exit 1; }
     t1=$(now)
     echo "$t0 $t1" | awk '{printf "%.4f\n", $2 - $1}' >>/tmp/gsvm_hks_bench.$$
     # internal split: load, list, asm (last line of the output)

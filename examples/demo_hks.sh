@@ -21,17 +21,17 @@ cmp -s "$tmp/body" "$tmp/counter.hksc" && echo "(the body is the chunk again)"
 if [ -d "$SHARED/corpus/hks" ]; then
     c=$SHARED/corpus/hks/halo/hinf_luas.luas
     echo; echo "# a Halo Infinite chunk inside a tag file (it starts at byte 548):"
-    run "$GSVM" hks list --scan "$c" -o "$tmp/hinf.hksl" || exit 1
+    run "$GSVM" hks list "$c" -o "$tmp/hinf.hksl" || exit 1
     run "$GSVM" hks asm "$tmp/hinf.hksl" -o "$tmp/hinf.again" || exit 1
     cmp "$c" "$tmp/hinf.again" && echo "(identical, tag bytes before and after the chunk included)"
     echo; echo "# the whole corpus (313 chunks: Sekiro, Ghosts, Halo Infinite, a float64 build):"
     all=$(ls "$SHARED"/corpus/hks/*/* | grep -v '\.md$')
-    echo "\$ gsvm hks roundtrip --scan corpus/hks/*/*"
-    "$GSVM" hks roundtrip --scan $all || exit 1
-    echo "\$ gsvm hks verify --scan corpus/hks/*/*"
-    "$GSVM" hks verify --scan $all || exit 1
-    echo "\$ gsvm hks verify --scan --hypothesis op-low-bit corpus/hks/*/*"
-    "$GSVM" hks verify --scan --hypothesis op-low-bit $all
-    echo "\$ gsvm hks stats --scan corpus/hks/*/* | head -12"
-    "$GSVM" hks stats --scan $all | head -12
+    echo "\$ gsvm hks roundtrip corpus/hks/*/*"
+    "$GSVM" hks roundtrip $all || exit 1
+    echo "\$ gsvm hks verify corpus/hks/*/*"
+    "$GSVM" hks verify $all || exit 1
+    echo "\$ gsvm hks verify --hypothesis op-low-bit corpus/hks/*/*"
+    "$GSVM" hks verify --hypothesis op-low-bit $all
+    echo "\$ gsvm hks stats corpus/hks/*/* | head -12"
+    "$GSVM" hks stats $all | head -12
 fi

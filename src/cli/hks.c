@@ -12,25 +12,30 @@
 #include "gsvm/hks.h"
 
 /* Options shared by the verbs that load chunks. */
+/* A file that does not start with a chunk (a tag, an archive entry) is
+ * searched for one unless --offset or --no-scan says where it must be. */
 typedef struct load_args {
     uint64_t offset;
     const char *profile, *structs;
-    bool scan;
+    bool scan, no_scan, offset_seen;
 } load_args;
 
 #define LOAD_OPTS(la)                                                                        \
-    {"--offset", 0, OPT_U64, &(la).offset, "N", "the chunk starts at byte N of the file", NULL}, \
+    {"--offset", 0, OPT_U64, &(la).offset, "N", "the chunk starts at byte N of the file",     \
+     &(la).offset_seen},                                                                     \
     {"--profile", 0, OPT_STRING, &(la).profile, "NAME",                                      \
      "opcode table: auto (default), base, bo3 or ghosts", NULL},                             \
     {"--structs", 0, OPT_STRING, &(la).structs, "LAYOUT",                                    \
      "structure block layout: auto (default), plain or halo", NULL},                         \
     {"--scan", 0, OPT_FLAG, &(la).scan, NULL,                                                \
-     "when a file does not start with a chunk, load the first one inside it", NULL}
+     "a file that does not start with a chunk: load the first one inside (default)", NULL},  \
+    {"--no-scan", 0, OPT_FLAG, &(la).no_scan, NULL,                                          \
+     "the chunk must start at byte 0 (or at --offset)", NULL}
 
 static int load_options(const load_args *la, gsvm_hks_load_options *o, const char *command)
 {
     memset(o, 0, sizeof *o);
-    o->scan = la->scan;
+    o->scan = !la->no_scan && !la->offset_seen;
     o->offset = (size_t)la->offset;
     if (la->profile && !gsvm_hks_profile_parse(la->profile, &o->profile)) {
         fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", command,
@@ -84,7 +89,7 @@ static int write_out(const char *path, const void *data, size_t len)
 
 static int verb_list(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL, false};
+    load_args la = {0, NULL, NULL, false, false, false};
     const char *outp = NULL;
     const gsvm_opt opts[] = {
         {"--output", 'o', OPT_STRING, &outp, "FILE", "write the listing to FILE", NULL},
@@ -177,7 +182,7 @@ static void on_violation(void *ctx, const char *path, uint64_t pc, const char *m
 
 static int verb_verify(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL, false};
+    load_args la = {0, NULL, NULL, false, false, false};
     const char *hyp = NULL;
     bool quiet = false;
     const gsvm_opt opts[] = {
@@ -264,7 +269,7 @@ static int verb_verify(int argc, char **argv)
 
 static int verb_stats(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL, false};
+    load_args la = {0, NULL, NULL, false, false, false};
     bool as_json = false;
     const gsvm_opt opts[] = {
         LOAD_OPTS(la),
@@ -446,7 +451,7 @@ static double now_s(void)
 
 static int verb_roundtrip(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL, false};
+    load_args la = {0, NULL, NULL, false, false, false};
     bool timing = false;
     double t_load = 0, t_list = 0, t_asm = 0, t0;
     const gsvm_opt opts[] = {
@@ -456,7 +461,7 @@ static int verb_roundtrip(int argc, char **argv)
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
-        "gsvm hks roundtrip", "CHUNK... [--scan]",
+        "gsvm hks roundtrip", "CHUNK... [--timing]",
         "Load each chunk, list it, assemble the listing and compare the result with the\n"
         "file byte for byte (what 'list' then 'asm' does, without temporary files).\n"
         "Exits 1 if any file differs.",
@@ -537,7 +542,7 @@ static int verb_roundtrip(int argc, char **argv)
 
 static int verb_cfg(int argc, char **argv)
 {
-    load_args la = {0, NULL, NULL, false};
+    load_args la = {0, NULL, NULL, false, false, false};
     const char *outp = NULL, *fpath = "0";
     const gsvm_opt opts[] = {
         {"--function", 0, OPT_STRING, &fpath, "PATH",
