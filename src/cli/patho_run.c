@@ -44,11 +44,14 @@ int gsvm_cli_patho_run(int argc, char **argv)
         {NULL, 0, OPT_FLAG, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
-        "gsvm patho run", "FILE.bin [--layout alpha|hd] [--events EVENTS.jsonl] [--max-instructions N]",
+        "gsvm patho run",
+        "FILE.bin [--layout alpha|hd] [--events EVENTS.jsonl] [--max-instructions N] [-o FILE]\n"
+        "       [--save-state STATE] [--resume STATE]",
         "Runs a script from RunTask at RunOp, frame by frame, against a JSON Lines timeline.\n"
-        "Every native call prints {\"host\":NAME,\"args\":[...]}; Sleep(seconds) and Hold() wait\n"
-        "on simulation time ({\"advance_ms\":N} advances it and runs a frame);\n"
-        "{\"event\":ID,\"args\":[...]} sends an event.  A script error prints\n"
+        "Every native call prints {\"host\":NAME,\"args\":[...]}; Sleep(seconds) waits on\n"
+        "simulation time ({\"advance_ms\":N} advances it and runs a frame), Hold() until the\n"
+        "script calls StopGroup0(); {\"event\":ID,\"args\":[...]} sends an event and runs its\n"
+        "handler at once.  A script error prints\n"
         "{\"fault\":MESSAGE,\"op\":N} (exit 3); the instruction cap prints\n"
         "{\"stopped\":\"instruction limit\"} (exit 4).",
         opts, 1, 1};

@@ -192,10 +192,12 @@ static bool is_native_op(const gsvm_patho_program *p, int64_t pc)
     return op == GSVM_PATHO_OP_Func || op == GSVM_PATHO_OP_ObjFunc || op == GSVM_PATHO_OP_TObjFunc;
 }
 
-/* An op a frame may return to: -1 (the entry frame) or inside the code. */
+/* An op a frame may return to: -1 (the entry frame), inside the code, or
+ * just past its end (a Call as the last instruction: returning there
+ * faults, as it would have without the snapshot). */
 static bool valid_ret(const gsvm_patho_program *p, int64_t ret)
 {
-    return ret == -1 || (ret >= 0 && ret < (int64_t)p->ninsns);
+    return ret == -1 || (ret >= 0 && ret <= (int64_t)p->ninsns);
 }
 
 static bool read_state(gsvm_reader *r, gsvm_patho_vm *vm)
@@ -272,7 +274,6 @@ static bool read_state(gsvm_reader *r, gsvm_patho_vm *vm)
         return false;
     if (!patho_vm_reserve_tasks(vm, n))
         return bad(r, "out of memory");
-    uint32_t prev_sp = 0;
     for (uint32_t i = 0; i < n; i++) {
         patho_task *t = &vm->tasks[i];
         memset(t, 0, sizeof *t);
@@ -282,9 +283,11 @@ static bool read_state(gsvm_reader *r, gsvm_patho_vm *vm)
             return false;
         if (t->id >= p->ntasks)
             return bad(r, "unknown task id");
-        if (t->sp > vm->size || t->sp < prev_sp)
-            return bad(r, "task base out of order or outside the stack");
-        prev_sp = t->sp;
+        /* A script may pop below a task's base (its task variables then
+         * fault when used), so a base above the stack is a reachable state;
+         * it only has to stay within the VM's limit. */
+        if (t->sp > GSVM_PATHO_MAX_STACK)
+            return bad(r, "task base beyond the stack limit");
         if (!read_count(r, &ncalls, GSVM_PATHO_MAX_CALLS, 29, "call count"))
             return false;
         if (!patho_task_reserve_calls(t, ncalls))
@@ -302,8 +305,8 @@ static bool read_state(gsvm_reader *r, gsvm_patho_vm *vm)
                 return bad(r, "return op outside the code");
             if (f->ret == -1 && (i != 0 || k != 0))
                 return bad(r, "an entry frame that is not the first frame of the start task");
-            if (f->extra_pop > vm->size)
-                return bad(r, "extra pop larger than the stack");
+            if (f->extra_pop > GSVM_PATHO_MAX_STACK)
+                return bad(r, "extra pop beyond the stack limit");
             if (f->waiting > 1 || (f->waiting && !is_native_op(p, f->ret)))
                 return bad(r, "a waiting frame that does not return to a native call");
         }
@@ -336,7 +339,9 @@ static bool read_state(gsvm_reader *r, gsvm_patho_vm *vm)
     case GSVM_PATHO_WAITING:
         if (vm->ntasks == 0)
             return bad(r, "a running VM without tasks");
-        if (vm->pc < 0 || vm->pc >= (int64_t)p->ninsns)
+        /* just past the end is possible: the cap stopped the VM right after
+         * the last instruction, and the next step faults */
+        if (vm->pc < 0 || vm->pc > (int64_t)p->ninsns)
             return bad(r, "op outside the code");
         if (vm->state == GSVM_PATHO_WAITING && !is_native_op(p, vm->pc))
             return bad(r, "a waiting VM that is not on a native call");
@@ -348,8 +353,9 @@ static bool read_state(gsvm_reader *r, gsvm_patho_vm *vm)
             return bad(r, "a finished VM with an op");
         break;
     case GSVM_PATHO_FAULTED:
-        if (vm->pc < -1 || vm->pc > (int64_t)p->ninsns)
-            return bad(r, "op outside the code");
+        /* the op that faulted may itself be the problem (a bad target) */
+        if (vm->pc < -1 || vm->pc > (int64_t)UINT32_MAX)
+            return bad(r, "op out of range");
         break;
     }
     if (vm->state != GSVM_PATHO_FAULTED && (flen != 0 || vm->fault_op != -1))

@@ -1008,6 +1008,12 @@ gsvm_status gsvm_patho_vm_send_event(gsvm_patho_vm *vm, uint32_t id, const gsvm_
         *result = GSVM_PATHO_EVENT_NO_HANDLER;
         return GSVM_OK;
     }
+    if (ev->op >= p->ninsns) {
+        *result = GSVM_PATHO_EVENT_HANDLED;
+        return report(vm, fault(vm, "the handler of event %u starts at op %u, outside the code", id,
+                                ev->op),
+                      err);
+    }
     if (ev->nargs != nargs) {
         *result = GSVM_PATHO_EVENT_ARG_COUNT;
         return GSVM_OK;

@@ -933,6 +933,40 @@ static void test_snapshots(void)
     build_sleeper(&b);
     snapshot_equivalence(&b, 4, "sleeper");
 
+    /* Odd but reachable states restore: the cap right after the last
+     * instruction (the op is just past the code), and a task whose base the
+     * script popped below (found by fuzz_patho_run). */
+    {
+        bld o;
+        bld_init(&o, GSVM_PATHO_LAYOUT_HD);
+        task(&o, "", 0);
+        task(&o, "ii", 0);
+        E(&o, OP(PushI), 1);
+        E(&o, OP(TaskCall), 1);
+        E(&o, OP(Pop), 3);
+        gsvm_patho_program *op = bld_program(&o);
+        rec orr;
+        gsvm_patho_host oh = rec_host(&orr);
+        gsvm_patho_vm *ov, *ob;
+        gsvm_error oe;
+        gsvm_patho_vm_new(op, &oh, &ov, &oe);
+        gsvm_patho_vm_start(ov, &oe);
+        gsvm_patho_vm_set_max_instructions(ov, 3);
+        CHECK_INT(gsvm_patho_vm_run_frame(ov, &oe), GSVM_ERR_LIMIT);
+        CHECK_INT(gsvm_patho_vm_op(ov), 3);
+        uint8_t *os;
+        size_t ol;
+        CHECK_INT(gsvm_patho_vm_snapshot(ov, &os, &ol, &oe), GSVM_OK);
+        CHECK_INT(gsvm_patho_vm_restore(op, &oh, os, ol, &ob, &oe), GSVM_OK);
+        CHECK_INT(gsvm_patho_vm_run_frame(ob, &oe), GSVM_ERR_FAULT);
+        CHECK_STR(gsvm_patho_vm_fault(ob), "op 3 is outside the code (3 instructions)");
+        free(os);
+        gsvm_patho_vm_free(ob);
+        gsvm_patho_vm_free(ov);
+        gsvm_patho_free(op);
+        gsvm_buf_free(&orr.log);
+    }
+
     /* A snapshot taken while waiting inside a task, with disabled events,
      * restores to the same bytes and carries on the same way. */
     build_tasks(&b);
