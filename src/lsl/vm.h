@@ -9,8 +9,10 @@
 
 #include "lsl/program.h"
 
-/* An immutable, reference-counted string.  Every value on the stack, in a
- * local or in a global owns one reference, so copying a string is O(1). */
+/* A reference-counted string.  Every value on the stack, in a local or in a
+ * global owns one reference, so copying a string is O(1); a string is never
+ * changed while shared (refs > 1) — only ConcatStr, holding the sole
+ * reference to its left operand, may extend it in place. */
 typedef struct fal_str {
     uint32_t refs;
     uint32_t len;
