@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -310,10 +311,120 @@ static int cmd_cfg(int argc, char **argv)
     return rc;
 }
 
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One file through load -> list -> asm -> save; 0 when the bytes match. */
+static int roundtrip_one(const char *path, const gsvm_buf *bin, gsvm_patho_layout layout,
+                         double *t_load, double *t_list, double *t_asm)
+{
+    gsvm_error err;
+    gsvm_patho_program *p, *q;
+    double t0 = seconds();
+    if (gsvm_patho_load(bin->data, bin->len, layout, path, &p, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    double t1 = seconds();
+    char *text;
+    size_t tlen;
+    gsvm_status st = gsvm_patho_list(p, 0, &text, &tlen, &err);
+    double t2 = seconds();
+    gsvm_patho_layout lay = p->layout;
+    gsvm_patho_free(p);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    st = gsvm_patho_asm(text, tlen, path, lay, &q, &err);
+    free(text);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    uint8_t *out;
+    size_t len;
+    st = gsvm_patho_save(q, &out, &len, &err);
+    gsvm_patho_free(q);
+    double t3 = seconds();
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    int same = len == bin->len && memcmp(out, bin->data, len) == 0;
+    free(out);
+    *t_load += t1 - t0;
+    *t_list += t2 - t1;
+    *t_asm += t3 - t2;
+    return same ? 0 : EXIT_INPUT;
+}
+
+static int cmd_roundtrip(int argc, char **argv)
+{
+    const char *layout_s = NULL;
+    uint64_t repeat = 1;
+    bool timing = false;
+    const gsvm_opt opts[] = {
+        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
+        {"--repeat", 0, OPT_U64, &repeat, "N", "go through the files N times (for timing)", NULL},
+        {"--timing", 0, OPT_FLAG, &timing, NULL, "print the in-process time of each phase", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho roundtrip", "FILE.bin... [--repeat N] [--timing]",
+                                 "Check that every file survives load -> list -> asm -> save byte for "
+                                 "byte.\nPrints one line per file that differs and a summary; exit 1 "
+                                 "if any differs.",
+                                 opts, 1, 65536};
+    static const char *pos[65536];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_patho_layout layout;
+    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+        return rc;
+    if (repeat == 0 || repeat > 1000000) {
+        fprintf(stderr, "%s: --repeat must be 1 to 1000000\n", spec.command);
+        return EXIT_USAGE;
+    }
+    gsvm_buf *bins = calloc((size_t)npos, sizeof *bins);
+    if (!bins)
+        return EXIT_INPUT;
+    size_t bytes = 0;
+    int bad = 0;
+    for (int f = 0; f < npos; f++) {
+        gsvm_error err;
+        if (gsvm_file_read(pos[f], &bins[f], &err) != GSVM_OK) {
+            for (int k = 0; k < f; k++)
+                gsvm_buf_free(&bins[k]);
+            free(bins);
+            return gsvm_cli_fail(&err);
+        }
+        bytes += bins[f].len;
+    }
+    double t_load = 0, t_list = 0, t_asm = 0;
+    for (uint64_t r = 0; r < repeat; r++)
+        for (int f = 0; f < npos; f++) {
+            rc = roundtrip_one(pos[f], &bins[f], layout, &t_load, &t_list, &t_asm);
+            if (rc != 0 && r == 0) {
+                if (rc == EXIT_INPUT)
+                    printf("%s: differs after list -> asm\n", pos[f]);
+                bad++;
+            }
+        }
+    for (int f = 0; f < npos; f++)
+        gsvm_buf_free(&bins[f]);
+    free(bins);
+    printf("%d file%s, %zu bytes: %d identical, %d not\n", npos, npos == 1 ? "" : "s", bytes,
+           npos - bad, bad);
+    if (timing) {
+        double mb = (double)bytes * (double)repeat / 1e6, total = t_load + t_list + t_asm;
+        printf("timing: load %.6f s, list %.6f s, asm+save %.6f s, total %.6f s for %.3f MB = %.1f MB/s\n",
+               t_load, t_list, t_asm, total, mb, total > 0 ? mb / total : 0.0);
+    }
+    return bad ? EXIT_INPUT : 0;
+}
+
 static const gsvm_verb verbs[] = {
     {"list", cmd_list, "print a lossless listing of a .bin script"},
     {"asm", cmd_asm, "assemble a listing (ours or pathologic_re's) into a .bin"},
     {"verify", cmd_verify, "check operand ranges and stack depth; exit 1 listing each violation"},
+    {"roundtrip", cmd_roundtrip, "check files survive load -> list -> asm byte for byte (and time it)"},
     {"stats", cmd_stats, "figures: sections, strings, functions, max stack, opcode counts"},
     {"cfg", cmd_cfg, "control-flow graph of a task as Graphviz dot"},
     {"run", gsvm_cli_patho_run, "run a script from RunTask/RunOp with a JSON Lines host"},

@@ -6,8 +6,11 @@
  * each line is a label ("NAME:") or an instruction ("Name operand, ...").
  * Operands are parsed from the letters of the opcode's row in isa.def, so a
  * new opcode needs no assembler change.  Pool references may carry an
- * explicit offset (@0x1c "text", checked against the pool) or only the text,
- * which is then found in the pool or appended to it. */
+ * explicit offset (@0x1c "text") or only the text.  The offset is kept when
+ * the pool holds that text there (so a listing rebuilds byte for byte);
+ * otherwise — no offset, or a string edited in the listing moved the ones
+ * after it — the text is found in the pool (a tail of a longer string will
+ * do) or appended to it. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -354,7 +357,7 @@ static gsvm_status parse_type(asmb *A, const token *t, uint8_t *out)
             *out = (uint8_t)c;
             return GSVM_OK;
         }
-    int64_t v;
+    int64_t v = 0;
     if (parse_int(t, 0, 255, &v)) {
         *out = (uint8_t)v;
         return GSVM_OK;
@@ -374,7 +377,7 @@ static gsvm_status parse_types(asmb *A, const line_toks *L, int *i, gsvm_buf *ou
         return GSVM_OK;
     }
     for (;;) {
-        uint8_t ty;
+        uint8_t ty = 0;
         gsvm_status st = parse_type(A, &L->t[*i], &ty);
         if (st != GSVM_OK)
             return st;
@@ -468,7 +471,7 @@ static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
 static gsvm_status parse_target(asmb *A, const token *t, int kind, uint32_t fa, uint32_t fb,
                                 uint32_t *where)
 {
-    int64_t v;
+    int64_t v = 0;
     if (t->kind == TK_NUM) {
         if (!parse_int(t, 0, UINT32_MAX, &v))
             return fail_at(A, t->col, "expected a label or an instruction index");
@@ -549,7 +552,7 @@ static gsvm_status dir_import(asmb *A, const line_toks *L)
     if (st != GSVM_OK)
         return st;
     p->nimports++;
-    int64_t v;
+    int64_t v = 0;
     if ((st = want_int(A, &L->t[2], 0, UINT32_MAX, &v, "an argument count")) != GSVM_OK)
         return st;
     im->argc = (uint32_t)v;
@@ -564,7 +567,7 @@ static gsvm_status dir_import(asmb *A, const line_toks *L)
 static gsvm_status parse_event(asmb *A, const line_toks *L, gsvm_patho_event *e, int kind,
                                uint32_t fa, uint32_t fb)
 {
-    int64_t v;
+    int64_t v = 0;
     gsvm_status st = want_int(A, &L->t[1], INT32_MIN, UINT32_MAX, &v, "an event id");
     if (st != GSVM_OK)
         return st;
@@ -609,7 +612,7 @@ static gsvm_status dir_event(asmb *A, const line_toks *L, bool in_task)
 static gsvm_status dir_task(asmb *A, const line_toks *L)
 {
     gsvm_patho_program *p = A->p;
-    int64_t v;
+    int64_t v = 0;
     gsvm_status st = want_int(A, &L->t[1], 0, UINT32_MAX, &v, "a task number");
     if (st != GSVM_OK)
         return st;
@@ -764,8 +767,8 @@ static gsvm_status parse_args(asmb *A, const line_toks *L, int *i, gsvm_patho_in
         group g = {*i, *i + 1};
         if (L->t[*i].kind == TK_NUM && tok_is(&L->t[*i + 1], ":"))
             g.end = *i + 3;
-        uint32_t var;
-        unsigned mode;
+        uint32_t var = 0;
+        unsigned mode = 0;
         gsvm_status st = parse_var(A, L, &g, 'm', &var, &mode);
         if (st != GSVM_OK)
             return st;
@@ -915,8 +918,8 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
         bool single = g->end == g->first + 1;
         switch (c) {
         case 'v': case 't': case 'm': case 'a': {
-            uint32_t var;
-            unsigned mode;
+            uint32_t var = 0;
+            unsigned mode = 0;
             if ((st = parse_var(A, L, g, c, &var, &mode)) != GSVM_OK)
                 return st;
             if (c == 'm' && mode > 1)
@@ -1127,15 +1130,11 @@ static gsvm_status resolve(asmb *A)
     for (uint32_t s = 0; s < A->nstrs; s++) {
         strref *r = &A->strs[s];
         uint32_t *slot = &p->insns[r->insn].a[r->slot];
-        if (r->has_offset) {
-            /* the text must be what the pool holds there */
-            if ((uint64_t)*slot + r->nbytes > A->pool.len ||
-                memcmp(A->pool.data + *slot, r->bytes, r->nbytes) != 0)
-                return gsvm_error_at_line(A->err, GSVM_ERR_INPUT, A->file, r->line, r->col,
-                                          "the pool does not hold this %s string at @0x%x",
-                                          r->wide ? "wide" : "8-bit", *slot);
-            continue;
-        }
+        if (r->has_offset && (uint64_t)*slot + r->nbytes <= A->pool.len &&
+            memcmp(A->pool.data + *slot, r->bytes, r->nbytes) == 0)
+            continue; /* the offset holds the text: keep it (the exact bytes) */
+        /* No offset, or the pool changed (an edited string moves the ones
+         * after it): the text decides. */
         /* find the text (a tail of a longer string will do) or append it */
         uint32_t found = UINT32_MAX;
         for (size_t at = 0; at + r->nbytes <= A->pool.len; at++)

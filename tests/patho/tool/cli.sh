@@ -45,6 +45,14 @@ rc 2 "$G" patho cfg --task 9 "$data/bad.bin"
 rc 2 "$G" patho list
 rc 1 "$G" patho list "$tmp/does-not-exist.bin"
 
+# roundtrip: identical files exit 0, a file that does not load exits 1
+rc 0 "$G" patho roundtrip "$data/bad.bin" "$tmp/alpha.bin"
+ok grep -q "2 files, .*: 2 identical, 0 not" "$tmp/out"
+rc 1 "$G" patho roundtrip "$tmp/trunc.bin"
+# the demo script's hand-written example assembles and verifies clean
+rc 0 "$G" patho asm examples/patho/greeter.lst -o "$tmp/greeter.bin"
+rc 0 "$G" patho verify "$tmp/greeter.bin"
+
 # stats and cfg
 rc 0 "$G" patho stats --json "$data/bad.bin"
 ok grep -q '"instructions":14' "$tmp/out"

@@ -83,6 +83,24 @@ static void test_features(void)
     CHECK_INT(p->args[p->insns[5].list + 1].var, 3);
     CHECK_INT(p->args[p->insns[5].list + 1].mode, 5);
     CHECK_INT(p->insns[3].raw, 0x53); /* Func in hd */
+    gsvm_patho_free(p);
+    /* an offset that no longer holds its text (the pool was edited): the
+     * text decides, found at its new place */
+    p = assemble(".pool\n    W \"longer now\"\n    A \"Enable\"\n.code\n"
+                 "    ObjFunc s1, @0x8 \"Enable\", ()\n    PushS @0x0 \"longer now\"\n"
+                 "    PushS @0x0 \"gone\"\n",
+                 GSVM_PATHO_LAYOUT_AUTO);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_INT(p->insns[0].a[1], 22);
+    CHECK_INT(p->insns[1].a[0], 0);
+    CHECK_INT(p->insns[2].a[0], 29); /* appended after "Enable" */
+    CHECK_INT(p->pool_size, 29 + 10);
+    gsvm_patho_free(p);
+    p = assemble(src, GSVM_PATHO_LAYOUT_AUTO);
+    if (!p)
+        return;
     check_lossless(p, "features");
     gsvm_patho_free(p);
 
@@ -171,7 +189,7 @@ static void test_errors(void)
         {".code\n    Func Trace(s1)\n", 2, 10, "no import Trace"},
         {".import Trace 1\n.code\n    Func Trace#0()\n", 3, 10, "takes 1 arguments"},
         {".code\n    PushS \"abc\n", 2, 11, "unterminated string"},
-        {".pool\n    W \"ab\"\n.code\n    PushS @0x0 \"xy\"\n", 4, 16, "does not hold"},
+        {".pool\n    W \"ab\"\n.code\n    PushS @0x0 \"xy\" \"z\"\n", 4, 16, "expected a string after"},
         {".code\n    Add s1, s2, pop=64\n", 2, 5, "does not fit"},
         {".layout alpha\n.code\n    CString s1, pop=0\n", 3, 5, "does not exist in the alpha layout"},
         {".layout beta\n", 1, 9, "unknown layout"},
