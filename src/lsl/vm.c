@@ -283,7 +283,7 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
                 return false;
             }
             rv.tag = GSVM_LSL_STRING;
-            if (!(rv.u.s = fal_str_new(result.str ? result.str : "", result.len))) {
+            if (!(rv.u.s = fal_str_new(result.str ? result.str : "", result.str ? result.len : 0))) {
                 set_fault(vm, vm->ip, "out of memory calling %s", name);
                 return false;
             }
