@@ -171,6 +171,25 @@ static void test_wall_clock_guard(void)
     gsvm_mission_close(m);
 }
 
+/* Work no charge sees (comparing two long equal strings is one instruction
+ * and a memcmp) is still bounded: by the wall clock, within the normal
+ * instruction budget. */
+static void test_uncharged_work_is_time_bounded(void)
+{
+    rec_host h;
+    gsvm_mission_config cfg;
+    harness_config(&cfg, &h);
+    cfg.callback_wall_ms = 200;
+    gsvm_mission *m = run_body("local a = string.rep('x', 4000000 - 1) .. 'x'\n"
+                               "local b = string.rep('x', 4000000 - 1) .. 'x'\n"
+                               "local n = 0 for i = 1, 1000000 do if a == b then n = n + 1 end end\n"
+                               "c:set_variable('n', n)", &h, &cfg);
+    CHECK(m && gsvm_mission_faulted(m));
+    if (m)
+        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
+    gsvm_mission_close(m);
+}
+
 static void test_reproducible_text(void)
 {
     expect_var_str("c:set_variable('x', tostring({}) .. ' ' .. tostring(print or tostring) .. ' ' .. tostring(c))",
@@ -311,6 +330,7 @@ int main(void)
     test_uncatchable();
     test_c_library_work_is_charged();
     test_wall_clock_guard();
+    test_uncharged_work_is_time_bounded();
     test_reproducible_text();
     test_setmetatable_rules();
     test_require();
