@@ -5,7 +5,9 @@
  * and a non-null object), StopGroup0-style wake-ups through the simulation
  * host, time advancing, and a snapshot/restore in the middle.  The VM must
  * end every run with a state and never crash; loops are bounded by a small
- * instruction cap. */
+ * instruction cap.  Then a differential check: the same drive in a VM that
+ * is snapshotted and restored before every instruction must print the same
+ * lines and end in the same bytes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "gsvm/patho.h"
 #include "gsvm/patho_vm.h"
+#include "base/buf.h"
 #include "patho/host.h"
 
 static void discard(void *user, const char *line, size_t len)
@@ -36,6 +39,141 @@ static void send_all(gsvm_patho_vm *vm, const gsvm_patho_event *evs, uint32_t n)
         for (uint32_t j = 0; j < k; j++)
             gsvm_patho_value_free(&args[j]);
     }
+}
+
+static void collect(void *user, const char *line, size_t len)
+{
+    gsvm_buf_append(user, line, len);
+    gsvm_buf_putc(user, '\n');
+}
+
+#define DIFF_CAP 300
+
+typedef struct drv {
+    const gsvm_patho_program *prog;
+    patho_sim_host host;
+    gsvm_patho_host iface;
+    gsvm_patho_vm *vm;
+    bool step;
+} drv;
+
+/* In step mode: replace the VM by its restored snapshot, then run one
+ * instruction at a time up to DIFF_CAP, like one capped run. */
+static void replace(drv *d)
+{
+    uint8_t *snap;
+    size_t len;
+    gsvm_error err;
+    gsvm_patho_vm *nv;
+    if (gsvm_patho_vm_snapshot(d->vm, &snap, &len, &err) != GSVM_OK)
+        abort();
+    if (gsvm_patho_vm_restore(d->prog, &d->iface, snap, len, &nv, &err) != GSVM_OK) {
+        fprintf(stderr, "own snapshot rejected: %s\n", err.message);
+        abort();
+    }
+    free(snap);
+    gsvm_patho_vm_free(d->vm);
+    d->vm = nv;
+}
+
+static void stepped(drv *d, gsvm_status st)
+{
+    gsvm_error err;
+    for (int n = 1; st == GSVM_ERR_LIMIT && n < DIFF_CAP &&
+                    gsvm_patho_vm_state(d->vm) == GSVM_PATHO_RUNNING;
+         n++) {
+        replace(d);
+        st = gsvm_patho_vm_run(d->vm, 1, &err);
+    }
+}
+
+static void drv_frame(drv *d)
+{
+    gsvm_error err;
+    if (!d->step) {
+        gsvm_patho_vm_run_frame(d->vm, &err);
+        return;
+    }
+    if (gsvm_patho_vm_frame_begin(d->vm, &err) != GSVM_OK ||
+        gsvm_patho_vm_state(d->vm) != GSVM_PATHO_RUNNING)
+        return;
+    replace(d);
+    stepped(d, gsvm_patho_vm_run(d->vm, 1, &err));
+}
+
+static void drv_events(drv *d, const gsvm_patho_event *evs, uint32_t n)
+{
+    gsvm_error err;
+    for (uint32_t i = 0; i < n && i < 8; i++) {
+        gsvm_patho_value args[8];
+        uint32_t k = 0;
+        for (; k < evs[i].nargs && k < 8; k++) {
+            gsvm_patho_value_default(&args[k], evs[i].arg_types[k]);
+            if (args[k].type == GSVM_PATHO_OBJECT)
+                args[k].as.object = 1;
+        }
+        if (d->step) {
+            replace(d);
+            gsvm_patho_vm_set_max_instructions(d->vm, 1);
+        }
+        gsvm_status st = gsvm_patho_vm_send_event(d->vm, evs[i].id, args, k, NULL, &err);
+        if (d->step)
+            stepped(d, st);
+        for (uint32_t j = 0; j < k; j++)
+            gsvm_patho_value_free(&args[j]);
+    }
+}
+
+static void drive(drv *d, gsvm_buf *out)
+{
+    gsvm_error err;
+    patho_sim_host_init(&d->host, collect, out);
+    d->iface = patho_sim_host_iface(&d->host);
+    if (gsvm_patho_vm_new(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
+        d->vm = NULL; /* a program no VM takes (e.g. a global of no type) */
+        return;
+    }
+    gsvm_patho_vm_set_max_instructions(d->vm, d->step ? 1 : DIFF_CAP);
+    if (gsvm_patho_vm_start(d->vm, &err) != GSVM_OK)
+        return;
+    drv_frame(d);
+    for (uint32_t t = 0; t < d->prog->ntasks && t < 2; t++)
+        drv_events(d, d->prog->tasks[t].events, d->prog->tasks[t].nevents);
+    drv_events(d, d->prog->events, d->prog->nevents);
+    d->host.stop_gen++;
+    d->host.now_ms += 1000;
+    drv_frame(d);
+}
+
+static void differential(const gsvm_patho_program *prog)
+{
+    gsvm_buf a, b;
+    gsvm_buf_init(&a);
+    gsvm_buf_init(&b);
+    drv da = {.prog = prog, .step = false}, db = {.prog = prog, .step = true};
+    drive(&da, &a);
+    drive(&db, &b);
+    uint8_t *sa = NULL, *sb = NULL;
+    size_t la = 0, lb = 0;
+    gsvm_error err;
+    if (da.vm)
+        gsvm_patho_vm_snapshot(da.vm, &sa, &la, &err);
+    if (db.vm)
+        gsvm_patho_vm_snapshot(db.vm, &sb, &lb, &err);
+    if (strcmp(gsvm_buf_cstr(&a), gsvm_buf_cstr(&b)) != 0 || la != lb ||
+        (la && memcmp(sa, sb, la) != 0)) {
+        fprintf(stderr, "stepped run differs\n--- straight\n%s--- stepped\n%s",
+                gsvm_buf_cstr(&a), gsvm_buf_cstr(&b));
+        abort();
+    }
+    free(sa);
+    free(sb);
+    gsvm_patho_vm_free(da.vm);
+    gsvm_patho_vm_free(db.vm);
+    patho_sim_host_free(&da.host);
+    patho_sim_host_free(&db.host);
+    gsvm_buf_free(&a);
+    gsvm_buf_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -80,6 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gsvm_patho_vm_free(vm);
     }
     patho_sim_host_free(&host);
+    differential(prog);
     gsvm_patho_free(prog);
     return 0;
 }
