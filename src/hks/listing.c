@@ -463,7 +463,7 @@ gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm
             const gsvm_hks_struct *s = &c->structs[i];
             puts_(&P, ".struct ");
             hks_put_str(&P.b, &s->name, 0);
-            snprintf(tmp, sizeof tmp, " %llu %u %u\t; id, two ints; %llu slots\n",
+            snprintf(tmp, sizeof tmp, " %llu %u %u\t; id, two ints; %llu slots (name id type ? position)\n",
                      (unsigned long long)s->id, s->x, s->y, (unsigned long long)s->nslots);
             puts_(&P, tmp);
             for (uint32_t j = 0; j < s->nbases; j++) {
@@ -475,9 +475,16 @@ gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm
                 const gsvm_hks_slot *sl = &s->slots[j];
                 puts_(&P, ".slot ");
                 hks_put_str(&P.b, &sl->name, 0);
-                snprintf(tmp, sizeof tmp, " %llu %u %u %llu\n", (unsigned long long)sl->a, sl->b,
+                snprintf(tmp, sizeof tmp, " %llu %u %u %llu", (unsigned long long)sl->a, sl->b,
                          sl->c, (unsigned long long)sl->d);
                 puts_(&P, tmp);
+                /* the second field reads as a type tag (3 number, 4 string,
+                 * 5 table, 11 ui64 in the corpus): name it */
+                if (sl->b < c->ntypes && c->types[sl->b].len > 1) {
+                    puts_(&P, "\t; ");
+                    gsvm_buf_append(&P.b, c->types[sl->b].name, c->types[sl->b].len - 1);
+                }
+                putc_(&P, '\n');
             }
         }
         puts_(&P, ".endstructs\n");
