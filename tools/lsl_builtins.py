@@ -175,7 +175,8 @@ def generate(defs):
     w(" *   argtypes  one letter per argument: i f s k v r l (integer float string key")
     w(" *             vector rotation list); its length is the arity")
     w(" *   argnames  the argument names, comma separated")
-    w(" *   sleep     forced delay in seconds (the script sleeps after the call)")
+    w(" *   sleep     forced delay in seconds (the script sleeps after the call); the")
+    w(" *             definitions' mono-sleep where given, as SL runs scripts under Mono")
     w(" *   energy    the definitions' energy cost")
     w(" *   flags     LSL_FN_* bits: PURE NATIVE_HINT GOD_MODE DEPRECATED PRIVATE")
     w(" *             EXPERIENCE MUST_USE NEEDS_PERMISSION, plus gsvm's own WORLDLESS")
@@ -232,7 +233,7 @@ def generate(defs):
         if name in VM_SERVICED:
             flags.append("LSL_FN_VM")
         w(f"LSL_FUNCTION({c_ident(name)}, {fid}, {TYPE_TOKEN[f['return']]}, \"{types}\", "
-          f"\"{names}\", {fmt_num(f['sleep'])}, {fmt_num(f['energy'])}, "
+          f"\"{names}\", {fmt_num(f.get('mono-sleep', f['sleep']))}, {fmt_num(f['energy'])}, "
           f"{' | '.join(flags) if flags else '0'})")
     w("")
 

@@ -28,6 +28,10 @@ static void test_table(void)
     CHECK(gm && (gm->flags & LSL_FN_GOD_MODE));
     const lsl_builtin *rl = lsl_builtin_by_name("llRemoteLoadScript", 18);
     CHECK(rl && (rl->flags & LSL_FN_DEPRECATED) && rl->sleep == 3.0f);
+    const lsl_builtin *tb = lsl_builtin_by_name("llTextBox", 9); /* Mono's delay, not LSO's */
+    CHECK(tb && tb->sleep == 0.0f);
+    const lsl_builtin *em = lsl_builtin_by_name("llEmail", 7);
+    CHECK(em && em->sleep == 20.0f && em->nargs == 3);
     /* every WORLDLESS function has a native implementation and vice versa;
      * ids are strictly increasing (binary search relies on it) */
     int worldless = 0, mismatched = 0;
