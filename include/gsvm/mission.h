@@ -125,7 +125,8 @@ typedef struct gsvm_mission_config {
     const char *activity_id;  /* chunk name and context.activity_id; default "activity" */
     const char *sdk_root;     /* require() searches ROOT/sdk/lua and ROOT/scripts; NULL: no require */
     gsvm_mission_role role;
-    const gsvm_mission_world *world; /* slots, squads, scenes, peers; NULL: an empty world */
+    const gsvm_mission_world *world; /* slots, squads, scenes, peers; NULL: an empty world.
+                                        Borrowed: it must outlive the mission. */
     const char *state_path;   /* SQLite file (WAL); NULL: an in-memory record */
     bool durable_fsync;       /* synchronous=FULL instead of NORMAL (survive power loss too) */
     uint32_t max_variables;   /* default 512 */
@@ -214,7 +215,10 @@ gsvm_status gsvm_mission_reopen(gsvm_mission *m, gsvm_error *err);
 gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size_t len,
                                        gsvm_error *err);
 
-/* ---- the committed record ---- */
+/* ---- the committed record ----
+ * Strings handed out (names, string values, the fault text) point into the
+ * mission and stay valid until the next call that runs callbacks or closes
+ * it.  A mission is used by one thread at a time. */
 uint32_t gsvm_mission_phase(const gsvm_mission *m);
 uint64_t gsvm_mission_revision(const gsvm_mission *m);
 uint64_t gsvm_mission_attempt(const gsvm_mission *m);
