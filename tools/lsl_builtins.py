@@ -36,7 +36,7 @@ TYPE_TOKEN = {"void": "VOID", "integer": "INTEGER", "float": "FLOAT", "string": 
 # seeded PRNG / identity stream (llFrand, llGenerateKey), never on a region.
 WORLDLESS_EXTRA = {
     "llAcos", "llAsin", "llDumpList2String", "llFrand", "llGenerateKey",
-    "llList2ListStrided", "llListFindList", "llListFindListNext",
+    "llList2ListStrided", "llList2ListSlice", "llListFindList", "llListFindListNext",
     "llListRandomize", "llListSort", "llListSortStrided",
     "llListStatistics", "llMD5String", "llSHA1String", "llSHA256String", "llComputeHash", "llHash",
     "llHMAC", "llRound", "llLinear2sRGB", "llsRGB2Linear",

@@ -21,7 +21,7 @@
 #define LSL_NATIVES_LIST(X)                                                                   \
     X(llGetListLength) X(llList2Integer) X(llList2Float) X(llList2String) X(llList2Key)       \
     X(llList2Vector) X(llList2Rot) X(llList2List) X(llDeleteSubList) X(llGetListEntryType)    \
-    X(llList2CSV) X(llCSV2List) X(llListRandomize) X(llList2ListStrided) X(llListInsertList)  \
+    X(llList2CSV) X(llCSV2List) X(llListRandomize) X(llList2ListStrided) X(llList2ListSlice) X(llListInsertList)  \
     X(llListFindList) X(llParseString2List) X(llParseStringKeepNulls) X(llDumpList2String)   \
     X(llListReplaceList) X(llListStatistics) X(llListSort) X(llListSortStrided) X(llListFindListNext)
 

@@ -363,6 +363,31 @@ gsvm_status lsl_lib_llList2ListStrided(lsl_call_ctx *ctx, const lsl_value *a, ls
     return vec_finish(ctx, &v, false, ret);
 }
 
+gsvm_status lsl_lib_llList2ListSlice(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
+{
+    /* As the wiki's examples show ([0..6], 1, -1, 3, 1 gives [2, 5]): take
+     * the range start..end as llList2List does (negative indexes, inverted
+     * range = the two outer pieces), cut it into strides counted from its
+     * own first element, and keep element slice_index of each stride
+     * (negative counts from the stride's end; a short last stride may lack
+     * it).  A stride < 1 counts as 1; a slice_index outside the stride
+     * gives []. */
+    size_t n = llen(&a[0]);
+    int64_t stride = a[3].u.i < 1 ? 1 : a[3].u.i;
+    int64_t slice_at = a[4].u.i < 0 ? a[4].u.i + stride : a[4].u.i;
+    vec v = {0};
+    if (slice_at >= 0 && slice_at < stride) {
+        int64_t iv[2][2];
+        int k = lsl_range_select((int64_t)n, a[1].u.i, a[2].u.i, iv);
+        int64_t pos = 0; /* position within the selected range */
+        for (int r = 0; r < k; r++)
+            for (int64_t i = iv[r][0]; i < iv[r][1]; i++, pos++)
+                if (pos % stride == slice_at)
+                    vec_push(&v, &litems(&a[0])[i]);
+    }
+    return vec_finish(ctx, &v, false, ret);
+}
+
 gsvm_status lsl_lib_llListInsertList(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
     /* A negative position counts from the end; positions are clamped into

@@ -410,6 +410,14 @@ static void test_lists(void)
     CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(4), I(1), I(2))), "[1,3,5]");
     CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(0), I(-1), I(-2))), "[1,3,5]");
     CHECK_STR(J(call("llList2ListStrided", 4, L(6, I(1), I(2), I(3), I(4), I(5), I(6)), I(1), I(2), I(2))), "[3]");
+    /* llList2ListSlice: the wiki's examples */
+    lsl_value seven = L(7, I(0), I(1), I(2), I(3), I(4), I(5), I(6));
+    CHECK_STR(J(call("llList2ListSlice", 5, seven, I(0), I(-1), I(3), I(0))), "[0,3,6]");
+    CHECK_STR(J(call("llList2ListSlice", 5, seven, I(0), I(-1), I(3), I(1))), "[1,4]");
+    CHECK_STR(J(call("llList2ListSlice", 5, seven, I(1), I(-1), I(3), I(1))), "[2,5]");
+    CHECK_STR(J(call("llList2ListSlice", 5, seven, I(2), I(-1), I(3), I(-1))), "[4]");
+    CHECK_STR(J(call("llList2ListSlice", 5, seven, I(0), I(-1), I(3), I(3))), "[]");
+    CHECK_STR(J(call("llList2ListSlice", 5, seven, I(0), I(-1), I(0), I(0))), "[0,1,2,3,4,5,6]");
 
     lsl_value st = L(5, I(1), I(2), F(3), I(4), S("x"));
     CHECK_NEAR(call("llListStatistics", 2, C("LIST_STAT_MEAN"), st).u.f, 2.5, 0);
