@@ -741,6 +741,49 @@ static void test_cap(void)
     run_free(&x);
 }
 
+/* A start task that declares parameters still starts (nothing was pushed
+ * for them); a bad RunTask or RunOp is an input error at start. */
+static void test_start_checks(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t p1 = imp(&b, "Print", 1);
+    task(&b, "i", 2);
+    E(&b, OP(TMovI), 0, 4);
+    func(&b, p1, 0, 1);
+    E(&b, OP(Return), 0);
+    run x;
+    run_start(&x, &b, 1);
+    CHECK_INT(gsvm_patho_vm_state(x.vm), GSVM_PATHO_FINISHED);
+    CHECK_STR(rec_text(&x.r), "Print(4)\n");
+    run_free(&x);
+
+    gsvm_error err;
+    gsvm_patho_vm *vm;
+    b.run_op = 7;
+    gsvm_patho_program *prog = bld_program(&b);
+    gsvm_patho_vm_new(prog, NULL, &vm, &err);
+    CHECK_INT(gsvm_patho_vm_start(vm, &err), GSVM_ERR_INPUT);
+    CHECK_STR(err.message, "RunOp 7 is outside the code (3 instructions)");
+    gsvm_patho_vm_free(vm);
+    gsvm_patho_free(prog);
+    b.run_op = 0;
+    b.run_task = 3;
+    prog = bld_program(&b);
+    gsvm_patho_vm_new(prog, NULL, &vm, &err);
+    CHECK_INT(gsvm_patho_vm_start(vm, &err), GSVM_ERR_INPUT);
+    CHECK_STR(err.message, "RunTask 3 does not exist (1 tasks)");
+    gsvm_patho_vm_free(vm);
+    gsvm_patho_free(prog);
+    /* A global of no type is refused when the VM is made. */
+    b.run_task = 0;
+    global(&b, 9);
+    prog = bld_program(&b);
+    CHECK_INT(gsvm_patho_vm_new(prog, NULL, &vm, &err), GSVM_ERR_INPUT);
+    CHECK_STR(err.message, "global variable 0 has the invalid type 9");
+    gsvm_patho_free(prog);
+}
+
 /* ---- the simulation host (Sleep, Hold, timeline) ---------------------------------- */
 
 static void collect(void *user, const char *line, size_t len)
@@ -1184,6 +1227,7 @@ int main(int argc, char **argv)
     test_faults();
     test_pending_taskreturn();
     test_cap();
+    test_start_checks();
     test_sim_host();
     test_snapshots();
     (void)argc, (void)argv;
