@@ -184,11 +184,12 @@ static gsvm_status ret_json(lsl_call_ctx *ctx, const json_t *j, const marks *m, 
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* Parses JSON text of any type; NULL if malformed. */
+/* Parses JSON text of any type; NULL if malformed (a \u0000 escape
+ * included: LSL strings hold no NUL). */
 static json_t *parse(const char *s, size_t len)
 {
     json_error_t e;
-    return json_loadb(s, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+    return json_loadb(s, len, JSON_DECODE_ANY, &e);
 }
 
 static bool trimmed_is(const char *s, size_t len, const char *word)

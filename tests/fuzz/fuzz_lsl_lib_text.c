@@ -150,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     call(&f, "llList2List", 3, (lsl_value[]){mixed, i1, i2});
     call(&f, "llDeleteSubList", 3, (lsl_value[]){mixed, i1, i2});
     call(&f, "llList2ListStrided", 4, (lsl_value[]){mixed, i1, i2, i3});
+    call(&f, "llList2ListSlice", 5, (lsl_value[]){mixed, i1, i2, i3, i1});
     call(&f, "llListInsertList", 3, (lsl_value[]){mixed, csv1, i1});
     call(&f, "llListReplaceList", 4, (lsl_value[]){mixed, csv1, i1, i2});
     call(&f, "llList2String", 2, (lsl_value[]){mixed, i1});

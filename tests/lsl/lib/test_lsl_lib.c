@@ -549,6 +549,7 @@ static void test_json_functions(void)
     CHECK_STR(J(call("llJson2List", 1, S(""))), "[]");
     CHECK_STR(J(call("llJson2List", 1, S("\"x\""))), "[\"x\"]");
     CHECK_STR(J(call("llJson2List", 1, S("[1,"))), "[\"\xef\xb7\x90\"]");
+    CHECK_STR(J(call("llJson2List", 1, S("[\"a\\u0000b\"]"))), "[\"\xef\xb7\x90\"]");
 
     lsl_value doc = S("{\"a\":[1,2,{\"b\":\"c\"}],\"n\":null,\"t\":true,\"f\":1.5}");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(3, S("a"), I(2), S("b")))), "c");
