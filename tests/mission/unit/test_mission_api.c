@@ -519,8 +519,54 @@ static void test_events(void)
     gsvm_mission_close(m);
 }
 
+/* Every one of the 41 kinds: the 28 that clients report reach their handler
+ * (silent first reports aside), the ten marked "never reaches a script" and
+ * the runtime's own three are not accepted from a client. */
+static void test_all_kinds(void)
+{
+    char src[16384];
+    size_t n = (size_t)snprintf(src, sizeof src, "return {\n");
+    for (int k = 0; k < GSVM_MISSION_EVENT_KINDS; k++)
+        n += (size_t)snprintf(src + n, sizeof src - n,
+                              " on_event_%s = function(c, st, ev) c:set_variable('k%d', ev.kind) end,\n",
+                              gsvm_mission_event_name(k), k);
+    snprintf(src + n, sizeof src - n, "}");
+    rec_host h;
+    gsvm_mission_config cfg;
+    harness_config(&cfg, &h);
+    cfg.role = GSVM_MISSION_PRIVATE;
+    gsvm_error err;
+    gsvm_mission *m = open_with(src, &cfg, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    int reached = 0;
+    for (int k = 0; k < GSVM_MISSION_EVENT_KINDS; k++) {
+        const char *name = gsvm_mission_event_name(k);
+        gsvm_mission_field f = {"slot", {GSVM_MV_STR, 0, 0, 0, "s", 1}};
+        gsvm_status st = gsvm_mission_report(m, name, &f, 1, &err);
+        if (k == 15 || k == 16 || k == 17) {
+            CHECK_INT(st, GSVM_ERR_USAGE);
+            continue;
+        }
+        CHECK_INT(st, GSVM_OK);
+        gsvm_mission_report(m, name, &f, 1, &err); /* a second report passes any first-report rule */
+        char var[16];
+        snprintf(var, sizeof var, "k%d", k);
+        if (var_int(m, var) == k)
+            reached++;
+    }
+    CHECK(!gsvm_mission_faulted(m));
+    CHECK_INT(reached, 28);
+    CHECK_INT(var_int(m, "k3"), -999999);  /* auth_state_committed */
+    CHECK_INT(var_int(m, "k14"), -999999); /* operator_refused */
+    CHECK_INT(var_int(m, "k12"), 12);      /* scriptable_override_transport_staged does */
+    gsvm_mission_close(m);
+}
+
 int main(void)
 {
+    test_all_kinds();
     test_variables();
     test_transactions();
     test_error_text();
