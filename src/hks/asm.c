@@ -62,10 +62,14 @@ static bool grow(parser *P, void **arr, size_t *cap, size_t n, size_t size)
     return true;
 }
 
-static void skip_ws(parser *P)
+static inline bool is_ws(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
+static inline void skip_ws(parser *P)
 {
-    while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' || *P->p == '\r'))
-        P->p++;
+    const char *p = P->p, *e = P->end;
+    while (p < e && is_ws(*p))
+        p++;
+    P->p = p;
 }
 
 static bool at_end(parser *P)
@@ -929,6 +933,12 @@ static bool directive(parser *P)
 /* Finds where the line's comment starts (a ';' outside a string). */
 static const char *comment_start(const char *p, const char *end)
 {
+    /* the common case: no quote before the first ';' */
+    const char *semi = memchr(p, ';', (size_t)(end - p));
+    const char *quote = memchr(p, '"', (size_t)((semi ? semi : end) - p));
+    if (!quote)
+        return semi ? semi : end;
+    p = quote;
     bool in_str = false;
     for (; p < end; p++) {
         if (in_str) {
