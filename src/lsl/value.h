@@ -30,6 +30,10 @@
  *   values such as JSON read by the CLI).  An object remembers its heap, so
  *   releasing needs no heap argument.  Values of one heap must not be handed
  *   to a script with another heap without `lsl_value_copy_to`.
+ *   Because a shared object is charged once, the figure depends on sharing:
+ *   a snapshot must write each object once (e.g. keyed by its address) and
+ *   restore the references to it, or a restored script would report more
+ *   memory in use (llGetUsedMemory) than the original.
  *
  * Errors
  *   Functions that can fail return gsvm_status and fill a gsvm_error:
@@ -76,7 +80,7 @@ typedef enum lsl_type {
 typedef struct lsl_heap {
     size_t used;  /* bytes charged by live objects */
     size_t limit; /* 0 = unlimited */
-    size_t peak;  /* highest `used` seen (llGetSPMaxMemory) */
+    size_t peak;  /* highest used + extra seen (llGetSPMaxMemory); a snapshot saves it */
     size_t extra; /* bytes the VM charges for its own slots/code (added to used checks) */
 } lsl_heap;
 
