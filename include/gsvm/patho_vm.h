@@ -128,6 +128,40 @@ typedef struct gsvm_patho_host {
     bool (*method_exists)(void *user, uint32_t object, const char *name, int32_t argc);
 } gsvm_patho_host;
 
+/* ---- native tables along a context chain ------------------------------- */
+
+/* The game resolves a native by (name, argument count) along a chain of
+ * script contexts (an actor's, then the player's, then the standard one of
+ * ~141 functions).  A host may build the same: tables of natives, each
+ * context pointing at the one it falls back to, turned into a
+ * gsvm_patho_host by gsvm_patho_context_host().  The first match along the
+ * chain wins, so a context overrides what it inherits.  Methods (ObjFunc)
+ * and FuncExist go to the first context in the chain that has `method` /
+ * `method_exists`. */
+typedef gsvm_patho_call_result (*gsvm_patho_native_fn)(void *user, gsvm_patho_vm *vm,
+                                                      gsvm_patho_call *call);
+
+typedef struct gsvm_patho_native {
+    const char *name;
+    int32_t argc; /* the argument count it takes; -1 for any */
+    gsvm_patho_native_fn fn;
+} gsvm_patho_native;
+
+typedef struct gsvm_patho_context {
+    const gsvm_patho_native *natives;
+    uint32_t count;
+    void *user; /* passed to this context's functions */
+    gsvm_patho_native_fn method; /* ObjFunc/TObjFunc, or NULL */
+    bool (*method_exists)(void *user, uint32_t object, const char *name, int32_t argc);
+    const struct gsvm_patho_context *parent; /* the fallback, or NULL */
+} gsvm_patho_context;
+
+/* Longest chain followed (a guard against a cycle). */
+#define GSVM_PATHO_MAX_CONTEXT_DEPTH 64u
+
+/* A host over the chain starting at `ctx` (which must outlive the VMs). */
+gsvm_patho_host gsvm_patho_context_host(const gsvm_patho_context *ctx);
+
 /* ---- the VM ---------------------------------------------------------- */
 
 typedef enum gsvm_patho_state {

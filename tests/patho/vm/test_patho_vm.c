@@ -784,6 +784,131 @@ static void test_start_checks(void)
     gsvm_patho_free(prog);
 }
 
+/* ---- natives along a context chain -------------------------------------------------- */
+
+static gsvm_patho_call_result nat_mid(void *user, gsvm_patho_vm *vm, gsvm_patho_call *c)
+{
+    (void)vm;
+    gsvm_buf_printf(user, "std:%s/%u ", c->name, c->argc);
+    gsvm_patho_value r = gsvm_patho_float(0);
+    if (c->argc == 3) { /* rand(out, min, max): the midpoint, to be testable */
+        gsvm_patho_value sum;
+        char msg[100];
+        patho_binop_apply(PATHO_ADD, c->args[1], c->args[2], &sum, msg, sizeof msg);
+        gsvm_patho_value half = gsvm_patho_float(0.5f);
+        patho_binop_apply(PATHO_MUL, &sum, &half, &r, msg, sizeof msg);
+    }
+    return gsvm_patho_value_assign(c->args[0], &r, c->fault, sizeof c->fault) == GSVM_OK
+               ? GSVM_PATHO_CALL_DONE
+               : GSVM_PATHO_CALL_FAULT;
+}
+
+static gsvm_patho_call_result nat_trace(void *user, gsvm_patho_vm *vm, gsvm_patho_call *c)
+{
+    (void)vm;
+    char *t = gsvm_patho_string_to_utf8(c->args[0], NULL);
+    gsvm_buf_printf(user, "%s ", t ? t : "?");
+    free(t);
+    return GSVM_PATHO_CALL_DONE;
+}
+
+static gsvm_patho_call_result nat_actor_trace(void *user, gsvm_patho_vm *vm, gsvm_patho_call *c)
+{
+    gsvm_buf_puts(user, "actor:");
+    return nat_trace(user, vm, c);
+}
+
+static gsvm_patho_call_result nat_method(void *user, gsvm_patho_vm *vm, gsvm_patho_call *c)
+{
+    (void)vm;
+    gsvm_buf_printf(user, "method:%s#%u ", c->name, c->object);
+    return GSVM_PATHO_CALL_DONE;
+}
+
+static bool nat_exists(void *user, uint32_t object, const char *name, int32_t argc)
+{
+    (void)user;
+    return object == 1 && strcmp(name, "Open") == 0 && argc == 0;
+}
+
+static void test_context_chain(void)
+{
+    gsvm_buf log;
+    gsvm_buf_init(&log);
+    static const gsvm_patho_native std_natives[] = {
+        {"rand", 3, nat_mid}, {"rand", 1, nat_mid}, {"Trace", -1, nat_trace}};
+    static const gsvm_patho_native actor_natives[] = {{"Trace", 1, nat_actor_trace}};
+    gsvm_patho_context std = {std_natives, 3, &log, NULL, nat_exists, NULL};
+    gsvm_patho_context actor = {actor_natives, 1, &log, nat_method, NULL, &std};
+    gsvm_patho_host host = gsvm_patho_context_host(&actor);
+
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t rand3 = imp(&b, "rand", 3), rand1 = imp(&b, "rand", 1);
+    uint32_t trace1 = imp(&b, "Trace", 1), trace2 = imp(&b, "Trace", 2), nope;
+    task(&b, "fo", 0);
+    E(&b, OP(PushI), 1);
+    E(&b, OP(PushF), fbits(2));
+    func(&b, rand3, 0, 1, 2, 0, 1, 0);     /* rand(TaskVar[0], 1, 2.0) -> 1.5 */
+    func(&b, rand1, 0, 1);                 /* rand(TaskVar[0]) -> 0.0 */
+    E(&b, OP(Pop), 2);
+    E(&b, OP(PushS), s16(&b, "hi"));
+    func(&b, trace1, 1, 0);                /* the actor's Trace overrides */
+    func(&b, trace2, 1, 0, 1, 0);          /* only the standard one takes 2 */
+    E(&b, OP(Pop), 1);
+    E(&b, OP(Return), 0);
+    gsvm_patho_program *prog = bld_program(&b);
+    gsvm_patho_vm *vm;
+    gsvm_error err;
+    CHECK_INT(gsvm_patho_vm_new(prog, &host, &vm, &err), GSVM_OK);
+    gsvm_patho_vm_start(vm, &err);
+    gsvm_patho_vm_set_max_instructions(vm, 3);
+    CHECK_INT(gsvm_patho_vm_run_frame(vm, &err), GSVM_ERR_LIMIT);
+    CHECK_STR(J(gsvm_patho_vm_stack_at(vm, 0)), "1.5");
+    gsvm_patho_vm_set_max_instructions(vm, 0);
+    CHECK_INT(gsvm_patho_vm_run_frame(vm, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_vm_state(vm), GSVM_PATHO_FINISHED);
+    CHECK_STR(gsvm_buf_cstr(&log), "std:rand/3 std:rand/1 actor:hi hi ");
+    CHECK_STR(J(gsvm_patho_vm_stack_at(vm, 0)), "0.0");
+    gsvm_patho_vm_free(vm);
+    gsvm_patho_free(prog);
+
+    /* Unknown natives fault when called; methods and FuncExist find the
+     * first context that has them. */
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    nope = imp(&b, "Nope", 0);
+    task(&b, "o", 0);
+    objfunc(&b, 1, 0, s8(&b, "Open"), 0);
+    func(&b, nope);
+    prog = bld_program(&b);
+    gsvm_patho_vm_new(prog, &host, &vm, &err);
+    gsvm_patho_vm_start(vm, &err);
+    gsvm_patho_vm_run_frame(vm, &err);
+    CHECK_STR(gsvm_patho_vm_fault(vm), "Method 'Open' called on a null object");
+    gsvm_patho_vm_free(vm);
+    gsvm_patho_free(prog);
+    CHECK(host.method_exists(host.user, 1, "Open", 0));
+    CHECK(!host.method_exists(host.user, 2, "Open", 0));
+    CHECK_INT(host.resolve(host.user, "Nope", 0), -1);
+    CHECK_INT(host.resolve(host.user, "rand", 2), -1);
+    gsvm_patho_call c;
+    memset(&c, 0, sizeof c);
+    c.is_method = true;
+    c.name = "Open";
+    c.object = 1;
+    log.len = 0;
+    CHECK_INT(host.call(host.user, NULL, &c), GSVM_PATHO_CALL_DONE);
+    CHECK_STR(gsvm_buf_cstr(&log), "method:Open#1 ");
+    /* A cycle in the chain is cut off, never followed forever. */
+    gsvm_patho_context loop_a = {NULL, 0, NULL, NULL, NULL, NULL};
+    gsvm_patho_context loop_b = {NULL, 0, NULL, NULL, NULL, &loop_a};
+    loop_a.parent = &loop_b;
+    gsvm_patho_host lh = gsvm_patho_context_host(&loop_a);
+    CHECK_INT(lh.resolve(lh.user, "x", 0), -1);
+    CHECK(!lh.method_exists(lh.user, 1, "x", 0));
+    gsvm_buf_free(&log);
+}
+
 /* ---- the simulation host (Sleep, Hold, timeline) ---------------------------------- */
 
 static void collect(void *user, const char *line, size_t len)
@@ -1228,6 +1353,7 @@ int main(int argc, char **argv)
     test_pending_taskreturn();
     test_cap();
     test_start_checks();
+    test_context_chain();
     test_sim_host();
     test_snapshots();
     (void)argc, (void)argv;
