@@ -71,6 +71,13 @@ gsvm_status gsvm_lsl_program_save(const gsvm_lsl_program *prog, uint8_t **out, s
                                   gsvm_error *err);
 gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *file,
                                   gsvm_lsl_program **out, gsvm_error *err);
+/* Proves statically that no fault of the document can happen: every path of
+ * every handler keeps the stack depth consistent, types every operand, stays
+ * inside the code and the tables, calls only ABI-2 host functions with their
+ * argument types, keeps each global's type and ends in Halt.  The compiler's
+ * output always verifies; the VM checks everything at run time regardless.
+ * The message names the handler and the ip. */
+gsvm_status gsvm_lsl_program_verify(const gsvm_lsl_program *prog, gsvm_error *err);
 /* True when `data` starts with the .fpc magic (so it is not LSL source). */
 bool gsvm_lsl_is_program_file(const uint8_t *data, size_t len);
 

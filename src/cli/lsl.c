@@ -112,6 +112,36 @@ static int cmd_list(int argc, char **argv)
     return st == GSVM_OK ? 0 : gsvm_cli_fail(&err);
 }
 
+/* ---- verify ---------------------------------------------------------------------- */
+
+static int cmd_verify(int argc, char **argv)
+{
+    const gsvm_opt opts[] = {{NULL, 0, 0, NULL, NULL, NULL, NULL}};
+    const gsvm_verb_spec spec = {
+        "gsvm lsl verify", "FILE.lsl|FILE.fpc",
+        "Checks statically that a program cannot fault: consistent stack depths, typed\n"
+        "operands, operands inside the tables, ABI-2 host calls, every path ending in Halt.",
+        opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_lsl_program *prog;
+    if (load_program(pos[0], NULL, &prog, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    gsvm_status st = gsvm_lsl_program_verify(prog, &err);
+    size_t n = gsvm_lsl_program_code_size(prog);
+    gsvm_lsl_program_free(prog);
+    if (st != GSVM_OK) {
+        snprintf(err.file, sizeof err.file, "%s", pos[0]);
+        return gsvm_cli_fail(&err);
+    }
+    printf("%s: verified (%zu instructions)\n", pos[0], n);
+    return 0;
+}
+
 /* ---- isa ------------------------------------------------------------------------ */
 
 static int cmd_isa(int argc, char **argv)
@@ -496,6 +526,7 @@ static int cmd_run(int argc, char **argv)
 static const gsvm_verb verbs[] = {
     {"compile", cmd_compile, "compile LSL source to a Falcon program file (.fpc)"},
     {"list", cmd_list, "print a program's tables and instructions"},
+    {"verify", cmd_verify, "check statically that a program cannot fault"},
     {"isa", cmd_isa, "print the instruction set (from isa.def)"},
     {"run", cmd_run, "run a script: host calls and faults as JSON Lines; budgets, snapshots"},
     {NULL, NULL, NULL},

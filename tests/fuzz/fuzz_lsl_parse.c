@@ -25,6 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* every diagnostic names a line:col */
         return 0;
     }
+    if (gsvm_lsl_program_verify(p, &err) != GSVM_OK)
+        abort(); /* the compiler's output always verifies */
     char *text;
     if (gsvm_lsl_program_list(p, &text, &err) == GSVM_OK)
         free(text);

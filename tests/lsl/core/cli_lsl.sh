@@ -94,6 +94,20 @@ has "$T/out" '{"fault":"type mismatch: CastIntToStr needs an integer, got string
 sed 's/llOwnerSay/llOwnerSaz/' "$T/hi.fpc" >"$T/f6.fpc"
 expect 3 "$G" lsl run "$T/f6.fpc"
 has "$T/out" '{"fault":"host function llOwnerSaz failed: no such host function","ip":1}'
+# the static verifier refuses each of them up front (and passes the original)
+expect 0 "$G" lsl verify "$T/hi.fpc"
+has "$T/out" "hi.fpc: verified (3 instructions)"
+expect 1 "$G" lsl verify "$T/f1.fpc"
+has "$T/err" "f1.fpc: error: state_entry: bad constant index 5 at ip 0"
+expect 1 "$G" lsl verify "$T/f2.fpc"
+has "$T/err" "calls llOwnerSay with 3 arguments, it takes 1"
+expect 1 "$G" lsl verify "$T/f3.fpc"
+has "$T/err" "state_entry: Pop at ip 2 pops an empty stack"
+expect 1 "$G" lsl verify "$T/f5.fpc"
+has "$T/err" "CastIntToStr at ip 1 needs integer, the stack may hold string"
+expect 1 "$G" lsl verify "$T/f6.fpc"
+has "$T/err" "calls llOwnerSaz, which is not an ABI-2 host function"
+expect 0 "$G" lsl verify $ex/loops.lsl
 # a truncated or padded program is input rejected, with its byte offset
 head -c $((size - 3)) "$T/hi.fpc" >"$T/trunc.fpc"
 expect 1 "$G" lsl run "$T/trunc.fpc"

@@ -134,6 +134,8 @@ static void test_touch_counter(void)
     CHECK(p != NULL);
     if (!p)
         return;
+    gsvm_error verr;
+    CHECK(gsvm_lsl_program_verify(p, &verr) == GSVM_OK);
     recorder r = {0};
     gsvm_lsl_vm *vm = new_vm(p, &r);
     CHECK_INT(run_all(vm, touches3, 4, 1024), GSVM_LSL_FINISHED);
@@ -555,10 +557,10 @@ static void test_faults(void)
         {"host-argument underflow", {I(PUSH_CONST, 1, 0), I(CALL_HOST, 0, 2)}, 2, 0, false, false,
          "host-argument underflow", 1},
         {"negative argc", {I(CALL_HOST, 1, -1)}, 1, 0, false, false, "host-argument underflow", 0},
-        {"missing host boundary", {I(PUSH_CONST, 1, 0), I(CALL_HOST, 1, 1)}, 2, 0, true, false,
-         "missing host boundary", 1},
-        {"host failure", {I(PUSH_CONST, 1, 0), I(CALL_HOST, 1, 1)}, 2, 0, false, true,
-         "host function llOwnerSay failed: the region said no", 1},
+        {"missing host boundary", {I(PUSH_CONST, 1, 0), I(CALL_HOST, 1, 1), I(HALT, 0, 0)}, 3, 0,
+         true, false, "missing host boundary", 1},
+        {"host failure", {I(PUSH_CONST, 1, 0), I(CALL_HOST, 1, 1), I(HALT, 0, 0)}, 3, 0, false,
+         true, "host function llOwnerSay failed: the region said no", 1},
         {"unknown opcode", {I(PUSH_CONST, 0, 0), {200, 0, 0}}, 2, 0, false, false,
          "unknown opcode 200", 1},
         {"stack overflow", {I(PUSH_CONST, 0, 0), I(JUMP, 0, 0)}, 2, 0, false, false,
@@ -573,6 +575,17 @@ static void test_faults(void)
         r.fail = fc->host_fails;
         gsvm_lsl_vm *vm = new_vm(p, fc->no_host ? NULL : &r);
         gsvm_error err;
+        /* the static verifier refuses every program that can fault by
+         * itself; the two host cases are well-formed programs */
+        bool well_formed = fc->no_host || fc->host_fails;
+        gsvm_status vst = gsvm_lsl_program_verify(p, &err);
+        if ((vst == GSVM_OK) != well_formed) {
+            test_failed++;
+            fprintf(stderr, "verify of fault case '%s': status %d (%s)\n", fc->what, vst,
+                    vst ? err.message : "ok");
+        } else {
+            test_passed++;
+        }
         CHECK(gsvm_lsl_vm_dispatch(vm, "go", NULL, 0, &err) == GSVM_OK);
         gsvm_lsl_run_status st = gsvm_lsl_vm_run(vm, 1000000);
         const char *msg = gsvm_lsl_vm_fault(vm);
@@ -594,6 +607,56 @@ static void test_faults(void)
         CHECK(gsvm_lsl_vm_fault(vm) == NULL);
         gsvm_lsl_vm_free(vm);
         gsvm_buf_free(&r.text);
+        gsvm_lsl_program_free(p);
+    }
+}
+
+/* Verifier cases the fault list does not cover. */
+static void test_verifier(void)
+{
+    static const struct {
+        const char *what;
+        fal_insn code[8];
+        int ncode;
+        uint32_t locals;
+        const char *message; /* NULL: verifies */
+    } cases[] = {
+        {"branches that join with equal depths",
+         {I(PUSH_CONST, 0, 0), I(JUMP_IF_ZERO, 4, 0), I(PUSH_CONST, 0, 0), I(POP, 0, 0),
+          I(HALT, 0, 0)}, 5, 0, NULL},
+        {"depths differ at a join 2",
+         {I(PUSH_CONST, 0, 0), I(PUSH_CONST, 0, 0), I(JUMP_IF_ZERO, 4, 0), I(POP, 0, 0),
+          I(PUSH_CONST, 0, 0), I(HALT, 0, 0)}, 6, 0, "the stack holds"},
+        {"a local that may be a string",
+         {I(PUSH_CONST, 0, 0), I(JUMP_IF_ZERO, 4, 0), I(PUSH_CONST, 1, 0), I(STORE_LOCAL, 0, 0),
+          I(LOAD_LOCAL, 0, 0), I(CAST_INT_TO_STR, 0, 0), I(POP, 0, 0), I(HALT, 0, 0)}, 8, 1,
+         "needs integer, the stack may hold integer or string"},
+        {"a string local used as a string",
+         {I(PUSH_CONST, 1, 0), I(STORE_LOCAL, 0, 0), I(LOAD_LOCAL, 0, 0), I(CALL_HOST, 1, 1),
+          I(HALT, 0, 0)}, 5, 1, NULL},
+        {"a global changing type",
+         {I(PUSH_CONST, 1, 0), I(STORE_GLOBAL, 0, 0), I(HALT, 0, 0)}, 3, 0, "needs integer"},
+        {"llSay with its arguments swapped",
+         {I(PUSH_CONST, 1, 0), I(PUSH_CONST, 0, 0), I(CALL_HOST, 0, 2), I(HALT, 0, 0)}, 4, 0,
+         "needs string"},
+        {"a loop that keeps the depth",
+         {I(LOAD_GLOBAL, 0, 0), I(JUMP_IF_ZERO, 3, 0), I(JUMP, 0, 0), I(HALT, 0, 0)}, 4, 0, NULL},
+        {"no Halt", {I(PUSH_CONST, 0, 0), I(POP, 0, 0)}, 2, 0, "control leaves the code"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gsvm_lsl_program *p = crafted(cases[i].locals);
+        for (int k = 0; k < cases[i].ncode; k++)
+            fal_program_emit(p, (fal_op)cases[i].code[k].op, cases[i].code[k].a, cases[i].code[k].b);
+        gsvm_error err;
+        gsvm_status st = gsvm_lsl_program_verify(p, &err);
+        bool good = cases[i].message ? st == GSVM_ERR_INPUT && strstr(err.message, cases[i].message)
+                                     : st == GSVM_OK;
+        if (!good) {
+            test_failed++;
+            fprintf(stderr, "verify '%s': %s\n", cases[i].what, st ? err.message : "ok");
+        } else {
+            test_passed++;
+        }
         gsvm_lsl_program_free(p);
     }
 }
@@ -869,6 +932,7 @@ int main(void)
     test_snapshot_layout();
     test_snapshot_rejects();
     test_faults();
+    test_verifier();
     test_host_result();
     test_dispatch_checks();
     test_integer_semantics();
