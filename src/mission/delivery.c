@@ -33,7 +33,7 @@ static const char *const outcome_name[] = {"transport_staged", "refused", "expir
 
 static void pop_head(gsvm_mission *m)
 {
-    mreq_free(m->outbox[0]);
+    ms_mreq_free(m->outbox[0]);
     memmove(&m->outbox[0], &m->outbox[1], (size_t)(m->nout - 1) * sizeof m->outbox[0]);
     m->nout--;
     m->dlv.active = false;
@@ -45,29 +45,29 @@ static void finish(gsvm_mission *m, int outcome)
     gsvm_error err;
     mevent *ev = NULL;
     if (m->ref_event[EV_effect_result] != LUA_NOREF && !m->rec.faulted) {
-        ev = mevent_new(EV_effect_result);
+        ev = ms_mevent_new(EV_effect_result);
         if (ev) {
             ev->attempt = m->rec.attempt;
-            mevent_set_key(ev, "request_key", r->key);
+            ms_mevent_set_key(ev, "request_key", r->key);
             if (r->effect[0])
-                mevent_set_str(ev, "effect", r->effect, strlen(r->effect));
-            mevent_set_str(ev, "outcome", outcome_name[outcome], strlen(outcome_name[outcome]));
-            mevent_set_int(ev, "outcome_code", outcome);
+                ms_mevent_set_str(ev, "effect", r->effect, strlen(r->effect));
+            ms_mevent_set_str(ev, "outcome", outcome_name[outcome], strlen(outcome_name[outcome]));
+            ms_mevent_set_int(ev, "outcome_code", outcome);
         }
     }
     uint64_t key = r->key;
     char effect[sizeof r->effect];
     memcpy(effect, r->effect, sizeof effect);
     pop_head(m);
-    if (store_finish_request(m->store, m, key, ev, &err) != GSVM_OK) {
-        mevent_free(ev);
+    if (ms_store_finish_request(m->store, m, key, ev, &err) != GSVM_OK) {
+        ms_mevent_free(ev);
         ms_fault(m, err.message);
         return;
     }
     if (m->cfg.host.effect_result)
         m->cfg.host.effect_result(m->cfg.host.ud, key, effect[0] ? effect : NULL, outcome_name[outcome]);
     if (ev)
-        mqueue_push(&m->events, ev);
+        ms_mqueue_push(&m->events, ev);
 }
 
 static bool party_wiped(const gsvm_mission *m)
@@ -89,7 +89,7 @@ static bool spawn_set_known(const gsvm_mission *m, uint32_t hash)
 /* A new attempt: timers, device and population records and first-report
  * records are cleared, the old attempt's queued events and requests are
  * dropped, and fireteam_state is sent again.  Variables and the phase stay. */
-void dlv_new_attempt(gsvm_mission *m)
+void ms_dlv_new_attempt(gsvm_mission *m)
 {
     gsvm_error err;
     m->rec.attempt++;
@@ -103,37 +103,37 @@ void dlv_new_attempt(gsvm_mission *m)
     int keep = 1;
     for (int i = 1; i < m->nout; i++) {
         if (m->outbox[i]->attempt < m->rec.attempt)
-            mreq_free(m->outbox[i]);
+            ms_mreq_free(m->outbox[i]);
         else
             m->outbox[keep++] = m->outbox[i];
     }
     m->nout = keep;
     mqueue kept = {0};
     mevent *e;
-    while ((e = mqueue_pop(&m->events))) {
+    while ((e = ms_mqueue_pop(&m->events))) {
         if (e->attempt < m->rec.attempt)
-            mevent_free(e);
+            ms_mevent_free(e);
         else
-            mqueue_push(&kept, e);
+            ms_mqueue_push(&kept, e);
     }
     m->events = kept;
-    while ((e = mqueue_pop(&m->inputs)))
-        mevent_free(e);
+    while ((e = ms_mqueue_pop(&m->inputs)))
+        ms_mevent_free(e);
     /* The arm itself still needs its outcome: keep its row by moving it to the new attempt. */
     m->outbox[0]->attempt = m->rec.attempt;
-    if (store_drop_attempt(m->store, m, &err) != GSVM_OK) {
+    if (ms_store_drop_attempt(m->store, m, &err) != GSVM_OK) {
         ms_fault(m, err.message);
         return;
     }
     if (m->cfg.role == GSVM_MISSION_PRIVATE && m->have_fireteam &&
         m->ref_event[EV_fireteam_state] != LUA_NOREF) {
-        mevent *ft = mevent_new(EV_fireteam_state);
+        mevent *ft = ms_mevent_new(EV_fireteam_state);
         if (ft) {
             ft->attempt = m->rec.attempt;
-            mevent_set_int(ft, "alive_count", m->ft_alive);
-            mevent_set_int(ft, "dead_count", m->ft_dead);
-            mevent_set_int(ft, "unknown_count", m->ft_unknown);
-            mqueue_push(&m->inputs, ft);
+            ms_mevent_set_int(ft, "alive_count", m->ft_alive);
+            ms_mevent_set_int(ft, "dead_count", m->ft_dead);
+            ms_mevent_set_int(ft, "unknown_count", m->ft_unknown);
+            ms_mqueue_push(&m->inputs, ft);
         }
     }
 }
@@ -167,7 +167,7 @@ static void run_local(gsvm_mission *m, mreq *r, uint64_t elapsed)
         }
         m->rec.wipe_active = true;
         m->rec.wipe_key = r->key;
-        dlv_new_attempt(m);
+        ms_dlv_new_attempt(m);
         if (!m->rec.faulted)
             finish(m, OUT_STAGED);
         return;
@@ -175,7 +175,7 @@ static void run_local(gsvm_mission *m, mreq *r, uint64_t elapsed)
     }
 }
 
-void dlv_step(gsvm_mission *m)
+void ms_dlv_step(gsvm_mission *m)
 {
     if (!m->nout)
         return;
@@ -184,7 +184,7 @@ void dlv_step(gsvm_mission *m)
     if (r->attempt < m->rec.attempt) { /* from an old attempt: dropped */
         uint64_t key = r->key;
         pop_head(m);
-        store_finish_request(m->store, m, key, NULL, &err);
+        ms_store_finish_request(m->store, m, key, NULL, &err);
         return;
     }
     uint64_t now = m->rec.clock;
@@ -200,7 +200,7 @@ void dlv_step(gsvm_mission *m)
             a = GSVM_MISSION_REFUSE;
         m->dlv.answer = a;
         /* Remember the delivery in flight, so a reopen resumes it. */
-        if (store_save_meta(m->store, m, &err) != GSVM_OK) {
+        if (ms_store_save_meta(m->store, m, &err) != GSVM_OK) {
             ms_fault(m, err.message);
             return;
         }

@@ -37,7 +37,7 @@ int ms_event_first_report_rule(int kind)
     return kind >= 0 && kind < EV_COUNT ? kinds[kind].first_report : FR_NONE;
 }
 
-mevent *mevent_new(int kind)
+mevent *ms_mevent_new(int kind)
 {
     mevent *e = calloc(1, sizeof *e);
     if (e) {
@@ -47,7 +47,7 @@ mevent *mevent_new(int kind)
     return e;
 }
 
-void mevent_free(mevent *e)
+void ms_mevent_free(mevent *e)
 {
     if (!e)
         return;
@@ -81,7 +81,7 @@ static mfield *field_slot(mevent *e, const char *name)
     return f;
 }
 
-bool mevent_set_int(mevent *e, const char *name, int64_t v)
+bool ms_mevent_set_int(mevent *e, const char *name, int64_t v)
 {
     mfield *f = field_slot(e, name);
     if (!f)
@@ -91,7 +91,7 @@ bool mevent_set_int(mevent *e, const char *name, int64_t v)
     return true;
 }
 
-bool mevent_set_num(mevent *e, const char *name, double v)
+bool ms_mevent_set_num(mevent *e, const char *name, double v)
 {
     mfield *f = field_slot(e, name);
     if (!f)
@@ -101,7 +101,7 @@ bool mevent_set_num(mevent *e, const char *name, double v)
     return true;
 }
 
-bool mevent_set_bool(mevent *e, const char *name, bool v)
+bool ms_mevent_set_bool(mevent *e, const char *name, bool v)
 {
     mfield *f = field_slot(e, name);
     if (!f)
@@ -111,7 +111,7 @@ bool mevent_set_bool(mevent *e, const char *name, bool v)
     return true;
 }
 
-bool mevent_set_nil(mevent *e, const char *name)
+bool ms_mevent_set_nil(mevent *e, const char *name)
 {
     mfield *f = field_slot(e, name);
     if (!f)
@@ -120,7 +120,7 @@ bool mevent_set_nil(mevent *e, const char *name)
     return true;
 }
 
-bool mevent_set_str(mevent *e, const char *name, const char *s, size_t len)
+bool ms_mevent_set_str(mevent *e, const char *name, const char *s, size_t len)
 {
     mfield *f = field_slot(e, name);
     if (!f)
@@ -137,7 +137,7 @@ bool mevent_set_str(mevent *e, const char *name, const char *s, size_t len)
     return true;
 }
 
-bool mevent_set_key(mevent *e, const char *name, uint64_t key)
+bool ms_mevent_set_key(mevent *e, const char *name, uint64_t key)
 {
     mfield *f = field_slot(e, name);
     if (!f)
@@ -147,7 +147,7 @@ bool mevent_set_key(mevent *e, const char *name, uint64_t key)
     return true;
 }
 
-const mfield *mevent_get(const mevent *e, const char *name)
+const mfield *ms_mevent_get(const mevent *e, const char *name)
 {
     for (int i = 0; i < e->nf; i++)
         if (strcmp(e->f[i].name, name) == 0)
@@ -156,7 +156,7 @@ const mfield *mevent_get(const mevent *e, const char *name)
 }
 
 /* A stored runtime event: {"kind":K,"attempt":A,"slot":R,"fields":[[name,type,value],...]} */
-char *mevent_encode(const mevent *e)
+char *ms_mevent_encode(const mevent *e)
 {
     json_t *o = json_object(), *fs = json_array();
     json_object_set_new(o, "kind", json_integer(e->kind));
@@ -181,7 +181,7 @@ char *mevent_encode(const mevent *e)
     return s;
 }
 
-mevent *mevent_decode(const char *text, size_t len)
+mevent *ms_mevent_decode(const char *text, size_t len)
 {
     json_error_t je;
     json_t *o = json_loadb(text, len, 0, &je);
@@ -193,7 +193,7 @@ mevent *mevent_decode(const char *text, size_t len)
     if (!json_is_integer(k) || json_integer_value(k) < 0 || json_integer_value(k) >= EV_COUNT ||
         !json_is_integer(a) || !json_is_integer(sl) || !json_is_array(fs))
         goto out;
-    e = mevent_new((int)json_integer_value(k));
+    e = ms_mevent_new((int)json_integer_value(k));
     if (!e)
         goto out;
     e->attempt = (uint64_t)json_integer_value(a);
@@ -209,12 +209,12 @@ mevent *mevent_decode(const char *text, size_t len)
             goto bad;
         bool ok = true;
         switch (type) {
-        case EF_BOOL: ok = json_is_boolean(v) && mevent_set_bool(e, name, json_is_true(v)); break;
-        case EF_INT: ok = json_is_integer(v) && mevent_set_int(e, name, json_integer_value(v)); break;
-        case EF_KEY: ok = json_is_integer(v) && mevent_set_key(e, name, (uint64_t)json_integer_value(v)); break;
-        case EF_NUM: ok = json_is_number(v) && mevent_set_num(e, name, json_number_value(v)); break;
-        case EF_STR: ok = json_is_string(v) && mevent_set_str(e, name, json_string_value(v), json_string_length(v)); break;
-        case EF_NIL: ok = mevent_set_nil(e, name); break;
+        case EF_BOOL: ok = json_is_boolean(v) && ms_mevent_set_bool(e, name, json_is_true(v)); break;
+        case EF_INT: ok = json_is_integer(v) && ms_mevent_set_int(e, name, json_integer_value(v)); break;
+        case EF_KEY: ok = json_is_integer(v) && ms_mevent_set_key(e, name, (uint64_t)json_integer_value(v)); break;
+        case EF_NUM: ok = json_is_number(v) && ms_mevent_set_num(e, name, json_number_value(v)); break;
+        case EF_STR: ok = json_is_string(v) && ms_mevent_set_str(e, name, json_string_value(v), json_string_length(v)); break;
+        case EF_NIL: ok = ms_mevent_set_nil(e, name); break;
         default: ok = false;
         }
         if (!ok)
@@ -222,14 +222,14 @@ mevent *mevent_decode(const char *text, size_t len)
     }
     goto out;
 bad:
-    mevent_free(e);
+    ms_mevent_free(e);
     e = NULL;
 out:
     json_decref(o);
     return e;
 }
 
-void mqueue_push(mqueue *q, mevent *e)
+void ms_mqueue_push(mqueue *q, mevent *e)
 {
     e->next = NULL;
     if (q->tail)
@@ -240,7 +240,7 @@ void mqueue_push(mqueue *q, mevent *e)
     q->n++;
 }
 
-mevent *mqueue_pop(mqueue *q)
+mevent *ms_mqueue_pop(mqueue *q)
 {
     mevent *e = q->head;
     if (!e)
@@ -253,9 +253,9 @@ mevent *mqueue_pop(mqueue *q)
     return e;
 }
 
-void mqueue_clear(mqueue *q)
+void ms_mqueue_clear(mqueue *q)
 {
     mevent *e;
-    while ((e = mqueue_pop(q)))
-        mevent_free(e);
+    while ((e = ms_mqueue_pop(q)))
+        ms_mevent_free(e);
 }

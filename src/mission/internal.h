@@ -59,14 +59,14 @@ typedef struct vmap {
     uint32_t cap, count;
 } vmap;
 
-void vmap_init(vmap *m);
-void vmap_free(vmap *m); /* frees the entries too */
-mvar *vmap_get(const vmap *m, const char *name, size_t nlen);
+void ms_vmap_init(vmap *m);
+void ms_vmap_free(vmap *m); /* frees the entries too */
+mvar *ms_vmap_get(const vmap *m, const char *name, size_t nlen);
 /* Inserts `v` (owned from now on); false when out of memory. */
-bool vmap_put(vmap *m, mvar *v);
-mvar *vmap_remove(vmap *m, const char *name, size_t nlen); /* caller owns the result */
+bool ms_vmap_put(vmap *m, mvar *v);
+mvar *ms_vmap_remove(vmap *m, const char *name, size_t nlen); /* caller owns the result */
 /* Entries sorted by name into a new array (caller frees the array only). */
-mvar **vmap_sorted(const vmap *m);
+mvar **ms_vmap_sorted(const vmap *m);
 
 /* ---- timers ---- */
 typedef struct mtimer {
@@ -79,11 +79,11 @@ typedef struct mtimers {
     int n; /* sorted by name */
 } mtimers;
 
-int timers_find(const mtimers *t, const char *name);
-bool timers_set(mtimers *t, const char *name, uint64_t deadline, uint64_t seq); /* false: full */
-bool timers_remove(mtimers *t, const char *name);
+int ms_timers_find(const mtimers *t, const char *name);
+bool ms_timers_set(mtimers *t, const char *name, uint64_t deadline, uint64_t seq); /* false: full */
+bool ms_timers_remove(mtimers *t, const char *name);
 /* The due timer with the earliest deadline, then sequence; -1 if none. */
-int timers_due(const mtimers *t, uint64_t now);
+int ms_timers_due(const mtimers *t, uint64_t now);
 
 /* ---- requests ---- */
 enum {
@@ -106,10 +106,10 @@ typedef struct mreq {
     int64_t p1, p2, p3;  /* op parameters: region/hash/release, hold active, ... */
 } mreq;
 
-void mreq_free(mreq *r);
+void ms_mreq_free(mreq *r);
 /* Serializes / parses a request record for the store. */
-char *mreq_encode(const mreq *r);
-mreq *mreq_decode(const char *text, size_t len, gsvm_error *err);
+char *ms_mreq_encode(const mreq *r);
+mreq *ms_mreq_decode(const char *text, size_t len, gsvm_error *err);
 
 /* ---- events ---- */
 enum { EF_NIL, EF_BOOL, EF_INT, EF_NUM, EF_STR, EF_KEY };
@@ -134,25 +134,25 @@ typedef struct mevent {
     struct mevent *next;
 } mevent;
 
-mevent *mevent_new(int kind);
-void mevent_free(mevent *e);
-bool mevent_set_int(mevent *e, const char *name, int64_t v);
-bool mevent_set_num(mevent *e, const char *name, double v);
-bool mevent_set_bool(mevent *e, const char *name, bool v);
-bool mevent_set_str(mevent *e, const char *name, const char *s, size_t len);
-bool mevent_set_key(mevent *e, const char *name, uint64_t key);
-bool mevent_set_nil(mevent *e, const char *name);
-const mfield *mevent_get(const mevent *e, const char *name);
-char *mevent_encode(const mevent *e);
-mevent *mevent_decode(const char *text, size_t len);
+mevent *ms_mevent_new(int kind);
+void ms_mevent_free(mevent *e);
+bool ms_mevent_set_int(mevent *e, const char *name, int64_t v);
+bool ms_mevent_set_num(mevent *e, const char *name, double v);
+bool ms_mevent_set_bool(mevent *e, const char *name, bool v);
+bool ms_mevent_set_str(mevent *e, const char *name, const char *s, size_t len);
+bool ms_mevent_set_key(mevent *e, const char *name, uint64_t key);
+bool ms_mevent_set_nil(mevent *e, const char *name);
+const mfield *ms_mevent_get(const mevent *e, const char *name);
+char *ms_mevent_encode(const mevent *e);
+mevent *ms_mevent_decode(const char *text, size_t len);
 
 typedef struct mqueue {
     mevent *head, *tail;
     size_t n;
 } mqueue;
-void mqueue_push(mqueue *q, mevent *e);
-mevent *mqueue_pop(mqueue *q);
-void mqueue_clear(mqueue *q);
+void ms_mqueue_push(mqueue *q, mevent *e);
+mevent *ms_mqueue_pop(mqueue *q);
+void ms_mqueue_clear(mqueue *q);
 
 /* ---- world model ---- */
 typedef struct wslot {
@@ -301,19 +301,19 @@ void ms_push_event(lua_State *L, gsvm_mission *m, const mevent *e);
 void ms_push_key(lua_State *L, uint64_t key);
 
 /* txn.c */
-void txn_begin(gsvm_mission *m);
-void txn_discard(gsvm_mission *m);
-gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err);
-const mval *txn_get_var(gsvm_mission *m, const char *name, size_t nlen);
+void ms_txn_begin(gsvm_mission *m);
+void ms_txn_discard(gsvm_mission *m);
+gsvm_status ms_txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err);
+const mval *ms_txn_get_var(gsvm_mission *m, const char *name, size_t nlen);
 /* Returns 0 ok, 1 capacity exceeded, -1 out of memory. */
-int txn_set_var(gsvm_mission *m, const char *name, size_t nlen, const mval *v);
-int txn_clear_var(gsvm_mission *m, const char *name, size_t nlen); /* 1 existed, 0 not, -1 oom */
-mtimers *txn_timers_w(gsvm_mission *m);
-const mtimers *txn_timers_r(const gsvm_mission *m);
-uint32_t txn_phase(const gsvm_mission *m);
+int ms_txn_set_var(gsvm_mission *m, const char *name, size_t nlen, const mval *v);
+int ms_txn_clear_var(gsvm_mission *m, const char *name, size_t nlen); /* 1 existed, 0 not, -1 oom */
+mtimers *ms_txn_timers_w(gsvm_mission *m);
+const mtimers *ms_txn_timers_r(const gsvm_mission *m);
+uint32_t ms_txn_phase(const gsvm_mission *m);
 /* Appends a request to the transaction (owned from now on); false on OOM. */
-bool txn_add_request(gsvm_mission *m, mreq *r);
-mreq *mreq_new(gsvm_mission *m, int op, const char *call, const char *effect);
+bool ms_txn_add_request(gsvm_mission *m, mreq *r);
+mreq *ms_mreq_new(gsvm_mission *m, int op, const char *call, const char *effect);
 
 /* runtime.c */
 void ms_fault(gsvm_mission *m, const char *text);
@@ -323,21 +323,21 @@ int ms_world_find(const gsvm_mission *m, int what, lua_State *L, int idx); /* 0 
 enum { W_SLOT, W_SQUAD, W_SCENE };
 
 /* delivery.c */
-void dlv_step(gsvm_mission *m);   /* progresses the head of the outbox; may finish it */
-void dlv_new_attempt(gsvm_mission *m);
+void ms_dlv_step(gsvm_mission *m);   /* progresses the head of the outbox; may finish it */
+void ms_dlv_new_attempt(gsvm_mission *m);
 
 /* store.c */
-gsvm_status store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err);
-void store_close(mstore *s);
-gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err);
-gsvm_status store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
+gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err);
+void ms_store_close(mstore *s);
+gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err);
+gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
                          int64_t consumed_event, gsvm_error *err);
 /* Records that the outbox head finished (deleted) and its event queued. */
-gsvm_status store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
+gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
                                  gsvm_error *err);
-gsvm_status store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
-gsvm_status store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
-gsvm_status store_delete_event(mstore *s, int64_t id, gsvm_error *err);
-gsvm_status store_add_event(mstore *s, mevent *e, gsvm_error *err);
+gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
+gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
+gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err);
+gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err);
 
 #endif

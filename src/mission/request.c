@@ -6,7 +6,7 @@
 
 #include "mission/internal.h"
 
-void mreq_free(mreq *r)
+void ms_mreq_free(mreq *r)
 {
     if (r) {
         free(r->args);
@@ -14,7 +14,7 @@ void mreq_free(mreq *r)
     }
 }
 
-char *mreq_encode(const mreq *r)
+char *ms_mreq_encode(const mreq *r)
 {
     json_error_t je;
     json_t *args = r->args ? json_loads(r->args, 0, &je) : json_object();
@@ -32,7 +32,7 @@ char *mreq_encode(const mreq *r)
     return s;
 }
 
-mreq *mreq_decode(const char *text, size_t len, gsvm_error *err)
+mreq *ms_mreq_decode(const char *text, size_t len, gsvm_error *err)
 {
     json_error_t je;
     json_t *o = json_loadb(text, len, 0, &je);
@@ -75,7 +75,7 @@ mreq *mreq_decode(const char *text, size_t len, gsvm_error *err)
     r->p3 = p3;
     r->args = json_dumps(args, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (!r->args) {
-        mreq_free(r);
+        ms_mreq_free(r);
         r = NULL;
         gsvm_error_set(err, GSVM_ERR_NOMEM, "request record", "out of memory");
     }
@@ -87,9 +87,9 @@ out:
 gsvm_status gsvm_mission_request_record_check(const char *text, size_t len, gsvm_error *err)
 {
     gsvm_error_clear(err);
-    mreq *r = mreq_decode(text, len, err);
+    mreq *r = ms_mreq_decode(text, len, err);
     if (!r)
         return err->status ? err->status : GSVM_ERR_INPUT;
-    mreq_free(r);
+    ms_mreq_free(r);
     return GSVM_OK;
 }

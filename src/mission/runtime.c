@@ -45,7 +45,7 @@ void ms_fault(gsvm_mission *m, const char *text)
     gsvm_error err;
     ms_sanitize_error(text, strlen(text), m->rec.fault);
     m->rec.faulted = true;
-    store_save_meta(m->store, m, &err);
+    ms_store_save_meta(m->store, m, &err);
     if (m->cfg.host.fault)
         m->cfg.host.fault(m->cfg.host.ud, m->rec.fault);
 }
@@ -141,7 +141,7 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
                          int64_t consumed, txn_prep prep, void *ud)
 {
     gsvm_error err;
-    txn_begin(m);
+    ms_txn_begin(m);
     m->txn.consumed_event = consumed;
     m->txn.starts = on_start;
     if (prep)
@@ -174,13 +174,13 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
         /* The collector runs only between callbacks. */
         gc_between_callbacks(m, &m->gc_mark);
         if (failed) {
-            txn_discard(m);
+            ms_txn_discard(m);
             ms_fault(m, text);
             lua_gc(L, LUA_GCCOLLECT);
             return;
         }
     }
-    if (txn_commit(m, on_start, &err) != GSVM_OK) {
+    if (ms_txn_commit(m, on_start, &err) != GSVM_OK) {
         ms_fault(m, err.message);
         return;
     }
@@ -191,31 +191,31 @@ static void dispatch(gsvm_mission *m, mevent *e)
     gsvm_error err;
     if (e->attempt && e->attempt < m->rec.attempt) {
         if (e->db_id)
-            store_delete_event(m->store, e->db_id, &err);
-        mevent_free(e);
+            ms_store_delete_event(m->store, e->db_id, &err);
+        ms_mevent_free(e);
         return;
     }
     int ref = m->ref_event[e->kind];
     if (ref == LUA_NOREF) {
         if (e->db_id)
-            store_delete_event(m->store, e->db_id, &err);
-        mevent_free(e);
+            ms_store_delete_event(m->store, e->db_id, &err);
+        ms_mevent_free(e);
         return;
     }
     char buf[24];
     m->rec.mission_seq++;
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->event_seq);
-    mevent_set_str(e, "sequence", buf, strlen(buf));
+    ms_mevent_set_str(e, "sequence", buf, strlen(buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->source_generation);
-    mevent_set_str(e, "source_generation", buf, strlen(buf));
+    ms_mevent_set_str(e, "source_generation", buf, strlen(buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
-    mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+    ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
     if (e->kind != EV_scriptable_override_transport_staged) {
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.mission_seq);
-        mevent_set_str(e, "mission_sequence", buf, strlen(buf));
+        ms_mevent_set_str(e, "mission_sequence", buf, strlen(buf));
     }
     run_callback(m, ref, e, false, e->db_id, NULL, NULL);
-    mevent_free(e);
+    ms_mevent_free(e);
 }
 
 typedef struct timer_fire {
@@ -225,38 +225,38 @@ typedef struct timer_fire {
 static void remove_timer(gsvm_mission *m, void *ud)
 {
     timer_fire *tf = ud;
-    timers_remove(txn_timers_w(m), tf->t.name);
+    ms_timers_remove(ms_txn_timers_w(m), tf->t.name);
 }
 
 static void fire_timer(gsvm_mission *m, int i)
 {
     timer_fire tf = {m->rec.timers.t[i]};
-    mevent *e = mevent_new(EV_timer_elapsed);
+    mevent *e = ms_mevent_new(EV_timer_elapsed);
     if (!e) {
         ms_fault(m, "not enough memory");
         return;
     }
     char buf[24];
-    mevent_set_str(e, "timer_name", tf.t.name, strlen(tf.t.name));
+    ms_mevent_set_str(e, "timer_name", tf.t.name, strlen(tf.t.name));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.deadline);
-    mevent_set_str(e, "timer_deadline_tick", buf, strlen(buf));
+    ms_mevent_set_str(e, "timer_deadline_tick", buf, strlen(buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.seq);
-    mevent_set_str(e, "timer_sequence", buf, strlen(buf));
+    ms_mevent_set_str(e, "timer_sequence", buf, strlen(buf));
     e->attempt = m->rec.attempt;
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
         m->rec.mission_seq++;
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->event_seq);
-        mevent_set_str(e, "sequence", buf, strlen(buf));
-        mevent_set_str(e, "source_generation", "1", 1);
+        ms_mevent_set_str(e, "sequence", buf, strlen(buf));
+        ms_mevent_set_str(e, "source_generation", "1", 1);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
-        mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+        ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.mission_seq);
-        mevent_set_str(e, "mission_sequence", buf, strlen(buf));
+        ms_mevent_set_str(e, "mission_sequence", buf, strlen(buf));
     }
     /* The timer is removed before the handler runs, even without a handler. */
     run_callback(m, ref, e, false, 0, remove_timer, &tf);
-    mevent_free(e);
+    ms_mevent_free(e);
 }
 
 /* Runs everything that can run now, in the tick order: delivery of the
@@ -268,25 +268,25 @@ static void pump(gsvm_mission *m)
     m->in_pump = true;
     while (!m->rec.faulted && m->rec.started) {
         if (m->nout > 0) {
-            dlv_step(m);
+            ms_dlv_step(m);
             if (m->dlv.active || m->rec.faulted)
                 break;
             continue;
         }
-        mevent *e = mqueue_pop(&m->inputs);
+        mevent *e = ms_mqueue_pop(&m->inputs);
         if (e) {
             dispatch(m, e);
             continue;
         }
         if (!m->timer_fired_this_tick) {
-            int i = timers_due(&m->rec.timers, m->rec.clock);
+            int i = ms_timers_due(&m->rec.timers, m->rec.clock);
             if (i >= 0) {
                 m->timer_fired_this_tick = true;
                 fire_timer(m, i);
                 continue;
             }
         }
-        e = mqueue_pop(&m->events);
+        e = ms_mqueue_pop(&m->events);
         if (e) {
             dispatch(m, e);
             continue;
@@ -429,10 +429,10 @@ static void close_lua(gsvm_mission *m)
 static void free_volatile(gsvm_mission *m)
 {
     for (int i = 0; i < m->nout; i++)
-        mreq_free(m->outbox[i]);
+        ms_mreq_free(m->outbox[i]);
     m->nout = 0;
-    mqueue_clear(&m->events);
-    vmap_free(&m->rec.vars);
+    ms_mqueue_clear(&m->events);
+    ms_vmap_free(&m->rec.vars);
     memset(&m->rec, 0, sizeof m->rec);
     memset(&m->dlv, 0, sizeof m->dlv);
 }
@@ -441,7 +441,7 @@ static void free_volatile(gsvm_mission *m)
 static gsvm_status start(gsvm_mission *m, gsvm_error *err)
 {
     free_volatile(m);
-    gsvm_status st = store_load(m->store, m, err);
+    gsvm_status st = ms_store_load(m->store, m, err);
     if (st != GSVM_OK)
         return st;
     st = open_lua(m, err);
@@ -517,7 +517,7 @@ gsvm_status gsvm_mission_open(const gsvm_mission_config *cfg, const char *source
     }
     memcpy(m->source, source, len);
     m->source_len = len;
-    gsvm_status st = store_open(&m->store, c.state_path, c.durable_fsync, err);
+    gsvm_status st = ms_store_open(&m->store, c.state_path, c.durable_fsync, err);
     if (st == GSVM_OK)
         st = start(m, err);
     if (st != GSVM_OK) {
@@ -534,15 +534,15 @@ void gsvm_mission_close(gsvm_mission *m)
         return;
     gsvm_error err;
     if (m->store && m->L)
-        store_save_meta(m->store, m, &err); /* the clock */
+        ms_store_save_meta(m->store, m, &err); /* the clock */
     close_lua(m);
-    txn_discard(m);
-    vmap_free(&m->txn.overlay);
+    ms_txn_discard(m);
+    ms_vmap_free(&m->txn.overlay);
     free(m->txn.reqs);
     free_volatile(m);
     free(m->outbox);
-    mqueue_clear(&m->inputs);
-    store_close(m->store);
+    ms_mqueue_clear(&m->inputs);
+    ms_store_close(m->store);
     free(m->first_seen);
     free(m->squad_alive);
     free(m->source);
@@ -552,7 +552,7 @@ void gsvm_mission_close(gsvm_mission *m)
 gsvm_status gsvm_mission_reopen(gsvm_mission *m, gsvm_error *err)
 {
     gsvm_error_clear(err);
-    store_save_meta(m->store, m, err);
+    ms_store_save_meta(m->store, m, err);
     close_lua(m);
     return start(m, err);
 }
@@ -575,7 +575,7 @@ gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size
     }
     m->rec.faulted = false;
     m->rec.fault[0] = 0;
-    gsvm_status st = store_save_meta(m->store, m, err);
+    gsvm_status st = ms_store_save_meta(m->store, m, err);
     if (st != GSVM_OK)
         return st;
     close_lua(m);
@@ -690,7 +690,7 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
     }
     if (m->ref_event[k] == LUA_NOREF || m->rec.faulted)
         return GSVM_OK; /* a kind without a handler is not even queued */
-    mevent *e = mevent_new(k);
+    mevent *e = ms_mevent_new(k);
     if (!e)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     e->attempt = m->rec.attempt;
@@ -705,34 +705,34 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
             continue;
         }
         switch (f->value.type) {
-        case GSVM_MV_BOOL: ok = mevent_set_bool(e, f->name, f->value.b); break;
-        case GSVM_MV_INT: ok = mevent_set_int(e, f->name, f->value.i); break;
-        case GSVM_MV_NUM: ok = mevent_set_num(e, f->name, f->value.n); break;
-        case GSVM_MV_STR: ok = mevent_set_str(e, f->name, f->value.s ? f->value.s : "", f->value.len); break;
-        default: ok = mevent_set_nil(e, f->name); break;
+        case GSVM_MV_BOOL: ok = ms_mevent_set_bool(e, f->name, f->value.b); break;
+        case GSVM_MV_INT: ok = ms_mevent_set_int(e, f->name, f->value.i); break;
+        case GSVM_MV_NUM: ok = ms_mevent_set_num(e, f->name, f->value.n); break;
+        case GSVM_MV_STR: ok = ms_mevent_set_str(e, f->name, f->value.s ? f->value.s : "", f->value.len); break;
+        default: ok = ms_mevent_set_nil(e, f->name); break;
         }
     }
     const wslot *ws = ms_world_slot(m, row);
     if (ok && ws) {
-        if (!mevent_get(e, "registry_key"))
-            ok = mevent_set_str(e, "registry_key", ws->registry_key, strlen(ws->registry_key));
-        if (ok && !mevent_get(e, "object_tag"))
-            ok = mevent_set_int(e, "object_tag", ws->tag);
-        if (ok && !mevent_get(e, "slot_index"))
-            ok = mevent_set_int(e, "slot_index", row);
-        if (ok && !mevent_get(e, "slot_type"))
-            ok = mevent_set_int(e, "slot_type", ws->type);
+        if (!ms_mevent_get(e, "registry_key"))
+            ok = ms_mevent_set_str(e, "registry_key", ws->registry_key, strlen(ws->registry_key));
+        if (ok && !ms_mevent_get(e, "object_tag"))
+            ok = ms_mevent_set_int(e, "object_tag", ws->tag);
+        if (ok && !ms_mevent_get(e, "slot_index"))
+            ok = ms_mevent_set_int(e, "slot_index", row);
+        if (ok && !ms_mevent_get(e, "slot_type"))
+            ok = ms_mevent_set_int(e, "slot_type", ws->type);
     }
     /* region_changed: previous_region_index is nil the first time. */
-    if (ok && k == EV_region_changed && !mevent_get(e, "previous_region_index") && previous_region >= 0)
-        ok = mevent_set_int(e, "previous_region_index", previous_region);
-    if (ok && fr == FR_FLAG && !mevent_get(e, "first_report"))
-        ok = mevent_set_bool(e, "first_report", first);
+    if (ok && k == EV_region_changed && !ms_mevent_get(e, "previous_region_index") && previous_region >= 0)
+        ok = ms_mevent_set_int(e, "previous_region_index", previous_region);
+    if (ok && fr == FR_FLAG && !ms_mevent_get(e, "first_report"))
+        ok = ms_mevent_set_bool(e, "first_report", first);
     if (!ok) {
-        mevent_free(e);
+        ms_mevent_free(e);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     }
-    mqueue_push(&m->inputs, e);
+    ms_mqueue_push(&m->inputs, e);
     if (run)
         pump(m);
     return GSVM_OK;
@@ -859,7 +859,7 @@ bool gsvm_mission_foreach_variable(const gsvm_mission *m,
                                    void (*fn)(void *ud, const char *name, const gsvm_mission_value *v),
                                    void *ud)
 {
-    mvar **sorted = vmap_sorted(&m->rec.vars);
+    mvar **sorted = ms_vmap_sorted(&m->rec.vars);
     if (!sorted)
         return false;
     for (uint32_t i = 0; i < m->rec.vars.count; i++) {
@@ -873,7 +873,7 @@ bool gsvm_mission_foreach_variable(const gsvm_mission *m,
 
 bool gsvm_mission_variable(const gsvm_mission *m, const char *name, gsvm_mission_value *value)
 {
-    mvar *v = vmap_get(&m->rec.vars, name, strlen(name));
+    mvar *v = ms_vmap_get(&m->rec.vars, name, strlen(name));
     if (!v)
         return false;
     export_value(&v->v, value);

@@ -75,7 +75,7 @@ static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
                           sqlite3_errmsg(s->db));
 }
 
-void store_close(mstore *s)
+void ms_store_close(mstore *s)
 {
     if (!s)
         return;
@@ -85,7 +85,7 @@ void store_close(mstore *s)
     free(s);
 }
 
-gsvm_status store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err)
+gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err)
 {
     mstore *s = calloc(1, sizeof *s);
     if (!s)
@@ -96,7 +96,7 @@ gsvm_status store_open(mstore **out, const char *path, bool fsync_full, gsvm_err
     if (rc != SQLITE_OK) {
         gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name, "cannot open the state store: %s",
                                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        store_close(s);
+        ms_store_close(s);
         return st;
     }
     sqlite3_busy_timeout(s->db, 2000);
@@ -114,14 +114,14 @@ gsvm_status store_open(mstore **out, const char *path, bool fsync_full, gsvm_err
     if (sqlite3_exec(s->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
         gsvm_status st = db_error(s, err, "cannot prepare the schema (not a mission state file?)");
-        store_close(s);
+        ms_store_close(s);
         return st;
     }
     for (int i = 0; i < Q_COUNT; i++)
         if (sqlite3_prepare_v3(s->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i], NULL) !=
             SQLITE_OK) {
             gsvm_status st = db_error(s, err, "cannot prepare a statement");
-            store_close(s);
+            ms_store_close(s);
             return st;
         }
     *out = s;
@@ -190,7 +190,7 @@ static bool put_timers(mstore *s, const mtimers *t)
 
 static bool put_event(mstore *s, mevent *e)
 {
-    char *body = mevent_encode(e);
+    char *body = ms_mevent_encode(e);
     if (!body)
         return false;
     sqlite3_stmt *q = s->q[Q_EV_PUT];
@@ -218,7 +218,7 @@ static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what)
     return st;
 }
 
-gsvm_status store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
+gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
                          int64_t consumed_event, gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
@@ -239,7 +239,7 @@ gsvm_status store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_
     if (ok && t->timers_copied)
         ok = put_timers(s, &t->timers);
     for (int i = 0; ok && i < t->nreqs; i++) {
-        char *body = mreq_encode(t->reqs[i]);
+        char *body = ms_mreq_encode(t->reqs[i]);
         if (!body) {
             ok = false;
             break;
@@ -258,7 +258,7 @@ gsvm_status store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_
     return finish(s, ok, err, "cannot commit");
 }
 
-gsvm_status store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
+gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
                                  gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
@@ -269,14 +269,14 @@ gsvm_status store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, meven
     return finish(s, ok, err, "cannot record a delivery");
 }
 
-gsvm_status store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
+gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
         return db_error(s, err, "cannot begin");
     return finish(s, bind_meta(s, m), err, "cannot save the record");
 }
 
-gsvm_status store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
+gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
         return db_error(s, err, "cannot begin");
@@ -292,14 +292,14 @@ gsvm_status store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
     return finish(s, ok, err, "cannot start a new attempt");
 }
 
-gsvm_status store_delete_event(mstore *s, int64_t id, gsvm_error *err)
+gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err)
 {
     if (!del_id(s, Q_EV_DEL, id))
         return db_error(s, err, "cannot delete an event");
     return GSVM_OK;
 }
 
-gsvm_status store_add_event(mstore *s, mevent *e, gsvm_error *err)
+gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err)
 {
     if (!put_event(s, e))
         return db_error(s, err, "cannot queue an event");
@@ -325,7 +325,7 @@ static gsvm_status corrupt(mstore *s, gsvm_error *err, const char *what)
 }
 
 /* Reads the whole record into `m` (record, outbox, queued events). */
-gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
+gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
     sqlite3_stmt *q;
     gsvm_status st = GSVM_OK;
@@ -399,7 +399,7 @@ gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
         }
         default: st = corrupt(s, err, "bad variable type");
         }
-        if (st != GSVM_OK || vmap_get(&r->vars, v->name, v->nlen) || !vmap_put(&r->vars, v)) {
+        if (st != GSVM_OK || ms_vmap_get(&r->vars, v->name, v->nlen) || !ms_vmap_put(&r->vars, v)) {
             free(v);
             if (st == GSVM_OK)
                 st = corrupt(s, err, "duplicate variable");
@@ -416,7 +416,7 @@ gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(q, 0);
         if (!name || !name_ok(name, strlen(name)) ||
-            !timers_set(&r->timers, name, (uint64_t)sqlite3_column_int64(q, 1),
+            !ms_timers_set(&r->timers, name, (uint64_t)sqlite3_column_int64(q, 1),
                         (uint64_t)sqlite3_column_int64(q, 2)))
             st = corrupt(s, err, "bad timer");
     }
@@ -428,7 +428,7 @@ gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
         return db_error(s, err, "cannot read the requests");
     while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
         const char *body = (const char *)sqlite3_column_text(q, 0);
-        mreq *rq = body ? mreq_decode(body, (size_t)sqlite3_column_bytes(q, 0), err) : NULL;
+        mreq *rq = body ? ms_mreq_decode(body, (size_t)sqlite3_column_bytes(q, 0), err) : NULL;
         if (!rq) {
             st = corrupt(s, err, "bad request record");
             break;
@@ -437,7 +437,7 @@ gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
             int nc = m->capout ? m->capout * 2 : 16;
             mreq **n = realloc(m->outbox, (size_t)nc * sizeof *n);
             if (!n) {
-                mreq_free(rq);
+                ms_mreq_free(rq);
                 st = gsvm_error_set(err, GSVM_ERR_NOMEM, s->name, "out of memory");
                 break;
             }
@@ -454,13 +454,13 @@ gsvm_status store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
         return db_error(s, err, "cannot read the events");
     while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
         const char *body = (const char *)sqlite3_column_text(q, 1);
-        mevent *e = body ? mevent_decode(body, (size_t)sqlite3_column_bytes(q, 1)) : NULL;
+        mevent *e = body ? ms_mevent_decode(body, (size_t)sqlite3_column_bytes(q, 1)) : NULL;
         if (!e) {
             st = corrupt(s, err, "bad event record");
             break;
         }
         e->db_id = sqlite3_column_int64(q, 0);
-        mqueue_push(&m->events, e);
+        ms_mqueue_push(&m->events, e);
     }
     sqlite3_finalize(q);
     if (!m->nout)

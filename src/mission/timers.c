@@ -4,7 +4,7 @@
 
 #include "mission/internal.h"
 
-int timers_find(const mtimers *t, const char *name)
+int ms_timers_find(const mtimers *t, const char *name)
 {
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->t[i].name, name) == 0)
@@ -12,9 +12,9 @@ int timers_find(const mtimers *t, const char *name)
     return -1;
 }
 
-bool timers_set(mtimers *t, const char *name, uint64_t deadline, uint64_t seq)
+bool ms_timers_set(mtimers *t, const char *name, uint64_t deadline, uint64_t seq)
 {
-    int i = timers_find(t, name);
+    int i = ms_timers_find(t, name);
     if (i >= 0) {
         t->t[i].deadline = deadline;
         t->t[i].seq = seq;
@@ -34,9 +34,9 @@ bool timers_set(mtimers *t, const char *name, uint64_t deadline, uint64_t seq)
     return true;
 }
 
-bool timers_remove(mtimers *t, const char *name)
+bool ms_timers_remove(mtimers *t, const char *name)
 {
-    int i = timers_find(t, name);
+    int i = ms_timers_find(t, name);
     if (i < 0)
         return false;
     memmove(&t->t[i], &t->t[i + 1], (size_t)(t->n - i - 1) * sizeof t->t[0]);
@@ -44,7 +44,7 @@ bool timers_remove(mtimers *t, const char *name)
     return true;
 }
 
-int timers_due(const mtimers *t, uint64_t now)
+int ms_timers_due(const mtimers *t, uint64_t now)
 {
     int best = -1;
     for (int i = 0; i < t->n; i++) {

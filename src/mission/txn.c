@@ -8,16 +8,16 @@
  *   sequences  next timer sequence and next request key.
  *   requests   a new list, appended to the outbox only on commit.
  *
- * Nothing the callback does touches the record until txn_commit, which first
+ * Nothing the callback does touches the record until ms_txn_commit, which first
  * writes the change set to the store (one SQL transaction) and only then
- * applies it in memory; txn_discard throws the overlay away.  Every step is
+ * applies it in memory; ms_txn_discard throws the overlay away.  Every step is
  * proportional to what the callback changed. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mission/internal.h"
 
-void txn_begin(gsvm_mission *m)
+void ms_txn_begin(gsvm_mission *m)
 {
     mtxn *t = &m->txn;
     t->active = true;
@@ -45,37 +45,37 @@ static void clear_overlay(mtxn *t)
     t->overlay.count = 0;
     /* Keep a large table from lingering after one big callback. */
     if (t->overlay.cap > 1024)
-        vmap_free(&t->overlay);
+        ms_vmap_free(&t->overlay);
 }
 
-void txn_discard(gsvm_mission *m)
+void ms_txn_discard(gsvm_mission *m)
 {
     mtxn *t = &m->txn;
     clear_overlay(t);
     for (int i = 0; i < t->nreqs; i++)
-        mreq_free(t->reqs[i]);
+        ms_mreq_free(t->reqs[i]);
     t->nreqs = 0;
     t->active = false;
 }
 
-const mval *txn_get_var(gsvm_mission *m, const char *name, size_t nlen)
+const mval *ms_txn_get_var(gsvm_mission *m, const char *name, size_t nlen)
 {
-    mvar *v = m->txn.active ? vmap_get(&m->txn.overlay, name, nlen) : NULL;
+    mvar *v = m->txn.active ? ms_vmap_get(&m->txn.overlay, name, nlen) : NULL;
     if (v)
         return v->deleted ? NULL : &v->v;
-    v = vmap_get(&m->rec.vars, name, nlen);
+    v = ms_vmap_get(&m->rec.vars, name, nlen);
     return v ? &v->v : NULL;
 }
 
 static mvar *overlay_entry(gsvm_mission *m, const char *name, size_t nlen, bool *was_present)
 {
     mtxn *t = &m->txn;
-    mvar *o = vmap_get(&t->overlay, name, nlen);
+    mvar *o = ms_vmap_get(&t->overlay, name, nlen);
     if (o) {
         *was_present = !o->deleted;
         return o;
     }
-    *was_present = vmap_get(&m->rec.vars, name, nlen) != NULL;
+    *was_present = ms_vmap_get(&m->rec.vars, name, nlen) != NULL;
     o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
@@ -83,19 +83,19 @@ static mvar *overlay_entry(gsvm_mission *m, const char *name, size_t nlen, bool 
     o->nlen = (uint8_t)nlen;
     o->deleted = !*was_present;
     if (*was_present)
-        o->v = vmap_get(&m->rec.vars, name, nlen)->v;
-    if (!vmap_put(&t->overlay, o)) {
+        o->v = ms_vmap_get(&m->rec.vars, name, nlen)->v;
+    if (!ms_vmap_put(&t->overlay, o)) {
         free(o);
         return NULL;
     }
     return o;
 }
 
-int txn_set_var(gsvm_mission *m, const char *name, size_t nlen, const mval *v)
+int ms_txn_set_var(gsvm_mission *m, const char *name, size_t nlen, const mval *v)
 {
     mtxn *t = &m->txn;
     bool present;
-    if (!vmap_get(&t->overlay, name, nlen) && !vmap_get(&m->rec.vars, name, nlen) &&
+    if (!ms_vmap_get(&t->overlay, name, nlen) && !ms_vmap_get(&m->rec.vars, name, nlen) &&
         (int64_t)m->rec.vars.count + t->var_delta + 1 > (int64_t)m->cfg.max_variables)
         return 1;
     mvar *o = overlay_entry(m, name, nlen, &present);
@@ -112,10 +112,10 @@ int txn_set_var(gsvm_mission *m, const char *name, size_t nlen, const mval *v)
     return 0;
 }
 
-int txn_clear_var(gsvm_mission *m, const char *name, size_t nlen)
+int ms_txn_clear_var(gsvm_mission *m, const char *name, size_t nlen)
 {
     mtxn *t = &m->txn;
-    if (!vmap_get(&t->overlay, name, nlen) && !vmap_get(&m->rec.vars, name, nlen))
+    if (!ms_vmap_get(&t->overlay, name, nlen) && !ms_vmap_get(&m->rec.vars, name, nlen))
         return 0;
     bool present;
     mvar *o = overlay_entry(m, name, nlen, &present);
@@ -129,7 +129,7 @@ int txn_clear_var(gsvm_mission *m, const char *name, size_t nlen)
     return present ? 1 : 0;
 }
 
-mtimers *txn_timers_w(gsvm_mission *m)
+mtimers *ms_txn_timers_w(gsvm_mission *m)
 {
     mtxn *t = &m->txn;
     if (!t->timers_copied) {
@@ -140,17 +140,17 @@ mtimers *txn_timers_w(gsvm_mission *m)
     return &t->timers;
 }
 
-const mtimers *txn_timers_r(const gsvm_mission *m)
+const mtimers *ms_txn_timers_r(const gsvm_mission *m)
 {
     return m->txn.active && m->txn.timers_copied ? &m->txn.timers : &m->rec.timers;
 }
 
-uint32_t txn_phase(const gsvm_mission *m)
+uint32_t ms_txn_phase(const gsvm_mission *m)
 {
     return m->txn.active && m->txn.phase_set ? m->txn.phase : m->rec.phase;
 }
 
-mreq *mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
+mreq *ms_mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
 {
     mreq *r = calloc(1, sizeof *r);
     if (!r)
@@ -163,7 +163,7 @@ mreq *mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
     return r;
 }
 
-bool txn_add_request(gsvm_mission *m, mreq *r)
+bool ms_txn_add_request(gsvm_mission *m, mreq *r)
 {
     mtxn *t = &m->txn;
     if (t->nreqs == t->capreqs) {
@@ -193,7 +193,7 @@ static bool outbox_push(gsvm_mission *m, mreq *r)
     return true;
 }
 
-gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
+gsvm_status ms_txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
 {
     mtxn *t = &m->txn;
     mrecord *rec = &m->rec;
@@ -209,16 +209,16 @@ gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
      * the program handles it. */
     mevent *pe = NULL;
     if (phase_changed && m->ref_event[EV_phase_entered] != LUA_NOREF) {
-        pe = mevent_new(EV_phase_entered);
+        pe = ms_mevent_new(EV_phase_entered);
         if (!pe) {
-            txn_discard(m);
+            ms_txn_discard(m);
             return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
         }
         char buf[24];
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)new_revision);
-        mevent_set_int(pe, "phase", t->phase);
-        mevent_set_int(pe, "previous_phase", old_phase);
-        mevent_set_str(pe, "state_revision", buf, strlen(buf));
+        ms_mevent_set_int(pe, "phase", t->phase);
+        ms_mevent_set_int(pe, "previous_phase", old_phase);
+        ms_mevent_set_str(pe, "state_revision", buf, strlen(buf));
         pe->attempt = rec->attempt;
     }
     if (changed || t->consumed_event || t->starts) {
@@ -234,7 +234,7 @@ gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
             rec->complete = true;
         if (t->starts)
             rec->started = true;
-        gsvm_status st = store_commit(m->store, m, &pe, pe ? 1 : 0, t->consumed_event, err);
+        gsvm_status st = ms_store_commit(m->store, m, &pe, pe ? 1 : 0, t->consumed_event, err);
         if (st != GSVM_OK) {
             rec->revision = saved.revision;
             rec->phase = saved.phase;
@@ -242,8 +242,8 @@ gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
             rec->next_key = saved.next_key;
             rec->complete = saved.complete;
             rec->started = saved.started;
-            mevent_free(pe);
-            txn_discard(m);
+            ms_mevent_free(pe);
+            ms_txn_discard(m);
             return st;
         }
     }
@@ -255,24 +255,24 @@ gsvm_status txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
                 continue;
             t->overlay.slots[i] = NULL;
             if (o->deleted) {
-                free(vmap_remove(&rec->vars, o->name, o->nlen));
+                free(ms_vmap_remove(&rec->vars, o->name, o->nlen));
                 free(o);
-            } else if (!vmap_put(&rec->vars, o)) {
+            } else if (!ms_vmap_put(&rec->vars, o)) {
                 free(o); /* cannot grow: the store has it; a reopen restores it */
             }
         }
         t->overlay.count = 0;
         if (t->overlay.cap > 1024)
-            vmap_free(&t->overlay);
+            ms_vmap_free(&t->overlay);
     }
     if (t->timers_copied)
         rec->timers = t->timers;
     for (int i = 0; i < t->nreqs; i++)
         if (!outbox_push(m, t->reqs[i]))
-            mreq_free(t->reqs[i]);
+            ms_mreq_free(t->reqs[i]);
     t->nreqs = 0;
     t->active = false;
     if (pe)
-        mqueue_push(&m->events, pe);
+        ms_mqueue_push(&m->events, pe);
     return GSVM_OK;
 }

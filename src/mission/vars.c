@@ -1,7 +1,7 @@
 /* The variable map: names to scalar values, open addressing with linear
  * probing.  Lookups, inserts and removals are O(1) on average, so a commit
  * that changes one variable costs the same with 10 or 10,000 variables in the
- * record; name order is produced only when someone asks (vmap_sorted). */
+ * record; name order is produced only when someone asks (ms_vmap_sorted). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,18 +17,18 @@ static uint32_t hash_name(const char *s, size_t n)
     return h;
 }
 
-void vmap_init(vmap *m)
+void ms_vmap_init(vmap *m)
 {
     m->slots = NULL;
     m->cap = m->count = 0;
 }
 
-void vmap_free(vmap *m)
+void ms_vmap_free(vmap *m)
 {
     for (uint32_t i = 0; i < m->cap; i++)
         free(m->slots[i]);
     free(m->slots);
-    vmap_init(m);
+    ms_vmap_init(m);
 }
 
 static uint32_t find_slot(const vmap *m, const char *name, size_t nlen)
@@ -42,7 +42,7 @@ static uint32_t find_slot(const vmap *m, const char *name, size_t nlen)
     return i;
 }
 
-mvar *vmap_get(const vmap *m, const char *name, size_t nlen)
+mvar *ms_vmap_get(const vmap *m, const char *name, size_t nlen)
 {
     if (!m->cap)
         return NULL;
@@ -70,7 +70,7 @@ static bool grow(vmap *m)
     return true;
 }
 
-bool vmap_put(vmap *m, mvar *v)
+bool ms_vmap_put(vmap *m, mvar *v)
 {
     if ((m->count + 1) * 4 > m->cap * 3 && !grow(m))
         return false;
@@ -84,7 +84,7 @@ bool vmap_put(vmap *m, mvar *v)
     return true;
 }
 
-mvar *vmap_remove(vmap *m, const char *name, size_t nlen)
+mvar *ms_vmap_remove(vmap *m, const char *name, size_t nlen)
 {
     if (!m->cap)
         return NULL;
@@ -120,7 +120,7 @@ static int cmp_var(const void *a, const void *b)
     return c ? c : (int)x->nlen - (int)y->nlen;
 }
 
-mvar **vmap_sorted(const vmap *m)
+mvar **ms_vmap_sorted(const vmap *m)
 {
     mvar **out = malloc((m->count ? m->count : 1) * sizeof *out);
     if (!out)

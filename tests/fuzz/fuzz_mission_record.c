@@ -10,17 +10,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gsvm_error err;
     gsvm_mission_request_record_check((const char *)data, size, &err);
-    mreq *r = mreq_decode((const char *)data, size, &err);
+    mreq *r = ms_mreq_decode((const char *)data, size, &err);
     if (r) {
-        char *again = mreq_encode(r);
+        char *again = ms_mreq_encode(r);
         free(again);
-        mreq_free(r);
+        ms_mreq_free(r);
     }
-    mevent *e = mevent_decode((const char *)data, size);
+    mevent *e = ms_mevent_decode((const char *)data, size);
     if (e) {
-        char *again = mevent_encode(e);
+        char *again = ms_mevent_encode(e);
         free(again);
-        mevent_free(e);
+        ms_mevent_free(e);
     }
     return 0;
 }
