@@ -320,13 +320,13 @@ static double seconds(void)
 
 /* One file through load -> list -> asm -> save; 0 when the bytes match. */
 static int roundtrip_one(const char *path, const gsvm_buf *bin, gsvm_patho_layout layout,
-                         double *t_load, double *t_list, double *t_asm)
+                         bool quiet, double *t_load, double *t_list, double *t_asm)
 {
     gsvm_error err;
     gsvm_patho_program *p, *q;
     double t0 = seconds();
     if (gsvm_patho_load(bin->data, bin->len, layout, path, &p, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
+        return quiet ? EXIT_INPUT : gsvm_cli_fail(&err);
     double t1 = seconds();
     char *text;
     size_t tlen;
@@ -335,20 +335,22 @@ static int roundtrip_one(const char *path, const gsvm_buf *bin, gsvm_patho_layou
     gsvm_patho_layout lay = p->layout;
     gsvm_patho_free(p);
     if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
+        return quiet ? EXIT_INPUT : gsvm_cli_fail(&err);
     st = gsvm_patho_asm(text, tlen, path, lay, &q, &err);
     free(text);
     if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
+        return quiet ? EXIT_INPUT : gsvm_cli_fail(&err);
     uint8_t *out;
     size_t len;
     st = gsvm_patho_save(q, &out, &len, &err);
     gsvm_patho_free(q);
     double t3 = seconds();
     if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
+        return quiet ? EXIT_INPUT : gsvm_cli_fail(&err);
     int same = len == bin->len && memcmp(out, bin->data, len) == 0;
     free(out);
+    if (!same && !quiet)
+        printf("%s: differs after list -> asm\n", path);
     *t_load += t1 - t0;
     *t_list += t2 - t1;
     *t_asm += t3 - t2;
@@ -400,12 +402,9 @@ static int cmd_roundtrip(int argc, char **argv)
     double t_load = 0, t_list = 0, t_asm = 0;
     for (uint64_t r = 0; r < repeat; r++)
         for (int f = 0; f < npos; f++) {
-            rc = roundtrip_one(pos[f], &bins[f], layout, &t_load, &t_list, &t_asm);
-            if (rc != 0 && r == 0) {
-                if (rc == EXIT_INPUT)
-                    printf("%s: differs after list -> asm\n", pos[f]);
+            rc = roundtrip_one(pos[f], &bins[f], layout, r > 0, &t_load, &t_list, &t_asm);
+            if (rc != 0 && r == 0)
                 bad++;
-            }
         }
     for (int f = 0; f < npos; f++)
         gsvm_buf_free(&bins[f]);

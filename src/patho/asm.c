@@ -26,13 +26,13 @@
 enum { TK_END, TK_IDENT, TK_NUM, TK_STR, TK_PUNCT };
 
 typedef struct token {
-    int kind;
     const char *s; /* start in the source */
-    size_t n;      /* length in the source (strings: with quotes) */
-    long col;      /* 1-based */
+    uint32_t n;    /* length in the source (strings: with quotes) */
+    uint32_t col;  /* 1-based */
+    uint8_t kind;
 } token;
 
-#define MAX_TOKENS 512
+#define MAX_TOKENS 256
 
 typedef struct line_toks {
     token t[MAX_TOKENS];
@@ -55,11 +55,21 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
     while (s < end) {
         char c = *s;
         if (c == ' ' || c == '\t' || c == '\r') {
-            s++;
+            /* listings pad to a comment column: skip spaces 8 at a time */
+            uint64_t eight;
+            while (end - s >= 8 && (memcpy(&eight, s, 8), eight == 0x2020202020202020ull))
+                s += 8;
+            while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+                s++;
             continue;
         }
         if (c == ';')
             break;
+        if (c == 0) {
+            *bad_col = (long)(s - line) + 1;
+            *why = "NUL byte in the listing";
+            return false;
+        }
         if (out->n >= MAX_TOKENS - 1) {
             *bad_col = (long)(s - line) + 1;
             *why = "too many tokens on one line";
@@ -67,7 +77,7 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
         }
         token *t = &out->t[out->n++];
         t->s = s;
-        t->col = (long)(s - line) + 1;
+        t->col = (uint32_t)(s - line + 1);
         if (c == '"') {
             const char *q = s + 1;
             while (q < end && *q != '"') {
@@ -81,7 +91,7 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
                 return false;
             }
             t->kind = TK_STR;
-            t->n = (size_t)(q + 1 - s);
+            t->n = (uint32_t)(q + 1 - s);
             s = q + 1;
         } else if ((c >= '0' && c <= '9') ||
                    ((c == '-' || c == '+') && s + 1 < end &&
@@ -97,14 +107,14 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
                     break;
             }
             t->kind = TK_NUM;
-            t->n = (size_t)(q - s);
+            t->n = (uint32_t)(q - s);
             s = q;
         } else if (is_ident_start(c)) {
             const char *q = s + 1;
             while (q < end && is_ident(*q))
                 q++;
             t->kind = TK_IDENT;
-            t->n = (size_t)(q - s);
+            t->n = (uint32_t)(q - s);
             s = q;
         } else {
             t->kind = TK_PUNCT;
@@ -115,15 +125,16 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
     out->t[out->n].kind = TK_END;
     out->t[out->n].s = s;
     out->t[out->n].n = 0;
-    out->t[out->n].col = (long)(s - line) + 1;
+    out->t[out->n].col = (uint32_t)(s - line + 1);
     return true;
 }
 
-static bool tok_is(const token *t, const char *word)
+static bool tok_is_n(const token *t, const char *word, size_t n)
 {
-    return (t->kind == TK_IDENT || t->kind == TK_PUNCT) && strlen(word) == t->n &&
-           memcmp(t->s, word, t->n) == 0;
+    return t->n == n && (t->kind == TK_IDENT || t->kind == TK_PUNCT) && memcmp(t->s, word, n) == 0;
 }
+/* WORD is a string literal, so its length is known at compile time. */
+#define tok_is(t, word) tok_is_n((t), (word), sizeof(word) - 1)
 
 /* ---- the assembler state ------------------------------------------------- */
 
@@ -172,6 +183,10 @@ typedef struct asmb {
     strref *strs;
     uint32_t nstrs, cap_strs;
     bool oom;
+    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per op, computed when first used */
+    uint8_t have_shape[GSVM_PATHO_OP_COUNT];
+    uint8_t op_hash[256]; /* instruction names: op + 1, open addressing */
+    bool op_hash_ready;
 } asmb;
 
 static gsvm_status fail_at(asmb *A, long col, const char *fmt, ...)
@@ -201,7 +216,7 @@ static bool grow(asmb *A, void **arr, uint32_t *cap, uint64_t need, size_t elem)
         nomem(A);
         return false;
     }
-    uint32_t ncap = *cap ? *cap : 16;
+    uint32_t ncap = *cap ? *cap : 64;
     while (ncap < need)
         ncap *= 2;
     void *n = realloc(*arr, (size_t)ncap * elem);
@@ -216,19 +231,37 @@ static bool grow(asmb *A, void **arr, uint32_t *cap, uint64_t need, size_t elem)
 
 /* ---- numbers, strings, names --------------------------------------------- */
 
+/* Decimal or 0x hex, optionally signed (a leading 0 is still decimal). */
 static bool parse_int(const token *t, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (t->kind != TK_NUM || t->n >= 64)
+    if (t->kind != TK_NUM)
         return false;
-    char tmp[64];
-    memcpy(tmp, t->s, t->n);
-    tmp[t->n] = 0;
-    char *end;
-    errno = 0;
-    long long v = strtoll(tmp, &end, 0);
-    if (errno || *end || v < lo || v > hi)
+    const char *s = t->s, *end = t->s + t->n;
+    bool neg = false;
+    if (s < end && (*s == '-' || *s == '+'))
+        neg = *s++ == '-';
+    unsigned base = 10;
+    if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    if (s == end)
         return false;
-    *out = v;
+    uint64_t v = 0;
+    for (; s < end; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (d > 9) {
+            unsigned c = (unsigned)(*s | 0x20) - 'a';
+            d = base == 16 && c < 6 ? c + 10 : 99;
+        }
+        if (d >= base || v > (UINT64_C(1) << 40))
+            return false;
+        v = v * base + d;
+    }
+    int64_t r = neg ? -(int64_t)v : (int64_t)v;
+    if (r < lo || r > hi)
+        return false;
+    *out = r;
     return true;
 }
 
@@ -353,7 +386,7 @@ static gsvm_status parse_name(asmb *A, const token *t, gsvm_patho_name *out)
 static gsvm_status parse_type(asmb *A, const token *t, uint8_t *out)
 {
     for (unsigned c = 1; c <= 6; c++)
-        if (tok_is(t, gsvm_patho_type_name(c))) {
+        if (tok_is_n(t, gsvm_patho_type_name(c), strlen(gsvm_patho_type_name(c)))) {
             *out = (uint8_t)c;
             return GSVM_OK;
         }
@@ -824,11 +857,39 @@ static int64_t find_import(const gsvm_patho_program *p, const gsvm_patho_name *n
     return -1;
 }
 
+/* Instruction names through a small hash table built on first use. */
+static unsigned op_hash(const char *s, size_t n)
+{
+    return (hash_name(s, n) >> 3) & 255;
+}
+
+static int find_op(asmb *A, const char *s, size_t n)
+{
+    if (!A->op_hash_ready) {
+        for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
+            const char *nm = gsvm_patho_ops[op].name;
+            unsigned h = op_hash(nm, gsvm_patho_ops[op].name_len);
+            while (A->op_hash[h])
+                h = (h + 1) & 255;
+            A->op_hash[h] = (uint8_t)(op + 1);
+        }
+        A->op_hash_ready = true;
+    }
+    for (unsigned h = op_hash(s, n);; h = (h + 1) & 255) {
+        unsigned v = A->op_hash[h];
+        if (!v)
+            return -1;
+        const gsvm_patho_opinfo *o = &gsvm_patho_ops[v - 1];
+        if (o->name_len == n && memcmp(o->name, s, n) == 0)
+            return (int)(v - 1);
+    }
+}
+
 static gsvm_status instruction(asmb *A, const line_toks *L)
 {
     gsvm_patho_program *p = A->p;
     const token *nt = &L->t[0];
-    int op = gsvm_patho_op_by_name(nt->s, nt->n);
+    int op = find_op(A, nt->s, nt->n);
     if (op < 0)
         return fail_at(A, nt->col, "unknown instruction '%.*s'", (int)nt->n, nt->s);
     if (gsvm_patho_op_code((unsigned)op, p->layout) < 0)
@@ -841,7 +902,11 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
     memset(in, 0, sizeof *in);
     in->op = (uint16_t)op;
     const char *ops = gsvm_patho_ops[op].operands;
-    gsvm_patho_shape shape = gsvm_patho_op_shape((unsigned)op);
+    if (!A->have_shape[op]) {
+        A->shapes[op] = gsvm_patho_op_shape((unsigned)op);
+        A->have_shape[op] = 1;
+    }
+    gsvm_patho_shape shape = A->shapes[op];
 
     /* split into groups */
     group groups[GSVM_PATHO_MAX_OPERANDS + 8];
@@ -1273,10 +1338,7 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
         A.line++;
         long bad_col;
         const char *why;
-        if (memchr(s, 0, (size_t)(le - s)))
-            st = fail_at(&A, (long)((const char *)memchr(s, 0, (size_t)(le - s)) - s) + 1,
-                         "NUL byte in the listing");
-        else if (!tokenize(s, le, L, &bad_col, &why))
+        if (!tokenize(s, le, L, &bad_col, &why))
             st = fail_at(&A, bad_col, "%s", why);
         else
             st = one_line(&A, L);

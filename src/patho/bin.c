@@ -372,6 +372,12 @@ gsvm_status gsvm_patho_load(const uint8_t *data, size_t len, gsvm_patho_layout l
     gsvm_error ehd, ealpha;
     gsvm_patho_program *hd = NULL, *alpha = NULL;
     gsvm_status shd = decode(data, len, GSVM_PATHO_LAYOUT_HD, file, &hd, &ehd);
+    /* hd with every reference valid wins whatever alpha would say (ties go
+     * to hd), so the second decoding is only needed otherwise */
+    if (shd == GSVM_OK && bad_references(hd) == 0) {
+        *out = hd;
+        return GSVM_OK;
+    }
     gsvm_status salpha = decode(data, len, GSVM_PATHO_LAYOUT_ALPHA, file, &alpha, &ealpha);
     if (shd == GSVM_OK && salpha == GSVM_OK) {
         if (bad_references(alpha) < bad_references(hd)) {
@@ -421,13 +427,40 @@ gsvm_status gsvm_patho_load_file(const char *path, gsvm_patho_layout layout,
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* Writers for the saver: the buffer is sized up front, so the common case
+ * is a direct store. */
+static inline void w8(gsvm_buf *b, uint8_t v)
+{
+    if (b->len + 2 <= b->cap || gsvm_buf_reserve(b, 1))
+        b->data[b->len++] = v;
+}
+static inline void w16(gsvm_buf *b, uint16_t v)
+{
+    if (b->len + 3 <= b->cap || gsvm_buf_reserve(b, 2)) {
+        b->data[b->len] = (uint8_t)v;
+        b->data[b->len + 1] = (uint8_t)(v >> 8);
+        b->len += 2;
+    }
+}
+static inline void w32(gsvm_buf *b, uint32_t v)
+{
+    if (b->len + 5 <= b->cap || gsvm_buf_reserve(b, 4)) {
+        uint8_t *d = b->data + b->len;
+        d[0] = (uint8_t)v;
+        d[1] = (uint8_t)(v >> 8);
+        d[2] = (uint8_t)(v >> 16);
+        d[3] = (uint8_t)(v >> 24);
+        b->len += 4;
+    }
+}
+
 static void put_name(gsvm_buf *b, const gsvm_patho_name *n)
 {
     if (n->len >= 0x80 || n->long_prefix) {
-        gsvm_buf_u8(b, (uint8_t)(0x80 | (n->len & 0x7F)));
-        gsvm_buf_u8(b, (uint8_t)(n->len >> 7));
+        w8(b, (uint8_t)(0x80 | (n->len & 0x7F)));
+        w8(b, (uint8_t)(n->len >> 7));
     } else {
-        gsvm_buf_u8(b, (uint8_t)n->len);
+        w8(b, (uint8_t)n->len);
     }
     if (n->len)
         gsvm_buf_append(b, n->str, n->len);
@@ -435,11 +468,11 @@ static void put_name(gsvm_buf *b, const gsvm_patho_name *n)
 
 static void put_events(gsvm_buf *b, uint32_t n, const gsvm_patho_event *ev)
 {
-    gsvm_buf_u32(b, n, false);
+    w32(b, n);
     for (uint32_t i = 0; i < n; i++) {
-        gsvm_buf_u32(b, ev[i].id, false);
-        gsvm_buf_u32(b, ev[i].op, false);
-        gsvm_buf_u32(b, ev[i].nargs, false);
+        w32(b, ev[i].id);
+        w32(b, ev[i].op);
+        w32(b, ev[i].nargs);
         if (ev[i].nargs)
             gsvm_buf_append(b, ev[i].arg_types, ev[i].nargs);
     }
@@ -461,34 +494,35 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "import %u: name longer than 32767 bytes", i);
     gsvm_buf b;
     gsvm_buf_init(&b);
-    gsvm_buf_u32(&b, p->nglobals, false);
+    gsvm_buf_reserve(&b, p->file_size ? p->file_size : 4096);
+    w32(&b, p->nglobals);
     for (uint32_t i = 0; i < p->nglobals; i++) {
-        gsvm_buf_u8(&b, p->globals[i].type);
-        gsvm_buf_u8(&b, p->globals[i].has_name);
+        w8(&b, p->globals[i].type);
+        w8(&b, p->globals[i].has_name);
         if (p->globals[i].has_name)
             put_name(&b, &p->globals[i].name);
     }
-    gsvm_buf_u32(&b, p->pool_size, false);
+    w32(&b, p->pool_size);
     if (p->pool_size)
         gsvm_buf_append(&b, p->pool, p->pool_size);
-    gsvm_buf_u32(&b, p->nimports, false);
+    w32(&b, p->nimports);
     for (uint32_t i = 0; i < p->nimports; i++) {
         put_name(&b, &p->imports[i].name);
-        gsvm_buf_u32(&b, p->imports[i].argc, false);
+        w32(&b, p->imports[i].argc);
     }
-    gsvm_buf_u32(&b, p->run_task, false);
-    gsvm_buf_u32(&b, p->run_op, false);
-    gsvm_buf_u32(&b, p->ntasks, false);
+    w32(&b, p->run_task);
+    w32(&b, p->run_op);
+    w32(&b, p->ntasks);
     for (uint32_t i = 0; i < p->ntasks; i++) {
         const gsvm_patho_task *t = &p->tasks[i];
-        gsvm_buf_u32(&b, t->nvars, false);
+        w32(&b, t->nvars);
         if (t->nvars)
             gsvm_buf_append(&b, t->var_types, t->nvars);
-        gsvm_buf_u32(&b, t->nparams, false);
+        w32(&b, t->nparams);
         put_events(&b, t->nevents, t->events);
     }
     put_events(&b, p->nevents, p->events);
-    gsvm_buf_u32(&b, p->ninsns, false);
+    w32(&b, p->ninsns);
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
         int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_op_code(in->op, p->layout) : -1;
@@ -499,21 +533,21 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
                                   in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_ops[in->op].name : "?",
                                   gsvm_patho_layout_name(p->layout));
         }
-        gsvm_buf_u16(&b, (uint16_t)code, false);
+        w16(&b, (uint16_t)code);
         const char *ops = gsvm_patho_ops[in->op].operands;
         for (unsigned k = 0; ops[k]; k++) {
             uint32_t v = in->a[k];
             switch (ops[k]) {
             case 'b': case 'x': case 'T': case 'f': case 'Q': case 'G':
-                gsvm_buf_u8(&b, (uint8_t)v);
+                w8(&b, (uint8_t)v);
                 break;
-            case 'h': gsvm_buf_u16(&b, (uint16_t)v, false); break;
+            case 'h': w16(&b, (uint16_t)v); break;
             case 'P':
-                gsvm_buf_u8(&b, (uint8_t)v);
-                gsvm_buf_u8(&b, (uint8_t)(v >> 8));
-                gsvm_buf_u8(&b, (uint8_t)(v >> 16));
+                w8(&b, (uint8_t)v);
+                w8(&b, (uint8_t)(v >> 8));
+                w8(&b, (uint8_t)(v >> 16));
                 break;
-            default: gsvm_buf_u32(&b, v, false); break;
+            default: w32(&b, v); break;
             }
             if (ops[k] == 'F' || ops[k] == 'R') {
                 if ((ops[k] == 'F' && (v >= p->nimports || p->imports[v].argc != in->list_len)) ||
@@ -525,8 +559,8 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
                                           gsvm_patho_ops[in->op].name);
                 }
                 for (uint32_t a = 0; a < in->list_len; a++) {
-                    gsvm_buf_u32(&b, p->args[in->list + a].var, false);
-                    gsvm_buf_u8(&b, p->args[in->list + a].mode);
+                    w32(&b, p->args[in->list + a].var);
+                    w8(&b, p->args[in->list + a].mode);
                 }
             } else if (ops[k] == 'L') {
                 if (v != in->list_len || (uint64_t)in->list + in->list_len > p->nvtypes) {
@@ -573,6 +607,8 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
         at += 12 + (uint64_t)p->events[e].nargs;
     p->code_offset = (uint32_t)at;
     at += 4;
+    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT];
+    uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
     for (uint32_t i = 0; i < p->ninsns; i++) {
         gsvm_patho_insn *in = &p->insns[i];
         int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_op_code(in->op, p->layout) : -1;
@@ -581,7 +617,11 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
                                   "instruction %u: no opcode for it in the %s layout", i,
                                   gsvm_patho_layout_name(p->layout));
         in->raw = (uint16_t)code;
-        gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+        if (!have[in->op]) {
+            shapes[in->op] = gsvm_patho_op_shape(in->op);
+            have[in->op] = 1;
+        }
+        gsvm_patho_shape shape = shapes[in->op];
         uint64_t size = shape.fixed_size;
         if (shape.list_at >= 0) {
             char c = gsvm_patho_ops[in->op].operands[shape.list_at];

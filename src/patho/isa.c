@@ -7,7 +7,8 @@
 
 const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT] = {
 #define OP(name, alpha, hd, operands, cls, meaning) \
-    {#name, alpha, hd, operands, CLS(cls), meaning, (uint8_t)(sizeof(operands) - 1)},
+    {#name, alpha, hd, operands, CLS(cls), meaning, (uint8_t)(sizeof(operands) - 1),         \
+     (uint8_t)(sizeof(#name) - 1)},
 #include "patho/isa.def"
 #undef OP
 };
@@ -65,8 +66,8 @@ int gsvm_patho_op_from_code(unsigned code, gsvm_patho_layout layout)
 int gsvm_patho_op_by_name(const char *name, size_t len)
 {
     for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
-        const char *n = gsvm_patho_ops[op].name;
-        if (strlen(n) == len && memcmp(n, name, len) == 0)
+        const gsvm_patho_opinfo *o = &gsvm_patho_ops[op];
+        if (o->name_len == len && o->name[0] == name[0] && memcmp(o->name, name, len) == 0)
             return (int)op;
     }
     return -1;

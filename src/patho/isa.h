@@ -40,6 +40,7 @@ typedef struct gsvm_patho_opinfo {
     gsvm_patho_class cls;
     const char *meaning;
     uint8_t noperands; /* strlen(operands) */
+    uint8_t name_len;  /* strlen(name) */
 } gsvm_patho_opinfo;
 
 extern const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT];

@@ -23,53 +23,52 @@ typedef struct lister {
     gsvm_buf *b;
     uint8_t *is_label; /* per instruction: a target of something */
     uint8_t *pool_ref; /* per pool byte: 1 wide ref, 2 narrow ref */
+    gsvm_patho_shape *shapes; /* per op when have[op], or NULL (computed on the spot) */
+    uint8_t *have;
 } lister;
 
-static void pad_to(gsvm_buf *b, size_t line_start, size_t col)
-{
-    size_t used = b->len - line_start;
-    if (used < col)
-        for (size_t i = used; i < col; i++)
-            gsvm_buf_putc(b, ' ');
-    else
-        gsvm_buf_putc(b, ' ');
-}
+static void pad_to(gsvm_buf *b, size_t line_start, size_t col) { patho_pad(b, line_start, col); }
 
 static void put_target(lister *L, uint32_t t)
 {
-    if (t < L->p->ninsns)
-        gsvm_buf_printf(L->b, "L%04x", t);
-    else
-        gsvm_buf_printf(L->b, "%u", t);
+    if (t < L->p->ninsns) {
+        pb_putc(L->b, 'L');
+        patho_put_hex(L->b, t, 4);
+    } else {
+        patho_put_u(L->b, t);
+    }
 }
 
 static void put_var(gsvm_buf *b, uint32_t var, unsigned mode)
 {
-    if (mode == 0)
-        gsvm_buf_printf(b, "s%u", var);
-    else if (mode == 1)
-        gsvm_buf_printf(b, "t%u", var);
-    else
-        gsvm_buf_printf(b, "%u:%u", var, mode);
+    if (mode <= 1) {
+        pb_putc(b, mode ? 't' : 's');
+        patho_put_u(b, var);
+    } else {
+        patho_put_u(b, var);
+        pb_putc(b, ':');
+        patho_put_u(b, mode);
+    }
 }
 
 static void put_args(lister *L, const gsvm_patho_insn *in)
 {
-    gsvm_buf_putc(L->b, '(');
+    pb_putc(L->b, '(');
     for (uint32_t i = 0; i < in->list_len; i++) {
         const gsvm_patho_arg *a = &L->p->args[in->list + i];
         if (i)
-            gsvm_buf_puts(L->b, ", ");
+            pb_put(L->b, ", ", 2);
         put_var(L->b, a->var, a->mode);
     }
-    gsvm_buf_putc(L->b, ')');
+    pb_putc(L->b, ')');
 }
 
 static void put_pool_ref(lister *L, uint32_t off, bool wide)
 {
-    gsvm_buf_printf(L->b, "@0x%x", off);
+    pb_put(L->b, "@0x", 3);
+    patho_put_hex(L->b, off, 1);
     size_t at = L->b->len;
-    gsvm_buf_putc(L->b, ' ');
+    pb_putc(L->b, ' ');
     if (!patho_put_pool_string(L->b, L->p->pool, L->p->pool_size, off, wide))
         L->b->len = at; /* no string there: the verifier says so */
 }
@@ -85,22 +84,42 @@ static bool import_unique(const gsvm_patho_program *p, uint32_t idx)
     return true;
 }
 
+/* " " before the first operand, ", " before the others */
+static void sep(gsvm_buf *b, unsigned *printed)
+{
+    if ((*printed)++)
+        pb_put(b, ", ", 2);
+    else
+        pb_putc(b, ' ');
+}
+
 static void put_insn(lister *L, const gsvm_patho_insn *in)
 {
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
     const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
-    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+    gsvm_patho_shape shape;
+    if (!L->shapes) {
+        shape = gsvm_patho_op_shape(in->op);
+    } else {
+        if (!L->have[in->op]) {
+            L->shapes[in->op] = gsvm_patho_op_shape(in->op);
+            L->have[in->op] = 1;
+        }
+        shape = L->shapes[in->op];
+    }
     const char *ops = info->operands;
     uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
-    gsvm_buf_puts(b, info->name);
+    pb_put(b, info->name, info->name_len);
     unsigned mi = 0, printed = 0;
     for (unsigned k = 0; ops[k]; k++) {
         uint32_t v = in->a[k];
         char c = ops[k];
         /* keyword operands (printed only when they carry information) */
         if (c == 'f' || c == 'h') {
-            gsvm_buf_printf(b, "%spop=%u", printed++ ? ", " : " ", c == 'f' ? v & shape.popmask : v);
+            sep(b, &printed);
+            pb_put(b, "pop=", 4);
+            patho_put_u(b, c == 'f' ? v & shape.popmask : v);
             continue;
         }
         if (c == 'T') {
@@ -121,10 +140,10 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
                 gsvm_buf_printf(b, "%sbits=0x%02x", printed++ ? ", " : " ", v & ~known & 0xFFu);
             continue;
         }
-        gsvm_buf_puts(b, printed++ ? ", " : " ");
+        sep(b, &printed);
         switch (c) {
-        case 'v': gsvm_buf_printf(b, "s%u", v); break;
-        case 't': gsvm_buf_printf(b, "t%u", v); break;
+        case 'v': put_var(b, v, 0); break;
+        case 't': put_var(b, v, 1); break;
         case 'm': put_var(b, v, (flag & gsvm_patho_mode_bit(mi++)) ? 1 : 0); break;
         case 'a': {
             /* mode from the following T byte (PushE) or Q bit 0 (PopE) */
@@ -132,14 +151,14 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
             put_var(b, v, mode);
             break;
         }
-        case 'b': case 'p': case 'k': gsvm_buf_printf(b, "%u", v); break;
-        case 'i': case 'E': gsvm_buf_printf(b, "%d", (int32_t)v); break;
-        case 'x': gsvm_buf_printf(b, "%d", (int8_t)(uint8_t)v); break;
+        case 'b': case 'p': case 'k': patho_put_u(b, v); break;
+        case 'i': case 'E': patho_put_d(b, (int32_t)v); break;
+        case 'x': patho_put_d(b, (int8_t)(uint8_t)v); break;
         case 'r': patho_put_float(b, v); break;
         case 's': put_pool_ref(L, v, true); break;
         case 'n': put_pool_ref(L, v, false); break;
         case 'j': put_target(L, v); break;
-        case 'g': gsvm_buf_printf(b, "g%u", v); break;
+        case 'g': pb_putc(b, 'g'); patho_put_u(b, v); break;
         case 'F': {
             const gsvm_patho_import *im = &p->imports[v];
             patho_put_name(b, im->name.str, im->name.len);
@@ -157,7 +176,7 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
 
 void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, gsvm_buf *b)
 {
-    lister L = {p, b, NULL, NULL};
+    lister L = {p, b, NULL, NULL, NULL, NULL};
     put_insn(&L, in);
 }
 
@@ -198,7 +217,10 @@ void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs)
 
 static void put_event(lister *L, const char *dir, const gsvm_patho_event *e)
 {
-    gsvm_buf_printf(L->b, "%s %u ", dir, e->id);
+    pb_puts(L->b, dir);
+    pb_putc(L->b, ' ');
+    patho_put_u(L->b, e->id);
+    pb_putc(L->b, ' ');
     put_target(L, e->op);
     gsvm_buf_putc(L->b, ' ');
     patho_put_types(L->b, e->arg_types, e->nargs);
@@ -227,7 +249,9 @@ static void put_pool(lister *L)
                 gsvm_buf_printf(b, " %02x", d[i]);
         }
         pad_to(b, line, COMMENT_COL);
-        gsvm_buf_printf(b, "; @0x%04x\n", pos);
+        pb_put(b, "; @0x", 5);
+        patho_put_hex(b, pos, 4);
+        pb_putc(b, '\n');
         pos += n;
     }
 }
@@ -239,7 +263,9 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     gsvm_error_clear(err);
     *text = NULL;
     *len = 0;
-    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1)};
+    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT];
+    uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
+    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), shapes, have};
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;
@@ -271,7 +297,9 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
                 gsvm_buf_puts(b, " long");
         }
         pad_to(b, line, COMMENT_COL);
-        gsvm_buf_printf(b, "; g%u\n", i);
+        pb_put(b, "; g", 3);
+        patho_put_u(b, i);
+        pb_putc(b, '\n');
     }
 
     put_pool(&L);
@@ -283,11 +311,14 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         size_t line = b->len;
         gsvm_buf_puts(b, ".import ");
         patho_put_name(b, im->name.str, im->name.len);
-        gsvm_buf_printf(b, " %u", im->argc);
+        pb_putc(b, ' ');
+        patho_put_u(b, im->argc);
         if (im->name.long_prefix)
             gsvm_buf_puts(b, " long");
         pad_to(b, line, COMMENT_COL);
-        gsvm_buf_printf(b, "; #%u\n", i);
+        pb_put(b, "; #", 3);
+        patho_put_u(b, i);
+        pb_putc(b, '\n');
     }
 
     gsvm_buf_printf(b, "\n.entry %u ", p->run_task);
@@ -295,7 +326,11 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     gsvm_buf_puts(b, "                              ; RunTask, RunOp\n");
     for (uint32_t t = 0; t < p->ntasks; t++) {
         const gsvm_patho_task *task = &p->tasks[t];
-        gsvm_buf_printf(b, ".task %u params=%u vars=", t, task->nparams);
+        pb_put(b, ".task ", 6);
+        patho_put_u(b, t);
+        pb_put(b, " params=", 8);
+        patho_put_u(b, task->nparams);
+        pb_put(b, " vars=", 6);
         patho_put_types(b, task->var_types, task->nvars);
         gsvm_buf_putc(b, '\n');
         for (uint32_t e = 0; e < task->nevents; e++)
@@ -307,20 +342,26 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     gsvm_buf_puts(b, "\n.code\n");
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
-        if (L.is_label[i])
-            gsvm_buf_printf(b, "L%04x:\n", i);
+        if (L.is_label[i]) {
+            pb_putc(b, 'L');
+            patho_put_hex(b, i, 4);
+            pb_put(b, ":\n", 2);
+        }
         size_t line = b->len;
-        gsvm_buf_puts(b, "    ");
+        pb_put(b, "    ", 4);
         put_insn(&L, in);
         pad_to(b, line, COMMENT_COL);
-        gsvm_buf_printf(b, "; %04x @0x%04x", i, in->offset);
+        pb_put(b, "; ", 2);
+        patho_put_hex(b, i, 4);
+        pb_put(b, " @0x", 4);
+        patho_put_hex(b, in->offset, 4);
         if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks)
             gsvm_buf_printf(b, "  task vars %u, params %u", p->tasks[in->a[0]].nvars,
                             p->tasks[in->a[0]].nparams);
-        gsvm_buf_putc(b, '\n');
+        pb_putc(b, '\n');
         gsvm_patho_class c = gsvm_patho_ops[in->op].cls;
         if (c == GSVM_PATHO_C_JUMP || c == GSVM_PATHO_C_RETURN)
-            gsvm_buf_putc(b, '\n');
+            pb_putc(b, '\n');
     }
     free(L.is_label);
     free(L.pool_ref);

@@ -12,6 +12,12 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
         gsvm_buf_printf(b, "f32:0x%08x", bits);
         return;
     }
+    if (f == (float)(int32_t)f && f > -1e7f && f < 1e7f && !(f == 0 && (bits >> 31))) {
+        /* whole numbers (most literals in scripts): no formatting loop */
+        patho_put_d(b, (int32_t)f);
+        pb_put(b, ".0", 2);
+        return;
+    }
     char tmp[48];
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, (double)f);
@@ -47,12 +53,12 @@ static void put_char(gsvm_buf *b, unsigned c, bool wide)
     case '\t': gsvm_buf_puts(b, "\\t"); return;
     case '\r': gsvm_buf_puts(b, "\\r"); return;
     }
-    if (c >= 0x20 && c < 0x7F)
-        gsvm_buf_putc(b, (int)c);
-    else if (wide)
-        gsvm_buf_printf(b, "\\u%04x", c);
-    else
-        gsvm_buf_printf(b, "\\x%02x", c);
+    if (c >= 0x20 && c < 0x7F) {
+        pb_putc(b, (char)c);
+    } else {
+        pb_put(b, wide ? "\\u" : "\\x", 2);
+        patho_put_hex(b, c, wide ? 4 : 2);
+    }
 }
 
 bool patho_put_pool_string(gsvm_buf *b, const uint8_t *pool, uint32_t size, uint32_t off,
@@ -126,4 +132,58 @@ uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsig
         n = patho_pool_string_size(pool, size, pos, *wide);
     }
     return n;
+}
+
+void patho_put_u(gsvm_buf *b, uint32_t v)
+{
+    char tmp[10];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (b->len + (size_t)n + 1 <= b->cap || gsvm_buf_reserve(b, (size_t)n)) {
+        uint8_t *w = b->data + b->len;
+        for (int i = 0; i < n; i++)
+            w[i] = (uint8_t)tmp[n - 1 - i];
+        b->len += (size_t)n;
+    }
+}
+
+void patho_put_d(gsvm_buf *b, int32_t v)
+{
+    if (v < 0) {
+        pb_putc(b, '-');
+        patho_put_u(b, (uint32_t)0 - (uint32_t)v);
+    } else {
+        patho_put_u(b, (uint32_t)v);
+    }
+}
+
+void patho_put_hex(gsvm_buf *b, uint32_t v, int width)
+{
+    static const char digits[] = "0123456789abcdef";
+    char tmp[8];
+    int n = 0;
+    do {
+        tmp[n++] = digits[v & 15];
+        v >>= 4;
+    } while (v);
+    while (n < width && n < 8)
+        tmp[n++] = '0';
+    if (b->len + (size_t)n + 1 <= b->cap || gsvm_buf_reserve(b, (size_t)n)) {
+        uint8_t *w = b->data + b->len;
+        for (int i = 0; i < n; i++)
+            w[i] = (uint8_t)tmp[n - 1 - i];
+        b->len += (size_t)n;
+    }
+}
+
+void patho_pad(gsvm_buf *b, size_t line_start, size_t col)
+{
+    size_t used = b->len - line_start, n = used < col ? col - used : 1;
+    if (gsvm_buf_reserve(b, n)) {
+        memset(b->data + b->len, ' ', n);
+        b->len += n;
+    }
 }

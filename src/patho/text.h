@@ -7,8 +7,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "base/buf.h"
 #include "gsvm/patho.h"
+
+/* Fast appends for the listing printer (the fast path skips the call into
+ * gsvm_buf_reserve; the +1 matches its room for a terminator). */
+static inline void pb_putc(gsvm_buf *b, char c)
+{
+    if (b->len + 2 <= b->cap || gsvm_buf_reserve(b, 1))
+        b->data[b->len++] = (uint8_t)c;
+}
+static inline void pb_put(gsvm_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 <= b->cap || gsvm_buf_reserve(b, n)) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+    }
+}
+static inline void pb_puts(gsvm_buf *b, const char *s) { pb_put(b, s, strlen(s)); }
+/* Decimal, signed decimal, and hex with at least `width` digits. */
+void patho_put_u(gsvm_buf *b, uint32_t v);
+void patho_put_d(gsvm_buf *b, int32_t v);
+void patho_put_hex(gsvm_buf *b, uint32_t v, int width);
+/* Spaces up to column `col` of the line that started at `line_start`
+ * (at least one). */
+void patho_pad(gsvm_buf *b, size_t line_start, size_t col);
 
 /* The shortest decimal that reads back to the same f32 bits; NaNs and
  * infinities as f32:0xXXXXXXXX. */
