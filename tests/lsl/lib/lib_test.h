@@ -102,7 +102,7 @@ static __attribute__((unused)) lsl_value call(const char *name, int n, ...)
 }
 
 /* Compact JSON of a value (strings quoted, lists as arrays). */
-static const char *J(lsl_value v)
+static __attribute__((unused)) const char *J(lsl_value v)
 {
     static char out[8192];
     json_t *j = lsl_value_to_json(&v);
@@ -114,7 +114,7 @@ static const char *J(lsl_value v)
 }
 
 /* The text of a string/key value. */
-static const char *T(lsl_value v)
+static __attribute__((unused)) const char *T(lsl_value v)
 {
     static char out[8192];
     snprintf(out, sizeof out, "%.*s", (int)lsl_str_len(&v), lsl_str_data(&v));
