@@ -64,9 +64,13 @@ typedef struct gsvm_hks_local {
     uint32_t startpc, endpc;
 } gsvm_hks_local;
 
-/* Debug info.  `flag` is the "has debug" int as stored (0 = none). */
+/* Debug info.  `flag` is the "has debug" int as stored (0 = none).  In
+ * format 13 (Call of Duty builds) flag 1 carries only a 32-bit `hash` (the
+ * debug info lives in a separate file) and flag 40 only line defined, last
+ * line, source and name; any other nonzero flag the full format-13 layout. */
 typedef struct gsvm_hks_debug {
     uint32_t flag;
+    uint32_t hash;
     uint32_t linedefined, lastlinedefined;
     gsvm_hks_str source, name;
     uint64_t nlines;

@@ -635,10 +635,18 @@ static bool header_line(parser *P)
 static bool finish_function(parser *P)
 {
     fbuild *fb = cur(P);
-    if (fb->f.debug.flag == 0 &&
-        (fb->f.debug.nlines || fb->f.debug.nlocals || fb->f.debug.nupnames ||
-         fb->f.debug.source.size || fb->f.debug.name.size))
+    const gsvm_hks_debug *d = &fb->f.debug;
+    hks_dbg_kind kind = hks_debug_kind(P->c->format, d->flag);
+    bool arrays = d->nlines || d->nlocals || d->nupnames;
+    bool names = d->source.size || d->name.size || d->linedefined || d->lastlinedefined;
+    if (kind == HKS_DBG_NONE && (arrays || names || d->hash))
         return fail(P, NULL, "debug info given but .debug is 0 or missing");
+    if (kind == HKS_DBG_HASH && (arrays || names))
+        return fail(P, NULL, "in format 13, .debug 1 holds only a .hash");
+    if (kind == HKS_DBG_PROFILE && arrays)
+        return fail(P, NULL, "in format 13, .debug 40 holds no lines, locals or upvalue names");
+    if (kind != HKS_DBG_HASH && d->hash)
+        return fail(P, NULL, ".hash needs format 13 and .debug 1");
     P->depth--;
     if (P->depth == 0) {
         P->c->main = fb->f;
@@ -883,10 +891,12 @@ static bool directive(parser *P)
         return expect_end(P);
     }
     if (!(IS(".linedefined") || IS(".source") || IS(".name") || IS(".lines") || IS(".local") ||
-          IS(".upvalname")))
+          IS(".upvalname") || IS(".hash")))
         return fail(P, w, "unknown directive '%.*s'", (int)(n > 40 ? 40 : n), w);
     if (!d->flag)
         return fail(P, w, "%.*s needs .debug first", (int)(n > 20 ? 20 : n), w);
+    if (IS(".hash"))
+        return u32(P, &d->hash, "debug hash") && expect_end(P);
     if (IS(".linedefined"))
         return u32(P, &d->linedefined, "line defined") &&
                u32(P, &d->lastlinedefined, "last line defined") && expect_end(P);

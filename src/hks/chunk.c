@@ -160,13 +160,21 @@ static bool rd_locals_upnames(loader *L, gsvm_hks_debug *d)
 
 /* Format 14: counts first, then line defined, source, name, the arrays.
  * Format 13: line defined, source and name first, each array behind its own
- * count (the line count is a size_t). */
+ * count (the line count is a size_t); flag 1 there is only a hash and flag
+ * 40 only the line defined, source and name (as Call of Duty writes them). */
 static bool rd_debug(loader *L, gsvm_hks_debug *d)
 {
     if (!rd_int(L, &d->flag, "debug flag"))
         return false;
-    if (d->flag == 0)
-        return true;
+    switch (hks_debug_kind(L->format, d->flag)) {
+    case HKS_DBG_NONE: return true;
+    case HKS_DBG_HASH: return rd_int(L, &d->hash, "debug hash");
+    case HKS_DBG_PROFILE:
+        return rd_int(L, &d->linedefined, "line defined") &&
+               rd_int(L, &d->lastlinedefined, "last line defined") &&
+               rd_str(L, &d->source, "source name") && rd_str(L, &d->name, "function name");
+    case HKS_DBG_FULL: break;
+    }
     if (L->format == 14) {
         uint32_t nlines;
         if (!rd_int(L, &nlines, "line count") || !rd_int(L, &d->nlocals, "local count") ||
@@ -567,8 +575,17 @@ static void wr_str(dumper *D, const gsvm_hks_str *s)
 static void wr_debug(dumper *D, const gsvm_hks_debug *d)
 {
     wr_int(D, d->flag);
-    if (!d->flag)
+    switch (hks_debug_kind(D->format, d->flag)) {
+    case HKS_DBG_NONE: return;
+    case HKS_DBG_HASH: wr_int(D, d->hash); return;
+    case HKS_DBG_PROFILE:
+        wr_int(D, d->linedefined);
+        wr_int(D, d->lastlinedefined);
+        wr_str(D, &d->source);
+        wr_str(D, &d->name);
         return;
+    case HKS_DBG_FULL: break;
+    }
     if (D->format == 14) {
         wr_int(D, (uint32_t)d->nlines);
         wr_int(D, d->nlocals);

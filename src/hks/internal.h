@@ -5,6 +5,19 @@
 #include "gsvm/hks.h"
 
 void hks_proto_free(gsvm_hks_proto *f);
+
+/* What a function's debug block holds, from the chunk format and the flag. */
+typedef enum { HKS_DBG_NONE, HKS_DBG_FULL, HKS_DBG_HASH, HKS_DBG_PROFILE } hks_dbg_kind;
+static inline hks_dbg_kind hks_debug_kind(unsigned format, uint32_t flag)
+{
+    if (flag == 0)
+        return HKS_DBG_NONE;
+    if (format == 13 && flag == 1)
+        return HKS_DBG_HASH;
+    if (format == 13 && flag == 40)
+        return HKS_DBG_PROFILE;
+    return HKS_DBG_FULL;
+}
 bool hks_types_standard(const gsvm_hks_chunk *c);
 extern const char *const hks_std_types[13];
 

@@ -167,7 +167,8 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
     const gsvm_hks_chunk *c = P->c;
     uint64_t owner_pc = 0, owned_left = 0;
     const hks_opinfo *owner = NULL;
-    bool have_lines = f->debug.flag && f->debug.nlines == f->ncode;
+    bool have_lines = hks_debug_kind(c->format, f->debug.flag) == HKS_DBG_FULL &&
+                      f->debug.nlines == f->ncode;
     kcache kc;
     if (!kcache_build(P, f, &kc)) {
         P->b.oom = true;
@@ -285,9 +286,10 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
     const gsvm_hks_debug *d = &f->debug;
     char tmp[160];
     /* the luac-style summary, as comments */
+    hks_dbg_kind kind = hks_debug_kind(P->c->format, d->flag);
     puts_(P, "\n; function ");
     puts_(P, P->path);
-    if (d->flag) {
+    if (kind == HKS_DBG_FULL || kind == HKS_DBG_PROFILE) {
         puts_(P, " <");
         hks_put_str(&P->b, &d->source, 60);
         putc_(P, ':');
@@ -361,8 +363,13 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
         }
         putc_(P, '\n');
     }
-    if (d->flag) {
-        snprintf(tmp, sizeof tmp, ".debug %u\n.linedefined %u %u\n.source ", d->flag,
+    if (kind == HKS_DBG_HASH) {
+        snprintf(tmp, sizeof tmp, ".debug %u\t; only a hash (debug info kept elsewhere)\n"
+                 ".hash 0x%08x\n", d->flag, d->hash);
+        puts_(P, tmp);
+    } else if (d->flag) {
+        snprintf(tmp, sizeof tmp, ".debug %u%s\n.linedefined %u %u\n.source ", d->flag,
+                 kind == HKS_DBG_PROFILE ? "\t; names and lines defined only" : "",
                  d->linedefined, d->lastlinedefined);
         puts_(P, tmp);
         hks_put_str(&P->b, &d->source, 0);

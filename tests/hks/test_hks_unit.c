@@ -305,10 +305,22 @@ static void test_own_chunks(void)
         check_roundtrip(others[i], bytes, len, NULL);
         CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &r, NULL) == GSVM_OK);
         CHECK_INT(r.violations, 0);
-        if (i == 0) { /* format-13 debug layout */
+        if (i == 0) { /* the three format-13 debug blocks */
             CHECK_INT(c->format, 13);
-            CHECK_INT(c->main.debug.nlines, 4);
+            CHECK_INT(c->main.debug.flag, 2);
+            CHECK_INT(c->main.debug.nlines, 6);
             CHECK_INT(c->main.debug.nlocals, 1);
+            CHECK_INT(c->main.np, 2);
+            CHECK_INT(c->main.p[0].debug.flag, 1);
+            CHECK(c->main.p[0].debug.hash == 0x8d2f11e3u);
+            CHECK_INT(c->main.p[1].debug.flag, 40);
+            CHECK_INT(c->main.p[1].debug.linedefined, 4);
+            CHECK_STR(c->main.p[1].debug.name.data, "f");
+            /* flag 1 is followed by the 4 bytes of the hash (little endian) */
+            bool found = false;
+            for (size_t at = 0; at + 4 <= len && !found; at++)
+                found = memcmp(bytes + at, "\xe3\x11\x2f\x8d", 4) == 0;
+            CHECK(found);
         } else { /* float64, big endian, Halo-style structures */
             CHECK_INT(c->size_number, 8);
             CHECK_INT(c->struct_layout, GSVM_HKS_STRUCTS_HALO);
@@ -367,6 +379,7 @@ static void test_listing_errors(void)
         {HEADER ".function 0\n.end\n.function 0\n.end\n", 5, 1, "a second main function"},
         {HEADER ".function 0\n.frob\n.end\n", 4, 1, "unknown directive"},
         {HEADER ".function 0\n.end\n.structs 1 plain\n.endstructs\n", 5, 1, "build flags lack"},
+        {HEADER ".function 0\n.debug 1\n.hash 7\n.end\n", 6, 5, ".hash needs format 13"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gsvm_error err;
