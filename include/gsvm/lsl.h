@@ -71,7 +71,8 @@ gsvm_status gsvm_lsl_program_save(const gsvm_lsl_program *prog, uint8_t **out, s
                                   gsvm_error *err);
 gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *file,
                                   gsvm_lsl_program **out, gsvm_error *err);
-/* Proves statically that no fault of the document can happen: every path of
+/* Proves statically that no fault of the document can happen (a failing host
+ * and the string size limit remain run-time matters): every path of
  * every handler keeps the stack depth consistent, types every operand, stays
  * inside the code and the tables, calls only ABI-2 host functions with their
  * argument types, keeps each global's type and ends in Halt.  The compiler's
