@@ -39,11 +39,22 @@ typedef struct line_toks {
     int n;
 } line_toks;
 
-static bool is_ident_start(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
-}
-static bool is_ident(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+/* Character classes for the tokenizer: one table lookup per character. */
+enum { CC_SPACE = 1, CC_IDSTART = 2, CC_DIGIT = 4, CC_IDENT = CC_IDSTART | CC_DIGIT };
+static const uint8_t char_class[256] = {
+    ['\t'] = 1, ['\r'] = 1, [' '] = 1, ['.'] = 2, ['0'] = 4, ['1'] = 4, ['2'] = 4, ['3'] = 4,
+    ['4'] = 4, ['5'] = 4, ['6'] = 4, ['7'] = 4, ['8'] = 4, ['9'] = 4, ['A'] = 2, ['B'] = 2,
+    ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2, ['H'] = 2, ['I'] = 2, ['J'] = 2,
+    ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2, ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2,
+    ['S'] = 2, ['T'] = 2, ['U'] = 2, ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
+    ['_'] = 2, ['a'] = 2, ['b'] = 2, ['c'] = 2, ['d'] = 2, ['e'] = 2, ['f'] = 2, ['g'] = 2,
+    ['h'] = 2, ['i'] = 2, ['j'] = 2, ['k'] = 2, ['l'] = 2, ['m'] = 2, ['n'] = 2, ['o'] = 2,
+    ['p'] = 2, ['q'] = 2, ['r'] = 2, ['s'] = 2, ['t'] = 2, ['u'] = 2, ['v'] = 2, ['w'] = 2,
+    ['x'] = 2, ['y'] = 2, ['z'] = 2,
+};
+
+static bool is_ident_start(char c) { return char_class[(uint8_t)c] & CC_IDSTART; }
+static bool is_ident(char c) { return char_class[(uint8_t)c] & CC_IDENT; }
 
 /* Splits one line into tokens; false (with *bad_col) on an unterminated
  * string or too many tokens. */
@@ -54,12 +65,12 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
     out->n = 0;
     while (s < end) {
         char c = *s;
-        if (c == ' ' || c == '\t' || c == '\r') {
+        if (char_class[(uint8_t)c] & CC_SPACE) {
             /* listings pad to a comment column: skip spaces 8 at a time */
             uint64_t eight;
             while (end - s >= 8 && (memcpy(&eight, s, 8), eight == 0x2020202020202020ull))
                 s += 8;
-            while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+            while (s < end && (char_class[(uint8_t)*s] & CC_SPACE))
                 s++;
             continue;
         }
@@ -153,8 +164,7 @@ typedef struct strref {
     uint32_t insn;
     int slot;
     bool wide, has_offset;
-    uint8_t *bytes; /* encoded text with its terminator */
-    uint32_t nbytes;
+    uint32_t at, nbytes; /* encoded text with its terminator, in asmb.strbytes */
     long line, col;
 } strref;
 
@@ -182,6 +192,7 @@ typedef struct asmb {
     uint32_t nfixups, cap_fixups;
     strref *strs;
     uint32_t nstrs, cap_strs;
+    gsvm_buf strbytes;
     bool oom;
     gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per op, computed when first used */
     uint8_t have_shape[GSVM_PATHO_OP_COUNT];
@@ -280,6 +291,32 @@ static gsvm_status want_int(asmb *A, const token *t, int64_t lo, int64_t hi, int
 static gsvm_status decode_string(asmb *A, const token *t, bool wide, bool terminate, gsvm_buf *out)
 {
     const char *s = t->s + 1, *end = t->s + t->n - 1;
+    /* fast path: printable ASCII with no escapes, written straight in */
+    size_t n = (size_t)(end - s), k = 0;
+    while (k < n && (uint8_t)s[k] >= 0x20 && (uint8_t)s[k] < 0x7F && s[k] != '\\')
+        k++;
+    if (k == n) {
+        if (!gsvm_buf_reserve(out, (n + 1) * 2))
+            return nomem(A);
+        uint8_t *w = out->data + out->len;
+        if (wide) {
+            for (size_t i = 0; i < n; i++) {
+                w[2 * i] = (uint8_t)s[i];
+                w[2 * i + 1] = 0;
+            }
+            out->len += 2 * n;
+            if (terminate) {
+                w[2 * n] = w[2 * n + 1] = 0;
+                out->len += 2;
+            }
+        } else {
+            memcpy(w, s, n);
+            out->len += n;
+            if (terminate)
+                out->data[out->len++] = 0;
+        }
+        return GSVM_OK;
+    }
     while (s < end) {
         uint32_t c = (uint8_t)*s;
         long col = t->col + (long)(s - t->s);
@@ -385,9 +422,11 @@ static gsvm_status parse_name(asmb *A, const token *t, gsvm_patho_name *out)
 
 static gsvm_status parse_type(asmb *A, const token *t, uint8_t *out)
 {
-    for (unsigned c = 1; c <= 6; c++)
-        if (tok_is_n(t, gsvm_patho_type_name(c), strlen(gsvm_patho_type_name(c)))) {
-            *out = (uint8_t)c;
+    static const char *const names[] = {"bool", "int", "float", "string", "object", "cvector"};
+    static const uint8_t lens[] = {4, 3, 5, 6, 6, 7};
+    for (unsigned c = 0; c < 6; c++)
+        if (t->n == lens[c] && t->s[0] == names[c][0] && memcmp(t->s, names[c], t->n) == 0) {
+            *out = (uint8_t)(c + 1);
             return GSVM_OK;
         }
     int64_t v = 0;
@@ -763,18 +802,20 @@ static gsvm_status parse_var(asmb *A, const line_toks *L, const group *g, char w
         return GSVM_OK;
     }
     if (g->end - g->first == 1 && t->kind == TK_IDENT && t->n >= 2 && (t->s[0] == 's' || t->s[0] == 't')) {
-        char tmp[24];
-        if (t->n - 1 < sizeof tmp) {
-            memcpy(tmp, t->s + 1, t->n - 1);
-            tmp[t->n - 1] = 0;
-            char *end;
-            errno = 0;
-            unsigned long long v = tmp[0] >= '0' && tmp[0] <= '9' ? strtoull(tmp, &end, 10) : 0;
-            if (tmp[0] >= '0' && tmp[0] <= '9' && !errno && !*end && v <= UINT32_MAX) {
+        uint64_t v = 0;
+        bool digits = t->n <= 11;
+        for (uint32_t i = 1; i < t->n && digits; i++) {
+            unsigned d = (unsigned)(t->s[i] - '0');
+            digits = d <= 9;
+            v = v * 10 + d;
+        }
+        {
+            if (digits && v <= UINT32_MAX) {
                 unsigned m = t->s[0] == 't';
                 if ((want == 'v' && m) || (want == 't' && !m))
                     return fail_at(A, t->col, "this operand is a %s variable (%c%llu)",
-                                   want == 'v' ? "stack" : "task", want == 'v' ? 's' : 't', v);
+                                   want == 'v' ? "stack" : "task", want == 'v' ? 's' : 't',
+                                   (unsigned long long)v);
                 *var = (uint32_t)v;
                 *mode = m;
                 return GSVM_OK;
@@ -827,17 +868,15 @@ static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, 
 {
     if (!grow(A, (void **)&A->strs, &A->cap_strs, (uint64_t)A->nstrs + 1, sizeof *A->strs))
         return GSVM_ERR_NOMEM;
-    gsvm_buf b;
-    gsvm_buf_init(&b);
-    gsvm_status st = decode_string(A, t, wide, true, &b);
-    if (st != GSVM_OK) {
-        gsvm_buf_free(&b);
+    size_t at = A->strbytes.len;
+    gsvm_status st = decode_string(A, t, wide, true, &A->strbytes);
+    if (st != GSVM_OK)
         return st;
-    }
+    if (A->strbytes.len > UINT32_MAX / 2)
+        return fail_at(A, t->col, "too much string text");
     strref *r = &A->strs[A->nstrs++];
-    size_t n;
-    r->bytes = gsvm_buf_take(&b, &n);
-    r->nbytes = (uint32_t)n;
+    r->at = (uint32_t)at;
+    r->nbytes = (uint32_t)(A->strbytes.len - at);
     r->insn = insn;
     r->slot = slot;
     r->wide = wide;
@@ -1195,21 +1234,22 @@ static gsvm_status resolve(asmb *A)
     for (uint32_t s = 0; s < A->nstrs; s++) {
         strref *r = &A->strs[s];
         uint32_t *slot = &p->insns[r->insn].a[r->slot];
+        const uint8_t *bytes = A->strbytes.data + r->at;
         if (r->has_offset && (uint64_t)*slot + r->nbytes <= A->pool.len &&
-            memcmp(A->pool.data + *slot, r->bytes, r->nbytes) == 0)
+            memcmp(A->pool.data + *slot, bytes, r->nbytes) == 0)
             continue; /* the offset holds the text: keep it (the exact bytes) */
         /* No offset, or the pool changed (an edited string moves the ones
          * after it): the text decides. */
         /* find the text (a tail of a longer string will do) or append it */
         uint32_t found = UINT32_MAX;
         for (size_t at = 0; at + r->nbytes <= A->pool.len; at++)
-            if (memcmp(A->pool.data + at, r->bytes, r->nbytes) == 0 && (!r->wide || at % 2 == 0)) {
+            if (memcmp(A->pool.data + at, bytes, r->nbytes) == 0 && (!r->wide || at % 2 == 0)) {
                 found = (uint32_t)at;
                 break;
             }
         if (found == UINT32_MAX) {
             found = (uint32_t)A->pool.len;
-            gsvm_buf_append(&A->pool, r->bytes, r->nbytes);
+            gsvm_buf_append(&A->pool, bytes, r->nbytes);
             if (A->pool.oom)
                 return nomem(A);
         }
@@ -1228,8 +1268,7 @@ static void asmb_free(asmb *A)
     for (uint32_t i = 0; i < A->nfixups; i++)
         free(A->fixups[i].name);
     free(A->fixups);
-    for (uint32_t i = 0; i < A->nstrs; i++)
-        free(A->strs[i].bytes);
+    gsvm_buf_free(&A->strbytes);
     free(A->strs);
     free(A->cap_task_events);
 }
@@ -1322,6 +1361,7 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     A.err = err;
     A.layout_override = layout;
     gsvm_buf_init(&A.pool);
+    gsvm_buf_init(&A.strbytes);
     gsvm_patho_program *p = A.p = calloc(1, sizeof *p);
     line_toks *L = malloc(sizeof *L);
     if (!p || !L) {
