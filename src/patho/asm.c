@@ -813,9 +813,9 @@ static gsvm_status parse_var(asmb *A, const line_toks *L, const group *g, char w
             if (digits && v <= UINT32_MAX) {
                 unsigned m = t->s[0] == 't';
                 if ((want == 'v' && m) || (want == 't' && !m))
-                    return fail_at(A, t->col, "this operand is a %s variable (%c%llu)",
+                    return fail_at(A, t->col, "expected a %s variable (%cN) here, not %.*s",
                                    want == 'v' ? "stack" : "task", want == 'v' ? 's' : 't',
-                                   (unsigned long long)v);
+                                   (int)t->n, t->s);
                 *var = (uint32_t)v;
                 *mode = m;
                 return GSVM_OK;
