@@ -28,15 +28,24 @@ for prog in int_loop str_loop; do
     "$GSVM" lsl run "$dir/$prog.lsl" >/dev/null
 done
 
-echo "-- slicing cost (CPU s, median of $RUNS)"
+echo "-- slicing cost (CPU s, median of $RUNS, runs interleaved)"
 printf '%-12s %10s %10s %8s\n' program "budget=1024" unsliced ratio
+tmp=$(mktemp -d)
 for prog in int_loop str_loop; do
-    s=$(median "$GSVM" lsl run "$dir/$prog.lsl" --budget 1024)
-    u=$(median "$GSVM" lsl run "$dir/$prog.lsl" --budget 9223372036854775807)
+    : >"$tmp/s"; : >"$tmp/u"
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        cpu "$GSVM" lsl run "$dir/$prog.lsl" --budget 1024 >>"$tmp/s"
+        cpu "$GSVM" lsl run "$dir/$prog.lsl" --budget 9223372036854775807 >>"$tmp/u"
+        i=$((i + 1))
+    done
+    s=$(sort -n "$tmp/s" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+    u=$(sort -n "$tmp/u" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
     printf '%-12s %10s %10s %8s\n' "$prog" "$s" "$u" "$(ratio "$s" "$u")"
 done
+rm -rf "$tmp"
 
-echo "-- snapshot + restore after every instruction"
+echo "-- in one process: slicing cost and snapshot + restore after every instruction"
 if [ -x "$bin/lsl_bench_snapshot" ]; then
     "$bin/lsl_bench_snapshot" 526
 else
