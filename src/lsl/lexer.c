@@ -50,6 +50,9 @@ void lsl_lexer_init(lsl_lexer *lx, const char *src, size_t len, const char *file
     lx->col = 1;
     lx->end = src + len;
     lx->line = 1;
+    /* a UTF-8 byte-order mark some editors write is not part of the script */
+    if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
+        lx->p = lx->line_start = lx->col_at = src + 3;
     lx->file = file;
     lx->arena = arena;
     lx->err = err;
