@@ -262,7 +262,7 @@ static void test_parse_errors(void)
         {"foo; default { }", "t.lsl:1:1: error: expected a type before the global 'foo'"},
         {"default { state_entry() { integer; } }", "t.lsl:1:34: error: expected a variable name after 'integer', found ';'"},
         {"default { state_entry() { x = 12abc; } }", "t.lsl:1:33: error: unexpected 'a' after a number"},
-        {"\xEF\xBB\xBFdefault { # }", "t.lsl:1:11: error: unexpected character '#'"},
+        {"\xEF\xBB\xBF" "default { # }", "t.lsl:1:11: error: unexpected character '#'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *got = parse_dump(cases[i].src);
