@@ -8,6 +8,7 @@ run() { echo "\$ $*" | sed "s#$tmp#/tmp#g"; "$@"; }
 run "$GSVM" lsl compile $ex/touch_counter.lsl -o "$tmp/touch.fpc" || exit 1
 run "$GSVM" lsl list "$tmp/touch.fpc" | sed -n '1,24p'
 echo "..."
+run "$GSVM" lsl verify "$tmp/touch.fpc" | sed "s#$tmp#/tmp#g" || exit 1
 run "$GSVM" lsl run $ex/touch_counter.lsl --no-cache --events $ex/touches.jsonl || exit 1
 echo "# a handler that never ends is stopped by the instruction limit (exit 4):"
 run "$GSVM" lsl run $ex/forever.lsl --no-cache --max-instructions 20000
