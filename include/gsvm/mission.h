@@ -49,6 +49,9 @@ extern "C" {
 #define GSVM_MISSION_MAX_ERROR 255u
 #define GSVM_MISSION_MAX_STEM 119u /* a stem of 120 characters or more is refused */
 #define GSVM_MISSION_EVENT_KINDS 41
+/* The request burst of one callback: its first request plus 63 more.  The
+ * 65th request fails like an allocation (no pcall catches it) and faults. */
+#define GSVM_MISSION_REQUEST_BURST 64u
 
 typedef struct gsvm_mission gsvm_mission;
 typedef struct gsvm_mission_world gsvm_mission_world;
@@ -116,6 +119,14 @@ typedef struct gsvm_mission_host {
     /* A request reached its outcome: "transport_staged", "refused",
      * "expired" or "canceled". */
     void (*effect_result)(void *ud, uint64_t key, const char *effect, const char *outcome);
+    /* A fresh mission whose program declares initial_state selects it
+     * before on_start: `args_json` is {"region_index":N[,"spawn_set_hash":H]
+     * [,"omit":[...]]}.  ACCEPT (or NULL here) means the host publishes it;
+     * UNPUBLISHED withholds it until gsvm_mission_publish.  on_start runs on
+     * the first server tick after publication; client reports and timers
+     * wait for it, and reports that arrive meanwhile are kept and delivered
+     * after on_start. */
+    gsvm_mission_answer (*initial_state)(void *ud, const char *args_json);
     /* The mission faulted (also when a faulted record is reopened). */
     void (*fault)(void *ud, const char *message);
     void *ud;
@@ -206,6 +217,13 @@ typedef struct gsvm_mission_report_item {
 } gsvm_mission_report_item;
 gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_report_item *items,
                                        size_t n, gsvm_error *err);
+/* The host published the initial state it withheld (see host.initial_state);
+ * on_start runs on the next server tick.  A no-op once started. */
+gsvm_status gsvm_mission_publish(gsvm_mission *m, gsvm_error *err);
+/* True while a fresh mission waits for its initial state (on_start not run). */
+bool gsvm_mission_start_pending(const gsvm_mission *m);
+/* Client reports waiting in the input queue. */
+size_t gsvm_mission_waiting_reports(const gsvm_mission *m);
 /* Advances the server clock by `ms`, tick by tick. */
 gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err);
 /* Closes the Lua state and opens it again from the committed record. */

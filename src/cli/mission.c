@@ -75,6 +75,17 @@ static gsvm_mission_answer on_request(void *ud, const gsvm_mission_request *r)
     return o->answer;
 }
 
+/* The initial-state selection is not a request of the script (it has no
+ * key): it prints nothing, and the host's answer at that moment decides
+ * whether it is published (a leading {"host":"unpublished"} withholds it
+ * until {"publish":true}). */
+static gsvm_mission_answer on_initial_state(void *ud, const char *args_json)
+{
+    run_out *o = ud;
+    (void)args_json;
+    return o->answer;
+}
+
 static void on_effect_result(void *ud, uint64_t key, const char *effect, const char *outcome)
 {
     run_out *o = ud;
@@ -199,7 +210,7 @@ static bool report_fields(json_t *obj, report_buf *b)
 static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t lineno, run_out *o,
                     const char *script_path)
 {
-    gsvm_mission *m = *mp;
+    gsvm_mission *m = mp ? *mp : NULL;
     gsvm_error err;
     json_t *ev = json_object_get(line, "event");
     if (ev) {
@@ -261,6 +272,14 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
         return timeline_error(path, lineno, "%s",
                               "\"host\" must be accept, refuse, stall, pending, drop, no_cancel, unpublished or mismatch");
     }
+    json_t *pub = json_object_get(line, "publish");
+    if (pub) {
+        if (!json_is_boolean(pub))
+            return timeline_error(path, lineno, "%s", "\"publish\" must be true or false");
+        if (json_is_true(pub))
+            gsvm_mission_publish(m, &err);
+        return -1;
+    }
     json_t *flag = json_object_get(line, "reopen");
     if (!flag)
         flag = json_object_get(line, "reload_script");
@@ -290,7 +309,7 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
         return -1;
     }
     return timeline_error(path, lineno, "%s",
-                          "a timeline line is {\"event\":..}, {\"packet\":[..]}, {\"advance_ms\":N}, {\"host\":..}, {\"reopen\":true} or {\"reload_script\":true}");
+                          "a timeline line is {\"event\":..}, {\"packet\":[..]}, {\"advance_ms\":N}, {\"host\":..}, {\"publish\":true}, {\"reopen\":true} or {\"reload_script\":true}");
 }
 
 /* The root of "ROOT/scripts/x/x.lua" (for require), or "" when the path has no scripts/ part. */
@@ -449,9 +468,22 @@ static int cmd_run(int argc, char **argv)
             cfg.role = (gsvm_mission_role)wr;
     }
     cfg.host.request = on_request;
+    cfg.host.initial_state = on_initial_state;
     cfg.host.effect_result = on_effect_result;
     cfg.host.fault = on_fault;
     cfg.host.ud = &ro;
+    /* Host answers at the head of the timeline already hold while opening
+     * (they decide the initial state's publication). */
+    size_t first = 0;
+    for (; first < json_array_size(timeline); first++) {
+        json_t *l = json_array_get(timeline, first);
+        if (!json_is_object(l) || json_object_size(l) != 1 || !json_object_get(l, "host"))
+            break;
+        if (run_line(NULL, l, events_path, first + 1, &ro, script) >= 0) {
+            exit_code = EXIT_INPUT;
+            goto done;
+        }
+    }
     if (gsvm_mission_open(&cfg, src, srclen, &m, &err) != GSVM_OK) {
         if (err.status == GSVM_ERR_INPUT || err.status == GSVM_ERR_LIMIT)
             snprintf(err.file, sizeof err.file, "%.200s", found[0] ? found : script);
@@ -463,6 +495,8 @@ static int cmd_run(int argc, char **argv)
     json_t *line;
     exit_code = -1;
     json_array_foreach(timeline, i, line) {
+        if (i < first)
+            continue;
         exit_code = run_line(&m, line, events_path, i + 1, &ro, found[0] ? found : script);
         if (exit_code >= 0)
             break;

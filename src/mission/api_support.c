@@ -290,6 +290,14 @@ json_t *mapi_to_json(lua_State *L, int idx)
 mreq *mapi_emit_request(lua_State *L, gsvm_mission *m, int op, const char *call,
                           const char *effect, json_t *args)
 {
+    if (m->txn.nreqs >= (int)GSVM_MISSION_REQUEST_BURST) {
+        /* "burst 1+63": the request cannot be allocated; like a memory
+         * error it is sticky, so no pcall can swallow it. */
+        json_decref(args);
+        m->lim.tripped = LIM_BURST;
+        ms_raise_limit(L);
+        return NULL;
+    }
     mreq *r = ms_mreq_new(m, op, call, effect);
     char *txt = args ? json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(args);

@@ -117,8 +117,7 @@ void ms_dlv_new_attempt(gsvm_mission *m)
             ms_mqueue_push(&kept, e);
     }
     m->events = kept;
-    while ((e = ms_mqueue_pop(&m->inputs)))
-        ms_mevent_free(e);
+    ms_inputs_clear(m); /* their rows go with the old attempt below */
     /* The arm itself still needs its outcome: keep its row by moving it to the new attempt. */
     m->outbox[0]->attempt = m->rec.attempt;
     if (ms_store_drop_attempt(m->store, m, &err) != GSVM_OK) {
@@ -133,7 +132,7 @@ void ms_dlv_new_attempt(gsvm_mission *m)
             ms_mevent_set_int(ft, "alive_count", m->ft_alive);
             ms_mevent_set_int(ft, "dead_count", m->ft_dead);
             ms_mevent_set_int(ft, "unknown_count", m->ft_unknown);
-            ms_mqueue_push(&m->inputs, ft);
+            ms_input_push(m, ft);
         }
     }
 }

@@ -129,6 +129,7 @@ typedef struct mevent {
     uint64_t source_generation;
     int slot_row;         /* 1-based world slot row, 0 when none */
     int64_t db_id;        /* row in the store's events table, 0 when not stored */
+    bool input;           /* a client report waiting in the input queue */
     int nf, capf;
     mfield *f;
     struct mevent *next;
@@ -195,6 +196,7 @@ typedef struct mrecord {
     char fault[GSVM_MISSION_MAX_ERROR + 1];
     uint32_t phase;
     uint64_t revision, attempt, next_timer_seq, next_key, mission_seq, wipe_key;
+    uint64_t event_seq;   /* the events' `sequence` counter (durable, so a reopen continues it) */
     uint64_t clock;
     vmap vars;
     mtimers timers;
@@ -235,7 +237,9 @@ typedef struct mlimits {
     uint32_t clock_skip;
 } mlimits;
 
-enum { LIM_NONE = 0, LIM_INSTRUCTIONS, LIM_MEMORY, LIM_TIME };
+/* LIM_BURST: the callback asked for more than 1+63 requests (a failed request
+ * allocation, which pcall cannot catch either). */
+enum { LIM_NONE = 0, LIM_INSTRUCTIONS, LIM_MEMORY, LIM_TIME, LIM_BURST };
 
 typedef struct mstore mstore;
 
@@ -262,7 +266,10 @@ struct gsvm_mission {
     bool have_fireteam;
     int64_t ft_alive, ft_dead, ft_unknown;
     int64_t *squad_alive;     /* per world squad: -1 unknown */
-    uint64_t event_seq;
+    char *initial_json;     /* the program's initial_state as JSON, NULL when none */
+    bool start_waiting;     /* fresh mission: on_start waits for the initial state */
+    bool published;         /* ... which the host has published */
+    mevent *inputs_unsaved; /* first input not yet in the store (they form a suffix) */
     uint64_t callbacks;
     bool timer_fired_this_tick;
     bool in_pump;
@@ -317,6 +324,8 @@ mreq *ms_mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
 
 /* runtime.c */
 void ms_fault(gsvm_mission *m, const char *text);
+void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
+void ms_inputs_clear(gsvm_mission *m);
 void ms_sanitize_error(const char *in, size_t len, char *out);
 const wslot *ms_world_slot(const gsvm_mission *m, int row);
 int ms_world_find(const gsvm_mission *m, int what, lua_State *L, int idx); /* 0 none */
@@ -339,5 +348,7 @@ gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err);
 gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err);
+/* Stores `first` and the reports after it in the input queue, in one transaction. */
+gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err);
 
 #endif

@@ -36,6 +36,7 @@ const char *ms_limit_message(int which)
     case LIM_INSTRUCTIONS: return "mission instruction budget exhausted";
     case LIM_MEMORY: return "not enough memory";
     case LIM_TIME: return "mission callback exceeded its time limit";
+    case LIM_BURST: return "mission request burst exceeded (1+63 requests per callback)";
     default: return "mission limit reached";
     }
 }

@@ -119,6 +119,47 @@ static void error_text(lua_State *L, int status, char *out, size_t size)
     }
 }
 
+/* ---- the input queue ----
+ * Client reports wait here while the start, a delivery or earlier reports
+ * hold them back.  A report that waits is in the store (events table, queue
+ * 1) by the time gsvm_mission_report returns, so a killed process delivers it
+ * after the reopen; one that runs at once is never written.  The unsaved
+ * reports always form the tail of the queue. */
+void ms_input_push(gsvm_mission *m, mevent *e)
+{
+    e->input = true;
+    ms_mqueue_push(&m->inputs, e);
+    if (!e->db_id && !m->inputs_unsaved)
+        m->inputs_unsaved = e;
+}
+
+static mevent *input_pop(gsvm_mission *m)
+{
+    mevent *next = m->inputs.head ? m->inputs.head->next : NULL;
+    mevent *e = ms_mqueue_pop(&m->inputs);
+    if (e && e == m->inputs_unsaved)
+        m->inputs_unsaved = next;
+    return e;
+}
+
+void ms_inputs_clear(gsvm_mission *m)
+{
+    ms_mqueue_clear(&m->inputs);
+    m->inputs_unsaved = NULL;
+}
+
+static void inputs_persist(gsvm_mission *m)
+{
+    if (!m->inputs_unsaved || !m->store)
+        return;
+    gsvm_error err;
+    if (ms_store_add_inputs(m->store, m->inputs_unsaved, &err) != GSVM_OK) {
+        ms_fault(m, err.message);
+        return;
+    }
+    m->inputs_unsaved = NULL;
+}
+
 static void gc_between_callbacks(gsvm_mission *m, size_t *last)
 {
     if (m->lim.arena_used > GC_FULL_ABOVE) {
@@ -175,6 +216,9 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
         gc_between_callbacks(m, &m->gc_mark);
         if (failed) {
             ms_txn_discard(m);
+            /* The event that faulted is consumed: a reload does not replay it. */
+            if (consumed)
+                ms_store_delete_event(m->store, consumed, &err);
             ms_fault(m, text);
             lua_gc(L, LUA_GCCOLLECT);
             return;
@@ -204,7 +248,7 @@ static void dispatch(gsvm_mission *m, mevent *e)
     }
     char buf[24];
     m->rec.mission_seq++;
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->event_seq);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->rec.event_seq);
     ms_mevent_set_str(e, "sequence", buf, strlen(buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->source_generation);
     ms_mevent_set_str(e, "source_generation", buf, strlen(buf));
@@ -246,7 +290,7 @@ static void fire_timer(gsvm_mission *m, int i)
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
         m->rec.mission_seq++;
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->event_seq);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->rec.event_seq);
         ms_mevent_set_str(e, "sequence", buf, strlen(buf));
         ms_mevent_set_str(e, "source_generation", "1", 1);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
@@ -273,7 +317,7 @@ static void pump(gsvm_mission *m)
                 break;
             continue;
         }
-        mevent *e = ms_mqueue_pop(&m->inputs);
+        mevent *e = input_pop(m);
         if (e) {
             dispatch(m, e);
             continue;
@@ -295,6 +339,7 @@ static void pump(gsvm_mission *m)
     }
     if (m->L)
         gc_between_callbacks(m, &m->gc_mark);
+    inputs_persist(m);
     m->in_pump = false;
 }
 
@@ -307,35 +352,58 @@ static gsvm_status capture_program(gsvm_mission *m, gsvm_error *err)
     lua_State *L = m->L;
     int prog = lua_gettop(L);
     /* initial_state: nil or {region_index=int 0..INT32_MAX, spawn_set_hash, omit} (rawget). */
+    /* Nothing here may raise: it runs outside any protected call. */
     lua_pushliteral(L, "initial_state");
     int t = lua_rawget(L, prog);
+    free(m->initial_json);
+    m->initial_json = NULL;
     if (t != LUA_TNIL) {
         bool ok = t == LUA_TTABLE;
+        json_t *o = json_object();
         if (ok) {
             lua_pushliteral(L, "region_index");
             lua_rawget(L, -2);
             int isnum = 0;
             lua_Integer r = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
             ok = isnum && r >= 0 && r <= INT32_MAX;
+            json_object_set_new(o, "region_index", json_integer(r));
             lua_pop(L, 1);
             lua_pushliteral(L, "spawn_set_hash");
             int ht = lua_rawget(L, -2);
             if (ht != LUA_TNIL) {
                 lua_Integer h = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
                 ok = ok && isnum && h >= 1 && h <= 0xFFFFFFFFll;
+                json_object_set_new(o, "spawn_set_hash", json_integer(h));
             }
             lua_pop(L, 1);
             lua_pushliteral(L, "omit");
             int ot = lua_rawget(L, -2);
-            if (ot != LUA_TNIL)
+            if (ot != LUA_TNIL) {
+                /* A list of at most 32 slot selectors (1-based rows or ids). */
                 ok = ok && ot == LUA_TTABLE && lua_rawlen(L, -1) <= 32;
+                json_t *omit = json_array();
+                for (lua_Integer i = 1; ok && i <= (lua_Integer)lua_rawlen(L, -1); i++) {
+                    int et = lua_rawgeti(L, -1, i);
+                    if (et == LUA_TNUMBER && lua_isinteger(L, -1))
+                        json_array_append_new(omit, json_integer(lua_tointeger(L, -1)));
+                    else if (et == LUA_TSTRING)
+                        json_array_append_new(omit, json_string(lua_tostring(L, -1)));
+                    else
+                        ok = false;
+                    lua_pop(L, 1);
+                }
+                json_object_set_new(o, "omit", omit);
+            }
             lua_pop(L, 1);
         }
+        if (ok)
+            m->initial_json = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
         if (!ok)
             return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
                                   "initial_state must be a generated state with an integer region_index");
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "gsvm.mission.initial_state");
+        if (!m->initial_json)
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     }
     lua_pop(L, 1);
     int *refs[] = {&m->ref_start, &m->ref_load};
@@ -432,6 +500,7 @@ static void free_volatile(gsvm_mission *m)
         ms_mreq_free(m->outbox[i]);
     m->nout = 0;
     ms_mqueue_clear(&m->events);
+    ms_inputs_clear(m); /* the store has every report that waits */
     ms_vmap_free(&m->rec.vars);
     memset(&m->rec, 0, sizeof m->rec);
     memset(&m->dlv, 0, sizeof m->dlv);
@@ -459,15 +528,45 @@ static gsvm_status start(gsvm_mission *m, gsvm_error *err)
             m->cfg.host.fault(m->cfg.host.ud, m->rec.fault);
         return GSVM_OK;
     }
+    m->start_waiting = m->published = false;
     if (m->rec.started) {
         run_callback(m, m->ref_load, NULL, false, 0, NULL, NULL);
+    } else if (m->initial_json) {
+        /* Select the initial state and wait until it is published: on_start
+         * runs on the first tick after that, and until then events and
+         * timers wait (pump runs nothing before the start). */
+        gsvm_mission_answer a = GSVM_MISSION_ACCEPT;
+        if (m->cfg.host.initial_state)
+            a = m->cfg.host.initial_state(m->cfg.host.ud, m->initial_json);
+        m->start_waiting = true;
+        m->published = a != GSVM_MISSION_UNPUBLISHED;
     } else {
-        /* The initial state is selected and published before on_start. */
         run_callback(m, m->ref_start, NULL, true, 0, NULL, NULL);
     }
     pump(m);
     return GSVM_OK;
 }
+
+/* The "pending starts" step of a tick: on_start once the initial state is
+ * published; then the reports that waited are delivered (by pump). */
+static void run_pending_start(gsvm_mission *m)
+{
+    if (!m->L || !m->start_waiting || !m->published || m->rec.started || m->rec.faulted)
+        return;
+    m->start_waiting = false;
+    run_callback(m, m->ref_start, NULL, true, 0, NULL, NULL);
+}
+
+gsvm_status gsvm_mission_publish(gsvm_mission *m, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    if (m->start_waiting)
+        m->published = true;
+    return GSVM_OK;
+}
+
+bool gsvm_mission_start_pending(const gsvm_mission *m) { return m->start_waiting; }
+size_t gsvm_mission_waiting_reports(const gsvm_mission *m) { return m->inputs.n; }
 
 gsvm_status gsvm_mission_open(const gsvm_mission_config *cfg, const char *source, size_t len,
                               gsvm_mission **out, gsvm_error *err)
@@ -541,10 +640,11 @@ void gsvm_mission_close(gsvm_mission *m)
     free(m->txn.reqs);
     free_volatile(m);
     free(m->outbox);
-    ms_mqueue_clear(&m->inputs);
+    ms_inputs_clear(m);
     ms_store_close(m->store);
     free(m->first_seen);
     free(m->squad_alive);
+    free(m->initial_json);
     free(m->source);
     free(m);
 }
@@ -732,7 +832,7 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
         ms_mevent_free(e);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     }
-    ms_mqueue_push(&m->inputs, e);
+    ms_input_push(m, e);
     if (run)
         pump(m);
     return GSVM_OK;
@@ -826,6 +926,7 @@ gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err)
             break;
         m->rec.clock = next;
         m->timer_fired_this_tick = false;
+        run_pending_start(m);
         pump(m);
     }
     m->rec.clock = target;

@@ -435,7 +435,7 @@ static int build(lua_State *L)
 
     /* Keep the limit messages interned so raising them needs no memory. */
     lua_newtable(L);
-    for (int i = LIM_INSTRUCTIONS; i <= LIM_TIME; i++) {
+    for (int i = LIM_INSTRUCTIONS; i <= LIM_BURST; i++) {
         lua_pushstring(L, ms_limit_message(i));
         lua_rawseti(L, -2, i);
     }

@@ -38,14 +38,14 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_ROLLBACK] = "ROLLBACK",
     [Q_META] = "UPDATE meta SET started=?1, faulted=?2, fault=?3, complete=?4, wipe_active=?5,"
                " wipe_key=?6, phase=?7, revision=?8, attempt=?9, next_timer_seq=?10, next_key=?11,"
-               " mission_seq=?12, clock=?13, dlv_active=?14, dlv_t0=?15, dlv_answer=?16 WHERE id=1",
+               " mission_seq=?12, clock=?13, dlv_active=?14, dlv_t0=?15, dlv_answer=?16, event_seq=?17 WHERE id=1",
     [Q_VAR_PUT] = "INSERT OR REPLACE INTO variables(name, type, value) VALUES(?1, ?2, ?3)",
     [Q_VAR_DEL] = "DELETE FROM variables WHERE name=?1",
     [Q_TIMER_CLEAR] = "DELETE FROM timers",
     [Q_TIMER_PUT] = "INSERT INTO timers(name, deadline, seq) VALUES(?1, ?2, ?3)",
     [Q_REQ_PUT] = "INSERT OR REPLACE INTO requests(key, attempt, body) VALUES(?1, ?2, ?3)",
     [Q_REQ_DEL] = "DELETE FROM requests WHERE key=?1",
-    [Q_EV_PUT] = "INSERT INTO events(attempt, body) VALUES(?1, ?2)",
+    [Q_EV_PUT] = "INSERT INTO events(attempt, body, queue) VALUES(?1, ?2, ?3)",
     [Q_EV_DEL] = "DELETE FROM events WHERE id=?1",
     [Q_REQ_DROP] = "DELETE FROM requests WHERE attempt<?1",
     [Q_EV_DROP] = "DELETE FROM events WHERE attempt<?1",
@@ -62,12 +62,21 @@ static const char schema[] =
     " started INTEGER, faulted INTEGER, fault TEXT, complete INTEGER, wipe_active INTEGER,"
     " wipe_key INTEGER, phase INTEGER, revision INTEGER, attempt INTEGER, next_timer_seq INTEGER,"
     " next_key INTEGER, mission_seq INTEGER, clock INTEGER, dlv_active INTEGER, dlv_t0 INTEGER,"
-    " dlv_answer INTEGER);"
-    "INSERT OR IGNORE INTO meta VALUES(1, 1, 0, 0, '', 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0);"
+    " dlv_answer INTEGER, event_seq INTEGER NOT NULL DEFAULT 0);"
+    "INSERT OR IGNORE INTO meta VALUES(1, 1, 0, 0, '', 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0);"
     "CREATE TABLE IF NOT EXISTS variables(name BLOB PRIMARY KEY, type INTEGER, value) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS timers(name TEXT PRIMARY KEY, deadline INTEGER, seq INTEGER) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS requests(key INTEGER PRIMARY KEY, attempt INTEGER, body TEXT);"
-    "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY AUTOINCREMENT, attempt INTEGER, body TEXT);";
+    "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY AUTOINCREMENT, attempt INTEGER, body TEXT,"
+    " queue INTEGER NOT NULL DEFAULT 0);";
+
+/* Columns added after the first files were written: a record made by an
+ * older build gains them with their defaults (an error only means the column
+ * is already there). */
+static const char *const upgrades[] = {
+    "ALTER TABLE meta ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE events ADD COLUMN queue INTEGER NOT NULL DEFAULT 0",
+};
 
 static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
 {
@@ -117,6 +126,8 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
         ms_store_close(s);
         return st;
     }
+    for (size_t i = 0; i < sizeof upgrades / sizeof upgrades[0]; i++)
+        sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
     for (int i = 0; i < Q_COUNT; i++)
         if (sqlite3_prepare_v3(s->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i], NULL) !=
             SQLITE_OK) {
@@ -156,6 +167,7 @@ static bool bind_meta(mstore *s, gsvm_mission *m)
     sqlite3_bind_int(q, 14, m->dlv.active);
     sqlite3_bind_int64(q, 15, (sqlite3_int64)m->dlv.t0);
     sqlite3_bind_int(q, 16, m->dlv.answer);
+    sqlite3_bind_int64(q, 17, (sqlite3_int64)r->event_seq);
     return step(s, Q_META) == SQLITE_DONE;
 }
 
@@ -196,6 +208,7 @@ static bool put_event(mstore *s, mevent *e)
     sqlite3_stmt *q = s->q[Q_EV_PUT];
     sqlite3_bind_int64(q, 1, (sqlite3_int64)e->attempt);
     sqlite3_bind_text(q, 2, body, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 3, e->input);
     bool ok = step(s, Q_EV_PUT) == SQLITE_DONE;
     free(body);
     if (ok)
@@ -306,6 +319,20 @@ gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err)
     return GSVM_OK;
 }
 
+gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin");
+    bool ok = true;
+    for (mevent *e = first; e && ok; e = e->next)
+        if (!e->db_id)
+            ok = put_event(s, e);
+    if (!ok)
+        for (mevent *e = first; e; e = e->next)
+            e->db_id = 0; /* rolled back */
+    return finish(s, ok, err, "cannot keep a client report");
+}
+
 static bool name_ok(const char *s, size_t n)
 {
     if (n < 1 || n > GSVM_MISSION_MAX_NAME)
@@ -333,7 +360,7 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     if (sqlite3_prepare_v2(s->db,
                            "SELECT format, started, faulted, fault, complete, wipe_active, wipe_key,"
                            " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock,"
-                           " dlv_active, dlv_t0, dlv_answer FROM meta WHERE id=1",
+                           " dlv_active, dlv_t0, dlv_answer, event_seq FROM meta WHERE id=1",
                            -1, &q, NULL) != SQLITE_OK)
         return db_error(s, err, "cannot read the record");
     if (sqlite3_step(q) != SQLITE_ROW || sqlite3_column_int(q, 0) != 1) {
@@ -357,6 +384,7 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     m->dlv.active = sqlite3_column_int(q, 14) != 0;
     m->dlv.t0 = (uint64_t)sqlite3_column_int64(q, 15);
     m->dlv.answer = sqlite3_column_int(q, 16);
+    r->event_seq = (uint64_t)sqlite3_column_int64(q, 17);
     sqlite3_finalize(q);
     if (phase < 0 || phase > (int64_t)UINT32_MAX || r->attempt < 1 || r->next_key < 1 ||
         m->dlv.answer < 0 || m->dlv.answer > GSVM_MISSION_MISMATCH)
@@ -450,7 +478,7 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     if (st != GSVM_OK)
         return st;
 
-    if (sqlite3_prepare_v2(s->db, "SELECT id, body FROM events ORDER BY id", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT id, body, queue FROM events ORDER BY id", -1, &q, NULL) != SQLITE_OK)
         return db_error(s, err, "cannot read the events");
     while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
         const char *body = (const char *)sqlite3_column_text(q, 1);
@@ -460,7 +488,9 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
             break;
         }
         e->db_id = sqlite3_column_int64(q, 0);
-        ms_mqueue_push(&m->events, e);
+        /* Client reports that waited in the input queue come back to it. */
+        e->input = sqlite3_column_int(q, 2) != 0;
+        ms_mqueue_push(e->input ? &m->inputs : &m->events, e);
     }
     sqlite3_finalize(q);
     if (!m->nout)
