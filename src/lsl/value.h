@@ -159,6 +159,11 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
  * `n` may be 0 (the empty list). */
 gsvm_status lsl_list_new(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
                          gsvm_error *err);
+/* As lsl_list_new, but the list takes over the callers' references to the
+ * items instead of adding its own (no retain/release round trip).  On
+ * failure the items are untouched and still the caller's. */
+gsvm_status lsl_list_adopt(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
+                           gsvm_error *err);
 /* The concatenation of two lists (either may be empty). */
 gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b, lsl_value *out,
                             gsvm_error *err);

@@ -76,43 +76,86 @@ static bool add_obj(lsl_value_encoder *e, const void *p)
     return true;
 }
 
+/* Little-endian stores into a region already reserved. */
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+    return p + 4;
+}
+
+static uint8_t *putf(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return put32(p, u);
+}
+
+/* Reserves n bytes at the end of the buffer (NULL when out of memory). */
+static uint8_t *room(gsvm_buf *b, size_t n)
+{
+    if (!gsvm_buf_reserve(b, n))
+        return NULL;
+    uint8_t *p = b->data + b->len;
+    b->len += n;
+    return p;
+}
+
 void lsl_value_encode(lsl_value_encoder *e, const lsl_value *v)
 {
     gsvm_buf *b = e->out;
-    gsvm_buf_u8(b, (uint8_t)v->type);
+    uint8_t *p;
     switch (v->type) {
-    case LSL_TYPE_INTEGER: gsvm_buf_u32(b, (uint32_t)v->u.i, false); return;
-    case LSL_TYPE_FLOAT: gsvm_buf_f32(b, v->u.f, false); return;
-    case LSL_TYPE_VECTOR:
-    case LSL_TYPE_ROTATION:
-        for (int k = 0; k < (v->type == LSL_TYPE_VECTOR ? 3 : 4); k++)
-            gsvm_buf_f32(b, v->u.v[k], false);
+    case LSL_TYPE_INTEGER:
+    case LSL_TYPE_FLOAT:
+        if ((p = room(b, 5))) {
+            p[0] = (uint8_t)v->type;
+            put32(p + 1, (uint32_t)v->u.i); /* a float's bits, through the union */
+        }
         return;
+    case LSL_TYPE_VECTOR:
+    case LSL_TYPE_ROTATION: {
+        int n = v->type == LSL_TYPE_VECTOR ? 3 : 4;
+        if ((p = room(b, 1 + 4 * (size_t)n))) {
+            *p++ = (uint8_t)v->type;
+            for (int k = 0; k < n; k++)
+                p = putf(p, v->u.v[k]);
+        }
+        return;
+    }
     case LSL_TYPE_STRING:
     case LSL_TYPE_KEY:
     case LSL_TYPE_LIST: {
-        const void *p = v->type == LSL_TYPE_LIST ? (const void *)v->u.l : (const void *)v->u.s;
-        if (!p) {
-            gsvm_buf_u32(b, 0, false);
+        const void *obj = v->type == LSL_TYPE_LIST ? (const void *)v->u.l : (const void *)v->u.s;
+        uint32_t n = obj ? find_obj(e, obj) : 0;
+        if (!obj || n) {
+            if ((p = room(b, 5))) {
+                p[0] = (uint8_t)v->type;
+                put32(p + 1, n);
+            }
             return;
         }
-        uint32_t n = find_obj(e, p);
-        if (n) {
-            gsvm_buf_u32(b, n, false);
-            return;
-        }
-        if (!add_obj(e, p)) {
+        if (!add_obj(e, obj)) {
             e->oom = true;
             return;
         }
-        gsvm_buf_u32(b, (uint32_t)e->count, false);
         if (v->type == LSL_TYPE_LIST) {
-            gsvm_buf_u32(b, v->u.l->len, false);
+            if ((p = room(b, 9))) {
+                p[0] = (uint8_t)v->type;
+                put32(put32(p + 1, (uint32_t)e->count), v->u.l->len);
+            }
+            /* reserve the scalars' worst case once, then write in place */
+            gsvm_buf_reserve(b, (size_t)v->u.l->len * 17);
             for (uint32_t i = 0; i < v->u.l->len; i++)
                 lsl_value_encode(e, &v->u.l->items[i]);
         } else {
-            gsvm_buf_u32(b, v->u.s->len, false);
-            gsvm_buf_append(b, v->u.s->data, v->u.s->len);
+            if ((p = room(b, 9 + (size_t)v->u.s->len))) {
+                p[0] = (uint8_t)v->type;
+                p = put32(put32(p + 1, (uint32_t)e->count), v->u.s->len);
+                memcpy(p, v->u.s->data, v->u.s->len);
+            }
         }
         return;
     }
@@ -169,36 +212,44 @@ static bool push_obj(lsl_value_decoder *d, lsl_type t)
     return true;
 }
 
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float getf(const uint8_t *p)
+{
+    uint32_t u = get32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static gsvm_status decode(lsl_value_decoder *d, lsl_value *out, bool in_list, gsvm_error *err)
 {
     gsvm_reader *r = d->in;
-    uint8_t tag;
-    *out = lsl_empty(LSL_TYPE_VOID);
-    if (!gsvm_read_u8(r, &tag, "value type"))
+    const uint8_t *p;
+    out->type = LSL_TYPE_VOID;
+    if (!gsvm_read_bytes(r, 1, &p, "value type"))
         return input_error(d, err);
-    lsl_type t = (lsl_type)tag;
+    lsl_type t = (lsl_type)p[0];
     switch (t) {
-    case LSL_TYPE_INTEGER: {
-        int32_t i;
-        if (!gsvm_read_i32(r, &i, "integer"))
+    case LSL_TYPE_INTEGER:
+    case LSL_TYPE_FLOAT:
+        if (!gsvm_read_bytes(r, 4, &p, t == LSL_TYPE_INTEGER ? "integer" : "float"))
             return input_error(d, err);
-        *out = lsl_int(i);
+        out->type = t;
+        memset(&out->u, 0, sizeof out->u);
+        out->u.i = (int32_t)get32(p); /* a float's bits, through the union */
         return GSVM_OK;
-    }
-    case LSL_TYPE_FLOAT: {
-        float f;
-        if (!gsvm_read_f32(r, &f, "float"))
-            return input_error(d, err);
-        *out = lsl_float(f);
-        return GSVM_OK;
-    }
     case LSL_TYPE_VECTOR:
     case LSL_TYPE_ROTATION: {
-        float c[4] = {0, 0, 0, 0};
-        for (int k = 0; k < (t == LSL_TYPE_VECTOR ? 3 : 4); k++)
-            if (!gsvm_read_f32(r, &c[k], t == LSL_TYPE_VECTOR ? "vector" : "rotation"))
-                return input_error(d, err);
-        *out = t == LSL_TYPE_VECTOR ? lsl_vector(c[0], c[1], c[2]) : lsl_rotation(c[0], c[1], c[2], c[3]);
+        int n = t == LSL_TYPE_VECTOR ? 3 : 4;
+        if (!gsvm_read_bytes(r, 4 * (size_t)n, &p, t == LSL_TYPE_VECTOR ? "vector" : "rotation"))
+            return input_error(d, err);
+        out->type = t;
+        for (int k = 0; k < 4; k++)
+            out->u.v[k] = k < n ? getf(p + 4 * k) : 0.0f;
         return GSVM_OK;
     }
     case LSL_TYPE_STRING:
@@ -246,17 +297,19 @@ static gsvm_status decode(lsl_value_decoder *d, lsl_value *out, bool in_list, gs
             /* every element takes at least 5 bytes */
             if (len > LSL_MAX_LIST_LENGTH || len > gsvm_reader_left(r) / 5)
                 return bad(d, err, "list longer than the bytes that remain");
-            lsl_value *items = calloc(len, sizeof *items);
+            lsl_value *items = malloc(len * sizeof *items);
             if (!items)
                 return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
             st = GSVM_OK;
             uint32_t done = 0;
             for (; done < len && !st; done++)
                 st = decode(d, &items[done], true, err);
+            /* the list takes the elements' references over */
             if (!st)
-                st = lsl_list_new(d->heap, items, len, &d->objs[slot], err);
-            for (uint32_t i = 0; i < done; i++)
-                lsl_value_release(&items[i]);
+                st = lsl_list_adopt(d->heap, items, len, &d->objs[slot], err);
+            if (st)
+                for (uint32_t i = 0; i < done; i++)
+                    lsl_value_release(&items[i]);
             free(items);
         }
         if (st)
