@@ -156,7 +156,8 @@ enum { FIX_ENTRY, FIX_INSN, FIX_TASK_EVENT, FIX_EVENT };
 typedef struct fixup {
     int kind;
     uint32_t a, b; /* FIX_INSN: insn, operand slot; FIX_TASK_EVENT: task, event; FIX_EVENT: event */
-    char *name;
+    const char *name; /* in the listing text, which outlives the assembly */
+    uint32_t name_len;
     long line, col;
 } fixup;
 
@@ -169,8 +170,8 @@ typedef struct strref {
 } strref;
 
 typedef struct label {
-    char *name;
-    uint32_t index;
+    const char *name; /* in the listing text */
+    uint32_t len, index;
 } label;
 
 typedef struct asmb {
@@ -497,7 +498,7 @@ static int64_t label_find(asmb *A, const char *s, size_t n)
         if (!slot)
             return -1;
         const label *l = &A->labels[slot - 1];
-        if (strlen(l->name) == n && memcmp(l->name, s, n) == 0)
+        if (l->len == n && memcmp(l->name, s, n) == 0)
             return l->index;
     }
 }
@@ -515,7 +516,7 @@ static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
             return nomem(A);
         for (uint32_t k = 0; k < A->nlabels; k++) {
             const label *l = &A->labels[k];
-            uint32_t h = hash_name(l->name, strlen(l->name)) & (ncap - 1);
+            uint32_t h = hash_name(l->name, l->len) & (ncap - 1);
             while (nh[h])
                 h = (h + 1) & (ncap - 1);
             nh[h] = k + 1;
@@ -525,11 +526,8 @@ static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
         A->hash_cap = ncap;
     }
     label *l = &A->labels[A->nlabels];
-    l->name = malloc(t->n + 1);
-    if (!l->name)
-        return nomem(A);
-    memcpy(l->name, t->s, t->n);
-    l->name[t->n] = 0;
+    l->name = t->s;
+    l->len = t->n;
     l->index = index;
     uint32_t h = hash_name(t->s, t->n) & (A->hash_cap - 1);
     while (A->label_hash[h])
@@ -554,13 +552,9 @@ static gsvm_status parse_target(asmb *A, const token *t, int kind, uint32_t fa, 
         return fail_at(A, t->col, "expected a label or an instruction index");
     if (!grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups))
         return GSVM_ERR_NOMEM;
-    fixup *f = &A->fixups[A->nfixups];
-    f->name = malloc(t->n + 1);
-    if (!f->name)
-        return nomem(A);
-    A->nfixups++;
-    memcpy(f->name, t->s, t->n);
-    f->name[t->n] = 0;
+    fixup *f = &A->fixups[A->nfixups++];
+    f->name = t->s;
+    f->name_len = t->n;
     f->kind = kind;
     f->a = fa;
     f->b = fb;
@@ -1110,10 +1104,15 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
                 return st;
             continue;
         case 'F': {
-            /* NAME[#INDEX](args) */
+            /* NAME[#INDEX](args); a bare name is compared in place */
             gsvm_patho_name nm = {0};
-            if ((st = parse_name(A, t, &nm)) != GSVM_OK)
+            if (t->kind == TK_IDENT) {
+                nm.str = (char *)t->s;
+                nm.len = t->n;
+            } else if ((st = parse_name(A, t, &nm)) != GSVM_OK) {
                 return st;
+            }
+            bool owned = t->kind != TK_IDENT;
             int j = g->first + 1;
             int64_t forced = -1;
             if (tok_is(&L->t[j], "#")) {
@@ -1127,16 +1126,18 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
             if (st == GSVM_OK) {
                 v = forced >= 0 ? forced : find_import(p, &nm, in->list_len);
                 if (v < 0 || v >= p->nimports)
-                    st = fail_at(A, t->col, "no import %s with %u arguments (add .import %s %u)",
-                                 nm.str, in->list_len, nm.str, in->list_len);
+                    st = fail_at(A, t->col, "no import %.*s with %u arguments (add .import %.*s %u)",
+                                 (int)nm.len, nm.str, in->list_len, (int)nm.len, nm.str, in->list_len);
                 else if (p->imports[v].argc != in->list_len)
                     st = fail_at(A, t->col, "import #%lld takes %u arguments, not %u",
                                  (long long)v, p->imports[v].argc, in->list_len);
                 else if (p->imports[v].name.len != nm.len ||
                          memcmp(p->imports[v].name.str, nm.str, nm.len) != 0)
-                    st = fail_at(A, t->col, "import #%lld is not named %s", (long long)v, nm.str);
+                    st = fail_at(A, t->col, "import #%lld is not named %.*s", (long long)v,
+                                 (int)nm.len, nm.str);
             }
-            free(nm.str);
+            if (owned)
+                free(nm.str);
             if (st != GSVM_OK)
                 return st;
             break;
@@ -1220,10 +1221,10 @@ static gsvm_status resolve(asmb *A)
     gsvm_patho_program *p = A->p;
     for (uint32_t f = 0; f < A->nfixups; f++) {
         fixup *x = &A->fixups[f];
-        int64_t t = label_find(A, x->name, strlen(x->name));
+        int64_t t = label_find(A, x->name, x->name_len);
         if (t < 0)
             return gsvm_error_at_line(A->err, GSVM_ERR_INPUT, A->file, x->line, x->col,
-                                      "undefined label '%s'", x->name);
+                                      "undefined label '%.*s'", (int)x->name_len, x->name);
         switch (x->kind) {
         case FIX_ENTRY: p->run_op = (uint32_t)t; break;
         case FIX_INSN: p->insns[x->a].a[x->b] = (uint32_t)t; break;
@@ -1261,12 +1262,8 @@ static gsvm_status resolve(asmb *A)
 static void asmb_free(asmb *A)
 {
     gsvm_buf_free(&A->pool);
-    for (uint32_t i = 0; i < A->nlabels; i++)
-        free(A->labels[i].name);
     free(A->labels);
     free(A->label_hash);
-    for (uint32_t i = 0; i < A->nfixups; i++)
-        free(A->fixups[i].name);
     free(A->fixups);
     gsvm_buf_free(&A->strbytes);
     free(A->strs);

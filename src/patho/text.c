@@ -163,6 +163,16 @@ void patho_put_d(gsvm_buf *b, int32_t v)
 void patho_put_hex(gsvm_buf *b, uint32_t v, int width)
 {
     static const char digits[] = "0123456789abcdef";
+    if (width == 4 && v < 0x10000 && (b->len + 5 <= b->cap || gsvm_buf_reserve(b, 4))) {
+        /* the listing's index and offset columns */
+        uint8_t *w = b->data + b->len;
+        w[0] = (uint8_t)digits[v >> 12];
+        w[1] = (uint8_t)digits[(v >> 8) & 15];
+        w[2] = (uint8_t)digits[(v >> 4) & 15];
+        w[3] = (uint8_t)digits[v & 15];
+        b->len += 4;
+        return;
+    }
     char tmp[8];
     int n = 0;
     do {
