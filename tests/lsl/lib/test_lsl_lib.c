@@ -44,8 +44,11 @@ static void test_table(void)
         }
         if (i && fns[i].id <= fns[i - 1].id)
             mismatched++;
-        if (strlen(fns[i].argtypes) != fns[i].nargs)
+        if (strlen(fns[i].argtypes) != fns[i].nargs || fns[i].nargs > LSL_MAX_ARGS)
             mismatched++;
+        for (unsigned k = 0; k < fns[i].nargs; k++)
+            if (lsl_builtin_arg_type(&fns[i], k) == LSL_TYPE_VOID)
+                mismatched++;
     }
     CHECK_INT(mismatched, 0);
     CHECK(worldless >= 80);
