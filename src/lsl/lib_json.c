@@ -383,9 +383,16 @@ static json_t *walk(json_t *j, const lsl_value *specs)
         const lsl_value *s = &lsl_list_items(specs)[i];
         if (s->type == LSL_TYPE_INTEGER && json_is_array(j))
             j = s->u.i >= 0 ? json_array_get(j, (size_t)s->u.i) : NULL;
-        else if (s->type == LSL_TYPE_STRING && json_is_object(j))
+        else if ((s->type == LSL_TYPE_STRING || s->type == LSL_TYPE_KEY) && json_is_object(j))
             j = json_object_getn(j, lsl_str_data(s), lsl_str_len(s));
-        else
+        else if ((s->type == LSL_TYPE_STRING || s->type == LSL_TYPE_KEY) && json_is_array(j)) {
+            /* SL reads a string's leading digits (up to 9) as an array index */
+            const char *d = lsl_str_data(s);
+            size_t n = 0, idx = 0;
+            while (n < 9 && n < lsl_str_len(s) && d[n] >= '0' && d[n] <= '9')
+                idx = idx * 10 + (size_t)(d[n++] - '0');
+            j = n ? json_array_get(j, idx) : NULL;
+        } else
             j = NULL;
     }
     return j;

@@ -563,6 +563,9 @@ static void test_json_functions(void)
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(1, S("t")))), "\xef\xb7\x96");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(1, S("zz")))), "\xef\xb7\x90");
     CHECK_STR(T(call("llJsonGetValue", 2, doc, L(2, S("a"), I(9)))), "\xef\xb7\x90");
+    CHECK_STR(T(call("llJsonGetValue", 2, doc, L(2, S("a"), S("1")))), "2"); /* digits index arrays */
+    CHECK_STR(T(call("llJsonGetValue", 2, doc, L(2, S("a"), S("x")))), "\xef\xb7\x90");
+    CHECK_STR(T(call("llJsonGetValue", 2, S("{\"0\":5}"), L(1, I(0)))), "\xef\xb7\x90");
     CHECK_STR(T(call("llJsonGetValue", 2, S("not json"), L(0))), "\xef\xb7\x90");
     CHECK_STR(T(call("llJsonValueType", 2, doc, L(1, S("a")))), "\xef\xb7\x92");
     CHECK_STR(T(call("llJsonValueType", 2, doc, L(0))), "\xef\xb7\x91");
