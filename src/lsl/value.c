@@ -1191,15 +1191,35 @@ json_t *lsl_value_to_json(const lsl_value *v)
     }
 }
 
+/* A JSON number, or one of the strings lsl_value_to_json writes for
+ * non-finite floats. */
+static bool json_float(const json_t *j, float *out)
+{
+    if (json_is_number(j)) {
+        *out = (float)json_number_value(j);
+        return true;
+    }
+    const char *s = json_string_value(j);
+    if (!s)
+        return false;
+    if (strcmp(s, "Infinity") == 0)
+        *out = INFINITY;
+    else if (strcmp(s, "-Infinity") == 0)
+        *out = -INFINITY;
+    else if (strcmp(s, "NaN") == 0)
+        *out = NAN;
+    else
+        return false;
+    return true;
+}
+
 static gsvm_status json_floats(const json_t *arr, int n, float *out, const char *what, gsvm_error *err)
 {
     if (!json_is_array(arr) || json_array_size(arr) != (size_t)n)
         return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "a %s needs an array of %d numbers", what, n);
     for (int k = 0; k < n; k++) {
-        const json_t *c = json_array_get(arr, (size_t)k);
-        if (!json_is_number(c))
+        if (!json_float(json_array_get(arr, (size_t)k), &out[k]))
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "a %s component must be a number", what);
-        out[k] = (float)json_number_value(c);
     }
     return GSVM_OK;
 }
@@ -1220,11 +1240,13 @@ gsvm_status lsl_value_from_json(lsl_heap *h, const json_t *j, lsl_type want, lsl
         }
         return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected an integer");
     }
-    case LSL_TYPE_FLOAT:
-        if (!json_is_number(j))
+    case LSL_TYPE_FLOAT: {
+        float f;
+        if (!json_float(j, &f))
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "expected a number for a float");
-        *out = lsl_float((float)json_number_value(j));
+        *out = lsl_float(f);
         return GSVM_OK;
+    }
     case LSL_TYPE_STRING:
     case LSL_TYPE_KEY:
         if (json_is_object(j) && want == LSL_TYPE_KEY && json_is_string(json_object_get(j, "key")))

@@ -298,7 +298,8 @@ gsvm_status lsl_value_unop(lsl_unop op, const lsl_value *a, lsl_value *out, gsvm
 json_t *lsl_value_to_json(const lsl_value *v);
 /* The reverse, for event arguments: `want` is the expected type (a JSON
  * number for an integer must be integral and in range; a float accepts any
- * number; a key accepts any string; a list accepts an array of scalars
+ * number (or "Infinity", "-Infinity", "NaN", as written above); a key
+ * accepts any string or {"key":"..."}; a list accepts an array of scalars
  * whose types are inferred: integral numbers -> integer, other numbers ->
  * float, strings -> string, {"key":"..."} -> key, {"vector":..} and
  * {"rotation":..}).  GSVM_ERR_INPUT with a message naming the mismatch. */

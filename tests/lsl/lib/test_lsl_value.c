@@ -339,6 +339,18 @@ static void test_json(void)
     CHECK_INT(lsl_list_items(&v)[3].type, LSL_TYPE_KEY);
     CHECK_INT(lsl_value_from_json(&T_heap, json_array_get(j, 6), LSL_TYPE_FLOAT, &v, &T_err), GSVM_OK);
     CHECK_NEAR(v.u.f, 1.25, 0);
+    /* non-finite floats round trip through their JSON strings */
+    json_t *inf = lsl_value_to_json(&(lsl_value){.type = LSL_TYPE_FLOAT, .u.f = -INFINITY});
+    CHECK_INT(lsl_value_from_json(&T_heap, inf, LSL_TYPE_FLOAT, &v, &T_err), GSVM_OK);
+    CHECK(isinf(v.u.f) && v.u.f < 0);
+    json_decref(inf);
+    json_t *nanv = lsl_value_to_json(&(lsl_value){.type = LSL_TYPE_VECTOR, .u.v = {NAN, 1, 2, 0}});
+    CHECK_INT(lsl_value_from_json(&T_heap, nanv, LSL_TYPE_VECTOR, &v, &T_err), GSVM_OK);
+    CHECK(isnan(v.u.v[0]) && v.u.v[2] == 2);
+    json_decref(nanv);
+    json_t *word = json_string("many");
+    CHECK_INT(lsl_value_from_json(&T_heap, word, LSL_TYPE_FLOAT, &v, &T_err), GSVM_ERR_INPUT);
+    json_decref(word);
     /* mismatches are input errors */
     CHECK_INT(lsl_value_from_json(&T_heap, json_array_get(j, 1), LSL_TYPE_INTEGER, &v, &T_err), GSVM_ERR_INPUT);
     CHECK_INT(lsl_value_from_json(&T_heap, json_array_get(j, 6), LSL_TYPE_INTEGER, &v, &T_err), GSVM_ERR_INPUT);
