@@ -487,7 +487,56 @@ static int ev_lookup(lua_State *L, const char *prefix, const char *arg)
 }
 static int ev_task_cost(lua_State *L) { return ev_lookup(L, "task_cost", "group"); }
 static int ev_task_group(lua_State *L) { return ev_lookup(L, "task_group", "objective"); }
-static int ev_applied_request(lua_State *L) { return ev_lookup(L, "applied_request", "channel"); }
+
+/* event:applied_request{channel} on device_state: (key, true) when the
+ * report's <channel>_sequence applies the last request on that channel,
+ * else (nil, false).  A report may also carry "applied_request.<channel>"
+ * explicitly, which wins. */
+static int ev_applied_request(lua_State *L)
+{
+    mapi_hud *h = mapi_check_handle(L, 1, H_EVENT);
+    const mevent *e = live_event(L, h);
+    if (e && e->kind == EV_device_state && e->slot_row > 0) {
+        static const char *const a[] = {"channel", NULL};
+        mapi_args_table(L, 2, a);
+        mapi_rawfield(L, 2, "channel");
+        int c = -1;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            for (int i = 0; i < CH_COUNT; i++)
+                if (strcmp(lua_tostring(L, -1), ms_channel_names[i]) == 0)
+                    c = i;
+        } else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= CH_COUNT) {
+            c = (int)lua_tointeger(L, -1) - 1;
+        }
+        if (c < 0)
+            return luaL_error(L, "device channel must be position, power or lock");
+        char name[40];
+        snprintf(name, sizeof name, "applied_request.%s", ms_channel_names[c]);
+        if (!ms_mevent_get(e, name)) {
+            snprintf(name, sizeof name, "%s_sequence", ms_channel_names[c]);
+            const mfield *f = ms_mevent_get(e, name);
+            gsvm_mission_value v = {0};
+            if (f && f->type == EF_INT) {
+                v.type = GSVM_MV_INT;
+                v.i = f->i;
+            } else if (f && f->type == EF_STR) {
+                v.type = GSVM_MV_STR;
+                v.s = f->s;
+                v.len = f->len;
+            }
+            uint64_t seq, key;
+            if (ms_value_u64(&v, &seq) && mapi_channel_applied(ms_from_L(L), e->slot_row, c, seq, &key)) {
+                ms_push_key(L, key);
+                lua_pushboolean(L, 1);
+            } else {
+                lua_pushnil(L);
+                lua_pushboolean(L, 0);
+            }
+            return 2;
+        }
+    }
+    return ev_lookup(L, "applied_request", "channel");
+}
 
 static int ev_index(lua_State *L)
 {

@@ -70,5 +70,8 @@ int mapi_ctx_slot(lua_State *L);
 int mapi_ctx_squad(lua_State *L);
 int mapi_ctx_scene(lua_State *L);
 int mapi_ctx_cohort(lua_State *L);
+/* Whether the last request on a device channel is applied by `reported`
+ * (the device's sequence); *key receives that request's key (0: none). */
+bool mapi_channel_applied(gsvm_mission *m, int row, int channel, uint64_t reported, uint64_t *key);
 
 #endif

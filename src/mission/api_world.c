@@ -68,6 +68,25 @@ static const slot_method slot_methods[] = {
     {"bind_combatant_to_squad", 5, NULL, {"squad", NULL}},
 };
 
+const char *const ms_channel_names[CH_COUNT] = {"position", "power", "lock"};
+
+/* A device channel: "position", "power" or "lock", or its number 1..3.
+ * Returns 0..2; raises otherwise. */
+static int check_channel(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const char *s = lua_tostring(L, idx);
+        for (int c = 0; c < CH_COUNT; c++)
+            if (strcmp(s, ms_channel_names[c]) == 0)
+                return c;
+    } else {
+        lua_Integer n;
+        if (mapi_int_in(L, idx, 1, CH_COUNT, &n))
+            return (int)n - 1;
+    }
+    return luaL_error(L, "device channel must be position, power or lock");
+}
+
 static const wslot *slot_of(lua_State *L, gsvm_mission *m, int idx)
 {
     mapi_hud *h = mapi_check_handle(L, idx, H_SLOT);
@@ -96,35 +115,114 @@ static int slot_request(lua_State *L)
             return luaL_error(L, "squad must be a %s", mapi_tname[H_SQUAD]);
         lua_pop(L, 1);
     }
+    /* Device requests name their channel (transition moves the position);
+     * the commit records them for slot:applied{channel}. */
+    int channel = -1;
+    if (strcmp(sm->name, "set_channel") == 0) {
+        mapi_rawfield(L, 2, "channel");
+        channel = check_channel(L, -1);
+        lua_pop(L, 1);
+    } else if (strcmp(sm->name, "transition") == 0) {
+        channel = CH_POSITION;
+    }
     char call[48];
     snprintf(call, sizeof call, "slot:%s", sm->name);
-    mapi_emit_request(L, m, OP_HOST, call, sm->effect, mapi_args_json(L, 2, ws->id));
+    mapi_hud *h = lua_touserdata(L, 1);
+    int row = h->row;
+    mreq *r = mapi_emit_request(L, m, OP_HOST, call, sm->effect, mapi_args_json(L, 2, ws->id));
+    if (channel >= 0) {
+        r->p2 = row;
+        r->p3 = channel + 1;
+    }
     return 1;
 }
 
+/* The key of the last request on a device channel: this callback's own
+ * requests first (the newest), then the committed record. */
+static uint64_t last_channel_request(gsvm_mission *m, int row, int channel)
+{
+    for (int i = m->txn.active ? m->txn.nreqs - 1 : -1; i >= 0; i--) {
+        const mreq *r = m->txn.reqs[i];
+        if (r->op == OP_HOST && r->p2 == row && r->p3 == channel + 1)
+            return r->key;
+    }
+    return m->slotrec ? m->slotrec[row - 1].req_key[channel] : 0;
+}
+
+bool mapi_channel_applied(gsvm_mission *m, int row, int channel, uint64_t reported, uint64_t *key)
+{
+    *key = last_channel_request(m, row, channel);
+    return *key && reported >= *key;
+}
+
+/* The reads check the slot type like the requests do. */
+static const wslot *typed_slot(lua_State *L, gsvm_mission *m, const char *what, int type)
+{
+    const wslot *ws = slot_of(L, m, 1);
+    if (ws->type != type)
+        luaL_error(L, "%s requires a slot of type %d", what, type);
+    return ws;
+}
+
+/* slot:ghost_link() -> {generation, progress, active} of the last
+ * ghost_link_state report of this Ghost link slot (type 7), or nil before
+ * the first one. */
 static int slot_ghost_link(lua_State *L)
 {
     gsvm_mission *m = mapi_active(L);
-    slot_of(L, m, 1);
-    lua_pushnil(L);
+    typed_slot(L, m, "ghost_link", 7);
+    const mslotrec *r = m->slotrec ? &m->slotrec[((mapi_hud *)lua_touserdata(L, 1))->row - 1] : NULL;
+    if (!r || !r->gl_known) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, r->gl_generation);
+    lua_setfield(L, -2, "generation");
+    lua_pushnumber(L, r->gl_progress);
+    lua_setfield(L, -2, "progress");
+    lua_pushboolean(L, r->gl_active);
+    lua_setfield(L, -2, "active");
     return 1;
 }
 
+/* slot:applied{channel} -> applied, key: the key of the last request on the
+ * device channel in this attempt (nil when none) and whether the device has
+ * reported applying it (its <channel>_sequence reached the key). */
 static int slot_applied(lua_State *L)
 {
     gsvm_mission *m = mapi_active(L);
-    slot_of(L, m, 1);
+    typed_slot(L, m, "applied", 3);
     static const char *const a[] = {"channel", NULL};
     mapi_args_table(L, 2, a);
-    lua_pushboolean(L, 0);
-    return 1;
+    mapi_rawfield(L, 2, "channel");
+    int c = check_channel(L, -1);
+    int row = ((mapi_hud *)lua_touserdata(L, 1))->row;
+    const mslotrec *r = &m->slotrec[row - 1];
+    uint64_t key;
+    bool applied = mapi_channel_applied(m, row, c, r->rep_known[c] ? r->rep_seq[c] : 0, &key);
+    lua_pushboolean(L, applied);
+    if (key)
+        ms_push_key(L, key);
+    else
+        lua_pushnil(L);
+    return 2;
 }
 
+/* slot:sequences() -> {position=, power=, lock=}: the sequences the device
+ * last reported per channel in this attempt, as decimal strings (a channel
+ * never reported is absent). */
 static int slot_sequences(lua_State *L)
 {
     gsvm_mission *m = mapi_active(L);
-    slot_of(L, m, 1);
-    lua_newtable(L);
+    typed_slot(L, m, "sequences", 3);
+    const mslotrec *r = &m->slotrec[((mapi_hud *)lua_touserdata(L, 1))->row - 1];
+    lua_createtable(L, 0, CH_COUNT);
+    for (int c = 0; c < CH_COUNT; c++)
+        if (r->rep_known[c]) {
+            mapi_push_u64(L, r->rep_seq[c]);
+            lua_setfield(L, -2, ms_channel_names[c]);
+        }
     return 1;
 }
 

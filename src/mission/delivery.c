@@ -96,6 +96,12 @@ void ms_dlv_new_attempt(gsvm_mission *m)
     m->rec.timers.n = 0;
     m->rec.complete = false; /* mission_complete is the current attempt's flag */
     m->nfirst = 0;
+    /* Device request records go; Ghost link reports stay. */
+    for (int i = 0; m->slotrec && i < m->world->nslots; i++) {
+        memset(m->slotrec[i].req_key, 0, sizeof m->slotrec[i].req_key);
+        memset(m->slotrec[i].rep_known, 0, sizeof m->slotrec[i].rep_known);
+        memset(m->slotrec[i].rep_seq, 0, sizeof m->slotrec[i].rep_seq);
+    }
     if (m->squad_alive)
         for (int i = 0; i < m->world->nsquads; i++)
             m->squad_alive[i] = -1;

@@ -190,6 +190,31 @@ struct gsvm_mission_world {
     int nspawn_sets; /* 0: every spawn set hash is available */
 };
 
+/* ---- what the record knows about each world slot ----
+ * Part of the committed record (the store's `slots` table), read by
+ * slot:ghost_link(), slot:applied{channel}, slot:sequences() and
+ * event:applied_request{channel}.
+ *   Ghost link  the last ghost_link_state report (generation, progress,
+ *               active); kept across attempts.
+ *   device      per channel (position, power, lock): the key of the last
+ *               set_channel/transition request of this attempt (committed
+ *               with the callback that made it) and the last sequence the
+ *               device reported in device_state's <channel>_sequence.  A
+ *               device reports as its sequence the key value of the last
+ *               request it applied on that channel, so a request is applied
+ *               once the reported sequence reaches its key.  A new attempt
+ *               clears these device records. */
+enum { CH_POSITION, CH_POWER, CH_LOCK, CH_COUNT };
+typedef struct mslotrec {
+    bool gl_known, gl_active;
+    int64_t gl_generation;
+    double gl_progress;
+    uint64_t req_key[CH_COUNT];  /* 0: no request on the channel */
+    bool rep_known[CH_COUNT];
+    uint64_t rep_seq[CH_COUNT];
+} mslotrec;
+extern const char *const ms_channel_names[CH_COUNT];
+
 /* ---- the mission ---- */
 typedef struct mrecord {
     bool started, faulted, complete, wipe_active;
@@ -266,6 +291,7 @@ struct gsvm_mission {
     bool have_fireteam;
     int64_t ft_alive, ft_dead, ft_unknown;
     int64_t *squad_alive;     /* per world squad: -1 unknown */
+    mslotrec *slotrec;      /* one per world slot (committed record) */
     char *initial_json;     /* the program's initial_state as JSON, NULL when none */
     bool start_waiting;     /* fresh mission: on_start waits for the initial state */
     bool published;         /* ... which the host has published */
@@ -326,6 +352,7 @@ mreq *ms_mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
 void ms_fault(gsvm_mission *m, const char *text);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
 void ms_inputs_clear(gsvm_mission *m);
+bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);
 void ms_sanitize_error(const char *in, size_t len, char *out);
 const wslot *ms_world_slot(const gsvm_mission *m, int row);
 int ms_world_find(const gsvm_mission *m, int what, lua_State *L, int idx); /* 0 none */
@@ -340,7 +367,8 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
 void ms_store_close(mstore *s);
 gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
-                         int64_t consumed_event, gsvm_error *err);
+                         int64_t consumed_event, const int *slot_rows, int n_slot_rows,
+                         gsvm_error *err);
 /* Records that the outbox head finished (deleted) and its event queued. */
 gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
                                  gsvm_error *err);
@@ -348,6 +376,8 @@ gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err);
 gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err);
+/* Writes the record of world slot `row` (a report changed it). */
+gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err);
 /* Stores `first` and the reports after it in the input queue, in one transaction. */
 gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err);
 

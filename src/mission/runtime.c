@@ -501,6 +501,8 @@ static void free_volatile(gsvm_mission *m)
     m->nout = 0;
     ms_mqueue_clear(&m->events);
     ms_inputs_clear(m); /* the store has every report that waits */
+    if (m->slotrec)
+        memset(m->slotrec, 0, (size_t)m->world->nslots * sizeof *m->slotrec);
     ms_vmap_free(&m->rec.vars);
     memset(&m->rec, 0, sizeof m->rec);
     memset(&m->dlv, 0, sizeof m->dlv);
@@ -609,6 +611,13 @@ gsvm_status gsvm_mission_open(const gsvm_mission_config *cfg, const char *source
         for (int i = 0; i < m->world->nsquads; i++)
             m->squad_alive[i] = -1;
     }
+    if (m->world->nslots) {
+        m->slotrec = calloc((size_t)m->world->nslots, sizeof *m->slotrec);
+        if (!m->slotrec) {
+            gsvm_mission_close(m);
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, id, "out of memory");
+        }
+    }
     m->source = malloc(len);
     if (!m->source) {
         gsvm_mission_close(m);
@@ -645,6 +654,7 @@ void gsvm_mission_close(gsvm_mission *m)
     free(m->first_seen);
     free(m->squad_alive);
     free(m->initial_json);
+    free(m->slotrec);
     free(m->source);
     free(m);
 }
@@ -721,6 +731,31 @@ static const gsvm_mission_value *field_get(const gsvm_mission_field *f, size_t n
     return NULL;
 }
 
+/* A non-negative integer, or a decimal string of one (sequences travel as both). */
+bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out)
+{
+    if (!v)
+        return false;
+    if (v->type == GSVM_MV_INT && v->i >= 0) {
+        *out = (uint64_t)v->i;
+        return true;
+    }
+    if (v->type != GSVM_MV_STR || !v->s || v->len < 1 || v->len > 20)
+        return false;
+    uint64_t r = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        if (v->s[i] < '0' || v->s[i] > '9')
+            return false;
+        uint64_t d = (uint64_t)(v->s[i] - '0');
+        if (r > (UINT64_MAX - d) / 10)
+            return false;
+        r = r * 10 + d;
+    }
+    *out = r;
+    return true;
+}
+#define value_u64 ms_value_u64
+
 static int resolve_selector(const gsvm_mission *m, int what, const gsvm_mission_value *v)
 {
     const gsvm_mission_world *w = m->world;
@@ -773,6 +808,36 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
         int sq = resolve_selector(m, W_SQUAD, field_get(fields, nfields, "squad"));
         if (sq && field_int(fields, nfields, "alive_count", &v))
             m->squad_alive[sq - 1] = v;
+    }
+    /* What the record keeps about the slot (see mslotrec). */
+    if (row > 0 && m->slotrec && (k == EV_ghost_link_state || k == EV_device_state)) {
+        mslotrec *sr = &m->slotrec[row - 1];
+        if (k == EV_ghost_link_state) {
+            const gsvm_mission_value *pv = field_get(fields, nfields, "progress");
+            const gsvm_mission_value *av = field_get(fields, nfields, "active");
+            sr->gl_known = true;
+            if (field_int(fields, nfields, "generation", &v))
+                sr->gl_generation = v;
+            if (pv && pv->type == GSVM_MV_INT)
+                sr->gl_progress = (double)pv->i;
+            else if (pv && pv->type == GSVM_MV_NUM && pv->n == pv->n)
+                sr->gl_progress = pv->n;
+            if (av && av->type == GSVM_MV_BOOL)
+                sr->gl_active = av->b;
+        } else {
+            for (int c = 0; c < CH_COUNT; c++) {
+                char name[40];
+                snprintf(name, sizeof name, "%s_sequence", ms_channel_names[c]);
+                uint64_t seq;
+                if (value_u64(field_get(fields, nfields, name), &seq)) {
+                    sr->rep_known[c] = true;
+                    sr->rep_seq[c] = seq;
+                }
+            }
+        }
+        gsvm_error serr;
+        if (ms_store_put_slot(m->store, m, row, &serr) != GSVM_OK)
+            return gsvm_error_set(err, serr.status, m->activity_id, "%s", serr.message);
     }
     /* First reports: recorded silently for some kinds, flagged for devices. */
     int fr = ms_event_first_report_rule(k);

@@ -29,6 +29,8 @@ enum {
     Q_EV_DEL,
     Q_REQ_DROP,
     Q_EV_DROP,
+    Q_SLOT_PUT,
+    Q_SLOT_CLEAR,
     Q_COUNT
 };
 
@@ -49,6 +51,10 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_EV_DEL] = "DELETE FROM events WHERE id=?1",
     [Q_REQ_DROP] = "DELETE FROM requests WHERE attempt<?1",
     [Q_EV_DROP] = "DELETE FROM events WHERE attempt<?1",
+    [Q_SLOT_PUT] = "INSERT OR REPLACE INTO slots(row, gl_known, gl_generation, gl_progress, gl_active,"
+                   " req_position, req_power, req_lock, rep_known, rep_position, rep_power, rep_lock)"
+                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [Q_SLOT_CLEAR] = "DELETE FROM slots",
 };
 
 struct mstore {
@@ -68,7 +74,10 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS timers(name TEXT PRIMARY KEY, deadline INTEGER, seq INTEGER) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS requests(key INTEGER PRIMARY KEY, attempt INTEGER, body TEXT);"
     "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY AUTOINCREMENT, attempt INTEGER, body TEXT,"
-    " queue INTEGER NOT NULL DEFAULT 0);";
+    " queue INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS slots(row INTEGER PRIMARY KEY, gl_known INTEGER, gl_generation INTEGER,"
+    " gl_progress REAL, gl_active INTEGER, req_position INTEGER, req_power INTEGER, req_lock INTEGER,"
+    " rep_known INTEGER, rep_position INTEGER, rep_power INTEGER, rep_lock INTEGER);";
 
 /* Columns added after the first files were written: a record made by an
  * older build gains them with their defaults (an error only means the column
@@ -216,6 +225,52 @@ static bool put_event(mstore *s, mevent *e)
     return ok;
 }
 
+static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what);
+
+static bool put_slot(mstore *s, const gsvm_mission *m, int row)
+{
+    if (!m->slotrec || row < 1 || row > m->world->nslots)
+        return true;
+    const mslotrec *r = &m->slotrec[row - 1];
+    sqlite3_stmt *q = s->q[Q_SLOT_PUT];
+    sqlite3_bind_int(q, 1, row);
+    sqlite3_bind_int(q, 2, r->gl_known);
+    sqlite3_bind_int64(q, 3, r->gl_generation);
+    sqlite3_bind_double(q, 4, r->gl_progress);
+    sqlite3_bind_int(q, 5, r->gl_active);
+    int known = 0;
+    for (int c = 0; c < CH_COUNT; c++) {
+        sqlite3_bind_int64(q, 6 + c, (sqlite3_int64)r->req_key[c]);
+        sqlite3_bind_int64(q, 10 + c, (sqlite3_int64)r->rep_seq[c]);
+        known |= r->rep_known[c] << c;
+    }
+    sqlite3_bind_int(q, 9, known);
+    return step(s, Q_SLOT_PUT) == SQLITE_DONE;
+}
+
+/* Every slot record again (a new attempt cleared the device records). */
+static bool put_all_slots(mstore *s, const gsvm_mission *m)
+{
+    if (step(s, Q_SLOT_CLEAR) != SQLITE_DONE)
+        return false;
+    for (int row = 1; m->slotrec && row <= m->world->nslots; row++) {
+        const mslotrec *r = &m->slotrec[row - 1];
+        bool any = r->gl_known;
+        for (int c = 0; c < CH_COUNT; c++)
+            any = any || r->req_key[c] || r->rep_known[c];
+        if (any && !put_slot(s, m, row))
+            return false;
+    }
+    return true;
+}
+
+gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin");
+    return finish(s, put_slot(s, m, row), err, "cannot record a slot report");
+}
+
 static bool del_id(mstore *s, int q, int64_t id)
 {
     sqlite3_bind_int64(s->q[q], 1, id);
@@ -232,7 +287,8 @@ static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what)
 }
 
 gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int n_new_events,
-                         int64_t consumed_event, gsvm_error *err)
+                         int64_t consumed_event, const int *slot_rows, int n_slot_rows,
+                         gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
         return db_error(s, err, "cannot begin a commit");
@@ -268,6 +324,8 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
         ok = put_event(s, new_events[i]);
     if (ok && consumed_event)
         ok = del_id(s, Q_EV_DEL, consumed_event);
+    for (int i = 0; ok && i < n_slot_rows; i++)
+        ok = put_slot(s, m, slot_rows[i]);
     return finish(s, ok, err, "cannot commit");
 }
 
@@ -293,7 +351,7 @@ gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
         return db_error(s, err, "cannot begin");
-    bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers);
+    bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m);
     if (ok) {
         sqlite3_bind_int64(s->q[Q_REQ_DROP], 1, (sqlite3_int64)m->rec.attempt);
         ok = step(s, Q_REQ_DROP) == SQLITE_DONE;
@@ -473,6 +531,36 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
             m->capout = nc;
         }
         m->outbox[m->nout++] = rq;
+    }
+    sqlite3_finalize(q);
+    if (st != GSVM_OK)
+        return st;
+
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT row, gl_known, gl_generation, gl_progress, gl_active, req_position,"
+                           " req_power, req_lock, rep_known, rep_position, rep_power, rep_lock FROM slots",
+                           -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the slot records");
+    while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
+        int64_t row = sqlite3_column_int64(q, 0);
+        double progress = sqlite3_column_double(q, 3);
+        int known = sqlite3_column_int(q, 8);
+        if (row < 1 || progress != progress || known < 0 || known > 7) {
+            st = corrupt(s, err, "bad slot record");
+            break;
+        }
+        if (!m->slotrec || row > m->world->nslots)
+            continue; /* a slot the current world no longer has */
+        mslotrec *r = &m->slotrec[row - 1];
+        r->gl_known = sqlite3_column_int(q, 1) != 0;
+        r->gl_generation = sqlite3_column_int64(q, 2);
+        r->gl_progress = progress;
+        r->gl_active = sqlite3_column_int(q, 4) != 0;
+        for (int c = 0; c < CH_COUNT; c++) {
+            r->req_key[c] = (uint64_t)sqlite3_column_int64(q, 5 + c);
+            r->rep_known[c] = (known >> c) & 1;
+            r->rep_seq[c] = (uint64_t)sqlite3_column_int64(q, 9 + c);
+        }
     }
     sqlite3_finalize(q);
     if (st != GSVM_OK)

@@ -234,8 +234,28 @@ gsvm_status ms_txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
             rec->complete = true;
         if (t->starts)
             rec->started = true;
-        gsvm_status st = ms_store_commit(m->store, m, &pe, pe ? 1 : 0, t->consumed_event, err);
+        /* Device requests become the slots' request records, in the same
+         * SQL transaction (a burst holds at most 64 requests). */
+        int rows[GSVM_MISSION_REQUEST_BURST];
+        mslotrec saved_slots[GSVM_MISSION_REQUEST_BURST];
+        int nrows = 0;
+        for (int i = 0; i < t->nreqs && m->slotrec; i++) {
+            const mreq *r = t->reqs[i];
+            if (r->op != OP_HOST || r->p3 < 1 || r->p3 > CH_COUNT || r->p2 < 1 || r->p2 > m->world->nslots)
+                continue;
+            int j = 0;
+            while (j < nrows && rows[j] != (int)r->p2)
+                j++;
+            if (j == nrows && nrows < (int)GSVM_MISSION_REQUEST_BURST) {
+                rows[nrows] = (int)r->p2;
+                saved_slots[nrows++] = m->slotrec[r->p2 - 1];
+            }
+            m->slotrec[r->p2 - 1].req_key[r->p3 - 1] = r->key;
+        }
+        gsvm_status st = ms_store_commit(m->store, m, &pe, pe ? 1 : 0, t->consumed_event, rows, nrows, err);
         if (st != GSVM_OK) {
+            for (int j = 0; j < nrows; j++)
+                m->slotrec[rows[j] - 1] = saved_slots[j];
             rec->revision = saved.revision;
             rec->phase = saved.phase;
             rec->next_timer_seq = saved.next_timer_seq;

@@ -107,8 +107,9 @@ static const char counter[] =
     "return {\n"
     " on_start = function(c) c:set_variable('a', 0) c:set_variable('b', 0) end,\n"
     " on_load = function(c, st) c:set_variable('loads', (st:variable('loads') or 0) + 1) end,\n"
-    " on_event_session_joined = function(c, st)\n"
+    " on_event_session_joined = function(c, st, e)\n"
     "   local n = st:variable('a') + 1 c:set_variable('a', n) c:set_phase(n % 7)\n"
+    "   if e.sequence ~= tostring(n) then c:set_variable('seq_bad', e.sequence) end\n"
     "   c:start_timer('t' .. (n % 5), n) c:set_variable('b', n) end }";
 
 static void child(const char *db, int fd)
@@ -177,6 +178,8 @@ static void test_kill9(void)
         CHECK(a >= last_reported);
         CHECK_INT(a, b);
         CHECK_INT(gsvm_mission_phase(m), a % 7);
+        /* The event sequence is part of the record: it continues. */
+        CHECK_STR(var_str(m, "seq_bad"), "(none)");
         if (loads == -999999) {
             /* Killed before on_start committed: this open started it afresh. */
             CHECK(a == 0 && last_loads < 1);
@@ -191,6 +194,107 @@ static void test_kill9(void)
     printf("kill -9 rounds done, last committed counter %lld\n", last_reported);
 }
 
+/* Reports that wait in the input queue (a delivery holds them back) are
+ * part of the record: the child acknowledges each report once
+ * gsvm_mission_report returned, is killed, and the reopened mission delivers
+ * every acknowledged report, in order, with the event sequence going on. */
+static const char waiting[] =
+    "return {\n"
+    " on_start = function(c) c.lifetime:set{state = 1} end,\n"
+    " on_event_session_joined = function(c, st, e)\n"
+    "   local n = (st:variable('n') or 0) + 1 c:set_variable('n', n)\n"
+    "   if e.i ~= n then c:set_variable('order_bad', e.i) end\n"
+    "   if e.sequence ~= tostring(n) then c:set_variable('seq_bad', e.sequence) end end }";
+
+#define WAITING_REPORTS 40
+
+static void report_i(gsvm_mission *m, long long i)
+{
+    gsvm_error err;
+    gsvm_mission_field f = {"i", {GSVM_MV_INT, false, i, 0, NULL, 0}};
+    if (gsvm_mission_report(m, "session_joined", &f, 1, &err) != GSVM_OK)
+        fprintf(stderr, "report: %s\n", err.message);
+}
+
+static void waiting_child(const char *db, int fd)
+{
+    rec_host h;
+    /* The host never commits the on_start request: its delivery lasts 2 s of
+     * server time, and the clock does not move here, so every report waits. */
+    gsvm_mission *m = open_file(waiting, db, &h, GSVM_MISSION_STALL);
+    if (!m)
+        _exit(2);
+    for (long long i = 1; i <= WAITING_REPORTS; i++) {
+        report_i(m, i);
+        if (write(fd, &i, sizeof i) != (ssize_t)sizeof i)
+            _exit(3);
+    }
+    for (;;)
+        pause();
+}
+
+static void test_kill9_waiting_reports(void)
+{
+    /* Kill after this many acknowledged reports plus a delay; -1: at once. */
+    static const struct {
+        int acks, delay_us;
+    } rounds[] = {{-1, 0}, {1, 0}, {3, 300}, {12, 0}, {25, 150}, {WAITING_REPORTS, 0}};
+    for (size_t round = 0; round < sizeof rounds / sizeof rounds[0]; round++) {
+        char db[300];
+        snprintf(db, sizeof db, "%s/waiting%zu.db", dir, round);
+        int p[2];
+        if (pipe(p) != 0)
+            return;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            waiting_child(db, p[1]);
+        }
+        close(p[1]);
+        long long n, acked = 0;
+        while (acked < rounds[round].acks && read(p[0], &n, sizeof n) == (ssize_t)sizeof n)
+            acked = n;
+        struct timespec ts = {0, rounds[round].delay_us * 1000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        while (read(p[0], &n, sizeof n) == (ssize_t)sizeof n)
+            acked = n;
+        close(p[0]);
+        int status;
+        waitpid(pid, &status, 0);
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        rec_host h;
+        gsvm_mission *m = open_file(waiting, db, &h, GSVM_MISSION_ACCEPT);
+        CHECK(m != NULL);
+        if (!m)
+            return;
+        size_t kept = gsvm_mission_waiting_reports(m);
+        printf("round %zu: %lld reports acknowledged, %zu kept\n", round, acked, kept);
+        /* Every acknowledged report is kept; at most the one in progress more. */
+        CHECK((long long)kept >= acked);
+        CHECK((long long)kept <= acked + 1);
+        CHECK_INT(var_int(m, "n"), -999999); /* none delivered yet */
+        /* The stalled delivery resumes and is refused 2 s later; then the
+         * reports run in order, numbered from 1. */
+        gsvm_error err;
+        if (acked > 0) /* the delivery in flight was recorded before the first report */
+            CHECK_INT(gsvm_mission_pending_requests(m), 1);
+        gsvm_mission_advance(m, 2000, &err);
+        CHECK_INT(gsvm_mission_pending_requests(m), 0);
+        CHECK_INT(gsvm_mission_waiting_reports(m), 0);
+        long long delivered = kept ? var_int(m, "n") : 0;
+        CHECK_INT(delivered, (long long)kept);
+        /* ... and the next report continues the numbering. */
+        report_i(m, delivered + 1);
+        CHECK_INT(var_int(m, "n"), delivered + 1);
+        CHECK_STR(var_str(m, "order_bad"), "(none)");
+        CHECK_STR(var_str(m, "seq_bad"), "(none)");
+        CHECK(!gsvm_mission_faulted(m));
+        gsvm_mission_close(m);
+    }
+    printf("kill -9 with waiting reports done\n");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -199,6 +303,7 @@ int main(void)
     }
     test_reopen_file();
     test_kill9();
+    test_kill9_waiting_reports();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
