@@ -552,7 +552,8 @@ static int ev_index(lua_State *L)
         return 1;
     }
     if (strcmp(k, "slot") == 0) {
-        if (e->slot_row > 0)
+        /* squad_provoked names its slot by registry key, type and index only. */
+        if (e->slot_row > 0 && e->kind != EV_squad_provoked)
             mapi_push_world_handle(L, H_SLOT, e->slot_row);
         else
             lua_pushnil(L);

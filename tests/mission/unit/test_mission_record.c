@@ -239,7 +239,7 @@ static void test_burst(void)
 
 static const char world_json[] =
     "{\"slots\": [{\"id\": \"door\", \"type\": 3}, {\"id\": \"link\", \"type\": 7},"
-    " {\"id\": \"crate\", \"type\": 4}]}";
+    " {\"id\": \"crate\", \"type\": 4, \"registry_key\": \"44\"}]}";
 
 /* Each read's result lands in a variable so the test can see it. */
 static const char reads_script[] =
@@ -277,6 +277,8 @@ static const char reads_script[] =
     "   c:set_variable('gl_load', gl(c)) c:set_variable('ap_load', applied(c, 'power'))\n"
     "   c:set_variable('seq_load', seqs(c)) end,\n"
     " on_event_ghost_link_state = function(c, st, e) c:set_variable('gl1', gl(c)) end,\n"
+    " on_event_squad_provoked = function(c, st, e)\n"
+    "   c:set_variable('prov', tostring(e.slot) .. '/' .. e.slot_type .. '/' .. e.registry_key) end,\n"
     " on_event_device_state = function(c, st, e)\n"
     "   c:set_variable('dev_power', applied(c, 'power'))\n"
     "   c:set_variable('dev_position', applied(c, 'position'))\n"
@@ -344,6 +346,10 @@ static void test_slot_reads(void)
     CHECK_STR(var_str(m, "dev_seqs"), "1/1/nil");
     CHECK_STR(var_str(m, "ev_power"), "true/1");
     CHECK_STR(var_str(m, "ev_position"), "false/nil");
+
+    /* squad_provoked names its slot without a handle. */
+    report_str(m, "squad_provoked", "slot", "crate");
+    CHECK_STR(var_str(m, "prov"), "nil/4/44");
 
     /* All of it is in the committed record: a new process reads it back. */
     gsvm_mission_close(m);
