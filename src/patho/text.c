@@ -12,7 +12,7 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
         gsvm_buf_printf(b, "f32:0x%08x", bits);
         return;
     }
-    if (f == (float)(int32_t)f && f > -1e7f && f < 1e7f && !(f == 0 && (bits >> 31))) {
+    if (f > -1e7f && f < 1e7f && f == (float)(int32_t)f && !(f == 0 && (bits >> 31))) {
         /* whole numbers (most literals in scripts): no formatting loop */
         patho_put_d(b, (int32_t)f);
         pb_put(b, ".0", 2);
