@@ -26,9 +26,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char src[] =
         "return { on_load = function(c, st) c:set_variable('loads', (st:variable('loads') or 0) + 1) end,\n"
         " on_event_effect_result = function(c, st, ev) c:set_variable('r', ev.outcome) end,\n"
-        " on_event_timer_elapsed = function(c, st, ev) c:set_variable('t', ev.timer_name) end }";
+        " on_event_timer_elapsed = function(c, st, ev) c:set_variable('t', ev.timer_name) end,\n"
+        " on_event_session_joined = function(c, st, ev) c:set_variable('j', ev.sequence)\n"
+        "   local d = c:slot('vault_door') local ok, k = d:applied{channel = 'lock'}\n"
+        "   c:set_variable('a', tostring(ok) .. tostring(k and k.value) .. tostring(d:sequences().lock))\n"
+        "   local g = c:slot('link'):ghost_link() c:set_variable('g', g and g.progress or -1) end }";
+    /* The slots of the vault example, so slot records and waiting reports
+     * of its state files are read back and used. */
+    static const char world_json[] =
+        "{\"slots\": [{\"id\": \"vault_door\", \"type\": 3}, {\"id\": \"link\", \"type\": 7}]}";
+    gsvm_mission_world *w = NULL;
+    gsvm_error werr;
+    if (gsvm_mission_world_parse(world_json, sizeof world_json - 1, "w", &w, &werr) != GSVM_OK)
+        abort();
     gsvm_mission_config cfg;
     gsvm_mission_config_init(&cfg);
+    cfg.world = w;
     cfg.state_path = path;
     cfg.activity_id = "fuzz";
     cfg.callback_budget = 100000;
@@ -38,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gsvm_mission_advance(m, 61000, &err);
         gsvm_mission_close(m);
     }
+    gsvm_mission_world_free(w);
     char aux[64];
     unlink(path);
     snprintf(aux, sizeof aux, "%s-wal", path);
