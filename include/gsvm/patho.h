@@ -187,7 +187,9 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
                            gsvm_patho_layout layout, gsvm_patho_program **out, gsvm_error *err);
 /* Imports a listing in the syntax of the community disassembler
  * (gr0grig/pathologic_re: `@ Func(...)`, `// @pool_raw:`, `// @poff=`).
- * With AUTO the layout follows the listing (`Call2` means hd, `Call` alpha). */
+ * With AUTO the layout follows the listing (`Call2` or CString means hd,
+ * `Call` alpha); a listing with none of them is alpha when `file` contains
+ * "alpha" (as the community's folders are named), else hd. */
 gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
                                  gsvm_patho_layout layout, gsvm_patho_program **out,
                                  gsvm_error *err);

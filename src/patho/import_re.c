@@ -675,9 +675,11 @@ static int hexval(char c)
            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-static gsvm_patho_layout detect_layout(const char *text, size_t len)
+static gsvm_patho_layout detect_layout(const char *text, size_t len, const char *file)
 {
-    /* hd listings say "Call2" for Call; alpha ones "Call" (CString is hd only) */
+    /* hd listings say "Call2" for Call; alpha ones "Call" (CString is hd only).
+     * A listing with none of them could be either; then a file name that
+     * says "alpha" (the community keeps them in .../alpha/...) decides. */
     bool call = false;
     for (const char *s = text, *end = text + len; s < end;) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -692,7 +694,13 @@ static gsvm_patho_layout detect_layout(const char *text, size_t len)
         }
         s = nl ? nl + 1 : end;
     }
-    return call ? GSVM_PATHO_LAYOUT_ALPHA : GSVM_PATHO_LAYOUT_HD;
+    if (call)
+        return GSVM_PATHO_LAYOUT_ALPHA;
+    for (const char *f = file; f && *f; f++)
+        if ((f[0] | 0x20) == 'a' && (f[1] | 0x20) == 'l' && (f[2] | 0x20) == 'p' &&
+            (f[3] | 0x20) == 'h' && (f[4] | 0x20) == 'a')
+            return GSVM_PATHO_LAYOUT_ALPHA;
+    return GSVM_PATHO_LAYOUT_HD;
 }
 
 enum { S_NONE, S_GVARS, S_STRINGS, S_IMPORTS, S_TASKS, S_EVENTS, S_CODE };
@@ -712,7 +720,7 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
     gsvm_patho_program *p = I.p = calloc(1, sizeof *p);
     if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? detect_layout(text, len) : layout;
+    p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? detect_layout(text, len, file) : layout;
     gsvm_status st = GSVM_OK;
     int sec = S_NONE;
     const char *s = text, *end = text + len;

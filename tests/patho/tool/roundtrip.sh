@@ -28,6 +28,12 @@ for f in "$corpus"/bin/*/*.bin; do
         else
             fail=$((fail+1)); echo "pathologic_re import differs: $re"; head -3 "$tmp/err"
         fi
+        # and with the layout left to the listing (and its folder name)
+        if "$GSVM_BIN" patho asm --from pathologic_re "$re" -o "$tmp/r2.bin" && cmp -s "$tmp/r2.bin" "$f"; then
+            pass=$((pass+1))
+        else
+            fail=$((fail+1)); echo "pathologic_re import (layout detected) differs: $re"
+        fi
     fi
 done
 echo "$pass passed, $fail failed"
