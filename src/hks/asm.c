@@ -27,6 +27,8 @@ typedef struct parser {
     fbuild stack[MAX_DEPTH + 1];
     int depth; /* number of open functions */
     bool have_header, have_main, in_structs, structs_done;
+    bool std_types;         /* types_standard's answer ... */
+    uint64_t std_types_at;  /* ... for this many types + 1 (0: not asked yet) */
     uint8_t ophash[256]; /* opcode name hash -> internal id + 1 (0 = empty) */
     size_t cap_structs, cap_slots, cap_bases, cap_prefix, cap_trailing;
 } parser;
@@ -110,6 +112,23 @@ static int hexval(char ch)
                                     : -1;
 }
 
+static inline bool is_digit(char ch) { return (unsigned)(ch - '0') < 10u; }
+
+/* Up to 19 decimal digits, which cannot overflow 64 bits and so need no
+ * check per digit; the callers go on digit by digit (with checks) after
+ * that.  Returns the number of digits read. */
+static inline int decimal19(const char **pp, const char *end, uint64_t *out)
+{
+    const char *p = *pp, *stop = end - p > 19 ? p + 19 : end;
+    uint64_t v = 0;
+    while (p < stop && is_digit(*p))
+        v = v * 10 + (uint64_t)(*p++ - '0');
+    int n = (int)(p - *pp);
+    *pp = p;
+    *out = v;
+    return n;
+}
+
 /* Integers: decimal or 0x hex, optionally negative. */
 static bool integer(parser *P, int64_t *out, const char *what)
 {
@@ -137,6 +156,7 @@ static bool integer(parser *P, int64_t *out, const char *what)
             v = v * 16 + (uint64_t)d;
         }
     } else {
+        digits = decimal19(&P->p, P->end, &v);
         for (; P->p < P->end && *P->p >= '0' && *P->p <= '9'; P->p++, digits++) {
             if (v > (UINT64_MAX - 9) / 10)
                 return fail(P, s, "%s is too large", what);
@@ -163,6 +183,8 @@ static bool unsigned_in(parser *P, uint64_t *out, uint64_t max, const char *what
     bool hex = P->end - P->p > 2 && P->p[0] == '0' && (P->p[1] == 'x' || P->p[1] == 'X');
     if (hex)
         P->p += 2;
+    else
+        digits = decimal19(&P->p, P->end, &v); /* the common case, without a division per digit */
     for (; P->p < P->end; P->p++, digits++) {
         int d = hexval(*P->p);
         if (d < 0 || (!hex && d > 9))
@@ -292,28 +314,40 @@ static bool need_function(parser *P, const char *directive)
     return true;
 }
 
-/* One operand in luac's convention (constants as -1-index). */
+/* An operand's field value from its listed value, in luac's convention
+ * (constants as -1-index); false if it does not fit. */
+static inline bool operand_field(unsigned kind, bool is_c, uint32_t width_max, int64_t v,
+                                 uint32_t *out)
+{
+    if (v < 0) {
+        if (kind == HKS_K)
+            v = -1 - v;
+        else if (kind == HKS_RK && is_c && -1 - v <= 255)
+            v = 256 + (-1 - v);
+        else
+            return false;
+    }
+    if ((uint64_t)v > width_max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* One operand (read, then checked by operand_field; the checks are
+ * repeated here only to say what is wrong). */
 static bool operand(parser *P, unsigned kind, bool is_c, uint32_t width_max, uint32_t *out)
 {
     const char *s = (skip_ws(P), P->p);
     int64_t v = 0;
     if (!integer(P, &v, "an operand"))
         return false;
-    if (v < 0) {
-        if (kind == HKS_K) {
-            v = -1 - v;
-        } else if (kind == HKS_RK && is_c) {
-            if (-1 - v > 255)
-                return fail(P, s, "constant operand %lld is out of range -1..-256", (long long)v);
-            v = 256 + (-1 - v);
-        } else {
-            return fail(P, s, "operand %lld must not be negative", (long long)v);
-        }
-    }
-    if ((uint64_t)v > width_max)
-        return fail(P, s, "operand %lld does not fit its field (max %u)", (long long)v, width_max);
-    *out = (uint32_t)v;
-    return true;
+    if (operand_field(kind, is_c, width_max, v, out))
+        return true;
+    if (v < 0 && kind == HKS_RK && is_c)
+        return fail(P, s, "constant operand %lld is out of range -1..-256", (long long)v);
+    if (v < 0 && kind != HKS_K)
+        return fail(P, s, "operand %lld must not be negative", (long long)v);
+    return fail(P, s, "operand %lld does not fit its field (max %u)", (long long)v, width_max);
 }
 
 static unsigned name_hash(const char *w, size_t n)
@@ -347,8 +381,112 @@ static unsigned op_lookup(parser *P, const char *w, size_t n)
     }
 }
 
+/* The widest field an operand may fill: A and B 8 bits, C 9, Bx 17. */
+static inline uint32_t field_max(unsigned mode, int field)
+{
+    if (mode == HKS_ABC)
+        return field == 2 ? 0x1FF : 0xFF;
+    return field == 1 ? 0x1FFFF : 0xFF;
+}
+
+/* Assembles one instruction from its operand values, as listed; false if
+ * they do not fit (the general path then says why). */
+static bool encode_fast(const hks_opinfo *o, unsigned op, const int64_t *v, int nv, uint32_t *insn)
+{
+    uint32_t f[3] = {0, 0, 0};
+    int first = 0; /* the field the first value fills */
+    if (o->mode == HKS_ASBX && o->a == HKS_N && nv == 1)
+        first = 1; /* JMP sBx: A omitted */
+    else if (o->mode == HKS_ABC ? nv < 1 : nv != 2)
+        return false;
+    for (int i = 0; i < nv; i++) {
+        int fi = first + i;
+        if (o->mode == HKS_ASBX && fi == 1) {
+            if (v[i] < -0xFFFF || v[i] > 0x10000)
+                return false;
+            f[1] = (uint32_t)(v[i] + 0xFFFF);
+            continue;
+        }
+        unsigned kind = fi == 0 ? o->a : fi == 1 ? o->b : o->c;
+        if (!operand_field(kind, fi == 2, field_max(o->mode, fi), v[i], &f[fi]))
+            return false;
+    }
+    *insn = (uint32_t)op << 25 | f[0];
+    if (o->mode == HKS_ABC)
+        *insn |= f[1] << 17 | f[2] << 8;
+    else
+        *insn |= f[1] << 8;
+    return true;
+}
+
+/* The fast path for code lines as the listing printer writes them,
+ *     <pc> [<line>] NAME <decimal operands>
+ * (one per instruction: millions for the corpus).  It reads the line in one
+ * pass and returns false, having changed nothing, on anything it does not
+ * take as is (hex, .word, long numbers, out-of-range values...); code_line
+ * then reads the line with the general helpers and words any error.  Both
+ * build the same word from what the fast path accepts. */
+static bool code_line_fast(parser *P, fbuild *fb)
+{
+    const char *p = P->p, *e = P->end, *s = p;
+    while (p < e && is_digit(*p)) /* pc, informative */
+        p++;
+    if (p - s > 18)
+        return false;
+    while (p < e && is_ws(*p))
+        p++;
+    if (p < e && *p == '[') { /* source line, informative */
+        const char *r = memchr(p, ']', (size_t)(e - p));
+        if (!r)
+            return false;
+        p = r + 1;
+    }
+    while (p < e && is_ws(*p))
+        p++;
+    const char *w = p;
+    while (p < e && !is_ws(*p))
+        p++;
+    unsigned iop = p > w ? op_lookup(P, w, (size_t)(p - w)) : HKS_NO_OP;
+    if (iop == HKS_NO_OP)
+        return false;
+    unsigned op = hks_encode_op(P->c->profile, iop);
+    if (op == HKS_NO_OP)
+        return false;
+    int64_t v[3];
+    int nv = 0;
+    for (;;) {
+        while (p < e && is_ws(*p))
+            p++;
+        if (p >= e)
+            break;
+        if (nv == 3)
+            return false;
+        bool neg = *p == '-';
+        p += neg;
+        const char *d = p;
+        int64_t x = 0;
+        while (p < e && is_digit(*p) && p - d < 10)
+            x = x * 10 + (*p++ - '0');
+        if (p == d || (p < e && !is_ws(*p)))
+            return false; /* no digits, too many, or not a plain decimal */
+        v[nv++] = neg ? -x : x;
+    }
+    uint32_t insn;
+    if (!encode_fast(&hks_ops[iop], op, v, nv, &insn))
+        return false;
+    if (!grow(P, (void **)&fb->f.code, &fb->cap_code, (size_t)fb->f.ncode, 4))
+        return false;
+    fb->f.code[fb->f.ncode++] = insn;
+    P->p = p;
+    return true;
+}
+
 static bool code_line(parser *P, fbuild *fb)
 {
+    if (code_line_fast(P, fb))
+        return true;
+    if (P->failed)
+        return false; /* out of memory in the fast path */
     gsvm_hks_chunk *c = P->c;
     const char *w;
     size_t n;
@@ -661,6 +799,18 @@ static bool finish_function(parser *P)
     return true;
 }
 
+/* hks_types_standard, remembered: .type lines only ever append entries, so
+ * the answer holds while the count stays the same (it is asked at every
+ * .function). */
+static bool types_standard(parser *P)
+{
+    if (P->std_types_at != P->c->ntypes + 1u) {
+        P->std_types = hks_types_standard(P->c);
+        P->std_types_at = P->c->ntypes + 1u;
+    }
+    return P->std_types;
+}
+
 static bool directive(parser *P)
 {
     gsvm_hks_chunk *c = P->c;
@@ -752,7 +902,7 @@ static bool directive(parser *P)
     if (IS(".function")) {
         if (!c->types)
             return fail(P, w, "expected .types before the first .function");
-        if (c->ntypes != c->struct_marker && !hks_types_standard(c))
+        if (c->ntypes != c->struct_marker && !types_standard(P))
             return fail(P, w, ".types announced %u entries but %u .type lines follow",
                         c->struct_marker, c->ntypes);
         if (P->have_main && P->depth == 0)

@@ -11,13 +11,41 @@
 #include "hks/internal.h"
 #include "hks/text.h"
 
+/* The per-function annotation text of each constant (as shown in comments),
+ * computed once per function so that the code loop only copies bytes.  Its
+ * buffers live in the printer and are reused from function to function. */
+typedef struct kcache {
+    gsvm_buf text;
+    size_t *at; /* nk + 1 offsets into text */
+    size_t cap_at;
+} kcache;
+
+/* An opcode's column as printed: the name padded to 14 columns, then a tab. */
+typedef struct padded_name {
+    char text[32]; /* the longest name (INTRINSIC_INDEX_LITERAL) has 23 */
+    uint8_t len;
+} padded_name;
+
 typedef struct printer {
     gsvm_buf b;
     const gsvm_hks_chunk *c;
+    kcache kc;
+    uint8_t iop_of[128];                /* encoded opcode -> internal id, for the profile */
+    padded_name names[HKS_I_COUNT];
     char path[2048]; /* 129 levels of "/" + 10 digits fit */
 } printer;
 
-static void puts_(printer *P, const char *s) { gsvm_buf_puts(&P->b, s); }
+/* Appends with the room check inline: the listing makes millions of small
+ * appends, and a call into buf.c for each costs more than the copy. */
+static inline void put_n(printer *P, const char *s, size_t n)
+{
+    if (P->b.cap - P->b.len <= n && !gsvm_buf_reserve(&P->b, n))
+        return;
+    memcpy(P->b.data + P->b.len, s, n);
+    P->b.len += n;
+}
+/* strlen of a literal folds to a constant once this is inlined */
+static inline void puts_(printer *P, const char *s) { put_n(P, s, strlen(s)); }
 static inline void putc_(printer *P, int ch)
 {
     if (P->b.len + 1 < P->b.cap)
@@ -25,7 +53,23 @@ static inline void putc_(printer *P, int ch)
     else
         gsvm_buf_putc(&P->b, ch);
 }
-static void putu(printer *P, uint64_t v) { hks_put_u(&P->b, v); }
+static inline void putu(printer *P, uint64_t v)
+{
+    if (v > UINT32_MAX || (P->b.cap - P->b.len <= 10 && !gsvm_buf_reserve(&P->b, 10))) {
+        hks_put_u(&P->b, v); /* (or it sets the buffer's oom) */
+        return;
+    }
+    P->b.len = (size_t)(hks_w_u32((char *)P->b.data + P->b.len, (uint32_t)v) - (char *)P->b.data);
+}
+
+static void put_hex32(printer *P, uint32_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char tmp[8];
+    for (int i = 7; i >= 0; i--, v >>= 4)
+        tmp[i] = hex[v & 15];
+    put_n(P, tmp, 8);
+}
 
 static void hexlines(printer *P, const char *directive, const uint8_t *p, size_t n)
 {
@@ -85,24 +129,27 @@ static void put_const_value(printer *P, const gsvm_hks_const *k, size_t limit)
 
 static const char *const kind_type[] = {"nil", "boolean", "lightuserdata", "number", "string"};
 
-/* The per-function annotation text of each constant (as shown in comments),
- * computed once so that the code loop only copies bytes. */
-typedef struct kcache {
-    gsvm_buf text;
-    size_t *at; /* nk + 1 offsets into text */
-} kcache;
+
+/* String constants longer than this are cut in annotations.  (A stored
+ * string of KC_LIMIT bytes or fewer is never cut: its text serves the
+ * .constants section as well.) */
+enum { KC_LIMIT = 40 };
 
 static bool kcache_build(printer *P, const gsvm_hks_proto *f, kcache *kc)
 {
-    gsvm_buf_init(&kc->text);
-    kc->at = malloc(((size_t)f->nk + 1) * sizeof *kc->at);
-    if (!kc->at)
-        return false;
+    kc->text.len = 0;
+    if ((size_t)f->nk + 1 > kc->cap_at) {
+        size_t *at = realloc(kc->at, ((size_t)f->nk + 1) * sizeof *kc->at);
+        if (!at)
+            return false;
+        kc->at = at;
+        kc->cap_at = (size_t)f->nk + 1;
+    }
     gsvm_buf saved = P->b;
     P->b = kc->text;
     for (uint32_t i = 0; i < f->nk; i++) {
         kc->at[i] = P->b.len;
-        put_const_value(P, &f->k[i], 40);
+        put_const_value(P, &f->k[i], KC_LIMIT);
     }
     kc->at[f->nk] = P->b.len;
     kc->text = P->b;
@@ -111,18 +158,7 @@ static bool kcache_build(printer *P, const gsvm_hks_proto *f, kcache *kc)
 }
 
 /* Writers on a pointer into space already reserved. */
-static inline char *w_u(char *o, uint32_t v)
-{
-    char tmp[12];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *o++ = tmp[--n];
-    return o;
-}
+static inline char *w_u(char *o, uint32_t v) { return hks_w_u32(o, v); }
 
 static inline char *w_i(char *o, int64_t v)
 {
@@ -162,6 +198,7 @@ static char *w_k(char *o, const kcache *kc, const gsvm_hks_proto *f, uint32_t id
  * 40 escaped bytes (4 bytes each) plus "...". */
 enum { LINE_ROOM = 1024 };
 
+/* Lists the code; the constants' text is in P->kc already. */
 static void list_code(printer *P, const gsvm_hks_proto *f)
 {
     const gsvm_hks_chunk *c = P->c;
@@ -169,21 +206,16 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
     const hks_opinfo *owner = NULL;
     bool have_lines = hks_debug_kind(c->format, f->debug.flag) == HKS_DBG_FULL &&
                       f->debug.nlines == f->ncode;
-    kcache kc;
-    if (!kcache_build(P, f, &kc)) {
-        P->b.oom = true;
-        free(kc.at);
-        gsvm_buf_free(&kc.text);
-        return;
-    }
+    const kcache *kc = &P->kc;
     size_t plen = strlen(P->path);
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
-        if (!gsvm_buf_reserve(&P->b, LINE_ROOM + plen))
+        /* inline check: the call into buf.c costs more than the rest of a short line */
+        if (P->b.cap - P->b.len <= LINE_ROOM + plen && !gsvm_buf_reserve(&P->b, LINE_ROOM + plen))
             break;
         char *o = (char *)P->b.data + P->b.len;
         uint32_t w = f->code[pc];
         unsigned op = GSVM_HKS_OP(w);
-        unsigned iop = hks_decode_op(c->profile, op);
+        unsigned iop = P->iop_of[op];
         *o++ = '\t';
         o = w_u(o, (uint32_t)pc);
         o = w_s(o, "\t[", 2);
@@ -199,10 +231,9 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
             continue;
         }
         const hks_opinfo *oi = &hks_ops[iop];
-        o = w_s(o, oi->name, oi->namelen);
-        for (size_t i = oi->namelen; i < 14; i++)
-            *o++ = ' ';
-        *o++ = '\t';
+        /* a fixed-size copy of the padded name; only its length counts */
+        memcpy(o, P->names[iop].text, sizeof P->names[iop].text);
+        o += P->names[iop].len;
         uint32_t A = GSVM_HKS_A(w);
         bool first = true;
         if (oi->mode == HKS_ABC) {
@@ -223,11 +254,11 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
                 o = w_field(o, oi->c, C, true);
             }
             if (oi->b == HKS_K)
-                o = w_k(o, &kc, f, B, &first);
+                o = w_k(o, kc, f, B, &first);
             if (oi->c == HKS_K)
-                o = w_k(o, &kc, f, C, &first);
+                o = w_k(o, kc, f, C, &first);
             if (oi->c == HKS_RK && C >= 256)
-                o = w_k(o, &kc, f, C - 256, &first);
+                o = w_k(o, kc, f, C - 256, &first);
             if (oi->b == HKS_V && f->debug.flag && B < f->debug.nupnames) {
                 P->b.len = (size_t)(o - (char *)P->b.data);
                 puts_(P, "\t; ");
@@ -243,7 +274,7 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
             *o++ = ' ';
             o = w_field(o, oi->b, Bx, false);
             if (oi->b == HKS_K)
-                o = w_k(o, &kc, f, Bx, &first);
+                o = w_k(o, kc, f, Bx, &first);
             if (oi->b == HKS_P) {
                 o = w_s(o, "\t; function ", 12);
                 o = w_s(o, P->path, plen);
@@ -270,21 +301,18 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
             o = w_u(o, (uint32_t)owner_pc);
             owned_left--;
         } else if (iop != HKS_I_DATA) {
-            owned_left = hks_data_words(f, iop, w);
+            owned_left = oi->data ? hks_data_words(f, iop, w) : 0;
             owner = oi;
             owner_pc = pc;
         }
         *o++ = '\n';
         P->b.len = (size_t)(o - (char *)P->b.data);
     }
-    free(kc.at);
-    gsvm_buf_free(&kc.text);
 }
 
 static void list_function(printer *P, const gsvm_hks_proto *f)
 {
     const gsvm_hks_debug *d = &f->debug;
-    char tmp[160];
     /* the luac-style summary, as comments */
     hks_dbg_kind kind = hks_debug_kind(P->c->format, d->flag);
     puts_(P, "\n; function ");
@@ -349,9 +377,14 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
         puts_(P, "\t; alignment bytes as found\n");
     }
     puts_(P, ".code\n");
-    list_code(P, f);
+    /* the code's annotations need the constants' text: made once here */
+    bool have_kc = kcache_build(P, f, &P->kc);
+    if (!have_kc)
+        P->b.oom = true;
+    else
+        list_code(P, f);
     puts_(P, ".constants\n");
-    for (uint32_t i = 0; i < f->nk; i++) {
+    for (uint32_t i = 0; i < f->nk && have_kc; i++) {
         const gsvm_hks_const *k = &f->k[i];
         putc_(P, '\t');
         putu(P, i);
@@ -359,19 +392,30 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
         puts_(P, k->type <= 4 ? kind_type[k->type] : "ui64");
         if (k->type != GSVM_HKS_K_NIL) {
             putc_(P, '\t');
-            put_const_value(P, k, 0);
+            if (k->type == GSVM_HKS_K_STRING && k->s.size > KC_LIMIT)
+                put_const_value(P, k, 0); /* may have been cut in the annotation text */
+            else
+                put_n(P, (const char *)P->kc.text.data + P->kc.at[i],
+                      P->kc.at[i + 1] - P->kc.at[i]);
         }
         putc_(P, '\n');
     }
     if (kind == HKS_DBG_HASH) {
-        snprintf(tmp, sizeof tmp, ".debug %u\t; only a hash (debug info kept elsewhere)\n"
-                 ".hash 0x%08x\n", d->flag, d->hash);
-        puts_(P, tmp);
+        puts_(P, ".debug ");
+        putu(P, d->flag);
+        puts_(P, "\t; only a hash (debug info kept elsewhere)\n.hash 0x");
+        put_hex32(P, d->hash);
+        putc_(P, '\n');
     } else if (d->flag) {
-        snprintf(tmp, sizeof tmp, ".debug %u%s\n.linedefined %u %u\n.source ", d->flag,
-                 kind == HKS_DBG_PROFILE ? "\t; names and lines defined only" : "",
-                 d->linedefined, d->lastlinedefined);
-        puts_(P, tmp);
+        puts_(P, ".debug ");
+        putu(P, d->flag);
+        if (kind == HKS_DBG_PROFILE)
+            puts_(P, "\t; names and lines defined only");
+        puts_(P, "\n.linedefined ");
+        putu(P, d->linedefined);
+        putc_(P, ' ');
+        putu(P, d->lastlinedefined);
+        puts_(P, "\n.source ");
         hks_put_str(&P->b, &d->source, 0);
         puts_(P, "\n.name ");
         hks_put_str(&P->b, &d->name, 0);
@@ -424,12 +468,35 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
     putc_(P, '\n');
 }
 
+/* Per-listing lookup tables: the profile's opcode map and the padded names. */
+static void printer_tables(printer *P)
+{
+    for (unsigned op = 0; op < 128; op++)
+        P->iop_of[op] = (uint8_t)hks_decode_op(P->c->profile, op);
+    for (unsigned i = 0; i < HKS_I_COUNT; i++) {
+        padded_name *pn = &P->names[i];
+        const hks_opinfo *oi = &hks_ops[i];
+        _Static_assert(sizeof pn->text > 14 + 1, "room for the padding and the tab");
+        size_t n = oi->namelen < sizeof pn->text - 1 ? oi->namelen : sizeof pn->text - 2;
+        memset(pn->text, ' ', sizeof pn->text);
+        memcpy(pn->text, oi->name, n);
+        if (n < 14)
+            n = 14;
+        pn->text[n] = '\t';
+        pn->len = (uint8_t)(n + 1);
+    }
+}
+
 gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm_error *err)
 {
     printer P;
     memset(&P, 0, sizeof P);
     gsvm_buf_init(&P.b);
     P.c = c;
+    printer_tables(&P);
+    /* the listing runs to ~4.6 bytes per chunk byte: start big enough to
+     * skip the first dozen doublings (and their copies) */
+    gsvm_buf_reserve(&P.b, (size_t)1 << 16);
     char tmp[256];
     puts_(&P, "; HavokScript chunk, listed by gsvm hks (lossless: gsvm hks asm rebuilds it byte "
               "for byte)\n");
@@ -501,6 +568,8 @@ gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm
         puts_(&P, tmp);
         hexlines(&P, ".trailing", c->trailing, c->ntrailing);
     }
+    free(P.kc.at);
+    gsvm_buf_free(&P.kc.text);
     if (P.b.oom) {
         gsvm_buf_free(&P.b);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
