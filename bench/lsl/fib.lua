@@ -1,0 +1,6 @@
+-- Naive recursive Fibonacci; the twin of fib.lsl.
+local function fib(n)
+  if n < 2 then return n end
+  return fib(n - 1) + fib(n - 2)
+end
+print("fib " .. fib(34))
