@@ -108,7 +108,8 @@ const char *gsvm_lsl_default_cache_dir(char *buf, size_t size);
 typedef enum gsvm_lsl_run_status {
     GSVM_LSL_FINISHED = 0, /* reached Halt (or nothing was dispatched) */
     GSVM_LSL_YIELDED,      /* spent its budget with work remaining */
-    GSVM_LSL_ERROR         /* a runtime fault stopped the script */
+    GSVM_LSL_ERROR,        /* a runtime fault stopped the script */
+    GSVM_LSL_SLEEPING      /* ABI 3: waiting for simulation time (llSleep, a forced delay) */
 } gsvm_lsl_run_status;
 
 /* The host boundary: one callback for every host function.  `args` are in
@@ -156,6 +157,99 @@ gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *l
  * the VM is left exactly as it was (never half-restored). */
 gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len,
                                 const char *file, gsvm_error *err);
+
+/* ==== ABI 3: the whole language ==========================================
+ *
+ * A second compiler, program format and VM beside ABI 2 (which keeps
+ * running exactly as before).  Every LSL type, operator, statement, user
+ * functions, states, all 43 events, the builtin library (natively or across
+ * the host boundary), simulation time (timers, sleeps, forced delays),
+ * listens, a 64 KiB memory limit and a complete snapshot.  Values cross the
+ * host boundary as JSON (jansson): integer and float numbers, string and key
+ * strings, {"vector":[x,y,z]}, {"rotation":[x,y,z,s]}, lists as arrays.
+ *
+ *     gsvm_lsl3_compile(src, len, "door.lsl", &prog, &err);
+ *     gsvm_lsl3_vm_new(prog, &vm, &err);
+ *     gsvm_lsl3_vm_set_host(vm, my_host, my_data);
+ *     gsvm_lsl3_vm_start(vm, &err);                 // queues state_entry
+ *     while (gsvm_lsl3_vm_run(vm, 1024) == GSVM_LSL_YIELDED) ;
+ *     gsvm_lsl3_vm_post(vm, "touch_start", args, &queued, &err);
+ *     gsvm_lsl3_vm_advance(vm, 1000);               // timers fire, sleeps end
+ */
+#define GSVM_LSL3_ABI_VERSION 3
+#define GSVM_LSL3_SNAPSHOT_VERSION 3
+
+typedef struct gsvm_lsl3_program gsvm_lsl3_program;
+typedef struct gsvm_lsl3_vm gsvm_lsl3_vm;
+struct json_t;
+
+/* Compiles the whole language; diagnostics as gsvm_lsl_compile's. */
+gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
+                              gsvm_lsl3_program **out, gsvm_error *err);
+void gsvm_lsl3_program_free(gsvm_lsl3_program *prog);
+/* The ABI-3 program file (magic "HWZ3"); load validates every field. */
+gsvm_status gsvm_lsl3_program_save(const gsvm_lsl3_program *prog, uint8_t **out, size_t *len,
+                                   gsvm_error *err);
+gsvm_status gsvm_lsl3_program_load(const uint8_t *data, size_t len, const char *file,
+                                   gsvm_lsl3_program **out, gsvm_error *err);
+bool gsvm_lsl3_is_program_file(const uint8_t *data, size_t len);
+gsvm_status gsvm_lsl3_program_list(const gsvm_lsl3_program *prog, char **out, gsvm_error *err);
+gsvm_status gsvm_lsl3_isa_table(char **out, gsvm_error *err);
+size_t gsvm_lsl3_program_code_size(const gsvm_lsl3_program *prog);
+/* Does any state handle `event`? */
+bool gsvm_lsl3_program_has_event(const gsvm_lsl3_program *prog, const char *event);
+/* The program's identity: SHA-256 of its file form (32 bytes). */
+const uint8_t *gsvm_lsl3_program_hash(const gsvm_lsl3_program *prog);
+
+/* The host boundary for every builtin the library does not implement and
+ * the VM does not service: `args` is a JSON array (borrowed).  Set *result
+ * to a new JSON value of the function's return type, or leave it NULL for
+ * the type-correct default (0, 0.0, "", ZERO_VECTOR, ...).  Anything but
+ * GSVM_OK faults the script with err->message. */
+typedef gsvm_status (*gsvm_lsl3_host_fn)(void *user, const char *name, const struct json_t *args,
+                                         struct json_t **result, gsvm_error *err);
+
+gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err);
+void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm);
+void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user);
+/* Queues state_entry of the default state (a fresh script's start). */
+gsvm_status gsvm_lsl3_vm_start(gsvm_lsl3_vm *vm, gsvm_error *err);
+/* Queues an event with JSON arguments checked against its signature
+ * (GSVM_ERR_INPUT naming the problem).  *queued is false when the event
+ * was dropped as Second Life drops it: a full queue (64), no handler in the
+ * current state, or a listen no active llListen filter matches. */
+gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const struct json_t *args,
+                              bool *queued, gsvm_error *err);
+/* Runs at most `budget` instructions: FINISHED when idle (nothing queued),
+ * SLEEPING when waiting for time, YIELDED with work left, ERROR on a fault. */
+gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget);
+/* Advances simulation time by at most `ms`, stopping early at the next
+ * timer deadline (whose timer event it queues); returns the ms advanced.
+ * Call it again (after running) until the whole span has passed. */
+uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms);
+uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm);
+uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm);
+const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm);
+uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm);
+/* Memory accounting as llGetUsedMemory reports it, and the limit. */
+size_t gsvm_lsl3_vm_used_memory(const gsvm_lsl3_vm *vm);
+/* A global as JSON (new reference), NULL when out of range. */
+struct json_t *gsvm_lsl3_vm_global(const gsvm_lsl3_vm *vm, size_t slot);
+
+/* Fair slicing of many scripts: one tick gives each VM that has work the
+ * same `budget`; statuses (may be NULL) receive each VM's result.  Returns
+ * how many VMs still have work (YIELDED). */
+size_t gsvm_lsl3_tick(gsvm_lsl3_vm **vms, size_t n, uint64_t budget, gsvm_lsl_run_status *statuses);
+
+/* The ABI-3 snapshot ("HWZS" version 3): everything needed to continue
+ * elsewhere.  Restore rejects another program (by hash) or any bad field
+ * and leaves the VM untouched on error. */
+gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t *len,
+                                  gsvm_error *err);
+gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t len,
+                                 const char *file, gsvm_error *err);
+/* The ABI of a snapshot blob (2 or 3), 0 when it is not one. */
+int gsvm_lsl_snapshot_abi(const uint8_t *data, size_t len);
 
 #ifdef __cplusplus
 }

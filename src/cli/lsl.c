@@ -11,26 +11,65 @@
 #include "base/jsonl.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "cli/lsl_cli.h"
 #include "gsvm/lsl.h"
 
-/* Reads FILE (or "-") and turns it into a program: a .fpc (recognised by
- * its magic) is loaded, anything else is compiled as LSL source, through the
- * cache when `cache_dir` is not NULL. */
-static gsvm_status load_program(const char *path, const char *cache_dir, gsvm_lsl_program **out,
-                                gsvm_error *err)
+/* A program of either ABI. */
+typedef struct any_prog {
+    gsvm_lsl_program *p2;
+    gsvm_lsl3_program *p3;
+} any_prog;
+
+static void any_free(any_prog *a)
 {
+    gsvm_lsl_program_free(a->p2);
+    gsvm_lsl3_program_free(a->p3);
+    a->p2 = NULL;
+    a->p3 = NULL;
+}
+
+/* Reads FILE (or "-") and turns it into a program: a .fpc (ABI 2, magic
+ * HWZP) or an ABI-3 program file (magic HWZ3) is loaded; anything else is
+ * compiled as LSL source.  `abi` 0 picks ABI 2 when the script fits its
+ * slice (through the cache when `cache_dir` is not NULL) and ABI 3
+ * otherwise; 2 or 3 forces one (a program file must then be of that ABI). */
+static gsvm_status load_any(const char *path, const char *cache_dir, int abi, any_prog *out,
+                            gsvm_error *err)
+{
+    out->p2 = NULL;
+    out->p3 = NULL;
     gsvm_buf bytes;
     gsvm_status st = gsvm_file_read(path, &bytes, err);
     if (st != GSVM_OK)
         return st;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    if (gsvm_lsl_is_program_file(bytes.data, bytes.len))
-        st = gsvm_lsl_program_load(bytes.data, bytes.len, name, out, err);
-    else
-        st = gsvm_lsl_compile_cached((const char *)bytes.data, bytes.len, name, cache_dir, out,
-                                     NULL, err);
+    if (gsvm_lsl_is_program_file(bytes.data, bytes.len)) {
+        st = abi == 3 ? gsvm_error_set(err, GSVM_ERR_INPUT, name, "an ABI-2 program, not ABI 3")
+                      : gsvm_lsl_program_load(bytes.data, bytes.len, name, &out->p2, err);
+    } else if (gsvm_lsl3_is_program_file(bytes.data, bytes.len)) {
+        st = abi == 2 ? gsvm_error_set(err, GSVM_ERR_INPUT, name, "an ABI-3 program, not ABI 2")
+                      : gsvm_lsl3_program_load(bytes.data, bytes.len, name, &out->p3, err);
+    } else {
+        const char *src = bytes.data ? (const char *)bytes.data : "";
+        if (abi != 3)
+            st = gsvm_lsl_compile_cached(src, bytes.len, name, cache_dir, &out->p2, NULL, err);
+        if (abi == 3 || (abi == 0 && st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO)) {
+            /* not in the ABI-2 slice: the whole language (its diagnostic wins) */
+            gsvm_error_clear(err);
+            st = gsvm_lsl3_compile(src, bytes.len, name, &out->p3, err);
+        }
+    }
     gsvm_buf_free(&bytes);
     return st;
+}
+
+static bool parse_abi(const char *verb, uint64_t abi, bool has)
+{
+    if (has && abi != 2 && abi != 3) {
+        fprintf(stderr, "gsvm lsl %s: --abi must be 2 or 3\n", verb);
+        return false;
+    }
+    return true;
 }
 
 static FILE *open_output(const char *path, gsvm_error *err)
@@ -48,14 +87,18 @@ static FILE *open_output(const char *path, gsvm_error *err)
 static int cmd_compile(int argc, char **argv)
 {
     const char *out_path = NULL;
+    uint64_t abi = 0;
+    bool has_abi = false;
     const gsvm_opt opts[] = {
         {"--output", 'o', OPT_STRING, &out_path, "OUT.fpc", "write the program here (default stdout)", NULL},
+        {"--abi", 0, OPT_U64, &abi, "2|3", "force the ABI (default: 2 when the script fits its slice, else 3)", &has_abi},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
-        "gsvm lsl compile", "FILE.lsl [-o OUT.fpc]",
-        "Compiles LSL source (ABI 2) to a Falcon program file (.fpc).  Diagnostics are\n"
-        "FILE:LINE:COL: error: MESSAGE and exit 1.",
+        "gsvm lsl compile", "FILE.lsl [-o OUT.fpc] [--abi 2|3]",
+        "Compiles LSL source to a Falcon program file: ABI 2 (.fpc, magic HWZP) when the\n"
+        "script fits the ABI-2 slice, else ABI 3 (the whole language, magic HWZ3).\n"
+        "Diagnostics are FILE:LINE:COL: error: MESSAGE and exit 1.",
         opts, 1, 1};
     const char *pos[1];
     int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
@@ -65,15 +108,18 @@ static int cmd_compile(int argc, char **argv)
         fprintf(stderr, "gsvm lsl compile: refusing to write a binary program to a terminal; use -o OUT.fpc\n");
         return EXIT_USAGE;
     }
+    if (!parse_abi("compile", abi, has_abi))
+        return EXIT_USAGE;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_lsl_program *prog;
-    if (load_program(pos[0], NULL, &prog, &err) != GSVM_OK)
+    any_prog prog;
+    if (load_any(pos[0], NULL, (int)abi, &prog, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     uint8_t *data;
     size_t len;
-    gsvm_status st = gsvm_lsl_program_save(prog, &data, &len, &err);
-    gsvm_lsl_program_free(prog);
+    gsvm_status st = prog.p2 ? gsvm_lsl_program_save(prog.p2, &data, &len, &err)
+                             : gsvm_lsl3_program_save(prog.p3, &data, &len, &err);
+    any_free(&prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
     st = gsvm_file_write(out_path ? out_path : "-", data, len, &err);
@@ -99,12 +145,13 @@ static int cmd_list(int argc, char **argv)
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_lsl_program *prog;
-    if (load_program(pos[0], NULL, &prog, &err) != GSVM_OK)
+    any_prog prog;
+    if (load_any(pos[0], NULL, 0, &prog, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     char *text;
-    gsvm_status st = gsvm_lsl_program_list(prog, &text, &err);
-    gsvm_lsl_program_free(prog);
+    gsvm_status st = prog.p2 ? gsvm_lsl_program_list(prog.p2, &text, &err)
+                             : gsvm_lsl3_program_list(prog.p3, &text, &err);
+    any_free(&prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
     st = gsvm_file_write(out_path ? out_path : "-", text, strlen(text), &err);
@@ -128,12 +175,13 @@ static int cmd_verify(int argc, char **argv)
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_lsl_program *prog;
-    if (load_program(pos[0], NULL, &prog, &err) != GSVM_OK)
+    any_prog prog;
+    if (load_any(pos[0], NULL, 0, &prog, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
-    gsvm_status st = gsvm_lsl_program_verify(prog, &err);
-    size_t n = gsvm_lsl_program_code_size(prog);
-    gsvm_lsl_program_free(prog);
+    /* ABI 3 programs are verified (types and stack shapes) whenever they are built or loaded */
+    gsvm_status st = prog.p2 ? gsvm_lsl_program_verify(prog.p2, &err) : GSVM_OK;
+    size_t n = prog.p2 ? gsvm_lsl_program_code_size(prog.p2) : gsvm_lsl3_program_code_size(prog.p3);
+    any_free(&prog);
     if (st != GSVM_OK) {
         snprintf(err.file, sizeof err.file, "%s", pos[0]);
         return gsvm_cli_fail(&err);
@@ -146,17 +194,23 @@ static int cmd_verify(int argc, char **argv)
 
 static int cmd_isa(int argc, char **argv)
 {
-    const gsvm_opt opts[] = {{NULL, 0, 0, NULL, NULL, NULL, NULL}};
-    const gsvm_verb_spec spec = {"gsvm lsl isa", "",
-                                 "Prints the Falcon instruction set (ABI 2) as a Markdown table.",
+    uint64_t abi = 2;
+    bool has_abi = false;
+    const gsvm_opt opts[] = {
+        {"--abi", 0, OPT_U64, &abi, "2|3", "which instruction set (default 2)", &has_abi},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+    const gsvm_verb_spec spec = {"gsvm lsl isa", "[--abi 2|3]",
+                                 "Prints the Falcon instruction set (ABI 2, or 3) as a Markdown table.",
                                  opts, 0, 0};
     const char *pos[1];
     int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
+    if (!parse_abi("isa", abi, has_abi))
+        return EXIT_USAGE;
     gsvm_error err;
     char *text;
-    if (gsvm_lsl_isa_table(&text, &err) != GSVM_OK)
+    if ((abi == 3 ? gsvm_lsl3_isa_table(&text, &err) : gsvm_lsl_isa_table(&text, &err)) != GSVM_OK)
         return gsvm_cli_fail(&err);
     fputs(text, stdout);
     free(text);
@@ -442,8 +496,8 @@ static int cmd_run(int argc, char **argv)
 {
     const char *events_path = NULL, *snapshot_out = NULL, *resume = NULL, *cache = NULL,
                *out_path = NULL;
-    uint64_t budget = 1024, max_instructions = 0, snapshot_at = 0;
-    bool no_cache = false, has_max = false, has_snapshot_at = false, has_cache = false;
+    uint64_t budget = 1024, max_instructions = 0, snapshot_at = 0, abi = 0;
+    bool no_cache = false, has_max = false, has_snapshot_at = false, has_cache = false, has_abi = false;
     const gsvm_opt opts[] = {
         {"--events", 0, OPT_STRING, &events_path, "EVENTS.jsonl",
          "events to dispatch after state_entry, one {\"event\":NAME,\"args\":[...]} per line", NULL},
@@ -460,6 +514,7 @@ static int cmd_run(int argc, char **argv)
          "compiled-program cache (default $XDG_CACHE_HOME/gsvm or ~/.cache/gsvm)", &has_cache},
         {"--no-cache", 0, OPT_FLAG, &no_cache, NULL, "compile without the cache", NULL},
         {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the JSON Lines here (default stdout)", NULL},
+        {"--abi", 0, OPT_U64, &abi, "2|3", "force the ABI of a source file (default: 2 if it fits, else 3)", &has_abi},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
@@ -497,9 +552,27 @@ static int cmd_run(int argc, char **argv)
                                                     : gsvm_lsl_default_cache_dir(cache_buf, sizeof cache_buf);
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_lsl_program *prog;
-    if (load_program(pos[0], cache_dir, &prog, &err) != GSVM_OK)
+    if (!parse_abi("run", abi, has_abi))
+        return EXIT_USAGE;
+    any_prog any;
+    if (load_any(pos[0], cache_dir, (int)abi, &any, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
+    if (any.p3) {
+        FILE *out3 = open_output(out_path, &err);
+        if (!out3) {
+            rc = gsvm_cli_fail(&err);
+        } else {
+            lsl3_run_opts o3 = {budget, max_instructions, snapshot_at, has_max, has_snapshot_at, snapshot_out};
+            rc = gsvm_cli_lsl_run3(any.p3, events_path, resume, &o3, out3);
+            if (out3 != stdout && fclose(out3) != 0 && rc == 0) {
+                gsvm_error_set(&err, GSVM_ERR_IO, out_path, "write failed");
+                rc = gsvm_cli_fail(&err);
+            }
+        }
+        any_free(&any);
+        return rc;
+    }
+    gsvm_lsl_program *prog = any.p2;
     event_line *events = NULL;
     size_t nevents = 0;
     if (events_path && load_events(events_path, prog, &events, &nevents, &err) != GSVM_OK) {
@@ -535,7 +608,7 @@ static const gsvm_verb verbs[] = {
 int gsvm_cli_lsl(int argc, char **argv)
 {
     return gsvm_cli_dispatch("lsl",
-                             "The Falcon VM (ABI 2): LSL compiled to fixed-width p-code, run in\n"
+                             "The Falcon VM (ABI 2 and ABI 3): LSL compiled to fixed-width p-code, run in\n"
                              "instruction budgets, snapshotted after any instruction and resumed.",
                              verbs, argc, argv);
 }

@@ -1,0 +1,1107 @@
+/* The ABI-3 code generator: the whole language from the parser's tree.
+ *
+ * Static types pick typed opcodes (integer and float arithmetic,
+ * comparisons, jumps) and the fused forms of counters and loop tests;
+ * everything else goes through the value library's generic operators.
+ * Operands are evaluated right to left as Second Life does (the right
+ * operand is pushed first), && and || evaluate both sides.  Every local
+ * gets its own slot (no reuse across scopes), so each slot has one type,
+ * which lets a snapshot restore check every local's type.  Global
+ * initializers are folded at compile time (LSL only allows constants,
+ * earlier globals and literals built from them). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lsl/arena.h"
+#include "lsl/ast.h"
+#include "lsl/builtins.h"
+#include "lsl/names.h"
+#include "lsl/parser.h"
+#include "lsl/prog3.h"
+
+#define T_ERR ((lsl_type)99)
+
+typedef struct local3 {
+    const char *name;
+    lsl_type type;
+    int slot;
+    int depth;
+    long prev;
+} local3;
+
+typedef struct label3 {
+    const char *name;
+    long ip; /* -1 until defined */
+    long line, col;
+} label3;
+
+typedef struct fixup3 {
+    size_t label;
+    long at;
+} fixup3;
+
+typedef struct c3 {
+    gsvm_lsl3_program *p;
+    const char *file;
+    gsvm_error *err;
+    bool failed;
+    const lsl_script *sc;
+    lsl_names gnames, fnames, snames, lnames;
+    lsl_type *gtypes;
+    size_t ng;
+    local3 *locals;
+    size_t nlocals, caplocals;
+    int depth;
+    /* the function being compiled */
+    fal3_func *fn;
+    uint8_t *slot_types;
+    size_t nslots, capslots;
+    long sd, max_sd; /* operand stack depth */
+    lsl_type ret;
+    bool in_event;
+    label3 *labels;
+    size_t nlabels, caplabels;
+    fixup3 *fixups;
+    size_t nfixups, capfixups;
+} c3;
+
+static bool fail(c3 *c, long line, long col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool fail(c3 *c, long line, long col, const char *fmt, ...)
+{
+    if (c->failed)
+        return false;
+    c->failed = true;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gsvm_error_at_line(c->err, GSVM_ERR_INPUT, c->file, line, col, "%s", msg);
+    return false;
+}
+
+static long emit(c3 *c, fal3_op op, int32_t a, int32_t b, int32_t cc, int pops, int pushes)
+{
+    if (c->failed)
+        return -1;
+    long at = fal3_emit(c->p, op, a, b, cc);
+    if (at < 0) {
+        fail(c, 0, 0, "out of memory or program too large");
+        return -1;
+    }
+    c->sd += pushes - pops;
+    if (c->sd > c->max_sd)
+        c->max_sd = c->sd;
+    return at;
+}
+
+/* Emits with the stack effect of isa3.def. */
+static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
+{
+    return emit(c, o, a, b, cc, fal3_ops[o].pops, fal3_ops[o].pushes);
+}
+
+static bool push_value(c3 *c, lsl_value v)
+{
+    switch (v.type) {
+    case LSL_TYPE_INTEGER:
+        return op(c, F3_PUSH_INT, v.u.i, 0, 0) >= 0;
+    case LSL_TYPE_FLOAT: {
+        int32_t bits;
+        memcpy(&bits, &v.u.f, 4);
+        return op(c, F3_PUSH_FLOAT, bits, 0, 0) >= 0;
+    }
+    default: {
+        if ((v.type == LSL_TYPE_STRING || v.type == LSL_TYPE_KEY) && !v.u.s)
+            return op(c, F3_PUSH_EMPTY, v.type, 0, 0) >= 0;
+        if (v.type == LSL_TYPE_LIST && !v.u.l)
+            return op(c, F3_PUSH_EMPTY, v.type, 0, 0) >= 0;
+        long k = fal3_const(c->p, v);
+        if (k < 0)
+            return fail(c, 0, 0, "out of memory or too many constants");
+        return op(c, F3_PUSH_CONST, (int32_t)k, 0, 0) >= 0;
+    }
+    }
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+typedef struct var3 {
+    bool global;
+    int slot;
+    lsl_type type;
+} var3;
+
+static bool find_var(c3 *c, const char *name, var3 *out)
+{
+    long i;
+    if (lsl_names_get(&c->lnames, name, &i) && i >= 0) {
+        *out = (var3){false, c->locals[i].slot, c->locals[i].type};
+        return true;
+    }
+    if (lsl_names_get(&c->gnames, name, &i)) {
+        *out = (var3){true, (int)i, c->gtypes[i]};
+        return true;
+    }
+    return false;
+}
+
+static bool new_slot(c3 *c, lsl_type t, int *slot)
+{
+    if (c->nslots >= FAL3_MAX_SLOTS)
+        return fail(c, 0, 0, "too many local variables");
+    if (c->nslots == c->capslots) {
+        size_t nc = c->capslots ? c->capslots * 2 : 16;
+        uint8_t *n = realloc(c->slot_types, nc);
+        if (!n)
+            return fail(c, 0, 0, "out of memory");
+        c->slot_types = n;
+        c->capslots = nc;
+    }
+    c->slot_types[c->nslots] = (uint8_t)t;
+    *slot = (int)c->nslots++;
+    return true;
+}
+
+static bool declare_local(c3 *c, const char *name, lsl_type t, long line, long col, int *slot)
+{
+    long prev = -1;
+    if (!lsl_names_get(&c->lnames, name, &prev))
+        prev = -1;
+    if (prev >= 0 && c->locals[prev].depth == c->depth)
+        return fail(c, line, col, "'%s' is already declared in this scope", name);
+    if (c->nlocals == c->caplocals) {
+        size_t nc = c->caplocals ? c->caplocals * 2 : 16;
+        local3 *nl = realloc(c->locals, nc * sizeof *nl);
+        if (!nl)
+            return fail(c, line, col, "out of memory");
+        c->locals = nl;
+        c->caplocals = nc;
+    }
+    if (!new_slot(c, t, slot))
+        return false;
+    if (!lsl_names_set(&c->lnames, name, (long)c->nlocals))
+        return fail(c, line, col, "out of memory");
+    c->locals[c->nlocals++] = (local3){name, t, *slot, c->depth, prev};
+    return true;
+}
+
+static void leave_scope(c3 *c)
+{
+    while (c->nlocals && c->locals[c->nlocals - 1].depth == c->depth) {
+        c->nlocals--;
+        lsl_names_set(&c->lnames, c->locals[c->nlocals].name, c->locals[c->nlocals].prev);
+    }
+    c->depth--;
+}
+
+/* ---- conversions --------------------------------------------------------- */
+
+/* Implicit conversion of the top of stack from `from` to `to` (assignment,
+ * argument, return): integer -> float, string <-> key. */
+static bool coerce(c3 *c, lsl_type from, lsl_type to, long line, long col, const char *what)
+{
+    if (from == T_ERR)
+        return false;
+    if (from == to)
+        return true;
+    if (from == LSL_TYPE_INTEGER && to == LSL_TYPE_FLOAT)
+        return op(c, F3_I2F, 0, 0, 0) >= 0;
+    if ((from == LSL_TYPE_STRING && to == LSL_TYPE_KEY) || (from == LSL_TYPE_KEY && to == LSL_TYPE_STRING))
+        return op(c, F3_CAST, to, 0, 0) >= 0;
+    return fail(c, line, col, "%s: cannot use %s as %s", what, lsl_type_name(from), lsl_type_name(to));
+}
+
+static bool lookup_constant(const char *name, lsl_value *out)
+{
+    const lsl_constant *k = lsl_constant_by_name(name, strlen(name));
+    if (!k)
+        return false;
+    gsvm_error e;
+    return lsl_constant_value(NULL, k, out, &e) == GSVM_OK;
+}
+
+/* ---- compile-time evaluation (global initializers) ----------------------- */
+
+static bool ceval(c3 *c, const lsl_expr *e, lsl_value *out);
+
+static bool ceval_float(c3 *c, const lsl_expr *e, float *out)
+{
+    lsl_value v;
+    if (!ceval(c, e, &v))
+        return false;
+    if (v.type == LSL_TYPE_INTEGER)
+        *out = (float)v.u.i;
+    else if (v.type == LSL_TYPE_FLOAT)
+        *out = v.u.f;
+    else {
+        lsl_value_release(&v);
+        return fail(c, e->line, e->col, "a vector or rotation component must be a number");
+    }
+    return true;
+}
+
+static bool ceval(c3 *c, const lsl_expr *e, lsl_value *out)
+{
+    gsvm_error ee;
+    switch (e->kind) {
+    case E_INT:
+        *out = lsl_int(e->ival);
+        return true;
+    case E_FLOAT:
+        *out = lsl_float((float)e->fval);
+        return true;
+    case E_STRING:
+        if (lsl_string_new(NULL, LSL_TYPE_STRING, e->sval, e->slen, out, &ee) != GSVM_OK)
+            return fail(c, e->line, e->col, "%s", ee.message);
+        return true;
+    case E_IDENT: {
+        long gi;
+        if (lsl_names_get(&c->gnames, e->name, &gi)) {
+            *out = c->p->globals[gi];
+            lsl_value_retain(out);
+            return true;
+        }
+        if (lookup_constant(e->name, out))
+            return true;
+        return fail(c, e->line, e->col, "'%s' is not a constant or an earlier global", e->name);
+    }
+    case E_VECTOR:
+    case E_ROTATION: {
+        float f[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < e->nitems; i++)
+            if (!ceval_float(c, e->items[i], &f[i]))
+                return false;
+        *out = e->kind == E_VECTOR ? lsl_vector(f[0], f[1], f[2]) : lsl_rotation(f[0], f[1], f[2], f[3]);
+        return true;
+    }
+    case E_LIST: {
+        lsl_value items[64];
+        lsl_value *it = e->nitems <= 64 ? items : calloc(e->nitems, sizeof *it);
+        if (!it)
+            return fail(c, e->line, e->col, "out of memory");
+        size_t n = 0;
+        bool ok = true;
+        for (; n < e->nitems && ok; n++) {
+            ok = ceval(c, e->items[n], &it[n]);
+            if (ok && it[n].type == LSL_TYPE_LIST) {
+                lsl_value_release(&it[n]);
+                ok = fail(c, e->items[n]->line, e->items[n]->col, "a list cannot contain a list");
+            }
+            if (!ok)
+                break;
+        }
+        if (ok && lsl_list_adopt(NULL, it, n, out, &ee) != GSVM_OK)
+            ok = fail(c, e->line, e->col, "%s", ee.message);
+        else if (!ok)
+            for (size_t i = 0; i < n; i++)
+                lsl_value_release(&it[i]);
+        if (it != items)
+            free(it);
+        return ok;
+    }
+    case E_UNARY: {
+        lsl_value v;
+        if (!ceval(c, e->lhs, &v))
+            return false;
+        lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
+        gsvm_status st = lsl_value_unop(u, &v, out, &ee);
+        lsl_value_release(&v);
+        return st == GSVM_OK || fail(c, e->line, e->col, "%s", ee.message);
+    }
+    case E_CAST: {
+        lsl_value v;
+        if (!ceval(c, e->lhs, &v))
+            return false;
+        if (!lsl_cast_allowed(v.type, e->cast_type)) {
+            lsl_value_release(&v);
+            return fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(v.type),
+                        lsl_type_name(e->cast_type));
+        }
+        gsvm_status st = lsl_value_cast(NULL, &v, e->cast_type, out, &ee);
+        lsl_value_release(&v);
+        return st == GSVM_OK || fail(c, e->line, e->col, "%s", ee.message);
+    }
+    default:
+        return fail(c, e->line, e->col, "a global initializer must be a constant expression");
+    }
+}
+
+/* ---- expressions --------------------------------------------------------- */
+
+static lsl_type cexpr(c3 *c, const lsl_expr *e);
+
+static bool load_var(c3 *c, const var3 *v)
+{
+    return op(c, v->global ? F3_LOAD_GLOBAL : F3_LOAD_LOCAL, v->slot, 0, 0) >= 0;
+}
+
+static bool store_var(c3 *c, const var3 *v, bool keep)
+{
+    fal3_op o = v->global ? (keep ? F3_PUT_GLOBAL : F3_STORE_GLOBAL) : (keep ? F3_PUT_LOCAL : F3_STORE_LOCAL);
+    return op(c, o, v->slot, 0, 0) >= 0;
+}
+
+static bool lvalue(c3 *c, const lsl_expr *lv, var3 *v, int *member)
+{
+    *member = -1;
+    const lsl_expr *base = lv;
+    if (lv->kind == E_MEMBER) {
+        base = lv->lhs;
+        const char *m = lv->name;
+        *member = !strcmp(m, "x") ? 0 : !strcmp(m, "y") ? 1 : !strcmp(m, "z") ? 2 : !strcmp(m, "s") ? 3 : -2;
+        if (*member == -2)
+            return fail(c, lv->line, lv->col, "no member '%s'", m);
+    }
+    if (base->kind != E_IDENT)
+        return fail(c, lv->line, lv->col, "can only assign to a variable");
+    if (!find_var(c, base->name, v))
+        return fail(c, base->line, base->col, "'%s' is not declared", base->name);
+    if (*member >= 0) {
+        if (v->type != LSL_TYPE_VECTOR && v->type != LSL_TYPE_ROTATION)
+            return fail(c, lv->line, lv->col, "'.%s' needs a vector or rotation", lv->name);
+        if (*member == 3 && v->type != LSL_TYPE_ROTATION)
+            return fail(c, lv->line, lv->col, "a vector has no member 's'");
+    }
+    return true;
+}
+
+static bool tok_to_op(lsl_tok t, lsl_op *o)
+{
+    switch (t) {
+    case T_PLUS: case T_PLUS_ASSIGN: *o = LSL_OP_ADD; return true;
+    case T_MINUS: case T_MINUS_ASSIGN: *o = LSL_OP_SUB; return true;
+    case T_STAR: case T_STAR_ASSIGN: *o = LSL_OP_MUL; return true;
+    case T_SLASH: case T_SLASH_ASSIGN: *o = LSL_OP_DIV; return true;
+    case T_PERCENT: case T_PERCENT_ASSIGN: *o = LSL_OP_MOD; return true;
+    case T_EQ: *o = LSL_OP_EQ; return true;
+    case T_NE: *o = LSL_OP_NE; return true;
+    case T_LT: *o = LSL_OP_LT; return true;
+    case T_LE: *o = LSL_OP_LE; return true;
+    case T_GT: *o = LSL_OP_GT; return true;
+    case T_GE: *o = LSL_OP_GE; return true;
+    case T_AMP: *o = LSL_OP_BITAND; return true;
+    case T_PIPE: *o = LSL_OP_BITOR; return true;
+    case T_CARET: *o = LSL_OP_BITXOR; return true;
+    case T_SHL: *o = LSL_OP_SHL; return true;
+    case T_SHR: *o = LSL_OP_SHR; return true;
+    case T_AND_AND: *o = LSL_OP_AND; return true;
+    case T_OR_OR: *o = LSL_OP_OR; return true;
+    default: return false;
+    }
+}
+
+/* With r pushed first and l on top: emits `l OP r` and returns its type. */
+static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line, long col, const char *text)
+{
+    lsl_type res = lsl_op_result_type(o, lt, rt);
+    if (res == LSL_TYPE_VOID) {
+        fail(c, line, col, "operator %s cannot take %s and %s", text, lsl_type_name(lt), lsl_type_name(rt));
+        return T_ERR;
+    }
+    static const fal3_op iops[] = {
+        [LSL_OP_ADD] = F3_ADD_I, [LSL_OP_SUB] = F3_SUB_I, [LSL_OP_MUL] = F3_MUL_I,
+        [LSL_OP_DIV] = F3_DIV_I, [LSL_OP_MOD] = F3_MOD_I, [LSL_OP_EQ] = F3_EQ_I,
+        [LSL_OP_NE] = F3_NE_I, [LSL_OP_LT] = F3_LT_I, [LSL_OP_LE] = F3_LE_I,
+        [LSL_OP_GT] = F3_GT_I, [LSL_OP_GE] = F3_GE_I, [LSL_OP_BITAND] = F3_BAND_I,
+        [LSL_OP_BITOR] = F3_BOR_I, [LSL_OP_BITXOR] = F3_BXOR_I, [LSL_OP_SHL] = F3_SHL_I,
+        [LSL_OP_SHR] = F3_SHR_I, [LSL_OP_AND] = F3_LAND_I, [LSL_OP_OR] = F3_LOR_I};
+    static const fal3_op fops[] = {
+        [LSL_OP_ADD] = F3_ADD_F, [LSL_OP_SUB] = F3_SUB_F, [LSL_OP_MUL] = F3_MUL_F,
+        [LSL_OP_DIV] = F3_DIV_F, [LSL_OP_MOD] = F3_COUNT, [LSL_OP_EQ] = F3_EQ_F,
+        [LSL_OP_NE] = F3_NE_F, [LSL_OP_LT] = F3_LT_F, [LSL_OP_LE] = F3_LE_F,
+        [LSL_OP_GT] = F3_GT_F, [LSL_OP_GE] = F3_GE_F, [LSL_OP_BITAND] = F3_COUNT,
+        [LSL_OP_BITOR] = F3_COUNT, [LSL_OP_BITXOR] = F3_COUNT, [LSL_OP_SHL] = F3_COUNT,
+        [LSL_OP_SHR] = F3_COUNT, [LSL_OP_AND] = F3_COUNT, [LSL_OP_OR] = F3_COUNT};
+    if (lt == LSL_TYPE_INTEGER && rt == LSL_TYPE_INTEGER)
+        return op(c, iops[o], 0, 0, 0) >= 0 ? res : T_ERR;
+    bool num_l = lt == LSL_TYPE_INTEGER || lt == LSL_TYPE_FLOAT;
+    bool num_r = rt == LSL_TYPE_INTEGER || rt == LSL_TYPE_FLOAT;
+    if (num_l && num_r && fops[o] != F3_COUNT) {
+        if (lt == LSL_TYPE_INTEGER && op(c, F3_I2F, 0, 0, 0) < 0)
+            return T_ERR;
+        if (rt == LSL_TYPE_INTEGER && op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
+            return T_ERR;
+        return op(c, fops[o], 0, 0, 0) >= 0 ? res : T_ERR;
+    }
+    if (o == LSL_OP_ADD && lt == LSL_TYPE_STRING && rt == LSL_TYPE_STRING)
+        return op(c, F3_CONCAT_S, 0, 0, 0) >= 0 ? res : T_ERR;
+    return op(c, F3_BINOP, o, 0, 0) >= 0 ? res : T_ERR;
+}
+
+static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
+{
+    var3 v;
+    int member;
+    if (!lvalue(c, e->lhs, &v, &member))
+        return T_ERR;
+    lsl_type vt = member >= 0 ? LSL_TYPE_FLOAT : v.type;
+    lsl_type rt = cexpr(c, e->rhs);
+    if (rt == T_ERR)
+        return T_ERR;
+    if (e->op == T_ASSIGN) {
+        if (!coerce(c, rt, vt, e->line, e->col, "assignment"))
+            return T_ERR;
+    } else {
+        lsl_op o;
+        tok_to_op(e->op, &o);
+        if (member >= 0) {
+            if (!load_var(c, &v) || op(c, F3_GET_MEMBER, member, 0, 0) < 0)
+                return T_ERR;
+        } else if (!load_var(c, &v))
+            return T_ERR;
+        lsl_type res = apply_binop(c, o, vt, rt, e->line, e->col, lsl_tok_name(e->op));
+        if (res == T_ERR)
+            return T_ERR;
+        if (res == LSL_TYPE_FLOAT && vt == LSL_TYPE_INTEGER) {
+            /* integer *= float and friends: Second Life stores the truncation */
+            if (op(c, F3_F2I, 0, 0, 0) < 0)
+                return T_ERR;
+        } else if (!coerce(c, res, vt, e->line, e->col, "assignment"))
+            return T_ERR;
+    }
+    if (member >= 0) {
+        if (want && op(c, F3_DUP, 0, 0, 0) < 0)
+            return T_ERR;
+        if (!load_var(c, &v) || op(c, F3_SET_MEMBER, member, 0, 0) < 0 || !store_var(c, &v, false))
+            return T_ERR;
+        return want ? vt : LSL_TYPE_VOID;
+    }
+    if (!store_var(c, &v, want))
+        return T_ERR;
+    return want ? vt : LSL_TYPE_VOID;
+}
+
+static lsl_type cincdec(c3 *c, const lsl_expr *e, bool want)
+{
+    var3 v;
+    int member;
+    if (!lvalue(c, e->lhs, &v, &member))
+        return T_ERR;
+    bool inc = e->kind == E_PREINC || e->kind == E_POSTINC;
+    bool post = e->kind == E_POSTINC || e->kind == E_POSTDEC;
+    lsl_type vt = member >= 0 ? LSL_TYPE_FLOAT : v.type;
+    if (vt != LSL_TYPE_INTEGER && vt != LSL_TYPE_FLOAT) {
+        fail(c, e->line, e->col, "++/-- needs an integer or float");
+        return T_ERR;
+    }
+    if (vt == LSL_TYPE_INTEGER) {
+        if (want && post && !load_var(c, &v))
+            return T_ERR;
+        if (op(c, v.global ? F3_INC_GLOBAL_I : F3_INC_LOCAL_I, v.slot, inc ? 1 : -1, 0) < 0)
+            return T_ERR;
+        if (want && !post && !load_var(c, &v))
+            return T_ERR;
+        return want ? vt : LSL_TYPE_VOID;
+    }
+    /* float (or a member): old value, then +-1.0 */
+    if (want && post) {
+        if (!load_var(c, &v) || (member >= 0 && op(c, F3_GET_MEMBER, member, 0, 0) < 0))
+            return T_ERR;
+    }
+    float one = inc ? 1.0f : -1.0f;
+    int32_t bits;
+    memcpy(&bits, &one, 4);
+    if (op(c, F3_PUSH_FLOAT, bits, 0, 0) < 0 || !load_var(c, &v) ||
+        (member >= 0 && op(c, F3_GET_MEMBER, member, 0, 0) < 0) || op(c, F3_ADD_F, 0, 0, 0) < 0)
+        return T_ERR;
+    bool keep = want && !post;
+    if (member >= 0) {
+        if (keep && op(c, F3_DUP, 0, 0, 0) < 0)
+            return T_ERR;
+        if (!load_var(c, &v) || op(c, F3_SET_MEMBER, member, 0, 0) < 0 || !store_var(c, &v, false))
+            return T_ERR;
+    } else if (!store_var(c, &v, keep))
+        return T_ERR;
+    return want ? vt : LSL_TYPE_VOID;
+}
+
+static lsl_type ccall(c3 *c, const lsl_expr *e)
+{
+    long fi;
+    if (lsl_names_get(&c->fnames, e->name, &fi)) {
+        const lsl_func *f = &c->sc->funcs[fi];
+        if (e->nitems != f->nparams) {
+            fail(c, e->line, e->col, "%s takes %zu arguments, not %zu", f->name, f->nparams, e->nitems);
+            return T_ERR;
+        }
+        for (size_t i = 0; i < e->nitems; i++) {
+            lsl_type t = cexpr(c, e->items[i]);
+            if (!coerce(c, t, f->params[i].type, e->items[i]->line, e->items[i]->col, "argument"))
+                return T_ERR;
+        }
+        if (emit(c, F3_CALL, (int32_t)fi, 0, 0, (int)f->nparams, f->ret != LSL_TYPE_VOID) < 0)
+            return T_ERR;
+        return f->ret;
+    }
+    const lsl_builtin *b = lsl_builtin_by_name(e->name, strlen(e->name));
+    if (!b) {
+        fail(c, e->line, e->col, "no function named '%s'", e->name);
+        return T_ERR;
+    }
+    if (e->nitems != b->nargs) {
+        fail(c, e->line, e->col, "%s takes %u arguments, not %zu", b->name, b->nargs, e->nitems);
+        return T_ERR;
+    }
+    for (size_t i = 0; i < e->nitems; i++) {
+        lsl_type t = cexpr(c, e->items[i]);
+        if (!coerce(c, t, lsl_builtin_arg_type(b, (unsigned)i), e->items[i]->line, e->items[i]->col, "argument"))
+            return T_ERR;
+    }
+    if (emit(c, F3_CALLB, b->id, b->nargs, 0, b->nargs, b->ret != LSL_TYPE_VOID) < 0)
+        return T_ERR;
+    return b->ret;
+}
+
+static lsl_type cexpr(c3 *c, const lsl_expr *e)
+{
+    if (c->failed)
+        return T_ERR;
+    switch (e->kind) {
+    case E_INT:
+        return op(c, F3_PUSH_INT, e->ival, 0, 0) >= 0 ? LSL_TYPE_INTEGER : T_ERR;
+    case E_FLOAT:
+        return push_value(c, lsl_float((float)e->fval)) ? LSL_TYPE_FLOAT : T_ERR;
+    case E_STRING: {
+        lsl_value v;
+        gsvm_error ee;
+        if (lsl_string_new(NULL, LSL_TYPE_STRING, e->sval, e->slen, &v, &ee) != GSVM_OK) {
+            fail(c, e->line, e->col, "%s", ee.message);
+            return T_ERR;
+        }
+        return push_value(c, v) ? LSL_TYPE_STRING : T_ERR;
+    }
+    case E_IDENT: {
+        var3 v;
+        if (find_var(c, e->name, &v))
+            return load_var(c, &v) ? v.type : T_ERR;
+        lsl_value k;
+        if (lookup_constant(e->name, &k)) {
+            lsl_type t = k.type;
+            return push_value(c, k) ? t : T_ERR;
+        }
+        fail(c, e->line, e->col, "'%s' is not declared", e->name);
+        return T_ERR;
+    }
+    case E_VECTOR:
+    case E_ROTATION:
+        for (size_t i = 0; i < e->nitems; i++) {
+            lsl_type t = cexpr(c, e->items[i]);
+            if (!coerce(c, t, LSL_TYPE_FLOAT, e->items[i]->line, e->items[i]->col, "component"))
+                return T_ERR;
+        }
+        if (e->kind == E_VECTOR)
+            return op(c, F3_MKVEC, 0, 0, 0) >= 0 ? LSL_TYPE_VECTOR : T_ERR;
+        return op(c, F3_MKROT, 0, 0, 0) >= 0 ? LSL_TYPE_ROTATION : T_ERR;
+    case E_LIST:
+        for (size_t i = 0; i < e->nitems; i++) {
+            lsl_type t = cexpr(c, e->items[i]);
+            if (t == T_ERR)
+                return T_ERR;
+            if (t == LSL_TYPE_LIST || t == LSL_TYPE_VOID) {
+                fail(c, e->items[i]->line, e->items[i]->col, "a list element cannot be %s",
+                     t == LSL_TYPE_LIST ? "a list" : "void");
+                return T_ERR;
+            }
+        }
+        return emit(c, F3_MKLIST, (int32_t)e->nitems, 0, 0, (int)e->nitems, 1) >= 0 ? LSL_TYPE_LIST : T_ERR;
+    case E_CALL:
+        return ccall(c, e);
+    case E_UNARY: {
+        lsl_type t = cexpr(c, e->lhs);
+        if (t == T_ERR)
+            return T_ERR;
+        lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
+        lsl_type res = lsl_unop_result_type(u, t);
+        if (res == LSL_TYPE_VOID) {
+            fail(c, e->line, e->col, "operator %s cannot take %s", lsl_tok_name(e->op), lsl_type_name(t));
+            return T_ERR;
+        }
+        fal3_op o = F3_UNOP;
+        if (t == LSL_TYPE_INTEGER)
+            o = u == LSL_UOP_NEG ? F3_NEG_I : u == LSL_UOP_NOT ? F3_NOT_I : F3_BNOT_I;
+        else if (t == LSL_TYPE_FLOAT && u == LSL_UOP_NEG)
+            o = F3_NEG_F;
+        return op(c, o, u, 0, 0) >= 0 ? res : T_ERR;
+    }
+    case E_BINARY: {
+        lsl_op o;
+        if (!tok_to_op(e->op, &o)) {
+            fail(c, e->line, e->col, "unknown operator %s", lsl_tok_name(e->op));
+            return T_ERR;
+        }
+        lsl_type rt = cexpr(c, e->rhs); /* right to left */
+        if (rt == T_ERR)
+            return T_ERR;
+        lsl_type lt = cexpr(c, e->lhs);
+        if (lt == T_ERR)
+            return T_ERR;
+        return apply_binop(c, o, lt, rt, e->line, e->col, lsl_tok_name(e->op));
+    }
+    case E_ASSIGN:
+        return cassign(c, e, true);
+    case E_PREINC: case E_PREDEC: case E_POSTINC: case E_POSTDEC:
+        return cincdec(c, e, true);
+    case E_CAST: {
+        lsl_type t = cexpr(c, e->lhs);
+        if (t == T_ERR)
+            return T_ERR;
+        lsl_type to = e->cast_type;
+        if (t == to)
+            return t;
+        if (!lsl_cast_allowed(t, to)) {
+            fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(t), lsl_type_name(to));
+            return T_ERR;
+        }
+        if (t == LSL_TYPE_INTEGER && to == LSL_TYPE_FLOAT)
+            return op(c, F3_I2F, 0, 0, 0) >= 0 ? to : T_ERR;
+        if (t == LSL_TYPE_FLOAT && to == LSL_TYPE_INTEGER)
+            return op(c, F3_F2I, 0, 0, 0) >= 0 ? to : T_ERR;
+        return op(c, F3_CAST, to, 0, 0) >= 0 ? to : T_ERR;
+    }
+    case E_MEMBER: {
+        var3 v;
+        int member;
+        if (!lvalue(c, e, &v, &member))
+            return T_ERR;
+        if (!load_var(c, &v) || op(c, F3_GET_MEMBER, member, 0, 0) < 0)
+            return T_ERR;
+        return LSL_TYPE_FLOAT;
+    }
+    }
+    fail(c, e->line, e->col, "unknown expression");
+    return T_ERR;
+}
+
+static bool cexpr_stmt(c3 *c, const lsl_expr *e)
+{
+    lsl_type t;
+    if (e->kind == E_ASSIGN)
+        t = cassign(c, e, false);
+    else if (e->kind >= E_PREINC && e->kind <= E_POSTDEC)
+        t = cincdec(c, e, false);
+    else
+        t = cexpr(c, e);
+    if (t == T_ERR)
+        return false;
+    return t == LSL_TYPE_VOID || op(c, F3_POP, 0, 0, 0) >= 0;
+}
+
+static bool local_int(c3 *c, const lsl_expr *e, int *slot)
+{
+    var3 v;
+    if (e->kind == E_IDENT && find_var(c, e->name, &v) && !v.global && v.type == LSL_TYPE_INTEGER) {
+        *slot = v.slot;
+        return true;
+    }
+    return false;
+}
+
+/* Compiles a condition that jumps to a (patched later) target when false;
+ * returns the jump's ip.  Loop tests on integer locals fuse into one
+ * compare-and-branch. */
+static long ccond_false(c3 *c, const lsl_expr *e)
+{
+    if (e->kind == E_BINARY && (e->op == T_LT || e->op == T_LE || e->op == T_GT)) {
+        int l, r;
+        if (local_int(c, e->lhs, &l)) {
+            if (local_int(c, e->rhs, &r)) {
+                if (e->op == T_LT)
+                    return op(c, F3_JGE_LL, l, r, -1);
+                if (e->op == T_LE)
+                    return op(c, F3_JGT_LL, l, r, -1);
+                return op(c, F3_JGE_LL, r, l, -1); /* l > r false when r >= l */
+            }
+            if (e->rhs->kind == E_INT) {
+                if (e->op == T_LT)
+                    return op(c, F3_JGE_LI, l, e->rhs->ival, -1);
+                if (e->op == T_LE)
+                    return op(c, F3_JGT_LI, l, e->rhs->ival, -1);
+            }
+        }
+    }
+    lsl_type t = cexpr(c, e);
+    if (t == T_ERR)
+        return -1;
+    if (t == LSL_TYPE_VOID) {
+        fail(c, e->line, e->col, "a condition cannot be void");
+        return -1;
+    }
+    if (t != LSL_TYPE_INTEGER && op(c, F3_TRUTH, 0, 0, 0) < 0)
+        return -1;
+    return op(c, F3_JZ, -1, 0, 0);
+}
+
+static void patch_false(c3 *c, long at, size_t target)
+{
+    if (at < 0)
+        return;
+    fal3_insn *in = &c->p->code[at];
+    if (in->op == F3_JZ || in->op == F3_JNZ)
+        in->a = (int32_t)target;
+    else
+        in->c = (int32_t)target;
+}
+
+static long find_label(c3 *c, const char *name, long line, long col, bool define)
+{
+    for (size_t i = 0; i < c->nlabels; i++)
+        if (strcmp(c->labels[i].name, name) == 0) {
+            if (define && c->labels[i].ip >= 0) {
+                fail(c, line, col, "label '%s' is defined twice", name);
+                return -1;
+            }
+            return (long)i;
+        }
+    if (c->nlabels == c->caplabels) {
+        size_t nc = c->caplabels ? c->caplabels * 2 : 8;
+        label3 *nl = realloc(c->labels, nc * sizeof *nl);
+        if (!nl) {
+            fail(c, line, col, "out of memory");
+            return -1;
+        }
+        c->labels = nl;
+        c->caplabels = nc;
+    }
+    c->labels[c->nlabels] = (label3){name, -1, line, col};
+    return (long)c->nlabels++;
+}
+
+static bool cstmt(c3 *c, const lsl_stmt *s)
+{
+    if (c->failed)
+        return false;
+    switch (s->kind) {
+    case S_EMPTY:
+        return true;
+    case S_EXPR:
+        return cexpr_stmt(c, s->expr);
+    case S_DECL: {
+        if (s->expr) {
+            lsl_type t = cexpr(c, s->expr);
+            if (!coerce(c, t, s->decl_type, s->expr->line, s->expr->col, "initializer"))
+                return false;
+        } else if (op(c, F3_PUSH_EMPTY, s->decl_type, 0, 0) < 0)
+            return false;
+        int slot;
+        if (!declare_local(c, s->name, s->decl_type, s->name_line, s->name_col, &slot))
+            return false;
+        return op(c, F3_STORE_LOCAL, slot, 0, 0) >= 0;
+    }
+    case S_BLOCK:
+        c->depth++;
+        for (size_t i = 0; i < s->nstmts; i++)
+            if (!cstmt(c, s->stmts[i])) {
+                leave_scope(c);
+                return false;
+            }
+        leave_scope(c);
+        return true;
+    case S_IF: {
+        long jf = ccond_false(c, s->expr);
+        if (jf < 0 || !cstmt(c, s->body))
+            return false;
+        if (s->else_body) {
+            long je = op(c, F3_JMP, -1, 0, 0);
+            patch_false(c, jf, c->p->ncode);
+            if (je < 0 || !cstmt(c, s->else_body))
+                return false;
+            c->p->code[je].a = (int32_t)c->p->ncode;
+        } else
+            patch_false(c, jf, c->p->ncode);
+        return true;
+    }
+    case S_WHILE: {
+        size_t top = c->p->ncode;
+        long jf = ccond_false(c, s->expr);
+        if (jf < 0 || !cstmt(c, s->body) || op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
+            return false;
+        patch_false(c, jf, c->p->ncode);
+        return true;
+    }
+    case S_DO: {
+        size_t top = c->p->ncode;
+        if (!cstmt(c, s->body))
+            return false;
+        long jf = ccond_false(c, s->expr);
+        if (jf < 0 || op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
+            return false;
+        patch_false(c, jf, c->p->ncode);
+        return true;
+    }
+    case S_FOR: {
+        for (size_t i = 0; i < s->ninit; i++)
+            if (!cexpr_stmt(c, s->init[i]))
+                return false;
+        size_t top = c->p->ncode;
+        long jf = -1;
+        if (s->expr && (jf = ccond_false(c, s->expr)) < 0)
+            return false;
+        if (!cstmt(c, s->body))
+            return false;
+        for (size_t i = 0; i < s->nstep; i++)
+            if (!cexpr_stmt(c, s->step[i]))
+                return false;
+        if (op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
+            return false;
+        patch_false(c, jf, c->p->ncode);
+        return true;
+    }
+    case S_JUMP: {
+        long li = find_label(c, s->name, s->line, s->col, false);
+        long at = op(c, F3_JMP, -1, 0, 0);
+        if (li < 0 || at < 0)
+            return false;
+        if (c->nfixups == c->capfixups) {
+            size_t nc = c->capfixups ? c->capfixups * 2 : 8;
+            fixup3 *nf = realloc(c->fixups, nc * sizeof *nf);
+            if (!nf)
+                return fail(c, s->line, s->col, "out of memory");
+            c->fixups = nf;
+            c->capfixups = nc;
+        }
+        c->fixups[c->nfixups++] = (fixup3){(size_t)li, at};
+        return true;
+    }
+    case S_LABEL: {
+        long li = find_label(c, s->name, s->line, s->col, true);
+        if (li < 0)
+            return false;
+        c->labels[li].ip = (long)c->p->ncode;
+        return true;
+    }
+    case S_RETURN:
+        if (s->expr) {
+            if (c->ret == LSL_TYPE_VOID)
+                return fail(c, s->line, s->col, "this %s returns no value", c->in_event ? "event" : "function");
+            lsl_type t = cexpr(c, s->expr);
+            if (!coerce(c, t, c->ret, s->expr->line, s->expr->col, "return"))
+                return false;
+            return op(c, F3_RETV, 0, 0, 0) >= 0;
+        }
+        if (c->ret != LSL_TYPE_VOID)
+            return fail(c, s->line, s->col, "return needs a %s value", lsl_type_name(c->ret));
+        return op(c, F3_RET, 0, 0, 0) >= 0;
+    case S_STATE: {
+        long si;
+        if (!lsl_names_get(&c->snames, s->name, &si))
+            return fail(c, s->line, s->col, "no state named '%s'", s->name);
+        return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
+    }
+    }
+    return fail(c, s->line, s->col, "unknown statement");
+}
+
+/* Compiles one function or handler into p->funcs[index]. */
+static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
+{
+    fal3_func *fn = &c->p->funcs[index];
+    c->nslots = 0;
+    c->sd = c->max_sd = 0;
+    c->nlabels = c->nfixups = 0;
+    c->ret = f->ret;
+    c->in_event = event >= 0;
+    lsl_names_clear(&c->lnames);
+    c->nlocals = 0;
+    c->depth = 1;
+    const lsl_event_def *ed = NULL;
+    if (event >= 0) {
+        size_t ne;
+        ed = &lsl_events(&ne)[event];
+        if (f->nparams != ed->nargs)
+            return fail(c, f->line, f->col, "event %s takes %u parameters, not %zu", f->name, ed->nargs, f->nparams);
+    }
+    for (size_t i = 0; i < f->nparams; i++) {
+        if (ed && f->params[i].type != lsl_type_from_letter(ed->argtypes[i]))
+            return fail(c, f->params[i].line, f->params[i].col, "parameter %zu of %s must be %s", i + 1,
+                        f->name, lsl_type_name(lsl_type_from_letter(ed->argtypes[i])));
+        int slot;
+        if (!declare_local(c, f->params[i].name, f->params[i].type, f->params[i].line, f->params[i].col, &slot))
+            return false;
+    }
+    fn->entry = (uint32_t)c->p->ncode;
+    c->depth = 2;
+    if (!cstmt(c, f->body))
+        return false;
+    if (f->ret == LSL_TYPE_VOID) {
+        if (op(c, F3_RET, 0, 0, 0) < 0)
+            return false;
+    } else if (op(c, F3_PUSH_EMPTY, f->ret, 0, 0) < 0 || op(c, F3_RETV, 0, 0, 0) < 0)
+        return false;
+    for (size_t i = 0; i < c->nfixups; i++) {
+        label3 *l = &c->labels[c->fixups[i].label];
+        if (l->ip < 0)
+            return fail(c, l->line, l->col, "no label '%s' in this function", l->name);
+        c->p->code[c->fixups[i].at].a = (int32_t)l->ip;
+    }
+    fn->name = strdup(f->name);
+    fn->ret = (uint8_t)f->ret;
+    fn->event = event;
+    fn->nparams = (uint32_t)f->nparams;
+    fn->nslots = (uint32_t)c->nslots;
+    fn->slot_types = malloc(c->nslots ? c->nslots : 1);
+    fn->max_stack = (uint32_t)c->max_sd + 2;
+    if (!fn->name || !fn->slot_types)
+        return fail(c, f->line, f->col, "out of memory");
+    memcpy(fn->slot_types, c->slot_types, c->nslots);
+    size_t bytes = FAL3_FRAME_BYTES;
+    for (size_t i = 0; i < c->nslots; i++) {
+        lsl_value z = lsl_empty((lsl_type)c->slot_types[i]);
+        bytes += lsl_value_slot_size(&z);
+    }
+    fn->frame_bytes = (uint32_t)bytes;
+    return true;
+}
+
+static bool compile3(c3 *c, const lsl_script *sc)
+{
+    gsvm_lsl3_program *p = c->p;
+    c->sc = sc;
+    /* states first, so `state X;` may name a later one */
+    size_t ndefault = 0;
+    for (size_t i = 0; i < sc->nstates; i++)
+        ndefault += sc->states[i].is_default;
+    if (ndefault != 1)
+        return fail(c, 1, 1, "a script needs exactly one default state");
+    p->states = calloc(sc->nstates, sizeof *p->states);
+    if (!p->states)
+        return fail(c, 1, 1, "out of memory");
+    p->nstate = sc->nstates;
+    size_t si = 1;
+    for (size_t i = 0; i < sc->nstates; i++) {
+        const lsl_state *st = &sc->states[i];
+        size_t at = st->is_default ? 0 : si++;
+        long seen;
+        if (lsl_names_get(&c->snames, st->name, &seen))
+            return fail(c, st->line, st->col, "state '%s' is declared twice", st->name);
+        if (!lsl_names_set(&c->snames, st->name, (long)at))
+            return fail(c, 1, 1, "out of memory");
+        p->states[at].name = strdup(st->name);
+        if (!p->states[at].name)
+            return fail(c, 1, 1, "out of memory");
+        for (int k = 0; k < FAL3_EVENT_COUNT; k++)
+            p->states[at].handler[k] = -1;
+    }
+    /* globals */
+    c->gtypes = calloc(sc->nglobals ? sc->nglobals : 1, sizeof *c->gtypes);
+    p->globals = calloc(sc->nglobals ? sc->nglobals : 1, sizeof *p->globals);
+    p->global_names = calloc(sc->nglobals ? sc->nglobals : 1, sizeof *p->global_names);
+    if (!c->gtypes || !p->globals || !p->global_names)
+        return fail(c, 1, 1, "out of memory");
+    for (size_t i = 0; i < sc->nglobals; i++) {
+        const lsl_global *g = &sc->globals[i];
+        long seen;
+        if (lsl_names_get(&c->gnames, g->name, &seen))
+            return fail(c, g->line, g->col, "global '%s' is declared twice", g->name);
+        lsl_value v = lsl_empty(g->type);
+        if (g->init) {
+            if (!ceval(c, g->init, &v))
+                return false;
+            if (v.type == LSL_TYPE_INTEGER && g->type == LSL_TYPE_FLOAT)
+                v = lsl_float((float)v.u.i);
+            else if ((v.type == LSL_TYPE_STRING && g->type == LSL_TYPE_KEY) ||
+                     (v.type == LSL_TYPE_KEY && g->type == LSL_TYPE_STRING))
+                v.type = g->type; /* unshared NULL-heap object: retag in place */
+            if (v.type != g->type) {
+                lsl_type vt = v.type;
+                lsl_value_release(&v);
+                return fail(c, g->init->line, g->init->col, "cannot initialize %s '%s' with %s",
+                            lsl_type_name(g->type), g->name, lsl_type_name(vt));
+            }
+        }
+        p->globals[i] = v;
+        p->global_names[i] = strdup(g->name);
+        p->nglobal = i + 1;
+        if (!p->global_names[i])
+            return fail(c, 1, 1, "out of memory");
+        if (!lsl_names_set(&c->gnames, g->name, (long)i))
+            return fail(c, 1, 1, "out of memory");
+        c->gtypes[i] = g->type;
+        c->ng = i + 1;
+    }
+    /* functions: user functions first (index = position), then handlers */
+    size_t nh = 0;
+    for (size_t i = 0; i < sc->nstates; i++)
+        nh += sc->states[i].nevents;
+    size_t total = sc->nfuncs + nh;
+    if (total > FAL3_MAX_FUNCS)
+        return fail(c, 1, 1, "too many functions");
+    p->funcs = calloc(total ? total : 1, sizeof *p->funcs);
+    if (!p->funcs)
+        return fail(c, 1, 1, "out of memory");
+    p->nfunc = total;
+    for (size_t i = 0; i < sc->nfuncs; i++) {
+        long seen;
+        if (lsl_names_get(&c->fnames, sc->funcs[i].name, &seen))
+            return fail(c, sc->funcs[i].line, sc->funcs[i].col, "function '%s' is declared twice", sc->funcs[i].name);
+        if (!lsl_names_set(&c->fnames, sc->funcs[i].name, (long)i))
+            return fail(c, 1, 1, "out of memory");
+    }
+    for (size_t i = 0; i < sc->nfuncs; i++)
+        if (!cfunc(c, i, &sc->funcs[i], -1))
+            return false;
+    size_t fi = sc->nfuncs;
+    for (size_t i = 0; i < sc->nstates; i++) {
+        const lsl_state *st = &sc->states[i];
+        long at;
+        lsl_names_get(&c->snames, st->name, &at);
+        for (size_t k = 0; k < st->nevents; k++) {
+            const lsl_func *ev = &st->events[k];
+            int ei = fal3_event_index(ev->name);
+            if (ei < 0)
+                return fail(c, ev->line, ev->col, "'%s' is not an event", ev->name);
+            if (p->states[at].handler[ei] >= 0)
+                return fail(c, ev->line, ev->col, "state '%s' handles %s twice", st->name, ev->name);
+            if (!cfunc(c, fi, ev, ei))
+                return false;
+            p->states[at].handler[ei] = (int32_t)fi++;
+        }
+    }
+    if (p->oom)
+        return fail(c, 1, 1, "out of memory");
+    return true;
+}
+
+gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
+                              gsvm_lsl3_program **out, gsvm_error *err)
+{
+    *out = NULL;
+    lsl_arena *arena = lsl_arena_new();
+    if (!arena)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    lsl_script *sc;
+    gsvm_status st = lsl_parse(source, len, file, arena, &sc, err);
+    if (st != GSVM_OK) {
+        lsl_arena_free(arena);
+        return st;
+    }
+    c3 c;
+    memset(&c, 0, sizeof c);
+    c.file = file;
+    c.err = err;
+    c.p = fal3_program_new();
+    bool ok = c.p && compile3(&c, sc);
+    if (!c.p)
+        gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    free(c.gtypes);
+    free(c.locals);
+    free(c.slot_types);
+    free(c.labels);
+    free(c.fixups);
+    lsl_names_free(&c.gnames);
+    lsl_names_free(&c.fnames);
+    lsl_names_free(&c.snames);
+    lsl_names_free(&c.lnames);
+    lsl_arena_free(arena);
+    if (ok && fal3_program_seal(c.p, err) != GSVM_OK)
+        ok = false;
+    if (!ok) {
+        gsvm_lsl3_program_free(c.p);
+        return err && err->status ? err->status : GSVM_ERR_INPUT;
+    }
+    *out = c.p;
+    return GSVM_OK;
+}

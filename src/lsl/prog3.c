@@ -1,0 +1,851 @@
+/* ABI 3 programs: builders, the type verifier, the program file ("HWZ3"),
+ * the listing and the instruction-set table.
+ *
+ * The verifier runs on every program, compiled or loaded: it walks each
+ * function's code, computing the operand stack's depth and the static type
+ * of every operand at every instruction, and rejects any instruction whose
+ * operands are out of range or of the wrong type, any path that leaves the
+ * function, and any merge of two different stack shapes.  So the VM's typed
+ * opcodes never see a wrong value, and a snapshot restore can check every
+ * value it reads against the stack shape at its ip (fal3_stack_shape). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/hash.h"
+#include "base/reader.h"
+#include "lsl/prog3.h"
+#include "lsl/value_codec.h"
+
+const fal3_op_info fal3_ops[F3_COUNT] = {
+#define FALCON3_OP(name, mnem, operands, pops, pushes, meaning) {mnem, operands, pops, pushes, meaning},
+#include "lsl/isa3.def"
+#undef FALCON3_OP
+};
+
+#define HWZ3_MAGIC "HWZ3"
+#define HWZ3_FORMAT 1
+
+int fal3_event_index(const char *name)
+{
+    const lsl_event_def *e = lsl_event_by_name(name, strlen(name));
+    return e ? e->index : -1;
+}
+
+gsvm_lsl3_program *fal3_program_new(void)
+{
+    return calloc(1, sizeof(gsvm_lsl3_program));
+}
+
+void gsvm_lsl3_program_free(gsvm_lsl3_program *p)
+{
+    if (!p)
+        return;
+    free(p->code);
+    for (size_t i = 0; i < p->nconst; i++)
+        lsl_value_release(&p->consts[i]);
+    free(p->consts);
+    for (size_t i = 0; i < p->nglobal; i++) {
+        lsl_value_release(&p->globals[i]);
+        free(p->global_names[i]);
+    }
+    free(p->globals);
+    free(p->global_names);
+    for (size_t i = 0; i < p->nfunc; i++) {
+        free(p->funcs[i].name);
+        free(p->funcs[i].slot_types);
+    }
+    free(p->funcs);
+    for (size_t i = 0; i < p->nstate; i++)
+        free(p->states[i].name);
+    free(p->states);
+    free(p->shape_off);
+    free(p->shape_depth);
+    free(p->shape_func);
+    free(p->shape_types);
+    free(p);
+}
+
+long fal3_emit(gsvm_lsl3_program *p, fal3_op op, int32_t a, int32_t b, int32_t c)
+{
+    if (p->ncode >= FAL3_MAX_CODE) {
+        p->oom = true;
+        return -1;
+    }
+    if (p->ncode == p->capcode) {
+        size_t nc = p->capcode ? p->capcode * 2 : 256;
+        fal3_insn *n = realloc(p->code, nc * sizeof *n);
+        if (!n) {
+            p->oom = true;
+            return -1;
+        }
+        p->code = n;
+        p->capcode = nc;
+    }
+    p->code[p->ncode] = (fal3_insn){op, a, b, c};
+    return (long)p->ncode++;
+}
+
+long fal3_const(gsvm_lsl3_program *p, lsl_value v)
+{
+    if (p->nconst >= FAL3_MAX_CONSTS) {
+        lsl_value_release(&v);
+        p->oom = true;
+        return -1;
+    }
+    if (p->nconst == p->capconst) {
+        size_t nc = p->capconst ? p->capconst * 2 : 16;
+        lsl_value *n = realloc(p->consts, nc * sizeof *n);
+        if (!n) {
+            lsl_value_release(&v);
+            p->oom = true;
+            return -1;
+        }
+        p->consts = n;
+        p->capconst = nc;
+    }
+    p->consts[p->nconst] = v;
+    return (long)p->nconst++;
+}
+
+size_t fal3_program_charge(const gsvm_lsl3_program *p)
+{
+    return p->ncode * FAL3_INSN_BYTES + p->const_bytes;
+}
+
+bool gsvm_lsl3_program_has_event(const gsvm_lsl3_program *p, const char *event)
+{
+    int ei = fal3_event_index(event);
+    if (ei < 0)
+        return false;
+    for (size_t i = 0; i < p->nstate; i++)
+        if (p->states[i].handler[ei] >= 0)
+            return true;
+    return false;
+}
+
+const uint8_t *gsvm_lsl3_program_hash(const gsvm_lsl3_program *p)
+{
+    return p->hash;
+}
+
+bool gsvm_lsl3_is_program_file(const uint8_t *data, size_t len)
+{
+    return len >= 4 && memcmp(data, HWZ3_MAGIC, 4) == 0;
+}
+
+/* ---- the verifier -------------------------------------------------------- */
+
+typedef struct vstate {
+    uint8_t *types;
+    size_t depth, cap;
+} vstate;
+
+static bool vpush(vstate *s, lsl_type t)
+{
+    if (s->depth == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 16;
+        uint8_t *n = realloc(s->types, nc);
+        if (!n)
+            return false;
+        s->types = n;
+        s->cap = nc;
+    }
+    s->types[s->depth++] = (uint8_t)t;
+    return true;
+}
+
+#define VFAIL(...) do { gsvm_error_set(err, GSVM_ERR_INPUT, file, __VA_ARGS__); goto fail; } while (0)
+
+
+/* Verifies function f (code [entry, end)), recording the shape at each ip. */
+static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, const char *file,
+                               gsvm_error *err, size_t *work, vstate *st)
+{
+    const fal3_func *f = &p->funcs[fi];
+    size_t nwork = 0;
+    size_t maxd = 0;
+    st->depth = 0;
+    work[nwork++] = f->entry;
+    if (p->shape_depth[f->entry] >= 0)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, file, "function %zu starts inside another", fi);
+    p->shape_depth[f->entry] = 0;
+    p->shape_func[f->entry] = (uint32_t)fi;
+    p->shape_off[f->entry] = 0; /* depth 0: no types */
+    while (nwork) {
+        size_t ip = work[--nwork];
+        /* load the recorded shape */
+        st->depth = 0;
+        for (int32_t i = 0; i < p->shape_depth[ip]; i++)
+            if (!vpush(st, (lsl_type)p->shape_types[p->shape_off[ip] + (size_t)i]))
+                return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+        for (;;) {
+            const fal3_insn *in = &p->code[ip];
+            if (in->op < 0 || in->op >= F3_COUNT)
+                VFAIL("instruction %zu: unknown opcode %d", ip, in->op);
+            const char *kinds = fal3_ops[in->op].operands;
+            int32_t ops[3] = {in->a, in->b, in->c};
+            for (int k = 0; kinds[k]; k++) {
+                int32_t v = ops[k];
+                bool ok = true;
+                switch (kinds[k]) {
+                case 'k': ok = v >= 0 && (size_t)v < p->nconst; break;
+                case 'l': ok = v >= 0 && (uint32_t)v < f->nslots; break;
+                case 'g': ok = v >= 0 && (size_t)v < p->nglobal; break;
+                case 't': ok = v >= (int32_t)f->entry && (size_t)v < end; break;
+                case 'F': ok = v >= 0 && (size_t)v < p->nfunc && p->funcs[v].event < 0; break;
+                case 'B': ok = lsl_builtin_by_id(v) != NULL; break;
+                case 'n': ok = v >= 0 && (uint32_t)v <= 4096; break;
+                case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
+                case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
+                case 'o': ok = v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR); break;
+                case 'm': ok = v >= 0 && v <= 3; break;
+                default: break;
+                }
+                if (!ok)
+                    VFAIL("instruction %zu (%s): operand %c = %d is out of range", ip,
+                          fal3_ops[in->op].mnemonic, "abc"[k], v);
+            }
+            /* pops */
+            int pops = fal3_ops[in->op].pops;
+            const lsl_builtin *bi = NULL;
+            if (in->op == F3_CALL)
+                pops = (int)p->funcs[in->a].nparams;
+            else if (in->op == F3_CALLB) {
+                bi = lsl_builtin_by_id(in->a);
+                if (in->b != bi->nargs)
+                    VFAIL("instruction %zu: %s takes %u arguments", ip, bi->name, bi->nargs);
+                pops = bi->nargs;
+            } else if (in->op == F3_MKLIST)
+                pops = in->a;
+            if ((size_t)pops > st->depth)
+                VFAIL("instruction %zu (%s): the stack holds %zu values, it needs %d", ip,
+                      fal3_ops[in->op].mnemonic, st->depth, pops);
+            uint8_t *top = st->types + st->depth; /* top[-1] is l for binary ops */
+            lsl_type res = LSL_TYPE_VOID;
+            bool bad = false, ends = false;
+            size_t target = (size_t)-1;
+            lsl_type t1 = pops >= 1 ? (lsl_type)top[-1] : LSL_TYPE_VOID;
+            lsl_type t2 = pops >= 2 ? (lsl_type)top[-2] : LSL_TYPE_VOID;
+            switch (in->op) {
+            case F3_PUSH_INT: res = LSL_TYPE_INTEGER; break;
+            case F3_PUSH_FLOAT: res = LSL_TYPE_FLOAT; break;
+            case F3_PUSH_CONST: res = p->consts[in->a].type; break;
+            case F3_PUSH_EMPTY: res = (lsl_type)in->a; break;
+            case F3_LOAD_LOCAL: res = (lsl_type)f->slot_types[in->a]; break;
+            case F3_LOAD_GLOBAL: res = p->globals[in->a].type; break;
+            case F3_STORE_LOCAL: bad = t1 != f->slot_types[in->a]; break;
+            case F3_PUT_LOCAL: bad = t1 != f->slot_types[in->a]; res = t1; break;
+            case F3_STORE_GLOBAL: bad = t1 != p->globals[in->a].type; break;
+            case F3_PUT_GLOBAL: bad = t1 != p->globals[in->a].type; res = t1; break;
+            case F3_POP: break;
+            case F3_DUP: res = t1; break;
+            case F3_ADD_I: case F3_SUB_I: case F3_MUL_I: case F3_DIV_I: case F3_MOD_I:
+            case F3_BAND_I: case F3_BOR_I: case F3_BXOR_I: case F3_SHL_I: case F3_SHR_I:
+            case F3_LAND_I: case F3_LOR_I: case F3_EQ_I: case F3_NE_I: case F3_LT_I:
+            case F3_LE_I: case F3_GT_I: case F3_GE_I:
+                bad = t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
+                res = LSL_TYPE_INTEGER;
+                break;
+            case F3_NEG_I: case F3_NOT_I: case F3_BNOT_I: case F3_JZ: case F3_JNZ:
+                bad = t1 != LSL_TYPE_INTEGER;
+                res = in->op == F3_JZ || in->op == F3_JNZ ? LSL_TYPE_VOID : LSL_TYPE_INTEGER;
+                if (res == LSL_TYPE_VOID)
+                    target = (size_t)in->a;
+                break;
+            case F3_ADD_F: case F3_SUB_F: case F3_MUL_F: case F3_DIV_F:
+                bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_EQ_F: case F3_NE_F: case F3_LT_F: case F3_LE_F: case F3_GT_F: case F3_GE_F:
+                bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_INTEGER;
+                break;
+            case F3_NEG_F: bad = t1 != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
+            case F3_I2F: bad = t1 != LSL_TYPE_INTEGER; res = LSL_TYPE_FLOAT; break;
+            case F3_I2F_UNDER:
+                bad = t2 != LSL_TYPE_INTEGER;
+                res = t1;
+                top[-2] = LSL_TYPE_FLOAT;
+                break;
+            case F3_F2I: bad = t1 != LSL_TYPE_FLOAT; res = LSL_TYPE_INTEGER; break;
+            case F3_CONCAT_S:
+                bad = t1 != LSL_TYPE_STRING || t2 != LSL_TYPE_STRING;
+                res = LSL_TYPE_STRING;
+                break;
+            case F3_BINOP:
+                res = lsl_op_result_type((lsl_op)in->a, t1, t2);
+                bad = res == LSL_TYPE_VOID;
+                break;
+            case F3_UNOP:
+                res = lsl_unop_result_type((lsl_unop)in->a, t1);
+                bad = res == LSL_TYPE_VOID;
+                break;
+            case F3_CAST:
+                bad = !lsl_cast_allowed(t1, (lsl_type)in->a);
+                res = (lsl_type)in->a;
+                break;
+            case F3_TRUTH: res = LSL_TYPE_INTEGER; break;
+            case F3_MKVEC:
+                bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT || top[-3] != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_VECTOR;
+                break;
+            case F3_MKROT:
+                bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT || top[-3] != LSL_TYPE_FLOAT ||
+                      top[-4] != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_ROTATION;
+                break;
+            case F3_MKLIST:
+                for (int32_t i = 1; i <= in->a; i++)
+                    if (top[-i] == LSL_TYPE_LIST || top[-i] == LSL_TYPE_VOID)
+                        bad = true;
+                res = LSL_TYPE_LIST;
+                break;
+            case F3_GET_MEMBER:
+                bad = !(t1 == LSL_TYPE_ROTATION || (t1 == LSL_TYPE_VECTOR && in->a < 3));
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_SET_MEMBER:
+                bad = !(t1 == LSL_TYPE_ROTATION || (t1 == LSL_TYPE_VECTOR && in->a < 3)) ||
+                      t2 != LSL_TYPE_FLOAT;
+                res = t1;
+                break;
+            case F3_JMP: target = (size_t)in->a; ends = true; break;
+            case F3_CALL: {
+                const fal3_func *g = &p->funcs[in->a];
+                for (uint32_t i = 0; i < g->nparams; i++)
+                    if (top[-(int)g->nparams + (int)i] != g->slot_types[i])
+                        bad = true;
+                res = (lsl_type)g->ret;
+                break;
+            }
+            case F3_CALLB:
+                for (unsigned i = 0; i < bi->nargs; i++)
+                    if (top[-(int)bi->nargs + (int)i] != lsl_builtin_arg_type(bi, i))
+                        bad = true;
+                res = bi->ret;
+                break;
+            case F3_RET: bad = f->ret != LSL_TYPE_VOID; ends = true; break;
+            case F3_RETV: bad = f->ret == LSL_TYPE_VOID || t1 != f->ret; ends = true; break;
+            case F3_STATE: ends = true; break;
+            case F3_INC_LOCAL_I: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; break;
+            case F3_INC_GLOBAL_I: bad = p->globals[in->a].type != LSL_TYPE_INTEGER; break;
+            case F3_JGE_LI: case F3_JGT_LI: case F3_JLT_LI:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER;
+                target = (size_t)in->c;
+                break;
+            case F3_JGE_LL: case F3_JGT_LL:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER;
+                target = (size_t)in->c;
+                break;
+            case F3_LOAD_LL:
+                if (!vpush(st, (lsl_type)f->slot_types[in->a]))
+                    return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+                res = (lsl_type)f->slot_types[in->b];
+                break;
+            case F3_ADD_LI: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; res = LSL_TYPE_INTEGER; break;
+            default: bad = true; break;
+            }
+            if (bad)
+                VFAIL("instruction %zu (%s): operands of the wrong type", ip, fal3_ops[in->op].mnemonic);
+            if (in->op == F3_I2F_UNDER)
+                st->depth -= 1;
+            else if (in->op != F3_DUP && in->op != F3_LOAD_LL)
+                st->depth -= (size_t)pops;
+            if (res != LSL_TYPE_VOID && !vpush(st, res))
+                return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+            if (st->depth > maxd)
+                maxd = st->depth;
+            /* successors: target (if any) and, unless the path ends, ip + 1 */
+            size_t succ[2];
+            int ns = 0;
+            if (target != (size_t)-1)
+                succ[ns++] = target;
+            if (!ends) {
+                if (ip + 1 >= end)
+                    VFAIL("instruction %zu: the code runs off the end of %s", ip, f->name);
+                succ[ns++] = ip + 1;
+            }
+            size_t next = (size_t)-1;
+            for (int k = 0; k < ns; k++) {
+                size_t s = succ[k];
+                if (p->shape_depth[s] >= 0) {
+                    if ((size_t)p->shape_depth[s] != st->depth ||
+                        memcmp(p->shape_types + p->shape_off[s], st->types, st->depth) != 0)
+                        VFAIL("instruction %zu: two paths meet with different stacks", s);
+                    continue;
+                }
+                /* record the shape */
+                if (p->nshape_types + st->depth > p->capshape_types) {
+                    size_t nc = (p->capshape_types + st->depth) * 2 + 64;
+                    uint8_t *n = realloc(p->shape_types, nc);
+                    if (!n)
+                        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+                    p->shape_types = n;
+                    p->capshape_types = nc;
+                }
+                if (st->depth)
+                    memcpy(p->shape_types + p->nshape_types, st->types, st->depth);
+                p->shape_off[s] = (uint32_t)p->nshape_types;
+                p->shape_depth[s] = (int32_t)st->depth;
+                p->shape_func[s] = (uint32_t)fi;
+                p->nshape_types += st->depth;
+                if (s == ip + 1 && !ends)
+                    next = s;
+                else
+                    work[nwork++] = s;
+            }
+            if (next == (size_t)-1)
+                break;
+            ip = next;
+        }
+    }
+    if (maxd + 2 > f->max_stack)
+        p->funcs[fi].max_stack = (uint32_t)maxd + 2;
+    return GSVM_OK;
+fail:
+    return err ? err->status : GSVM_ERR_INPUT;
+}
+
+static bool k_dup_entry(const size_t *order, size_t n, size_t entry)
+{
+    size_t seen = 0;
+    for (size_t i = 0; i < n; i++)
+        seen += order[i] == entry;
+    return seen > 1;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const size_t *x = a, *y = b;
+    return (*x > *y) - (*x < *y);
+}
+
+/* Checks tables and code, computes shapes and the hash. */
+static gsvm_status seal(gsvm_lsl3_program *p, const char *file, gsvm_error *err)
+{
+    if (p->nstate == 0)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, file, "the program has no default state");
+    for (size_t s = 0; s < p->nstate; s++)
+        for (int e = 0; e < FAL3_EVENT_COUNT; e++) {
+            int32_t h = p->states[s].handler[e];
+            if (h < -1 || h >= (int32_t)p->nfunc || (h >= 0 && p->funcs[h].event != e))
+                return gsvm_error_set(err, GSVM_ERR_INPUT, file, "state %zu: bad handler for event %d", s, e);
+        }
+    size_t *order = malloc((p->nfunc + 1) * sizeof *order);
+    size_t *work = malloc((p->ncode + 1) * sizeof *work);
+    p->shape_off = calloc(p->ncode + 1, sizeof *p->shape_off);
+    p->shape_depth = malloc((p->ncode + 1) * sizeof *p->shape_depth);
+    p->shape_func = calloc(p->ncode + 1, sizeof *p->shape_func);
+    if (!order || !work || !p->shape_off || !p->shape_depth || !p->shape_func) {
+        free(order);
+        free(work);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    }
+    for (size_t i = 0; i < p->ncode; i++)
+        p->shape_depth[i] = -1;
+    p->const_bytes = 0;
+    for (size_t i = 0; i < p->nconst; i++)
+        p->const_bytes += lsl_value_mem_size(&p->consts[i]);
+    gsvm_status st = GSVM_OK;
+    for (size_t i = 0; i < p->nfunc; i++) {
+        const fal3_func *f = &p->funcs[i];
+        if (f->entry >= p->ncode || f->nparams > f->nslots || f->nparams > 64 ||
+            f->nslots > FAL3_MAX_SLOTS || f->ret > LSL_TYPE_LIST || f->event < -1 ||
+            f->event >= FAL3_EVENT_COUNT || (f->event >= 0 && f->ret != LSL_TYPE_VOID)) {
+            st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "function %zu: bad header", i);
+            break;
+        }
+        for (uint32_t k = 0; k < f->nslots; k++)
+            if (f->slot_types[k] < LSL_TYPE_INTEGER || f->slot_types[k] > LSL_TYPE_LIST) {
+                st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "function %zu: bad slot type", i);
+                break;
+            }
+        if (st != GSVM_OK)
+            break;
+        if (f->event >= 0) {
+            size_t ne;
+            const lsl_event_def *ed = &lsl_events(&ne)[f->event];
+            bool ok = f->nparams == ed->nargs;
+            for (uint32_t k = 0; ok && k < f->nparams; k++)
+                ok = f->slot_types[k] == lsl_type_from_letter(ed->argtypes[k]);
+            if (!ok) {
+                st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "function %zu: not the signature of %s", i, ed->name);
+                break;
+            }
+        }
+        order[i] = f->entry;
+    }
+    if (st == GSVM_OK) {
+        qsort(order, p->nfunc, sizeof *order, cmp_entry);
+        vstate vs = {0};
+        for (size_t i = 0; st == GSVM_OK && i < p->nfunc; i++) {
+            size_t entry = p->funcs[i].entry, end = p->ncode;
+            for (size_t k = 0; k < p->nfunc; k++)
+                if (order[k] > entry) {
+                    end = order[k];
+                    break;
+                }
+            if (k_dup_entry(order, p->nfunc, entry)) {
+                st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "two functions share entry %zu", entry);
+                break;
+            }
+            st = verify_func(p, i, end, file, err, work, &vs);
+        }
+        free(vs.types);
+    }
+    free(order);
+    free(work);
+    if (st != GSVM_OK)
+        return st;
+    uint8_t *bytes;
+    size_t len;
+    if ((st = gsvm_lsl3_program_save(p, &bytes, &len, err)) != GSVM_OK)
+        return st;
+    gsvm_sha256(bytes, len, p->hash);
+    free(bytes);
+    return GSVM_OK;
+}
+
+gsvm_status fal3_program_seal(gsvm_lsl3_program *p, gsvm_error *err)
+{
+    return seal(p, NULL, err);
+}
+
+/* ---- the program file ---------------------------------------------------- */
+
+static void put_name(gsvm_buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    gsvm_buf_u32(b, (uint32_t)n, false);
+    gsvm_buf_append(b, s ? s : "", n);
+}
+
+gsvm_status gsvm_lsl3_program_save(const gsvm_lsl3_program *p, uint8_t **out, size_t *len,
+                                   gsvm_error *err)
+{
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_append(&b, HWZ3_MAGIC, 4);
+    gsvm_buf_u16(&b, HWZ3_FORMAT, false);
+    gsvm_buf_u32(&b, GSVM_LSL3_ABI_VERSION, false);
+    gsvm_buf_u32(&b, (uint32_t)p->ncode, false);
+    for (size_t i = 0; i < p->ncode; i++) {
+        gsvm_buf_u8(&b, (uint8_t)p->code[i].op);
+        gsvm_buf_u32(&b, (uint32_t)p->code[i].a, false);
+        gsvm_buf_u32(&b, (uint32_t)p->code[i].b, false);
+        gsvm_buf_u32(&b, (uint32_t)p->code[i].c, false);
+    }
+    lsl_value_encoder enc;
+    lsl_value_encoder_init(&enc, &b);
+    gsvm_buf_u32(&b, (uint32_t)p->nconst, false);
+    for (size_t i = 0; i < p->nconst; i++)
+        lsl_value_encode(&enc, &p->consts[i]);
+    gsvm_buf_u32(&b, (uint32_t)p->nglobal, false);
+    for (size_t i = 0; i < p->nglobal; i++) {
+        put_name(&b, p->global_names[i]);
+        lsl_value_encode(&enc, &p->globals[i]);
+    }
+    bool oom = enc.oom;
+    lsl_value_encoder_free(&enc);
+    gsvm_buf_u32(&b, (uint32_t)p->nfunc, false);
+    for (size_t i = 0; i < p->nfunc; i++) {
+        const fal3_func *f = &p->funcs[i];
+        put_name(&b, f->name);
+        gsvm_buf_u32(&b, f->entry, false);
+        gsvm_buf_u8(&b, f->ret);
+        gsvm_buf_u32(&b, (uint32_t)f->event, false);
+        gsvm_buf_u32(&b, f->nparams, false);
+        gsvm_buf_u32(&b, f->nslots, false);
+        gsvm_buf_append(&b, f->slot_types, f->nslots);
+    }
+    gsvm_buf_u32(&b, (uint32_t)p->nstate, false);
+    for (size_t i = 0; i < p->nstate; i++) {
+        put_name(&b, p->states[i].name);
+        for (int e = 0; e < FAL3_EVENT_COUNT; e++)
+            gsvm_buf_u32(&b, (uint32_t)p->states[i].handler[e], false);
+    }
+    if (oom || b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    *out = gsvm_buf_take(&b, len);
+    return GSVM_OK;
+}
+
+static char *read_name(gsvm_reader *r, const char *what)
+{
+    uint32_t n;
+    const uint8_t *s;
+    if (!gsvm_read_u32(r, &n, what))
+        return NULL;
+    if (n > 4096) {
+        gsvm_reader_fail(r, "%s: length %u is too long", what, n);
+        return NULL;
+    }
+    if (!gsvm_read_bytes(r, n, &s, what))
+        return NULL;
+    char *c = malloc(n + 1);
+    if (!c) {
+        gsvm_reader_fail(r, "out of memory");
+        return NULL;
+    }
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+static bool read_count(gsvm_reader *r, uint32_t *n, uint32_t max, size_t min_each, const char *what)
+{
+    if (!gsvm_read_u32(r, n, what))
+        return false;
+    if (*n > max || (size_t)*n * min_each > gsvm_reader_left(r))
+        return gsvm_reader_fail(r, "%s %u is out of range", what, *n);
+    return true;
+}
+
+gsvm_status gsvm_lsl3_program_load(const uint8_t *data, size_t len, const char *file,
+                                   gsvm_lsl3_program **out, gsvm_error *err)
+{
+    *out = NULL;
+    gsvm_reader r;
+    gsvm_reader_init(&r, data, len, file, err);
+    const uint8_t *magic;
+    uint16_t fmt;
+    uint32_t abi, n;
+    if (!gsvm_read_bytes(&r, 4, &magic, "magic"))
+        return err->status;
+    if (memcmp(magic, HWZ3_MAGIC, 4) != 0) {
+        r.pos = 0;
+        gsvm_reader_fail(&r, "not an ABI-3 Falcon program (magic is not \"" HWZ3_MAGIC "\")");
+        return err->status;
+    }
+    if (!gsvm_read_u16(&r, &fmt, "format version") || !gsvm_read_u32(&r, &abi, "ABI version"))
+        return err->status;
+    if (fmt != HWZ3_FORMAT || abi != GSVM_LSL3_ABI_VERSION) {
+        gsvm_reader_fail(&r, "format %u / ABI %u is not supported (want %u / 3)", fmt, abi, HWZ3_FORMAT);
+        return err->status;
+    }
+    gsvm_lsl3_program *p = fal3_program_new();
+    if (!p)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    gsvm_status st = GSVM_OK;
+    if (!read_count(&r, &n, FAL3_MAX_CODE, 13, "instruction count"))
+        goto bad;
+    p->code = malloc((n ? n : 1) * sizeof *p->code);
+    if (!p->code)
+        goto nomem;
+    p->capcode = n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t o;
+        uint32_t a, b, c;
+        if (!gsvm_read_u8(&r, &o, "opcode") || !gsvm_read_u32(&r, &a, "operand a") ||
+            !gsvm_read_u32(&r, &b, "operand b") || !gsvm_read_u32(&r, &c, "operand c"))
+            goto bad;
+        p->code[i] = (fal3_insn){o, (int32_t)a, (int32_t)b, (int32_t)c};
+        p->ncode++;
+    }
+    {
+        lsl_value_decoder dec;
+        lsl_value_decoder_init(&dec, &r, NULL);
+        bool ok = read_count(&r, &n, FAL3_MAX_CONSTS, 1, "constant count");
+        if (ok && !(p->consts = calloc(n ? n : 1, sizeof *p->consts)))
+            ok = false, st = GSVM_ERR_NOMEM;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            ok = lsl_value_decode(&dec, &p->consts[i], err) == GSVM_OK;
+            if (ok)
+                p->nconst++;
+        }
+        if (ok && !read_count(&r, &n, FAL3_MAX_GLOBALS, 5, "global count"))
+            ok = false;
+        if (ok && (!(p->globals = calloc(n ? n : 1, sizeof *p->globals)) ||
+                   !(p->global_names = calloc(n ? n : 1, sizeof *p->global_names))))
+            ok = false, st = GSVM_ERR_NOMEM;
+        for (uint32_t i = 0; ok && i < n; i++) {
+            p->global_names[i] = read_name(&r, "global name");
+            ok = p->global_names[i] && lsl_value_decode(&dec, &p->globals[i], err) == GSVM_OK;
+            p->nglobal++;
+        }
+        lsl_value_decoder_free(&dec);
+        if (st == GSVM_ERR_NOMEM)
+            goto nomem;
+        if (!ok)
+            goto bad;
+    }
+    if (!read_count(&r, &n, FAL3_MAX_FUNCS, 21, "function count"))
+        goto bad;
+    if (!(p->funcs = calloc(n ? n : 1, sizeof *p->funcs)))
+        goto nomem;
+    for (uint32_t i = 0; i < n; i++) {
+        fal3_func *f = &p->funcs[i];
+        p->nfunc++;
+        uint32_t ev;
+        const uint8_t *types;
+        if (!(f->name = read_name(&r, "function name")) || !gsvm_read_u32(&r, &f->entry, "entry") ||
+            !gsvm_read_u8(&r, &f->ret, "return type") || !gsvm_read_u32(&r, &ev, "event") ||
+            !gsvm_read_u32(&r, &f->nparams, "parameter count") ||
+            !read_count(&r, &f->nslots, FAL3_MAX_SLOTS, 1, "slot count") ||
+            !gsvm_read_bytes(&r, f->nslots, &types, "slot types"))
+            goto bad;
+        f->event = (int32_t)ev;
+        if (!(f->slot_types = malloc(f->nslots ? f->nslots : 1)))
+            goto nomem;
+        memcpy(f->slot_types, types, f->nslots);
+        size_t bytes = FAL3_FRAME_BYTES;
+        for (uint32_t k = 0; k < f->nslots; k++) {
+            lsl_value z = lsl_empty(f->slot_types[k] <= LSL_TYPE_LIST ? (lsl_type)f->slot_types[k] : LSL_TYPE_VOID);
+            bytes += lsl_value_slot_size(&z);
+        }
+        f->frame_bytes = (uint32_t)bytes;
+    }
+    if (!read_count(&r, &n, FAL3_MAX_STATES, 4 + 4 * FAL3_EVENT_COUNT, "state count"))
+        goto bad;
+    if (!(p->states = calloc(n ? n : 1, sizeof *p->states)))
+        goto nomem;
+    for (uint32_t i = 0; i < n; i++) {
+        p->nstate++;
+        if (!(p->states[i].name = read_name(&r, "state name")))
+            goto bad;
+        for (int e = 0; e < FAL3_EVENT_COUNT; e++) {
+            uint32_t h;
+            if (!gsvm_read_u32(&r, &h, "handler"))
+                goto bad;
+            p->states[i].handler[e] = (int32_t)h;
+        }
+    }
+    if (gsvm_reader_left(&r)) {
+        gsvm_reader_fail(&r, "%zu bytes of trailing garbage", gsvm_reader_left(&r));
+        goto bad;
+    }
+    for (size_t i = 0; i < p->nglobal; i++)
+        if (p->globals[i].type < LSL_TYPE_INTEGER) {
+            gsvm_error_set(err, GSVM_ERR_INPUT, file, "global %zu has no type", i);
+            goto bad;
+        }
+    if ((st = seal(p, file, err)) != GSVM_OK) {
+        gsvm_lsl3_program_free(p);
+        return st;
+    }
+    *out = p;
+    return GSVM_OK;
+nomem:
+    gsvm_lsl3_program_free(p);
+    return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+bad:
+    gsvm_lsl3_program_free(p);
+    return err->status ? err->status : GSVM_ERR_INPUT;
+}
+
+/* ---- listing ------------------------------------------------------------- */
+
+static void list_value(gsvm_buf *b, const lsl_value *v)
+{
+    json_t *j = lsl_value_to_json(v);
+    char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    gsvm_buf_puts(b, s ? s : "?");
+    free(s);
+    json_decref(j);
+}
+
+gsvm_status gsvm_lsl3_program_list(const gsvm_lsl3_program *p, char **out, gsvm_error *err)
+{
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    char hex[65];
+    gsvm_hex(p->hash, 32, hex);
+    gsvm_buf_printf(&b, "abi_version: 3\nhash: %s\n", hex);
+    gsvm_buf_printf(&b, "globals: %zu\n", p->nglobal);
+    for (size_t i = 0; i < p->nglobal; i++) {
+        gsvm_buf_printf(&b, "  [%zu] %s %s = ", i, lsl_type_name(p->globals[i].type), p->global_names[i]);
+        list_value(&b, &p->globals[i]);
+        gsvm_buf_putc(&b, '\n');
+    }
+    gsvm_buf_printf(&b, "constants: %zu\n", p->nconst);
+    for (size_t i = 0; i < p->nconst; i++) {
+        gsvm_buf_printf(&b, "  [%zu] %s ", i, lsl_type_name(p->consts[i].type));
+        list_value(&b, &p->consts[i]);
+        gsvm_buf_putc(&b, '\n');
+    }
+    gsvm_buf_printf(&b, "states: %zu\n", p->nstate);
+    for (size_t i = 0; i < p->nstate; i++) {
+        gsvm_buf_printf(&b, "  [%zu] %s:", i, p->states[i].name);
+        for (int e = 0; e < FAL3_EVENT_COUNT; e++)
+            if (p->states[i].handler[e] >= 0)
+                gsvm_buf_printf(&b, " %s=f%d", p->funcs[p->states[i].handler[e]].name, p->states[i].handler[e]);
+        gsvm_buf_putc(&b, '\n');
+    }
+    for (size_t i = 0; i < p->nfunc; i++) {
+        const fal3_func *f = &p->funcs[i];
+        gsvm_buf_printf(&b, "f%zu %s %s(%u params, %u slots:", i, lsl_type_name((lsl_type)f->ret), f->name,
+                        f->nparams, f->nslots);
+        for (uint32_t k = 0; k < f->nslots; k++)
+            gsvm_buf_printf(&b, " %s", lsl_type_name((lsl_type)f->slot_types[k]));
+        gsvm_buf_printf(&b, ") entry %u, frame %u bytes\n", f->entry, f->frame_bytes);
+    }
+    gsvm_buf_puts(&b, "code:\n");
+    for (size_t ip = 0; ip < p->ncode; ip++) {
+        for (size_t i = 0; i < p->nfunc; i++)
+            if (p->funcs[i].entry == ip)
+                gsvm_buf_printf(&b, "%s:\n", p->funcs[i].name);
+        const fal3_insn *in = &p->code[ip];
+        const fal3_op_info *oi = &fal3_ops[in->op];
+        gsvm_buf_printf(&b, "  %5zu  %-12s", ip, oi->mnemonic);
+        int32_t ops[3] = {in->a, in->b, in->c};
+        for (int k = 0; oi->operands[k]; k++) {
+            gsvm_buf_printf(&b, "%s%d", k ? ", " : " ", ops[k]);
+            if (oi->operands[k] == 'f') {
+                float f;
+                memcpy(&f, &ops[k], 4);
+                gsvm_buf_printf(&b, " (%g)", (double)f);
+            } else if (oi->operands[k] == 'B') {
+                const lsl_builtin *bi = lsl_builtin_by_id(ops[k]);
+                gsvm_buf_printf(&b, " (%s)", bi ? bi->name : "?");
+            } else if (oi->operands[k] == 'F' && ops[k] >= 0 && (size_t)ops[k] < p->nfunc) {
+                gsvm_buf_printf(&b, " (%s)", p->funcs[ops[k]].name);
+            } else if (oi->operands[k] == 'S' && ops[k] >= 0 && (size_t)ops[k] < p->nstate) {
+                gsvm_buf_printf(&b, " (%s)", p->states[ops[k]].name);
+            } else if (oi->operands[k] == 'T') {
+                gsvm_buf_printf(&b, " (%s)", lsl_type_name((lsl_type)ops[k]));
+            }
+        }
+        gsvm_buf_putc(&b, '\n');
+    }
+    gsvm_buf_cstr(&b);
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    size_t len;
+    *out = (char *)gsvm_buf_take(&b, &len);
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl3_isa_table(char **out, gsvm_error *err)
+{
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_puts(&b, "| # | opcode | operands | pops | pushes | meaning |\n|---|---|---|---|---|---|\n");
+    for (int op = 0; op < F3_COUNT; op++) {
+        const fal3_op_info *i = &fal3_ops[op];
+        char pops[8], pushes[8];
+        snprintf(pops, sizeof pops, "%d", i->pops);
+        snprintf(pushes, sizeof pushes, "%d", i->pushes);
+        gsvm_buf_printf(&b, "| %d | %s | %s | %s | %s | %s |\n", op, i->mnemonic,
+                        i->operands[0] ? i->operands : "-", i->pops < 0 ? "var" : pops,
+                        i->pushes < 0 ? "var" : pushes, i->meaning);
+    }
+    gsvm_buf_cstr(&b);
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    size_t len;
+    *out = (char *)gsvm_buf_take(&b, &len);
+    return GSVM_OK;
+}
+
+size_t gsvm_lsl3_program_code_size(const gsvm_lsl3_program *p)
+{
+    return p->ncode;
+}

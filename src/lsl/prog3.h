@@ -1,0 +1,158 @@
+/* ABI 3: the compiled program (functions, handlers per state, constants,
+ * global defaults) and the VM's private state.  Shared by compiler3.c,
+ * prog3.c, vm3.c and snapshot3.c only; embedders see the opaque
+ * gsvm_lsl3_program / gsvm_lsl3_vm of include/gsvm/lsl.h. */
+#ifndef GSVM_LSL_PROG3_H
+#define GSVM_LSL_PROG3_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gsvm/lsl.h"
+#include "lsl/builtins.h"
+#include "lsl/value.h"
+
+typedef enum {
+#define FALCON3_OP(name, mnem, operands, pops, pushes, meaning) F3_##name,
+#include "lsl/isa3.def"
+#undef FALCON3_OP
+    F3_COUNT
+} fal3_op;
+
+typedef struct fal3_op_info {
+    const char *mnemonic;
+    const char *operands;
+    int pops, pushes;
+    const char *meaning;
+} fal3_op_info;
+extern const fal3_op_info fal3_ops[F3_COUNT];
+
+typedef struct fal3_insn {
+    int32_t op;
+    int32_t a, b, c;
+} fal3_insn;
+
+#define FAL3_EVENT_COUNT 43
+#define FAL3_MAX_FUNCS 65536u
+#define FAL3_MAX_SLOTS 65536u
+#define FAL3_MAX_STATES 4096u
+#define FAL3_MAX_CODE (1u << 24)
+#define FAL3_MAX_CONSTS (1u << 20)
+#define FAL3_MAX_GLOBALS 65536u
+#define FAL3_MAX_DEPTH 512u      /* call frames (recursion bound) */
+#define FAL3_QUEUE 64u           /* pending events, as Second Life */
+#define FAL3_MAX_LISTENS 65u     /* Second Life's per-script listen limit */
+#define FAL3_FRAME_BYTES 16u     /* the memory one call frame costs beside its slots */
+#define FAL3_INSN_BYTES 4u       /* the memory one instruction costs */
+
+/* A user function or an event handler (ret VOID, event >= 0). */
+typedef struct fal3_func {
+    char *name;
+    uint32_t entry;
+    uint8_t ret;
+    int32_t event; /* event index for handlers, -1 for user functions */
+    uint32_t nparams;
+    uint8_t *slot_types; /* nslots: parameters first, then each local (no reuse) */
+    uint32_t nslots;
+    uint32_t max_stack;  /* operand stack high-water above the slots */
+    uint32_t frame_bytes; /* memory charged while a call of it is live */
+} fal3_func;
+
+typedef struct fal3_state {
+    char *name;
+    int32_t handler[FAL3_EVENT_COUNT]; /* function index or -1 */
+} fal3_state;
+
+struct gsvm_lsl3_program {
+    fal3_insn *code;
+    size_t ncode, capcode;
+    lsl_value *consts; /* unaccounted (NULL heap): part of the code charge */
+    size_t nconst, capconst;
+    lsl_value *globals; /* defaults, unaccounted */
+    char **global_names;
+    size_t nglobal, capglobal;
+    fal3_func *funcs;
+    size_t nfunc, capfunc;
+    fal3_state *states; /* states[0] is default */
+    size_t nstate, capstate;
+    uint8_t hash[32]; /* SHA-256 of the program file form: the program's identity */
+    size_t const_bytes;
+    bool oom;
+    /* The verifier's stack shape at each ip (depth -1: unreachable), the
+     * types of its operands, deepest first, at shape_types + shape_off[ip]. */
+    uint32_t *shape_off;
+    int32_t *shape_depth;
+    uint32_t *shape_func; /* the function each reachable ip belongs to */
+    uint8_t *shape_types;
+    size_t nshape_types, capshape_types;
+};
+
+/* Builders (compiler3.c, prog3.c). */
+gsvm_lsl3_program *fal3_program_new(void);
+long fal3_emit(gsvm_lsl3_program *p, fal3_op op, int32_t a, int32_t b, int32_t c);
+long fal3_const(gsvm_lsl3_program *p, lsl_value v); /* takes the reference */
+/* Computes the hash (after building or loading). */
+gsvm_status fal3_program_seal(gsvm_lsl3_program *p, gsvm_error *err);
+/* The program's fixed memory charge: code and constants. */
+size_t fal3_program_charge(const gsvm_lsl3_program *p);
+int fal3_event_index(const char *name);
+
+/* ---- the VM -------------------------------------------------------------- */
+
+typedef struct fal3_frame {
+    uint32_t ret_ip;
+    uint32_t fp;
+    uint32_t func;
+} fal3_frame;
+
+typedef struct fal3_event {
+    uint8_t ev;
+    uint8_t nargs;
+    lsl_value args[LSL_MAX_ARGS];
+} fal3_event;
+
+typedef struct fal3_listen {
+    int32_t handle;
+    int32_t channel;
+    uint8_t active;
+    lsl_value name, key, msg;
+} fal3_listen;
+
+enum { FAL3_PHASE_NONE = 0, FAL3_PHASE_EXIT = 1 };
+
+struct gsvm_lsl3_vm {
+    const gsvm_lsl3_program *prog;
+    lsl_heap *hp; /* separately allocated: objects point at it, so a restore may swap VMs */
+    lsl_lib_state lib;
+    lsl_value *globals;
+    lsl_value *consts; /* the program's constants, copied into this VM's heap */
+    size_t nconsts;
+    lsl_value *stack;
+    uint32_t sp, cap;
+    fal3_frame *frames;
+    uint32_t nframes, capframes;
+    uint32_t ip;
+    uint64_t total;
+    bool active; /* a handler is running (frames > 0) */
+    int32_t cur_state, next_state;
+    uint8_t phase;
+    fal3_event queue[FAL3_QUEUE];
+    uint32_t qhead, qcount;
+    uint64_t now_ms, time_base_ms, sleep_until_ms, timer_period_ms, timer_next_ms;
+    fal3_listen listens[FAL3_MAX_LISTENS];
+    uint32_t nlistens;
+    int32_t next_listen;
+    size_t base_extra; /* code + globals charge */
+    bool faulted;
+    uint32_t fault_ip;
+    char fault[300];
+    gsvm_lsl3_host_fn host;
+    void *host_user;
+};
+
+void fal3_vm_clear_queue(gsvm_lsl3_vm *vm);
+bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need);
+void fal3_vm_clear_listens(gsvm_lsl3_vm *vm);
+
+#endif

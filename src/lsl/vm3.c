@@ -1,0 +1,936 @@
+/* The ABI-3 interpreter: handlers, user-function frames, states, the event
+ * queue, simulation time, listens and the builtin boundary.
+ *
+ * All script state is data in the VM (ip, value stack, frames, queue,
+ * clocks), never the C stack, so run() may stop after any instruction and a
+ * snapshot captures everything.  Dispatch is threaded through a table of
+ * label addresses expanded from isa3.def (computed goto) where the compiler
+ * has it, else a switch.
+ *
+ * Memory (the 64 KiB limit): the heap charges every string, key and list
+ * object (value.h); `heap.extra` adds the code (FAL3_INSN_BYTES per
+ * instruction), the globals' slots and each live call frame
+ * (FAL3_FRAME_BYTES + its slots).  Constants are copied into the VM's heap
+ * and so count as the values they are.  A frame or an object that does not
+ * fit is a Stack-Heap Collision. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lsl/prog3.h"
+
+#if defined(__GNUC__) && !defined(GSVM_LSL_NO_COMPUTED_GOTO)
+#define F3_THREADED 1
+#else
+#define F3_THREADED 0
+#endif
+
+#define HEAPTYPE(t) ((1u << (t)) & ((1u << LSL_TYPE_STRING) | (1u << LSL_TYPE_KEY) | (1u << LSL_TYPE_LIST)))
+
+static inline void vretain(const lsl_value *v)
+{
+    if (HEAPTYPE(v->type))
+        lsl_value_retain(v);
+}
+
+static inline void vrelease(lsl_value *v)
+{
+    if (HEAPTYPE(v->type))
+        lsl_value_release(v);
+}
+
+static size_t extra_now(const gsvm_lsl3_vm *vm)
+{
+    return vm->hp->extra;
+}
+
+static bool heap_over(gsvm_lsl3_vm *vm)
+{
+    size_t total = vm->hp->used + vm->hp->extra;
+    if (total > vm->hp->peak)
+        vm->hp->peak = total;
+    return vm->hp->limit && total > vm->hp->limit;
+}
+
+size_t gsvm_lsl3_vm_used_memory(const gsvm_lsl3_vm *vm)
+{
+    return vm->hp->used + extra_now(vm);
+}
+
+void fal3_vm_clear_queue(gsvm_lsl3_vm *vm)
+{
+    for (uint32_t i = 0; i < vm->qcount; i++) {
+        fal3_event *e = &vm->queue[(vm->qhead + i) % FAL3_QUEUE];
+        for (uint8_t k = 0; k < e->nargs; k++)
+            vrelease(&e->args[k]);
+        e->nargs = 0;
+    }
+    vm->qhead = vm->qcount = 0;
+}
+
+void fal3_vm_clear_listens(gsvm_lsl3_vm *vm)
+{
+    for (uint32_t i = 0; i < vm->nlistens; i++) {
+        vrelease(&vm->listens[i].name);
+        vrelease(&vm->listens[i].key);
+        vrelease(&vm->listens[i].msg);
+    }
+    vm->nlistens = 0;
+}
+
+/* Releases the frames and the stack (the handler is abandoned). */
+static void unwind(gsvm_lsl3_vm *vm)
+{
+    for (uint32_t i = 0; i < vm->sp; i++)
+        vrelease(&vm->stack[i]);
+    vm->sp = 0;
+    for (uint32_t i = 0; i < vm->nframes; i++)
+        vm->hp->extra -= vm->prog->funcs[vm->frames[i].func].frame_bytes;
+    vm->nframes = 0;
+    vm->active = false;
+}
+
+static gsvm_status reset_globals(gsvm_lsl3_vm *vm, gsvm_error *err)
+{
+    const gsvm_lsl3_program *p = vm->prog;
+    for (size_t i = 0; i < p->nglobal; i++) {
+        vrelease(&vm->globals[i]);
+        gsvm_status st = lsl_value_copy_to(vm->hp, &p->globals[i], &vm->globals[i], err);
+        if (st != GSVM_OK)
+            return st;
+    }
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err)
+{
+    *out = NULL;
+    gsvm_lsl3_vm *vm = calloc(1, sizeof *vm);
+    if (!vm)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    vm->prog = prog;
+    vm->hp = calloc(1, sizeof *vm->hp);
+    if (!vm->hp) {
+        free(vm);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    lsl_heap_init(vm->hp, LSL_DEFAULT_MEMORY_LIMIT);
+    uint64_t seed;
+    memcpy(&seed, prog->hash, 8);
+    lsl_lib_state_init(&vm->lib, seed);
+    vm->next_state = -1;
+    vm->next_listen = 1;
+    vm->cap = 256;
+    vm->stack = calloc(vm->cap, sizeof *vm->stack);
+    vm->frames = calloc(FAL3_MAX_DEPTH, sizeof *vm->frames);
+    vm->globals = calloc(prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
+    vm->consts = calloc(prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
+    if (!vm->stack || !vm->frames || !vm->globals || !vm->consts) {
+        gsvm_lsl3_vm_free(vm);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    size_t extra = prog->ncode * FAL3_INSN_BYTES;
+    for (size_t i = 0; i < prog->nglobal; i++)
+        extra += lsl_value_slot_size(&prog->globals[i]);
+    vm->base_extra = extra;
+    vm->hp->extra = extra;
+    gsvm_status st = GSVM_OK;
+    for (size_t i = 0; st == GSVM_OK && i < prog->nconst; i++) {
+        st = lsl_value_copy_to(vm->hp, &prog->consts[i], &vm->consts[i], err);
+        vm->nconsts = i + 1;
+    }
+    for (size_t i = 0; i < prog->nglobal; i++)
+        vm->globals[i] = lsl_empty(prog->globals[i].type);
+    if (st == GSVM_OK)
+        st = reset_globals(vm, err);
+    if (st == GSVM_OK && heap_over(vm))
+        st = gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Stack-Heap Collision");
+    if (st != GSVM_OK) {
+        gsvm_lsl3_vm_free(vm);
+        return st;
+    }
+    *out = vm;
+    return GSVM_OK;
+}
+
+void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
+{
+    if (!vm)
+        return;
+    if (vm->stack)
+        unwind(vm);
+    fal3_vm_clear_queue(vm);
+    fal3_vm_clear_listens(vm);
+    if (vm->globals)
+        for (size_t i = 0; i < vm->prog->nglobal; i++)
+            vrelease(&vm->globals[i]);
+    if (vm->consts)
+        for (size_t i = 0; i < vm->nconsts; i++)
+            vrelease(&vm->consts[i]);
+    free(vm->consts);
+    free(vm->globals);
+    free(vm->stack);
+    free(vm->frames);
+    free(vm->hp);
+    free(vm);
+}
+
+void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user)
+{
+    vm->host = fn;
+    vm->host_user = user;
+}
+
+uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm) { return vm->total; }
+uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm) { return vm->now_ms; }
+const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm) { return vm->faulted ? vm->fault : NULL; }
+uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm) { return vm->fault_ip; }
+
+json_t *gsvm_lsl3_vm_global(const gsvm_lsl3_vm *vm, size_t slot)
+{
+    return slot < vm->prog->nglobal ? lsl_value_to_json(&vm->globals[slot]) : NULL;
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static int32_t handler_of(const gsvm_lsl3_vm *vm, int ev)
+{
+    return vm->prog->states[vm->cur_state].handler[ev];
+}
+
+static bool enqueue(gsvm_lsl3_vm *vm, int ev, lsl_value *args, uint8_t nargs)
+{
+    if (vm->qcount >= FAL3_QUEUE) {
+        for (uint8_t k = 0; k < nargs; k++)
+            vrelease(&args[k]);
+        return false;
+    }
+    fal3_event *e = &vm->queue[(vm->qhead + vm->qcount) % FAL3_QUEUE];
+    e->ev = (uint8_t)ev;
+    e->nargs = nargs;
+    for (uint8_t k = 0; k < nargs; k++)
+        e->args[k] = args[k];
+    vm->qcount++;
+    return true;
+}
+
+static bool queued(const gsvm_lsl3_vm *vm, int ev)
+{
+    for (uint32_t i = 0; i < vm->qcount; i++)
+        if (vm->queue[(vm->qhead + i) % FAL3_QUEUE].ev == ev)
+            return true;
+    return false;
+}
+
+gsvm_status gsvm_lsl3_vm_start(gsvm_lsl3_vm *vm, gsvm_error *err)
+{
+    (void)err;
+    int ev = fal3_event_index("state_entry");
+    if (handler_of(vm, ev) >= 0)
+        enqueue(vm, ev, NULL, 0);
+    return GSVM_OK;
+}
+
+static bool text_matches(const lsl_value *filter, const lsl_value *v, bool is_key)
+{
+    size_t n = lsl_str_len(filter);
+    if (n == 0)
+        return true;
+    if (is_key && n == 36 && strcmp(lsl_str_data(filter), "00000000-0000-0000-0000-000000000000") == 0)
+        return true;
+    return n == lsl_str_len(v) && memcmp(lsl_str_data(filter), lsl_str_data(v), n) == 0;
+}
+
+gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const json_t *args,
+                              bool *was_queued, gsvm_error *err)
+{
+    *was_queued = false;
+    const lsl_event_def *ed = lsl_event_by_name(event, strlen(event));
+    if (!ed)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "'%s' is not an LSL event", event);
+    size_t n = args ? json_array_size(args) : 0;
+    if (args && !json_is_array(args))
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "\"args\" must be an array");
+    if (n != ed->nargs)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s takes %u arguments, not %zu", event, ed->nargs, n);
+    lsl_value vals[LSL_MAX_ARGS];
+    for (size_t i = 0; i < n; i++) {
+        gsvm_status st = lsl_value_from_json(vm->hp, json_array_get(args, i),
+                                             lsl_type_from_letter(ed->argtypes[i]), &vals[i], err);
+        if (st != GSVM_OK) {
+            for (size_t k = 0; k < i; k++)
+                vrelease(&vals[k]);
+            if (st == GSVM_ERR_INPUT) {
+                char msg[sizeof err->message];
+                snprintf(msg, sizeof msg, "%s", err->message);
+                gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s argument %zu: %s", event, i + 1, msg);
+            }
+            return st;
+        }
+    }
+    bool deliver = handler_of(vm, ed->index) >= 0;
+    if (deliver && strcmp(event, "listen") == 0) {
+        deliver = false;
+        for (uint32_t i = 0; i < vm->nlistens && !deliver; i++) {
+            const fal3_listen *l = &vm->listens[i];
+            deliver = l->active && l->channel == vals[0].u.i && text_matches(&l->name, &vals[1], false) &&
+                      text_matches(&l->key, &vals[2], true) && text_matches(&l->msg, &vals[3], false);
+        }
+    }
+    if (!deliver) {
+        for (size_t k = 0; k < n; k++)
+            vrelease(&vals[k]);
+        return GSVM_OK;
+    }
+    *was_queued = enqueue(vm, ed->index, vals, (uint8_t)n);
+    return GSVM_OK;
+}
+
+uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms)
+{
+    uint64_t target = vm->now_ms + ms;
+    uint64_t stop = target;
+    if (vm->timer_period_ms && vm->timer_next_ms < stop)
+        stop = vm->timer_next_ms;
+    if (vm->sleep_until_ms > vm->now_ms && vm->sleep_until_ms < stop)
+        stop = vm->sleep_until_ms;
+    if (stop < vm->now_ms)
+        stop = vm->now_ms;
+    uint64_t step = stop - vm->now_ms;
+    vm->now_ms = stop;
+    if (vm->timer_period_ms && vm->timer_next_ms <= vm->now_ms) {
+        int ev = fal3_event_index("timer");
+        /* as Second Life: one pending timer event at most */
+        if (handler_of(vm, ev) >= 0 && !queued(vm, ev))
+            enqueue(vm, ev, NULL, 0);
+        vm->timer_next_ms = vm->now_ms + vm->timer_period_ms;
+    }
+    return step;
+}
+
+/* ---- handler start and state changes ------------------------------------- */
+
+bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need)
+{
+    if (need <= vm->cap)
+        return true;
+    size_t nc = vm->cap;
+    while (nc < need)
+        nc *= 2;
+    lsl_value *n = realloc(vm->stack, nc * sizeof *n);
+    if (!n)
+        return false;
+    memset(n + vm->cap, 0, (nc - vm->cap) * sizeof *n);
+    vm->stack = n;
+    vm->cap = (uint32_t)nc;
+    return true;
+}
+
+static void set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
+{
+    vm->faulted = true;
+    vm->fault_ip = ip;
+    size_t n = strlen(msg);
+    if (n >= sizeof vm->fault)
+        n = sizeof vm->fault - 1;
+    memcpy(vm->fault, msg, n);
+    vm->fault[n] = 0;
+}
+
+/* Starts function `fi` as a handler with `args` (moved). */
+static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t nargs)
+{
+    const fal3_func *f = &vm->prog->funcs[fi];
+    if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4)) {
+        for (uint8_t k = 0; k < nargs; k++)
+            vrelease(&args[k]);
+        set_fault(vm, f->entry, "out of memory");
+        return false;
+    }
+    vm->sp = 0;
+    for (uint8_t k = 0; k < nargs; k++)
+        vm->stack[vm->sp++] = args[k];
+    for (uint32_t k = nargs; k < f->nslots; k++)
+        vm->stack[vm->sp++] = lsl_empty((lsl_type)f->slot_types[k]);
+    vm->frames[0] = (fal3_frame){UINT32_MAX, 0, (uint32_t)fi};
+    vm->nframes = 1;
+    vm->hp->extra += f->frame_bytes;
+    vm->ip = f->entry;
+    vm->active = true;
+    if (heap_over(vm)) {
+        set_fault(vm, f->entry, "Stack-Heap Collision");
+        return false;
+    }
+    return true;
+}
+
+/* Picks the next thing to do when no handler runs: a pending state change
+ * (state_exit, then the switch and state_entry) or the next queued event.
+ * False when idle (or on a fault). */
+static bool next_step(gsvm_lsl3_vm *vm)
+{
+    if (vm->next_state >= 0) {
+        if (vm->phase == FAL3_PHASE_NONE) {
+            vm->phase = FAL3_PHASE_EXIT;
+            int32_t h = handler_of(vm, fal3_event_index("state_exit"));
+            if (h >= 0)
+                return start_handler(vm, h, NULL, 0);
+        }
+        vm->cur_state = vm->next_state;
+        vm->next_state = -1;
+        vm->phase = FAL3_PHASE_NONE;
+        fal3_vm_clear_queue(vm);
+        fal3_vm_clear_listens(vm);
+        int32_t h = handler_of(vm, fal3_event_index("state_entry"));
+        if (h >= 0)
+            return start_handler(vm, h, NULL, 0);
+        return true;
+    }
+    while (vm->qcount) {
+        fal3_event e = vm->queue[vm->qhead];
+        vm->qhead = (vm->qhead + 1) % FAL3_QUEUE;
+        vm->qcount--;
+        int32_t h = handler_of(vm, e.ev);
+        if (h >= 0)
+            return start_handler(vm, h, e.args, e.nargs);
+        for (uint8_t k = 0; k < e.nargs; k++)
+            vrelease(&e.args[k]);
+    }
+    return false;
+}
+
+static void reset_script(gsvm_lsl3_vm *vm)
+{
+    unwind(vm);
+    fal3_vm_clear_queue(vm);
+    fal3_vm_clear_listens(vm);
+    gsvm_error e;
+    if (reset_globals(vm, &e) != GSVM_OK) {
+        set_fault(vm, vm->ip, e.message);
+        return;
+    }
+    vm->cur_state = 0;
+    vm->next_state = -1;
+    vm->phase = FAL3_PHASE_NONE;
+    vm->timer_period_ms = vm->timer_next_ms = 0;
+    vm->sleep_until_ms = 0;
+    vm->time_base_ms = vm->now_ms;
+    vm->next_listen = 1;
+    gsvm_lsl3_vm_start(vm, &e);
+}
+
+/* ---- builtins ------------------------------------------------------------ */
+
+enum { CALL_OK, CALL_FAULT, CALL_RESET };
+
+static uint64_t sec_to_ms(float sec)
+{
+    if (!(sec > 0))
+        return 0;
+    double ms = (double)sec * 1000.0;
+    if (ms > 1e15)
+        ms = 1e15;
+    return (uint64_t)(ms + 0.5);
+}
+
+static int vm_service(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, lsl_value *ret, gsvm_error *err)
+{
+    *ret = lsl_empty(b->ret);
+    switch (b->id) {
+    case LSL_ID_llListen: {
+        if (vm->nlistens >= FAL3_MAX_LISTENS) {
+            *ret = lsl_int(0);
+            return CALL_OK;
+        }
+        fal3_listen *l = &vm->listens[vm->nlistens++];
+        l->handle = vm->next_listen++;
+        l->channel = args[0].u.i;
+        l->active = 1;
+        l->name = args[1];
+        l->key = args[2];
+        l->msg = args[3];
+        vretain(&l->name);
+        vretain(&l->key);
+        vretain(&l->msg);
+        *ret = lsl_int(l->handle);
+        return CALL_OK;
+    }
+    case LSL_ID_llListenControl:
+    case LSL_ID_llListenRemove:
+        for (uint32_t i = 0; i < vm->nlistens; i++)
+            if (vm->listens[i].handle == args[0].u.i) {
+                if (b->id == LSL_ID_llListenControl) {
+                    vm->listens[i].active = args[1].u.i != 0;
+                } else {
+                    vrelease(&vm->listens[i].name);
+                    vrelease(&vm->listens[i].key);
+                    vrelease(&vm->listens[i].msg);
+                    memmove(&vm->listens[i], &vm->listens[i + 1], (vm->nlistens - i - 1) * sizeof vm->listens[0]);
+                    vm->nlistens--;
+                }
+                break;
+            }
+        return CALL_OK;
+    case LSL_ID_llGetTime:
+        *ret = lsl_float((float)((double)(vm->now_ms - vm->time_base_ms) / 1000.0));
+        return CALL_OK;
+    case LSL_ID_llResetTime:
+        vm->time_base_ms = vm->now_ms;
+        return CALL_OK;
+    case LSL_ID_llGetAndResetTime:
+        *ret = lsl_float((float)((double)(vm->now_ms - vm->time_base_ms) / 1000.0));
+        vm->time_base_ms = vm->now_ms;
+        return CALL_OK;
+    case LSL_ID_llSetTimerEvent:
+        vm->timer_period_ms = sec_to_ms(args[0].u.f);
+        vm->timer_next_ms = vm->timer_period_ms ? vm->now_ms + vm->timer_period_ms : 0;
+        return CALL_OK;
+    case LSL_ID_llSleep: {
+        uint64_t ms = sec_to_ms(args[0].u.f);
+        if (ms)
+            vm->sleep_until_ms = vm->now_ms + ms;
+        return CALL_OK;
+    }
+    case LSL_ID_llResetScript:
+        return CALL_RESET;
+    case LSL_ID_llGetFreeMemory: {
+        size_t used = gsvm_lsl3_vm_used_memory(vm);
+        *ret = lsl_int(vm->hp->limit > used ? (int32_t)(vm->hp->limit - used) : 0);
+        return CALL_OK;
+    }
+    case LSL_ID_llGetUsedMemory:
+        *ret = lsl_int((int32_t)gsvm_lsl3_vm_used_memory(vm));
+        return CALL_OK;
+    case LSL_ID_llGetSPMaxMemory:
+        *ret = lsl_int((int32_t)vm->hp->peak);
+        return CALL_OK;
+    case LSL_ID_llGetMemoryLimit:
+        *ret = lsl_int((int32_t)vm->hp->limit);
+        return CALL_OK;
+    case LSL_ID_llSetMemoryLimit: {
+        int32_t want = args[0].u.i;
+        bool ok = want > 0 && (size_t)want <= LSL_DEFAULT_MEMORY_LIMIT &&
+                  (size_t)want >= gsvm_lsl3_vm_used_memory(vm);
+        if (ok)
+            vm->hp->limit = (size_t)want;
+        *ret = lsl_int(ok);
+        return CALL_OK;
+    }
+    default: /* llMinEventDelay, llScriptProfiler: nothing to simulate */
+        return CALL_OK;
+    }
+    (void)err;
+}
+
+static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, lsl_value *ret, gsvm_error *err)
+{
+    gsvm_status st = lsl_builtin_check_args(b, args, b->nargs, err);
+    if (st != GSVM_OK)
+        return CALL_FAULT;
+    *ret = lsl_builtin_default_result(b);
+    if (!vm->host)
+        return CALL_OK;
+    json_t *ja = json_array();
+    for (unsigned i = 0; ja && i < b->nargs; i++)
+        if (json_array_append_new(ja, lsl_value_to_json(&args[i])) != 0) {
+            json_decref(ja);
+            ja = NULL;
+        }
+    if (!ja) {
+        gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+        return CALL_FAULT;
+    }
+    json_t *res = NULL;
+    st = vm->host(vm->host_user, b->name, ja, &res, err);
+    json_decref(ja);
+    if (st != GSVM_OK) {
+        json_decref(res);
+        return CALL_FAULT;
+    }
+    if (res && b->ret != LSL_TYPE_VOID) {
+        lsl_value v;
+        st = lsl_value_from_json(vm->hp, res, b->ret, &v, err);
+        json_decref(res);
+        if (st != GSVM_OK)
+            return CALL_FAULT;
+        *ret = v;
+    } else
+        json_decref(res);
+    return CALL_OK;
+}
+
+/* ---- the interpreter ----------------------------------------------------- */
+
+static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+
+/* Runs instructions of the active handler; `*left` is the remaining
+ * budget.  Returns false on a fault.  Stops when the handler ends, the
+ * budget is spent, the script sleeps or changes state. */
+static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
+{
+    const gsvm_lsl3_program *prog = vm->prog;
+    const fal3_insn *code = prog->code;
+    const fal3_insn *pc = code + vm->ip;
+    lsl_value *stack = vm->stack;
+    lsl_value *sp = stack + vm->sp;
+    lsl_value *fp = stack + vm->frames[vm->nframes - 1].fp;
+    lsl_value *consts = vm->consts;
+    lsl_value *globals = vm->globals;
+    uint64_t budget = *left, n = budget;
+    const char *fmsg = NULL;
+    gsvm_error err;
+    lsl_value tmp;
+
+#define SYNC() do { vm->ip = (uint32_t)(pc - code); vm->sp = (uint32_t)(sp - stack); } while (0)
+#define FAULT(msg) do { fmsg = (msg); goto fault; } while (0)
+#define CHECK(st) do { if ((st) != GSVM_OK) FAULT(err.message); } while (0)
+
+#if F3_THREADED
+    static const void *const labels[F3_COUNT] = {
+#define FALCON3_OP(name, mnem, operands, pops, pushes, meaning) &&L_##name,
+#include "lsl/isa3.def"
+#undef FALCON3_OP
+    };
+#define CASE(name) L_##name:
+#define DISPATCH() do { if (n == 0) goto out; n--; goto *labels[pc->op]; } while (0)
+#define NEXT() do { pc++; DISPATCH(); } while (0)
+    DISPATCH();
+#else
+#define CASE(name) case F3_##name:
+#define DISPATCH() goto top
+#define NEXT() { pc++; goto top; }
+top:
+    for (;;) {
+        if (n == 0)
+            goto out;
+        n--;
+        switch ((fal3_op)pc->op) {
+#endif
+
+    CASE(PUSH_INT) sp->type = LSL_TYPE_INTEGER; sp->u.i = pc->a; sp++; NEXT();
+    CASE(PUSH_FLOAT) sp->type = LSL_TYPE_FLOAT; memcpy(&sp->u.f, &pc->a, 4); sp++; NEXT();
+    CASE(PUSH_CONST) *sp = consts[pc->a]; vretain(sp); sp++; NEXT();
+    CASE(PUSH_EMPTY) *sp = lsl_empty((lsl_type)pc->a); sp++; NEXT();
+    CASE(LOAD_LOCAL) *sp = fp[pc->a]; vretain(sp); sp++; NEXT();
+    CASE(STORE_LOCAL) sp--; vrelease(&fp[pc->a]); fp[pc->a] = *sp; NEXT();
+    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&fp[pc->a]); fp[pc->a] = sp[-1]; NEXT();
+    CASE(LOAD_GLOBAL) *sp = globals[pc->a]; vretain(sp); sp++; NEXT();
+    CASE(STORE_GLOBAL) sp--; vrelease(&globals[pc->a]); globals[pc->a] = *sp; NEXT();
+    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&globals[pc->a]); globals[pc->a] = sp[-1]; NEXT();
+    CASE(POP) sp--; vrelease(sp); NEXT();
+    CASE(DUP) *sp = sp[-1]; vretain(sp); sp++; NEXT();
+    CASE(ADD_I) sp[-2].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
+    CASE(SUB_I) sp[-2].u.i = wrap_sub(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
+    CASE(MUL_I) sp[-2].u.i = wrap_mul(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
+    CASE(DIV_I) {
+        int32_t l = sp[-1].u.i, r = sp[-2].u.i;
+        if (r == 0)
+            FAULT("Math Error");
+        sp[-2].u.i = (r == -1) ? wrap_sub(0, l) : l / r;
+        sp--;
+        NEXT();
+    }
+    CASE(MOD_I) {
+        int32_t l = sp[-1].u.i, r = sp[-2].u.i;
+        if (r == 0)
+            FAULT("Math Error");
+        sp[-2].u.i = (r == -1) ? 0 : l % r;
+        sp--;
+        NEXT();
+    }
+    CASE(BAND_I) sp[-2].u.i = sp[-1].u.i & sp[-2].u.i; sp--; NEXT();
+    CASE(BOR_I) sp[-2].u.i = sp[-1].u.i | sp[-2].u.i; sp--; NEXT();
+    CASE(BXOR_I) sp[-2].u.i = sp[-1].u.i ^ sp[-2].u.i; sp--; NEXT();
+    CASE(SHL_I) sp[-2].u.i = (int32_t)((uint32_t)sp[-1].u.i << (sp[-2].u.i & 31)); sp--; NEXT();
+    CASE(SHR_I) sp[-2].u.i = sp[-1].u.i >> (sp[-2].u.i & 31); sp--; NEXT();
+    CASE(LAND_I) sp[-2].u.i = (sp[-1].u.i != 0) & (sp[-2].u.i != 0); sp--; NEXT();
+    CASE(LOR_I) sp[-2].u.i = (sp[-1].u.i != 0) | (sp[-2].u.i != 0); sp--; NEXT();
+    CASE(EQ_I) sp[-2].u.i = sp[-1].u.i == sp[-2].u.i; sp--; NEXT();
+    CASE(NE_I) sp[-2].u.i = sp[-1].u.i != sp[-2].u.i; sp--; NEXT();
+    CASE(LT_I) sp[-2].u.i = sp[-1].u.i < sp[-2].u.i; sp--; NEXT();
+    CASE(LE_I) sp[-2].u.i = sp[-1].u.i <= sp[-2].u.i; sp--; NEXT();
+    CASE(GT_I) sp[-2].u.i = sp[-1].u.i > sp[-2].u.i; sp--; NEXT();
+    CASE(GE_I) sp[-2].u.i = sp[-1].u.i >= sp[-2].u.i; sp--; NEXT();
+    CASE(NEG_I) sp[-1].u.i = wrap_sub(0, sp[-1].u.i); NEXT();
+    CASE(NOT_I) sp[-1].u.i = !sp[-1].u.i; NEXT();
+    CASE(BNOT_I) sp[-1].u.i = ~sp[-1].u.i; NEXT();
+    CASE(ADD_F) sp[-2].u.f = sp[-1].u.f + sp[-2].u.f; sp--; NEXT();
+    CASE(SUB_F) sp[-2].u.f = sp[-1].u.f - sp[-2].u.f; sp--; NEXT();
+    CASE(MUL_F) sp[-2].u.f = sp[-1].u.f * sp[-2].u.f; sp--; NEXT();
+    CASE(DIV_F) {
+        float l = sp[-1].u.f, r = sp[-2].u.f;
+        if (r == 0.0f)
+            FAULT("Math Error");
+        float q = l / r;
+        if (isnan(q))
+            FAULT("Math Error");
+        sp[-2].u.f = q;
+        sp--;
+        NEXT();
+    }
+#define FCMP(name, OPR) CASE(name) { int32_t v = sp[-1].u.f OPR sp[-2].u.f; sp[-2] = lsl_int(v); sp--; NEXT(); }
+    FCMP(EQ_F, ==)
+    FCMP(NE_F, !=)
+    FCMP(LT_F, <)
+    FCMP(LE_F, <=)
+    FCMP(GT_F, >)
+    FCMP(GE_F, >=)
+    CASE(NEG_F) sp[-1].u.f = -sp[-1].u.f; NEXT();
+    CASE(I2F) sp[-1] = lsl_float((float)sp[-1].u.i); NEXT();
+    CASE(I2F_UNDER) sp[-2] = lsl_float((float)sp[-2].u.i); NEXT();
+    CASE(F2I) sp[-1] = lsl_int(lsl_float_to_int(sp[-1].u.f)); NEXT();
+    CASE(CONCAT_S) {
+        SYNC();
+        gsvm_status st = lsl_string_concat(vm->hp, &sp[-1], &sp[-2], &tmp, &err);
+        CHECK(st);
+        vrelease(&sp[-1]);
+        vrelease(&sp[-2]);
+        sp[-2] = tmp;
+        sp--;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(BINOP) {
+        SYNC();
+        gsvm_status st = lsl_value_binop(vm->hp, (lsl_op)pc->a, &sp[-1], &sp[-2], &tmp, &err);
+        CHECK(st);
+        vrelease(&sp[-1]);
+        vrelease(&sp[-2]);
+        sp[-2] = tmp;
+        sp--;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(UNOP) {
+        gsvm_status st = lsl_value_unop((lsl_unop)pc->a, &sp[-1], &tmp, &err);
+        CHECK(st);
+        vrelease(&sp[-1]);
+        sp[-1] = tmp;
+        NEXT();
+    }
+    CASE(CAST) {
+        SYNC();
+        gsvm_status st = lsl_value_cast(vm->hp, &sp[-1], (lsl_type)pc->a, &tmp, &err);
+        CHECK(st);
+        vrelease(&sp[-1]);
+        sp[-1] = tmp;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(TRUTH) {
+        int32_t t = lsl_value_truthy(&sp[-1]);
+        vrelease(&sp[-1]);
+        sp[-1] = lsl_int(t);
+        NEXT();
+    }
+    CASE(MKVEC) sp[-3] = lsl_vector(sp[-3].u.f, sp[-2].u.f, sp[-1].u.f); sp -= 2; NEXT();
+    CASE(MKROT) sp[-4] = lsl_rotation(sp[-4].u.f, sp[-3].u.f, sp[-2].u.f, sp[-1].u.f); sp -= 3; NEXT();
+    CASE(MKLIST) {
+        SYNC();
+        gsvm_status st = lsl_list_adopt(vm->hp, sp - pc->a, (size_t)pc->a, &tmp, &err);
+        CHECK(st);
+        sp -= pc->a;
+        *sp++ = tmp;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(GET_MEMBER) sp[-1] = lsl_float(sp[-1].u.v[pc->a]); NEXT();
+    CASE(SET_MEMBER) {
+        lsl_value v = sp[-1];
+        v.u.v[pc->a] = sp[-2].u.f;
+        sp[-2] = v;
+        sp--;
+        NEXT();
+    }
+    CASE(JMP) pc = code + pc->a; DISPATCH();
+    CASE(JZ) sp--; if (sp->u.i == 0) { pc = code + pc->a; DISPATCH(); } NEXT();
+    CASE(JNZ) sp--; if (sp->u.i != 0) { pc = code + pc->a; DISPATCH(); } NEXT();
+    CASE(CALL) {
+        const fal3_func *g = &prog->funcs[pc->a];
+        if (vm->nframes >= FAL3_MAX_DEPTH)
+            FAULT("Stack-Heap Collision");
+        vm->hp->extra += g->frame_bytes;
+        vm->frames[vm->nframes] = (fal3_frame){(uint32_t)(pc - code) + 1, (uint32_t)(sp - stack) - g->nparams, (uint32_t)pc->a};
+        vm->nframes++;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        size_t need = (size_t)(sp - stack) + g->nslots + g->max_stack + 4;
+        if (need > vm->cap) {
+            SYNC();
+            if (!fal3_grow_stack(vm, need))
+                FAULT("out of memory");
+            sp = vm->stack + (sp - stack);
+            stack = vm->stack;
+        }
+        fp = stack + vm->frames[vm->nframes - 1].fp;
+        for (uint32_t k = g->nparams; k < g->nslots; k++)
+            *sp++ = lsl_empty((lsl_type)g->slot_types[k]);
+        pc = code + g->entry;
+        DISPATCH();
+    }
+    CASE(RET) {
+        while (sp > fp)
+            vrelease(--sp);
+        goto do_return;
+    }
+    CASE(RETV) {
+        lsl_value rv = *--sp;
+        while (sp > fp)
+            vrelease(--sp);
+        *sp++ = rv;
+        goto do_return;
+    }
+    CASE(CALLB) {
+        const lsl_builtin *b = lsl_builtin_by_id(pc->a);
+        lsl_value *args = sp - pc->b;
+        lsl_value ret = lsl_empty(LSL_TYPE_VOID);
+        int r;
+        SYNC();
+        gsvm_error_clear(&err);
+        lsl_native_fn fn = lsl_builtin_native(b);
+        if (fn) {
+            lsl_call_ctx ctx = {vm->hp, &vm->lib, &err};
+            r = fn(&ctx, args, &ret) == GSVM_OK ? CALL_OK : CALL_FAULT;
+        } else if (b->flags & LSL_FN_VM) {
+            r = vm_service(vm, b, args, &ret, &err);
+        } else {
+            r = call_host(vm, b, args, &ret, &err);
+        }
+        if (r == CALL_FAULT)
+            FAULT(err.message[0] ? err.message : "builtin failed");
+        for (int32_t k = 0; k < pc->b; k++)
+            vrelease(&args[k]);
+        sp = args;
+        if (r == CALL_RESET) {
+            vm->sp = (uint32_t)(sp - stack);
+            pc++;
+            reset_script(vm);
+            goto stop;
+        }
+        if (b->ret != LSL_TYPE_VOID)
+            *sp++ = ret;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        if (b->sleep > 0) {
+            uint64_t ms = sec_to_ms(b->sleep);
+            if (vm->now_ms + ms > vm->sleep_until_ms)
+                vm->sleep_until_ms = vm->now_ms + ms;
+        }
+        pc++;
+        if (vm->sleep_until_ms > vm->now_ms || !vm->active) {
+            SYNC();
+            goto stop;
+        }
+        DISPATCH();
+    }
+    CASE(STATE) {
+        int32_t target = pc->a;
+        pc++;
+        SYNC();
+        unwind(vm);
+        if (vm->phase == FAL3_PHASE_EXIT)
+            vm->next_state = target;
+        else if (target != vm->cur_state)
+            vm->next_state = target;
+        goto stop;
+    }
+    CASE(INC_LOCAL_I) fp[pc->a].u.i = wrap_add(fp[pc->a].u.i, pc->b); NEXT();
+    CASE(INC_GLOBAL_I) globals[pc->a].u.i = wrap_add(globals[pc->a].u.i, pc->b); NEXT();
+    CASE(JGE_LI) if (fp[pc->a].u.i >= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGE_LL) if (fp[pc->a].u.i >= fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGT_LI) if (fp[pc->a].u.i > pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGT_LL) if (fp[pc->a].u.i > fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(LOAD_LL) {
+        sp[0] = fp[pc->a];
+        vretain(sp);
+        sp[1] = fp[pc->b];
+        vretain(sp + 1);
+        sp += 2;
+        NEXT();
+    }
+    CASE(ADD_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(fp[pc->a].u.i, pc->b); sp++; NEXT();
+    CASE(JLT_LI) if (fp[pc->a].u.i < pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+
+#if !F3_THREADED
+        default:
+            FAULT("bad opcode");
+        }
+    }
+#endif
+
+do_return: {
+    vm->nframes--;
+    const fal3_frame *fr = &vm->frames[vm->nframes];
+    vm->hp->extra -= prog->funcs[fr->func].frame_bytes;
+    if (vm->nframes == 0) {
+        /* the handler is done */
+        while (sp > stack)
+            vrelease(--sp);
+        vm->sp = 0;
+        vm->ip = 0;
+        vm->active = false;
+        vm->total += budget - n;
+        *left = n;
+        return true;
+    }
+    pc = code + fr->ret_ip;
+    fp = stack + vm->frames[vm->nframes - 1].fp;
+    DISPATCH();
+}
+out:
+    SYNC();
+stop:
+    vm->total += budget - n;
+    *left = n;
+    return !vm->faulted;
+fault:
+    SYNC();
+    vm->total += budget - n;
+    *left = n;
+    set_fault(vm, (uint32_t)(pc - code), fmsg);
+    return false;
+#undef CASE
+#undef DISPATCH
+#undef NEXT
+}
+
+gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget)
+{
+    uint64_t left = budget;
+    for (;;) {
+        if (vm->faulted)
+            return GSVM_LSL_ERROR;
+        if (vm->sleep_until_ms > vm->now_ms)
+            return GSVM_LSL_SLEEPING;
+        if (!vm->active) {
+            if (!next_step(vm))
+                return vm->faulted ? GSVM_LSL_ERROR : GSVM_LSL_FINISHED;
+            continue;
+        }
+        if (left == 0)
+            return GSVM_LSL_YIELDED;
+        if (!exec(vm, &left))
+            return GSVM_LSL_ERROR;
+    }
+}
+
+size_t gsvm_lsl3_tick(gsvm_lsl3_vm **vms, size_t n, uint64_t budget, gsvm_lsl_run_status *statuses)
+{
+    size_t busy = 0;
+    for (size_t i = 0; i < n; i++) {
+        gsvm_lsl_run_status st = gsvm_lsl3_vm_run(vms[i], budget);
+        if (statuses)
+            statuses[i] = st;
+        busy += st == GSVM_LSL_YIELDED;
+    }
+    return busy;
+}
