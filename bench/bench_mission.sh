@@ -42,10 +42,32 @@ sed 's/COUNT/10000/' "$HERE/many_vars.lua.in" >"$T/vars10000.lua"
 echo "N = $N events per run, median of $RUNS runs"
 
 # 1. Copy-on-write commits: the cost grows with what changes, not with the record.
-set -- $(time_runs "$T/vars10.lua" --max-variables 20000 --events "$T/events.jsonl"); w10=$1; c10=$2
-set -- $(time_runs "$T/vars10.lua" --max-variables 20000 --events "$T/none.jsonl"); w10z=$1; c10z=$2
-set -- $(time_runs "$T/vars10000.lua" --max-variables 20000 --events "$T/events.jsonl"); w10k=$1; c10k=$2
-set -- $(time_runs "$T/vars10000.lua" --max-variables 20000 --events "$T/none.jsonl"); w10kz=$1; c10kz=$2
+#    The four runs are interleaved round by round, so a change in what else
+#    the machine is doing falls on all four alike instead of on one of them.
+one_run() { # one_run OUTFILE ARGS...: appends "WALL CPU" of one run
+    o=$1; shift
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "%e %U %S" -o "$T/one" "$GSVM" mission run "$@" >/dev/null || echo "run failed: $*" >&2
+        awk '{print $1, $2 + $3}' "$T/one" >>"$o"
+    else
+        s=$(date +%s.%N); "$GSVM" mission run "$@" >/dev/null || echo "run failed: $*" >&2; e=$(date +%s.%N)
+        awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f %.6f\n", e - s, e - s }' >>"$o"
+    fi
+}
+: >"$T/a"; : >"$T/b"; : >"$T/c"; : >"$T/d"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    one_run "$T/a" "$T/vars10.lua" --max-variables 20000 --events "$T/events.jsonl"
+    one_run "$T/b" "$T/vars10.lua" --max-variables 20000 --events "$T/none.jsonl"
+    one_run "$T/c" "$T/vars10000.lua" --max-variables 20000 --events "$T/events.jsonl"
+    one_run "$T/d" "$T/vars10000.lua" --max-variables 20000 --events "$T/none.jsonl"
+    i=$((i+1))
+done
+med() { echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median)"; }
+set -- $(med "$T/a"); w10=$1; c10=$2
+set -- $(med "$T/b"); w10z=$1; c10z=$2
+set -- $(med "$T/c"); w10k=$1; c10k=$2
+set -- $(med "$T/d"); w10kz=$1; c10kz=$2
 pw10=$(calc "($w10 - $w10z) / $N * 1000000"); pw10k=$(calc "($w10k - $w10kz) / $N * 1000000")
 pc10=$(calc "($c10 - $c10z) / $N * 1000000"); pc10k=$(calc "($c10k - $c10kz) / $N * 1000000")
 printf 'one-variable commit with 10 / 10,000 variables: wall %.2f / %.2f us, cpu %.2f / %.2f us\n' \

@@ -201,7 +201,9 @@ void gsvm_mission_close(gsvm_mission *m);
  * "on_event_" prefix).  Unknown kinds are GSVM_ERR_USAGE.  Reports without a
  * handler, of kinds that never reach a script, silenced first reports and
  * fireteam_state in a public activity are dropped.  The report runs (with all
- * it leads to) unless delivery or the start holds it back. */
+ * it leads to) unless delivery, earlier reports or the start hold it back;
+ * a report held back is in the store (with a --state file: durable) when
+ * this returns, and is delivered after a reopen. */
 gsvm_status gsvm_mission_report(gsvm_mission *m, const char *kind,
                                 const gsvm_mission_field *fields, size_t nfields,
                                 gsvm_error *err);
