@@ -1,0 +1,68 @@
+#!/bin/sh
+# Runs every LSL conformance script of this folder through `gsvm lsl run`
+# (with NAME.events.jsonl as the event timeline when there is one):
+#   - a script NAME.lsl reports through llOwnerSay: "FAIL <check>: got X want
+#     Y" per failed check and a last line "PASS <n>".  Each check call site
+#     runs exactly once, so <n> must equal the number of call sites (lines
+#     starting with white space then checkI( / checkF( / checkA( / checkS( /
+#     checkV( / checkR( / checkL( ), which also catches checks skipped by a
+#     broken jump, loop or state change;
+#   - a script fault_NAME.lsl must stop with exit 3 and the fault named on its
+#     "// expect-fault: MESSAGE" line, before any llOwnerSay("after ...").
+# Usage: run.sh [NAME...]   (default: every script); needs $GSVM_BIN.
+# Prints the failed checks, then "N passed, N failed" (one per script).
+set -u
+: "${GSVM_BIN:?set GSVM_BIN to the gsvm binary}"
+dir=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+if [ $# -eq 0 ]; then
+    set -- $(cd "$dir" && ls *.lsl | sed 's/\.lsl$//')
+fi
+
+for name in "$@"; do
+    f=$dir/$name.lsl
+    ev=$dir/$name.events.jsonl
+    if [ -f "$ev" ]; then
+        "$GSVM_BIN" lsl run "$f" --no-cache --max-instructions 200000000 --events "$ev" \
+            >"$tmp/out" 2>"$tmp/err"
+    else
+        "$GSVM_BIN" lsl run "$f" --no-cache --max-instructions 200000000 >"$tmp/out" 2>"$tmp/err"
+    fi
+    rc=$?
+    ok=0
+    case $name in
+    fault_*)
+        want=$(sed -n 's|^// expect-fault: ||p' "$f")
+        if [ $rc -eq 3 ] && grep -q "\"fault\": *\"$want\"" "$tmp/out" &&
+            ! grep -q '"after' "$tmp/out"; then
+            ok=1
+        else
+            echo "$name: want exit 3 and fault \"$want\", got exit $rc:"
+        fi
+        ;;
+    *)
+        n=$(grep -cE '^[[:space:]]+check[A-Z]+\(' "$f")
+        last=$(grep '"llOwnerSay"' "$tmp/out" | tail -n 1)
+        if [ $rc -eq 0 ] && ! grep -q 'FAIL' "$tmp/out" &&
+            printf '%s\n' "$last" | grep -q "\"PASS $n\""; then
+            ok=1
+        else
+            echo "$name: want exit 0 and a last line PASS $n, got exit $rc:"
+        fi
+        ;;
+    esac
+    if [ $ok -eq 1 ]; then
+        passed=$((passed + 1))
+        echo "ok   $name"
+    else
+        failed=$((failed + 1))
+        sed 's/^/    /' "$tmp/out" | grep -v '"PASS ' | tail -n 40
+        sed 's/^/    stderr: /' "$tmp/err" | head -n 10
+    fi
+done
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
