@@ -1232,6 +1232,7 @@ static gsvm_status resolve(asmb *A)
         default: p->events[x->a].op = (uint32_t)t; break;
         }
     }
+    size_t search_budget = 64u * 1024 * 1024;
     for (uint32_t s = 0; s < A->nstrs; s++) {
         strref *r = &A->strs[s];
         uint32_t *slot = &p->insns[r->insn].a[r->slot];
@@ -1241,13 +1242,27 @@ static gsvm_status resolve(asmb *A)
             continue; /* the offset holds the text: keep it (the exact bytes) */
         /* No offset, or the pool changed (an edited string moves the ones
          * after it): the text decides. */
-        /* find the text (a tail of a longer string will do) or append it */
+        /* find the text (a tail of a longer string will do) or append it.
+         * The search scans the pool, so its total work is bounded: past the
+         * budget (only reached by listings with tens of thousands of new
+         * strings) the text is appended without looking — still correct. */
         uint32_t found = UINT32_MAX;
-        for (size_t at = 0; at + r->nbytes <= A->pool.len; at++)
-            if (memcmp(A->pool.data + at, bytes, r->nbytes) == 0 && (!r->wide || at % 2 == 0)) {
-                found = (uint32_t)at;
-                break;
+        if (search_budget >= A->pool.len) {
+            search_budget -= A->pool.len;
+            const uint8_t *d = A->pool.data;
+            size_t len = A->pool.len;
+            for (size_t at = 0; at + r->nbytes <= len;) {
+                const uint8_t *hit = memchr(d + at, bytes[0], len - r->nbytes + 1 - at);
+                if (!hit)
+                    break;
+                at = (size_t)(hit - d);
+                if (memcmp(hit, bytes, r->nbytes) == 0 && (!r->wide || at % 2 == 0)) {
+                    found = (uint32_t)at;
+                    break;
+                }
+                at++;
             }
+        }
         if (found == UINT32_MAX) {
             found = (uint32_t)A->pool.len;
             gsvm_buf_append(&A->pool, bytes, r->nbytes);

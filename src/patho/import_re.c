@@ -349,6 +349,7 @@ typedef struct importer {
     uint32_t cap_globals, cap_imports, cap_tasks, cap_events, cap_insns, cap_args, cap_vtypes;
     uint32_t *cap_task_events;
     int64_t global_count;
+    size_t search_budget;
 } importer;
 
 static gsvm_status fail_at(importer *I, long col, const char *fmt, ...)
@@ -462,9 +463,13 @@ static gsvm_status parse_event(importer *I, const char *s, const char *end, gsvm
 /* Finds (or appends) an encoded string in the pool; wide strings stay aligned. */
 static uint32_t pool_find(importer *I, const uint8_t *bytes, size_t n, bool wide)
 {
-    for (size_t at = 0; at + n <= I->pool.len; at += wide ? 2 : 1)
-        if (memcmp(I->pool.data + at, bytes, n) == 0)
-            return (uint32_t)at;
+    /* the scans' total work is bounded; past it, strings are appended */
+    if (I->search_budget >= I->pool.len) {
+        I->search_budget -= I->pool.len;
+        for (size_t at = 0; at + n <= I->pool.len; at += wide ? 2 : 1)
+            if (memcmp(I->pool.data + at, bytes, n) == 0)
+                return (uint32_t)at;
+    }
     uint32_t at = (uint32_t)I->pool.len;
     gsvm_buf_append(&I->pool, bytes, n);
     return at;
@@ -716,6 +721,7 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
     I.file = file;
     I.err = err;
     I.global_count = -1;
+    I.search_budget = 64u * 1024 * 1024;
     gsvm_buf_init(&I.pool);
     gsvm_patho_program *p = I.p = calloc(1, sizeof *p);
     if (!p)

@@ -25,7 +25,6 @@
 
 #define MAX_OPEN_TASKS 8
 #define MAX_NEST 200
-#define UNVISITED INT64_MIN
 
 typedef struct vstate {
     int64_t depth;
@@ -49,7 +48,20 @@ typedef struct summary {
     uint32_t nrec, caprec;
 } summary;
 
+/* Scratch for one nesting level of the analysis, reused by every function
+ * analysed at that level; `stamp[i] == gen` marks instruction i visited in
+ * the current function, so starting a function costs nothing per
+ * instruction of the program. */
+typedef struct level {
+    vstate *st;
+    uint32_t *stamp, *work;
+    uint32_t gen;
+} level;
+
 typedef struct verifier {
+    level levels[MAX_NEST + 1];
+    int max_nest;
+    bool nest_reported;
     const gsvm_patho_program *p;
     gsvm_patho_issue *issues;
     size_t count, cap;
@@ -262,26 +274,32 @@ static void analyse(verifier *V, uint32_t entry)
     S->state = 1;
     S->need = 0;
     S->peak = 0;
-    if (++V->nest > MAX_NEST) {
-        issue(V, entry, "calls nest too deeply to analyse the stack");
+    if (++V->nest > V->max_nest) {
+        if (!V->nest_reported)
+            issue(V, entry, "calls nest more than %d deep: the stack is not checked below that",
+                  V->max_nest);
+        V->nest_reported = true;
         S->state = 2;
         S->returns = true;
         V->nest--;
         return;
     }
-    vstate *st = malloc((size_t)p->ninsns * sizeof *st);
-    uint32_t *work = malloc((size_t)(p->ninsns + 1) * sizeof *work);
-    if (!st || !work) {
-        free(st);
-        free(work);
-        V->oom = true;
-        S->state = 2;
-        V->nest--;
-        return;
+    level *lv = &V->levels[V->nest];
+    if (!lv->st) {
+        lv->st = malloc((size_t)p->ninsns * sizeof *lv->st);
+        lv->stamp = calloc((size_t)p->ninsns + 1, sizeof *lv->stamp);
+        lv->work = malloc((size_t)(p->ninsns + 1) * sizeof *lv->work);
+        if (!lv->st || !lv->stamp || !lv->work) {
+            V->oom = true;
+            S->state = 2;
+            V->nest--;
+            return;
+        }
     }
-    for (uint32_t i = 0; i < p->ninsns; i++)
-        st[i].depth = UNVISITED;
+    vstate *st = lv->st;
+    uint32_t *work = lv->work, *stamp = lv->stamp, gen = ++lv->gen;
     size_t nwork = 0;
+    stamp[entry] = gen;
     st[entry].depth = 0;
     st[entry].ntasks = 0;
     work[nwork++] = entry;
@@ -386,7 +404,8 @@ static void analyse(verifier *V, uint32_t entry)
         }
         for (int k = 0; k < nsucc; k++) {
             uint32_t n = succ[k];
-            if (st[n].depth == UNVISITED) {
+            if (stamp[n] != gen) {
+                stamp[n] = gen;
                 st[n] = s;
                 st[n].depth = nd;
                 work[nwork++] = n;
@@ -399,8 +418,6 @@ static void analyse(verifier *V, uint32_t entry)
     }
     S->returns = have_net;
     S->state = 2;
-    free(st);
-    free(work);
     V->nest--;
 }
 
@@ -432,6 +449,12 @@ static gsvm_status run(const gsvm_patho_program *p, bool operands, gsvm_patho_is
     verifier V;
     memset(&V, 0, sizeof V);
     V.p = p;
+    /* nesting levels hold program-sized scratch: keep their total bounded */
+    V.max_nest = (int)(1000000u / (p->ninsns + 1));
+    if (V.max_nest > MAX_NEST)
+        V.max_nest = MAX_NEST;
+    if (V.max_nest < 8)
+        V.max_nest = 8;
     V.fn = calloc(p->ninsns + 1, sizeof *V.fn);
     V.reported = calloc(p->ninsns + 1, 1);
     if (!V.fn || !V.reported) {
@@ -479,6 +502,11 @@ static gsvm_status run(const gsvm_patho_program *p, bool operands, gsvm_patho_is
     }
     for (uint32_t i = 0; i <= p->ninsns; i++)
         free(V.fn[i].rec);
+    for (int l = 0; l <= MAX_NEST; l++) {
+        free(V.levels[l].st);
+        free(V.levels[l].stamp);
+        free(V.levels[l].work);
+    }
     free(V.fn);
     free(V.reported);
     if (V.oom) {
