@@ -122,6 +122,17 @@ static bool rd_consts(loader *L, gsvm_hks_proto *f)
     return true;
 }
 
+/* n 32-bit words from p (whose bounds the caller checked) into out. */
+static void decode_words(const uint8_t *p, uint64_t n, bool big_endian, uint32_t *out)
+{
+    if (big_endian)
+        for (uint64_t i = 0; i < n; i++, p += 4)
+            out[i] = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    else
+        for (uint64_t i = 0; i < n; i++, p += 4)
+            out[i] = (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
 static bool rd_lines(loader *L, gsvm_hks_debug *d)
 {
     if (!check_count(L, d->nlines, 4, "line count"))
@@ -129,9 +140,11 @@ static bool rd_lines(loader *L, gsvm_hks_debug *d)
     d->lines = malloc(d->nlines ? (size_t)d->nlines * 4 : 1);
     if (!d->lines)
         return gsvm_reader_fail(&L->r, "out of memory");
-    for (uint64_t i = 0; i < d->nlines; i++)
-        if (!rd_int(L, &d->lines[i], "line number"))
-            return false;
+    /* check_count made sure the whole array is there: decode it in one go */
+    const uint8_t *p;
+    if (!gsvm_read_bytes(&L->r, (size_t)d->nlines * 4, &p, "line numbers"))
+        return false;
+    decode_words(p, d->nlines, L->r.big_endian, d->lines);
     return true;
 }
 
@@ -238,13 +251,7 @@ static bool rd_function(loader *L, gsvm_hks_proto *f, int depth)
     f->code = malloc(f->ncode ? (size_t)f->ncode * 4 : 1);
     if (!f->code)
         return gsvm_reader_fail(&L->r, "out of memory");
-    const uint8_t *p = L->r.data + L->r.pos;
-    if (L->r.big_endian)
-        for (uint64_t i = 0; i < f->ncode; i++, p += 4)
-            f->code[i] = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-    else
-        for (uint64_t i = 0; i < f->ncode; i++, p += 4)
-            f->code[i] = (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+    decode_words(L->r.data + L->r.pos, f->ncode, L->r.big_endian, f->code);
     L->r.pos += (size_t)f->ncode * 4;
     if (!rd_consts(L, f) || !rd_debug(L, &f->debug))
         return false;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hks/isa.h"
+#include "hks/text.h"
 
 typedef struct vstate {
     const gsvm_hks_chunk *c;
@@ -18,6 +19,7 @@ typedef struct vstate {
     void *ctx;
     gsvm_hks_verify_result *res;
     uint64_t last_pc; /* pc of the last violation (for `flagged`), +1; 0 = none */
+    uint8_t iop_of[128]; /* (hypothesis-read) opcode -> internal id, for the profile */
     char path[2048]; /* 129 levels of "/" + 10 digits fit */
 } vstate;
 
@@ -37,8 +39,10 @@ static unsigned op_of(gsvm_hks_hypothesis hyp, uint32_t w)
     return hyp == GSVM_HKS_HYP_OP_LOW_BIT ? (w >> 24) & 0x7Fu : GSVM_HKS_OP(w);
 }
 
+/* (cold: the corpus has no violations, and keeping the formatting out of
+ * line lets the checks inline into the instruction loop) */
 static void report(vstate *V, uint64_t pc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4), cold, noinline));
 #include <stdarg.h>
 static void report(vstate *V, uint64_t pc, const char *fmt, ...)
 {
@@ -57,7 +61,7 @@ static void report(vstate *V, uint64_t pc, const char *fmt, ...)
     V->fn(V->ctx, V->path, pc, msg);
 }
 
-static void check_field(vstate *V, const gsvm_hks_proto *f, uint64_t pc, const hks_opinfo *o,
+static inline void check_field(vstate *V, const gsvm_hks_proto *f, uint64_t pc, const hks_opinfo *o,
                         const char *fname, unsigned kind, uint32_t v, const uint8_t *is_data)
 {
     switch (kind) {
@@ -124,7 +128,7 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         if (is_data[pc])
             continue;
-        unsigned iop = hks_decode_op(c->profile, op_of(V->hyp, f->code[pc]));
+        unsigned iop = V->iop_of[op_of(V->hyp, f->code[pc])];
         uint32_t w = reread(V->hyp, iop, f->code[pc]);
         unsigned n = iop == HKS_NO_OP ? 0 : hks_data_words(f, iop, w);
         for (unsigned i = 1; i <= n && pc + i < f->ncode; i++)
@@ -133,7 +137,7 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         uint32_t raw = f->code[pc];
         unsigned op = op_of(V->hyp, raw);
-        unsigned iop = hks_decode_op(c->profile, op);
+        unsigned iop = V->iop_of[op];
         uint32_t w = reread(V->hyp, iop, raw);
         if (is_data[pc]) {
             if (iop != HKS_I_DATA)
@@ -171,7 +175,7 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
         if (o->checks & HKS_XTEST) {
             uint64_t next = pc + 1 + nd;
             unsigned nop = next < f->ncode
-                               ? hks_decode_op(c->profile, op_of(V->hyp, f->code[next]))
+                               ? V->iop_of[op_of(V->hyp, f->code[next])]
                                : HKS_NO_OP;
             if (nop != HKS_I_JMP)
                 report(V, pc, "%s is not followed by JMP", o->name);
@@ -180,7 +184,12 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
     free(is_data);
     size_t plen = strlen(V->path);
     for (uint32_t i = 0; i < f->np; i++) {
-        snprintf(V->path + plen, sizeof V->path - plen, "/%u", i);
+        if (plen + 12 >= sizeof V->path)
+            break; /* the loader stops nesting long before this */
+        /* (snprintf here cost more than checking a small function) */
+        char *o = V->path + plen;
+        *o++ = '/';
+        *hks_w_u32(o, i) = 0;
         if (!verify_function(V, &f->p[i]))
             return false;
         V->last_pc = 0;
@@ -202,6 +211,8 @@ gsvm_status gsvm_hks_verify(const gsvm_hks_chunk *c, gsvm_hks_hypothesis hyp,
     V.ctx = ctx;
     V.res = res;
     strcpy(V.path, "0");
+    for (unsigned op = 0; op < 128; op++)
+        V.iop_of[op] = (uint8_t)hks_decode_op(c->profile, op);
     if (!verify_function(&V, &c->main))
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     return GSVM_OK;
