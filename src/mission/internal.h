@@ -353,6 +353,8 @@ void ms_fault(gsvm_mission *m, const char *text);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
 void ms_inputs_clear(gsvm_mission *m);
 bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);
+/* Puts one stored fact back (ms_store_load); false when it makes no sense. */
+bool ms_fact_restore(gsvm_mission *m, const char *name, int64_t value);
 void ms_sanitize_error(const char *in, size_t len, char *out);
 const wslot *ms_world_slot(const gsvm_mission *m, int row);
 int ms_world_find(const gsvm_mission *m, int what, lua_State *L, int idx); /* 0 none */
@@ -376,6 +378,10 @@ gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err);
 gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err);
 gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err);
+/* Records facts the host learned from reports ("region", "ft.alive", ...,
+ * "squad:<row>", "first:<family>/<slot>"), in one transaction. */
+gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_t *values, int n,
+                               gsvm_error *err);
 /* Writes the record of world slot `row` (a report changed it). */
 gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err);
 /* Stores `first` and the reports after it in the input queue, in one transaction. */

@@ -501,6 +501,13 @@ static void free_volatile(gsvm_mission *m)
     m->nout = 0;
     ms_mqueue_clear(&m->events);
     ms_inputs_clear(m); /* the store has every report that waits */
+    /* ... and what the reports told (facts) */
+    m->nfirst = 0;
+    m->last_region = -1;
+    m->have_fireteam = false;
+    m->ft_alive = m->ft_dead = m->ft_unknown = 0;
+    for (int i = 0; m->squad_alive && i < m->world->nsquads; i++)
+        m->squad_alive[i] = -1;
     if (m->slotrec)
         memset(m->slotrec, 0, (size_t)m->world->nslots * sizeof *m->slotrec);
     ms_vmap_free(&m->rec.vars);
@@ -692,15 +699,15 @@ gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size
     return start(m, err);
 }
 
-/* ---- reports ---- */
+/* ---- reports ----
+ * What the host learns from reports whether or not a handler runs (the last
+ * region, the fireteam counts, squad populations, which slots reported
+ * first) is kept in the store's `facts` table as it arrives, so a killed
+ * process judges a checkpoint or a first report after its reopen exactly as
+ * it would have before. */
 
-static bool first_report(gsvm_mission *m, const char *family, const char *slot)
+static bool remember_first(gsvm_mission *m, const char *key)
 {
-    char key[80];
-    snprintf(key, sizeof key, "%s/%s", family, slot);
-    for (int i = 0; i < m->nfirst; i++)
-        if (strcmp(m->first_seen[i], key) == 0)
-            return false;
     if (m->nfirst == m->capfirst) {
         int nc = m->capfirst ? m->capfirst * 2 : 32;
         char(*n)[80] = realloc(m->first_seen, (size_t)nc * sizeof *n);
@@ -709,7 +716,60 @@ static bool first_report(gsvm_mission *m, const char *family, const char *slot)
         m->first_seen = n;
         m->capfirst = nc;
     }
-    memcpy(m->first_seen[m->nfirst++], key, sizeof key);
+    snprintf(m->first_seen[m->nfirst++], sizeof m->first_seen[0], "%s", key);
+    return true;
+}
+
+static gsvm_status put_facts(gsvm_mission *m, const char *const *names, const int64_t *values, int n,
+                             gsvm_error *err)
+{
+    gsvm_error serr;
+    if (ms_store_put_facts(m->store, names, values, n, &serr) != GSVM_OK)
+        return gsvm_error_set(err, serr.status, m->activity_id, "%s", serr.message);
+    return GSVM_OK;
+}
+
+/* True (and recorded) when this is the slot's first report of the family. */
+static gsvm_status first_report(gsvm_mission *m, const char *family, const char *slot, bool *first,
+                                gsvm_error *err)
+{
+    char key[80];
+    snprintf(key, sizeof key, "%s/%s", family, slot);
+    *first = false;
+    for (int i = 0; i < m->nfirst; i++)
+        if (strcmp(m->first_seen[i], key) == 0)
+            return GSVM_OK;
+    if (!remember_first(m, key))
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
+    *first = true;
+    char name[96];
+    snprintf(name, sizeof name, "first:%s", key);
+    const char *names[] = {name};
+    const int64_t one[] = {1};
+    return put_facts(m, names, one, 1, err);
+}
+
+bool ms_fact_restore(gsvm_mission *m, const char *name, int64_t value)
+{
+    if (strcmp(name, "region") == 0)
+        m->last_region = value;
+    else if (strcmp(name, "ft.have") == 0)
+        m->have_fireteam = value != 0;
+    else if (strcmp(name, "ft.alive") == 0)
+        m->ft_alive = value;
+    else if (strcmp(name, "ft.dead") == 0)
+        m->ft_dead = value;
+    else if (strcmp(name, "ft.unknown") == 0)
+        m->ft_unknown = value;
+    else if (strncmp(name, "squad:", 6) == 0) {
+        long row = strtol(name + 6, NULL, 10);
+        if (m->squad_alive && row >= 1 && row <= m->world->nsquads)
+            m->squad_alive[row - 1] = value; /* a squad the world no longer has is ignored */
+    } else if (strncmp(name, "first:", 6) == 0 && strlen(name + 6) < 80) {
+        return remember_first(m, name + 6);
+    } else {
+        return false;
+    }
     return true;
 }
 
@@ -794,20 +854,34 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
     /* What the host records whether or not a handler exists. */
     int64_t previous_region = m->last_region;
     if ((k == EV_region_changed || k == EV_client_state_changed) &&
-        field_int(fields, nfields, "region_index", &v))
+        field_int(fields, nfields, "region_index", &v) && v != m->last_region) {
         m->last_region = v;
+        const char *names[] = {"region"};
+        if (put_facts(m, names, &v, 1, err) != GSVM_OK)
+            return err->status;
+    }
     if (k == EV_fireteam_state) {
         m->have_fireteam = true;
         field_int(fields, nfields, "alive_count", &m->ft_alive);
         field_int(fields, nfields, "dead_count", &m->ft_dead);
         field_int(fields, nfields, "unknown_count", &m->ft_unknown);
+        const char *names[] = {"ft.have", "ft.alive", "ft.dead", "ft.unknown"};
+        const int64_t values[] = {1, m->ft_alive, m->ft_dead, m->ft_unknown};
+        if (put_facts(m, names, values, 4, err) != GSVM_OK)
+            return err->status;
         if (m->cfg.role != GSVM_MISSION_PRIVATE)
             return GSVM_OK;
     }
     if (k == EV_squad_state && m->squad_alive) {
         int sq = resolve_selector(m, W_SQUAD, field_get(fields, nfields, "squad"));
-        if (sq && field_int(fields, nfields, "alive_count", &v))
+        if (sq && field_int(fields, nfields, "alive_count", &v) && v != m->squad_alive[sq - 1]) {
             m->squad_alive[sq - 1] = v;
+            char name[32];
+            snprintf(name, sizeof name, "squad:%d", sq);
+            const char *names[] = {name};
+            if (put_facts(m, names, &v, 1, err) != GSVM_OK)
+                return err->status;
+        }
     }
     /* What the record keeps about the slot (see mslotrec). */
     if (row > 0 && m->slotrec && (k == EV_ghost_link_state || k == EV_device_state)) {
@@ -849,7 +923,8 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
         else if (slotv && slotv->type == GSVM_MV_INT)
             snprintf(sel, sizeof sel, "#%lld", (long long)slotv->i);
         const char *family = (k == EV_trigger_entered || k == EV_trigger_exited) ? "trigger" : kind;
-        first = first_report(m, family, sel);
+        if (first_report(m, family, sel, &first, err) != GSVM_OK)
+            return err->status;
         if (first && fr == FR_SILENT)
             return GSVM_OK;
     }

@@ -31,6 +31,8 @@ enum {
     Q_EV_DROP,
     Q_SLOT_PUT,
     Q_SLOT_CLEAR,
+    Q_FACT_PUT,
+    Q_FACT_DROP,
     Q_COUNT
 };
 
@@ -55,6 +57,9 @@ static const char *const sql_text[Q_COUNT] = {
                    " req_position, req_power, req_lock, rep_known, rep_position, rep_power, rep_lock)"
                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [Q_SLOT_CLEAR] = "DELETE FROM slots",
+    [Q_FACT_PUT] = "INSERT OR REPLACE INTO facts(name, value) VALUES(?1, ?2)",
+    /* A new attempt forgets first reports and squad populations. */
+    [Q_FACT_DROP] = "DELETE FROM facts WHERE name GLOB 'first:*' OR name GLOB 'squad:*'",
 };
 
 struct mstore {
@@ -77,7 +82,8 @@ static const char schema[] =
     " queue INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE IF NOT EXISTS slots(row INTEGER PRIMARY KEY, gl_known INTEGER, gl_generation INTEGER,"
     " gl_progress REAL, gl_active INTEGER, req_position INTEGER, req_power INTEGER, req_lock INTEGER,"
-    " rep_known INTEGER, rep_position INTEGER, rep_power INTEGER, rep_lock INTEGER);";
+    " rep_known INTEGER, rep_position INTEGER, rep_power INTEGER, rep_lock INTEGER);"
+    "CREATE TABLE IF NOT EXISTS facts(name TEXT PRIMARY KEY, value INTEGER) WITHOUT ROWID;";
 
 /* Columns added after the first files were written: a record made by an
  * older build gains them with their defaults (an error only means the column
@@ -264,6 +270,20 @@ static bool put_all_slots(mstore *s, const gsvm_mission *m)
     return true;
 }
 
+gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_t *values, int n,
+                               gsvm_error *err)
+{
+    if (step(s, Q_BEGIN) != SQLITE_DONE)
+        return db_error(s, err, "cannot begin");
+    bool ok = true;
+    for (int i = 0; ok && i < n; i++) {
+        sqlite3_bind_text(s->q[Q_FACT_PUT], 1, names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s->q[Q_FACT_PUT], 2, values[i]);
+        ok = step(s, Q_FACT_PUT) == SQLITE_DONE;
+    }
+    return finish(s, ok, err, "cannot record what a report told");
+}
+
 gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
@@ -351,7 +371,8 @@ gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
     if (step(s, Q_BEGIN) != SQLITE_DONE)
         return db_error(s, err, "cannot begin");
-    bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m);
+    bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m) &&
+              step(s, Q_FACT_DROP) == SQLITE_DONE;
     if (ok) {
         sqlite3_bind_int64(s->q[Q_REQ_DROP], 1, (sqlite3_int64)m->rec.attempt);
         ok = step(s, Q_REQ_DROP) == SQLITE_DONE;
@@ -561,6 +582,17 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
             r->rep_known[c] = (known >> c) & 1;
             r->rep_seq[c] = (uint64_t)sqlite3_column_int64(q, 9 + c);
         }
+    }
+    sqlite3_finalize(q);
+    if (st != GSVM_OK)
+        return st;
+
+    if (sqlite3_prepare_v2(s->db, "SELECT name, value FROM facts", -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, err, "cannot read the reported facts");
+    while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(q, 0);
+        if (!name || !ms_fact_restore(m, name, sqlite3_column_int64(q, 1)))
+            st = corrupt(s, err, "bad reported fact");
     }
     sqlite3_finalize(q);
     if (st != GSVM_OK)

@@ -416,6 +416,67 @@ static void test_attempt_clears_devices(void)
     gsvm_mission_world_free(w);
 }
 
+/* What reports told the host (last region, fireteam counts, first reports,
+ * squad populations) is in the record: a new process decides as the old one
+ * would have.  Here a trigger's first report was recorded silently and the
+ * party wiped in region 3 before the process ended; after the reopen the
+ * second trigger report fires, the checkpoint arm is accepted, and the
+ * cohort still knows the squad's count. */
+static void test_facts_survive(void)
+{
+    static const char wj[] = "{\"slots\": [{\"id\": \"gate\", \"type\": 2}], \"squads\": [\"wave\"],"
+                             " \"spawn_sets\": [77]}";
+    gsvm_mission_world *w = NULL;
+    gsvm_error err;
+    CHECK_INT(gsvm_mission_world_parse(wj, sizeof wj - 1, "w", &w, &err), GSVM_OK);
+    if (!w)
+        return;
+    static const char src[] =
+        "return {\n"
+        " on_event_trigger_entered = function(c, st) c:set_variable('entered', (st:variable('entered') or 0) + 1) end,\n"
+        " on_event_session_joined = function(c, st)\n"
+        "   local k = c:restart_checkpoint{region = 3, spawn_set_hash = 77}\n"
+        "   local co = c:cohort{squads = {c:squad('wave')}}\n"
+        "   c:set_variable('alive', co.alive_count or -1) end,\n"
+        " on_event_effect_result = function(c, st, e) c:set_variable('arm', e.outcome) end }";
+    char db[300];
+    snprintf(db, sizeof db, "%s/facts.db", dir);
+    for (int round = 0; round < 2; round++) {
+        rec_host h;
+        gsvm_mission_config cfg;
+        harness_config(&cfg, &h);
+        cfg.world = w;
+        cfg.role = GSVM_MISSION_PRIVATE;
+        cfg.state_path = db;
+        gsvm_mission *m = open_with(src, &cfg, &err);
+        CHECK(m != NULL);
+        if (!m)
+            break;
+        if (round == 0) {
+            report_str(m, "trigger_entered", "slot", "gate"); /* first: silent */
+            CHECK_INT(var_int(m, "entered"), -999999);
+            gsvm_mission_field rf = {"region_index", {GSVM_MV_INT, false, 3, 0, NULL, 0}};
+            gsvm_mission_report(m, "region_changed", &rf, 1, &err);
+            gsvm_mission_field ff[] = {{"alive_count", {GSVM_MV_INT, false, 0, 0, NULL, 0}},
+                                       {"dead_count", {GSVM_MV_INT, false, 2, 0, NULL, 0}},
+                                       {"unknown_count", {GSVM_MV_INT, false, 0, 0, NULL, 0}}};
+            gsvm_mission_report(m, "fireteam_state", ff, 3, &err);
+            gsvm_mission_field sf[] = {{"squad", {GSVM_MV_STR, false, 0, 0, "wave", 4}},
+                                       {"alive_count", {GSVM_MV_INT, false, 5, 0, NULL, 0}}};
+            gsvm_mission_report(m, "squad_state", sf, 2, &err);
+        } else {
+            report_str(m, "trigger_entered", "slot", "gate");
+            CHECK_INT(var_int(m, "entered"), 1);
+            report(m, "session_joined");
+            CHECK_INT(var_int(m, "alive"), 5);
+            CHECK_STR(var_str(m, "arm"), "transport_staged");
+            CHECK_INT(gsvm_mission_attempt(m), 2);
+        }
+        gsvm_mission_close(m);
+    }
+    gsvm_mission_world_free(w);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -427,6 +488,7 @@ int main(void)
     test_burst();
     test_slot_reads();
     test_attempt_clears_devices();
+    test_facts_survive();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
