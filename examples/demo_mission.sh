@@ -22,6 +22,9 @@ show mission run $EX/sort_bomb.lua --events $EX/sort_events.jsonl
 echo; echo "-- Recipe 'step flow': found by the file-stem rule, progress kept in variables, no replay after reopen"
 show mission run $EX/root --world $EX/root/world_step_flow.json --events $EX/root/events_step_flow.jsonl
 
+echo; echo "-- initial_state: on_start waits for its publication; a player who joined before is delivered after it"
+show mission run $EX/vault_door.lua --world $EX/vault_world.json --events $EX/vault_events.jsonl
+
 echo; echo "-- The record lives in SQLite: a second process continues it through on_load"
 show mission run $EX/timers.lua --state "$T/timers.db" --events $EX/timers_part1.jsonl
 show mission run $EX/timers.lua --state "$T/timers.db" --events $EX/timers_part2.jsonl
