@@ -20,6 +20,7 @@
 #include "base/buf.h"
 #include "patho/internal.h"
 #include "patho/isa.h"
+#include "patho/text.h"
 
 /* ---- tokens -------------------------------------------------------------- */
 
@@ -198,6 +199,7 @@ typedef struct asmb {
     gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per op, computed when first used */
     uint8_t have_shape[GSVM_PATHO_OP_COUNT];
     uint8_t op_hash[256]; /* instruction names: op + 1, open addressing */
+    patho_import_index imports;
     bool op_hash_ready;
 } asmb;
 
@@ -880,16 +882,6 @@ static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, 
     return GSVM_OK;
 }
 
-/* Finds an import by name and argc (`index` >= 0 forces one). */
-static int64_t find_import(const gsvm_patho_program *p, const gsvm_patho_name *n, uint32_t argc)
-{
-    for (uint32_t i = 0; i < p->nimports; i++)
-        if (p->imports[i].argc == argc && p->imports[i].name.len == n->len &&
-            memcmp(p->imports[i].name.str, n->str, n->len) == 0)
-            return i;
-    return -1;
-}
-
 /* Instruction names through a small hash table built on first use. */
 static unsigned op_hash(const char *s, size_t n)
 {
@@ -1124,8 +1116,11 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
             if (st == GSVM_OK && j != g->end)
                 st = fail_at(A, L->t[j].col, "unexpected '%.*s'", (int)L->t[j].n, L->t[j].s);
             if (st == GSVM_OK) {
-                v = forced >= 0 ? forced : find_import(p, &nm, in->list_len);
-                if (v < 0 || v >= p->nimports)
+                v = forced >= 0 ? forced
+                                : patho_import_find(&A->imports, p, nm.str, nm.len, in->list_len);
+                if (v == -2)
+                    st = nomem(A);
+                else if (v < 0 || v >= p->nimports)
                     st = fail_at(A, t->col, "no import %.*s with %u arguments (add .import %.*s %u)",
                                  (int)nm.len, nm.str, in->list_len, (int)nm.len, nm.str, in->list_len);
                 else if (p->imports[v].argc != in->list_len)
@@ -1282,6 +1277,7 @@ static void asmb_free(asmb *A)
     free(A->fixups);
     gsvm_buf_free(&A->strbytes);
     free(A->strs);
+    patho_import_index_free(&A->imports);
     free(A->cap_task_events);
 }
 

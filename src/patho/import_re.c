@@ -19,6 +19,7 @@
 #include "base/buf.h"
 #include "patho/internal.h"
 #include "patho/isa.h"
+#include "patho/text.h"
 
 /* Template letters:
  *   %s  Stack[-N]                       (a stack variable)
@@ -350,6 +351,7 @@ typedef struct importer {
     uint32_t *cap_task_events;
     int64_t global_count;
     size_t search_budget;
+    patho_import_index import_index;
 } importer;
 
 static gsvm_status fail_at(importer *I, long col, const char *fmt, ...)
@@ -622,11 +624,9 @@ static gsvm_status instruction(importer *I, const char *s, const char *end, long
             st = parse_args(I, &caps[1], in, col);
             if (st != GSVM_OK)
                 return st;
-            int64_t found = -1;
-            for (uint32_t i = 0; i < p->nimports && found < 0; i++)
-                if (p->imports[i].argc == in->list_len && p->imports[i].name.len == c->n &&
-                    memcmp(p->imports[i].name.str, c->s, c->n) == 0)
-                    found = i;
+            int64_t found = patho_import_find(&I->import_index, p, c->s, (uint32_t)c->n, in->list_len);
+            if (found == -2)
+                return nomem(I);
             if (found < 0)
                 return fail_at(I, col, "no import %.*s with %u arguments", (int)c->n, c->s,
                                in->list_len);
@@ -1008,6 +1008,7 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
         st = nomem(&I);
     gsvm_buf_free(&I.pool);
     free(I.cap_task_events);
+    patho_import_index_free(&I.import_index);
     if (st == GSVM_OK)
         st = gsvm_patho_finish(p, err);
     if (st != GSVM_OK) {

@@ -25,6 +25,7 @@ typedef struct lister {
     uint8_t *pool_ref; /* per pool byte: 1 wide ref, 2 narrow ref */
     gsvm_patho_shape *shapes; /* per op when have[op], or NULL (computed on the spot) */
     uint8_t *have;
+    const uint8_t *ambiguous; /* per import, or NULL (checked on the spot) */
 } lister;
 
 static void pad_to(gsvm_buf *b, size_t line_start, size_t col) { patho_pad(b, line_start, col); }
@@ -162,7 +163,7 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
         case 'F': {
             const gsvm_patho_import *im = &p->imports[v];
             patho_put_name(b, im->name.str, im->name.len);
-            if (!import_unique(p, v))
+            if (L->ambiguous ? L->ambiguous[v] : !import_unique(p, v))
                 gsvm_buf_printf(b, "#%u", v);
             put_args(L, in);
             break;
@@ -176,7 +177,7 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
 
 void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, gsvm_buf *b)
 {
-    lister L = {p, b, NULL, NULL, NULL, NULL};
+    lister L = {p, b, NULL, NULL, NULL, NULL, NULL};
     put_insn(&L, in);
 }
 
@@ -265,13 +266,15 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     *len = 0;
     gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT];
     uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
-    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), shapes, have};
+    uint8_t *ambiguous = patho_import_ambiguous(p);
+    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), shapes, have, ambiguous};
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;
-    if (!L.is_label || !L.pool_ref) {
+    if (!L.is_label || !L.pool_ref || !ambiguous) {
         free(L.is_label);
         free(L.pool_ref);
+        free(ambiguous);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
     mark(&L);
@@ -365,6 +368,7 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     }
     free(L.is_label);
     free(L.pool_ref);
+    free(ambiguous);
     if (b->oom) {
         gsvm_buf_free(b);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");

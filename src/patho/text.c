@@ -197,3 +197,85 @@ void patho_pad(gsvm_buf *b, size_t line_start, size_t col)
         b->len += n;
     }
 }
+
+static uint32_t import_hash(const gsvm_patho_import *im)
+{
+    uint32_t h = 2166136261u ^ im->argc * 2654435761u;
+    for (uint32_t i = 0; i < im->name.len; i++)
+        h = (h ^ (uint8_t)im->name.str[i]) * 16777619u;
+    return h;
+}
+
+static bool import_same(const gsvm_patho_import *a, const gsvm_patho_import *b)
+{
+    return a->argc == b->argc && a->name.len == b->name.len &&
+           memcmp(a->name.str, b->name.str, a->name.len) == 0;
+}
+
+uint8_t *patho_import_ambiguous(const gsvm_patho_program *p)
+{
+    uint8_t *amb = calloc(p->nimports + 1, 1);
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)p->nimports)
+        cap *= 2;
+    uint32_t *table = calloc(cap, sizeof *table);
+    if (!amb || !table) {
+        free(amb);
+        free(table);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < p->nimports; i++) {
+        uint32_t h = import_hash(&p->imports[i]) & (cap - 1);
+        for (;; h = (h + 1) & (cap - 1)) {
+            if (!table[h]) {
+                table[h] = i + 1;
+                break;
+            }
+            if (import_same(&p->imports[table[h] - 1], &p->imports[i])) {
+                amb[table[h] - 1] = amb[i] = 1;
+                break;
+            }
+        }
+    }
+    free(table);
+    return amb;
+}
+
+void patho_import_index_free(patho_import_index *x)
+{
+    free(x->table);
+    memset(x, 0, sizeof *x);
+}
+
+int64_t patho_import_find(patho_import_index *x, const gsvm_patho_program *p, const char *name,
+                          uint32_t len, uint32_t argc)
+{
+    if (x->count != p->nimports || !x->table) {
+        /* (re)build: imports may be declared as the listing goes */
+        uint32_t cap = 16;
+        while (cap < 2 * (uint64_t)p->nimports)
+            cap *= 2;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -2;
+        free(x->table);
+        x->table = t;
+        x->cap = cap;
+        x->count = p->nimports;
+        for (uint32_t i = 0; i < p->nimports; i++) {
+            uint32_t h = import_hash(&p->imports[i]) & (cap - 1);
+            while (t[h] && !import_same(&p->imports[t[h] - 1], &p->imports[i]))
+                h = (h + 1) & (cap - 1);
+            if (!t[h])
+                t[h] = i + 1; /* the first of equal imports wins */
+        }
+    }
+    gsvm_patho_import key = {{(char *)name, len, 0}, argc};
+    for (uint32_t h = import_hash(&key) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
+        uint32_t v = x->table[h];
+        if (!v)
+            return -1;
+        if (import_same(&p->imports[v - 1], &key))
+            return v - 1;
+    }
+}

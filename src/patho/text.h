@@ -56,6 +56,17 @@ uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsig
 /* Marks, per pool byte, the operands pointing there: 1 wide (data strings),
  * 2 narrow (method names).  `refs` has pool_size bytes, zeroed. */
 void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs);
+/* Per import: 1 when another import has the same (name, argc), so a call
+ * to it must be written Name#index.  malloc'd (NULL on out-of-memory). */
+uint8_t *patho_import_ambiguous(const gsvm_patho_program *p);
+/* Imports by (name, argc), for the assembler: the first such import, -1
+ * when there is none, -2 on out-of-memory.  Rebuilt when imports grow. */
+typedef struct patho_import_index {
+    uint32_t *table, cap, count;
+} patho_import_index;
+int64_t patho_import_find(patho_import_index *x, const gsvm_patho_program *p, const char *name,
+                          uint32_t len, uint32_t argc);
+void patho_import_index_free(patho_import_index *x);
 /* A name: bare when it is [A-Za-z_][A-Za-z0-9_]*, else a quoted literal. */
 void patho_put_name(gsvm_buf *b, const char *s, uint32_t len);
 /* Always quoted, bytes >= 0x7F as \xNN. */
