@@ -111,17 +111,32 @@ static void check_types(verifier *V, long insn, const uint8_t *t, uint32_t n, co
 static void check_events(verifier *V, const gsvm_patho_event *ev, uint32_t n, const char *where)
 {
     const gsvm_patho_program *p = V->p;
+    /* duplicate ids through a small open-addressing set (lists can be long) */
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)n)
+        cap *= 2;
+    uint32_t *seen = calloc(cap, sizeof *seen);
+    if (!seen) {
+        V->oom = true;
+        return;
+    }
     for (uint32_t e = 0; e < n; e++) {
         if (ev[e].op >= p->ninsns)
             issue(V, -1, "%s event %u: handler op %u outside the code (%u instructions)", where,
                   ev[e].id, ev[e].op, p->ninsns);
         check_types(V, -1, ev[e].arg_types, ev[e].nargs, where);
-        for (uint32_t f = 0; f < e; f++)
-            if (ev[f].id == ev[e].id) {
+        for (uint32_t h = (ev[e].id * 2654435761u) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+            if (!seen[h]) {
+                seen[h] = e + 1;
+                break;
+            }
+            if (ev[seen[h] - 1].id == ev[e].id) {
                 issue(V, -1, "%s: event %u has two handlers", where, ev[e].id);
                 break;
             }
+        }
     }
+    free(seen);
 }
 
 /* Pool items as the listing shows them: the item containing each byte. */
