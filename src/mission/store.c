@@ -74,7 +74,11 @@ static const char schema[] =
     " wipe_key INTEGER, phase INTEGER, revision INTEGER, attempt INTEGER, next_timer_seq INTEGER,"
     " next_key INTEGER, mission_seq INTEGER, clock INTEGER, dlv_active INTEGER, dlv_t0 INTEGER,"
     " dlv_answer INTEGER, event_seq INTEGER NOT NULL DEFAULT 0);"
-    "INSERT OR IGNORE INTO meta VALUES(1, 1, 0, 0, '', 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0);"
+    /* The columns of the first format only: a file written before the
+     * later columns existed gets them from `upgrades` below. */
+    "INSERT OR IGNORE INTO meta(id, format, started, faulted, fault, complete, wipe_active, wipe_key,"
+    " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock, dlv_active, dlv_t0,"
+    " dlv_answer) VALUES(1, 1, 0, 0, '', 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0);"
     "CREATE TABLE IF NOT EXISTS variables(name BLOB PRIMARY KEY, type INTEGER, value) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS timers(name TEXT PRIMARY KEY, deadline INTEGER, seq INTEGER) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS requests(key INTEGER PRIMARY KEY, attempt INTEGER, body TEXT);"

@@ -3,6 +3,7 @@
  * fault), and a process killed with SIGKILL at any instant reopens to its
  * last committed callback and continues through on_load. */
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -295,6 +296,46 @@ static void test_kill9_waiting_reports(void)
     printf("kill -9 with waiting reports done\n");
 }
 
+/* A record written before the event sequence, the waiting-report queue,
+ * slot records and facts existed (the first format's tables) opens, keeps
+ * its contents, and gains the new columns and tables. */
+static void test_old_format(void)
+{
+    char db[300];
+    snprintf(db, sizeof db, "%s/old.db", dir);
+    sqlite3 *s;
+    CHECK_INT(sqlite3_open(db, &s), SQLITE_OK);
+    static const char old_schema[] =
+        "CREATE TABLE meta(id INTEGER PRIMARY KEY CHECK(id=1), format INTEGER,"
+        " started INTEGER, faulted INTEGER, fault TEXT, complete INTEGER, wipe_active INTEGER,"
+        " wipe_key INTEGER, phase INTEGER, revision INTEGER, attempt INTEGER, next_timer_seq INTEGER,"
+        " next_key INTEGER, mission_seq INTEGER, clock INTEGER, dlv_active INTEGER, dlv_t0 INTEGER,"
+        " dlv_answer INTEGER);"
+        "INSERT INTO meta VALUES(1, 1, 1, 0, '', 0, 0, 0, 4, 7, 1, 3, 2, 5, 1000, 0, 0, 0);"
+        "CREATE TABLE variables(name BLOB PRIMARY KEY, type INTEGER, value) WITHOUT ROWID;"
+        "INSERT INTO variables VALUES(CAST('kept' AS BLOB), 2, 41);"
+        "CREATE TABLE timers(name TEXT PRIMARY KEY, deadline INTEGER, seq INTEGER) WITHOUT ROWID;"
+        "CREATE TABLE requests(key INTEGER PRIMARY KEY, attempt INTEGER, body TEXT);"
+        "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, attempt INTEGER, body TEXT);";
+    CHECK_INT(sqlite3_exec(s, old_schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(s);
+    static const char src[] =
+        "return { on_load = function(c, st) c:set_variable('kept', st:variable('kept') + 1) end,\n"
+        " on_event_session_joined = function(c, st, e) c:set_variable('seq', e.sequence) end }";
+    for (int round = 0; round < 2; round++) {
+        rec_host h;
+        gsvm_mission *m = open_file(src, db, &h, GSVM_MISSION_ACCEPT);
+        CHECK(m != NULL);
+        if (!m)
+            return;
+        CHECK_INT(var_int(m, "kept"), 42 + round);
+        CHECK_INT(gsvm_mission_phase(m), 4);
+        report(m, "session_joined");
+        CHECK_STR(var_str(m, "seq"), round == 0 ? "1" : "2");
+        gsvm_mission_close(m);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -304,6 +345,7 @@ int main(void)
     test_reopen_file();
     test_kill9();
     test_kill9_waiting_reports();
+    test_old_format();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
