@@ -48,6 +48,7 @@ typedef struct loader {
     gsvm_patho_program *p;
     uint32_t args_cap, vtypes_cap;
     bool oom;
+    uint8_t fixed[GSVM_PATHO_OP_COUNT]; /* operand bytes before any list, 0 = not yet known */
 } loader;
 
 /* A count read from the file, checked against the bytes left: each item
@@ -158,6 +159,40 @@ static bool read_arg_list(loader *L, gsvm_patho_insn *in, uint32_t n)
     return true;
 }
 
+/* The list after an F, R or L operand whose value v was read at `at`. */
+static bool read_list(loader *L, gsvm_patho_insn *in, char c, uint32_t v, size_t at)
+{
+    gsvm_patho_program *p = L->p;
+    if (c == 'F') {
+        if (v >= p->nimports) {
+            L->r.pos = at;
+            return gsvm_reader_fail(&L->r, "Func import index %u out of range (%u imports)", v,
+                                    p->nimports);
+        }
+        if (!read_arg_list(L, in, p->imports[v].argc))
+            return false;
+    } else if (c == 'R') {
+        if (!read_arg_list(L, in, v))
+            return false;
+    } else {
+        if ((size_t)v > gsvm_reader_left(&L->r)) {
+            L->r.pos = at;
+            return gsvm_reader_fail(&L->r, "PushV count %u is larger than the bytes left", v);
+        }
+        const uint8_t *types;
+        if (!gsvm_read_bytes(&L->r, v, &types, "PushV types") ||
+            !grow(L, (void **)&p->vtypes, &L->vtypes_cap, p->nvtypes + v, 1))
+            return false;
+        if (v)
+            memcpy(p->vtypes + p->nvtypes, types, v);
+        in->list = p->nvtypes;
+        in->list_len = v;
+        p->nvtypes += v;
+    }
+    in->size = (uint32_t)(L->r.pos - in->offset);
+    return true;
+}
+
 static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
 {
     gsvm_patho_program *p = L->p;
@@ -173,6 +208,44 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     in->raw = code;
     in->op = (uint16_t)opmap[code];
     const char *ops = gsvm_patho_ops[in->op].operands;
+    if (!L->fixed[in->op])
+        L->fixed[in->op] = (uint8_t)(gsvm_patho_op_shape(in->op).fixed_size - 2 + 1);
+    if (gsvm_reader_left(&L->r) >= (size_t)(L->fixed[in->op] - 1)) {
+        /* fast path: the fixed operands are all there, read them in place
+         * (lists, whose length is known only now, are read checked below) */
+        const uint8_t *d = L->r.data + L->r.pos;
+        unsigned i = 0;
+        for (; ops[i]; i++) {
+            switch (ops[i]) {
+            case 'b': case 'x': case 'T': case 'f': case 'Q': case 'G':
+                in->a[i] = *d++;
+                continue;
+            case 'h':
+                in->a[i] = (uint32_t)d[0] | (uint32_t)d[1] << 8;
+                d += 2;
+                continue;
+            case 'P':
+                in->a[i] = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16;
+                d += 3;
+                continue;
+            default:
+                in->a[i] = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+                           (uint32_t)d[3] << 24;
+                d += 4;
+                if (ops[i] == 'F' || ops[i] == 'R' || ops[i] == 'L')
+                    break;
+                continue;
+            }
+            break;
+        }
+        L->r.pos = (size_t)(d - L->r.data);
+        if (!ops[i]) {
+            in->size = (uint32_t)(L->r.pos - in->offset);
+            return true;
+        }
+        /* a list operand at i (always the last letter): its count is read */
+        return read_list(L, in, ops[i], in->a[i], L->r.pos - 4);
+    }
     for (unsigned i = 0; ops[i]; i++) {
         uint32_t v = 0;
         uint8_t b;

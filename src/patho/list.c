@@ -232,7 +232,9 @@ static void put_pool(lister *L)
 {
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
-    gsvm_buf_printf(b, "\n.pool                                       ; %u bytes\n", p->pool_size);
+    pb_puts(b, "\n.pool                                       ; ");
+    patho_put_u(b, p->pool_size);
+    pb_puts(b, " bytes\n");
     uint32_t pos = 0;
     while (pos < p->pool_size) {
         const uint8_t *d = p->pool + pos;
@@ -279,9 +281,16 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     }
     mark(&L);
     gsvm_buf *b = &buf;
-    gsvm_buf_printf(b, "; gsvm patho listing: %s layout, %u bytes, %u instructions\n",
-                    gsvm_patho_layout_name(p->layout), p->file_size, p->ninsns);
-    gsvm_buf_printf(b, ".layout %s\n", gsvm_patho_layout_name(p->layout));
+    const char *lay = gsvm_patho_layout_name(p->layout);
+    pb_puts(b, "; gsvm patho listing: ");
+    pb_puts(b, lay);
+    pb_puts(b, " layout, ");
+    patho_put_u(b, p->file_size);
+    pb_puts(b, " bytes, ");
+    patho_put_u(b, p->ninsns);
+    pb_puts(b, " instructions\n.layout ");
+    pb_puts(b, lay);
+    pb_putc(b, '\n');
 
     if (p->nglobals)
         gsvm_buf_putc(b, '\n');
@@ -324,7 +333,9 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         pb_putc(b, '\n');
     }
 
-    gsvm_buf_printf(b, "\n.entry %u ", p->run_task);
+    pb_puts(b, "\n.entry ");
+    patho_put_u(b, p->run_task);
+    pb_putc(b, ' ');
     put_target(&L, p->run_op);
     gsvm_buf_puts(b, "                              ; RunTask, RunOp\n");
     for (uint32_t t = 0; t < p->ntasks; t++) {
@@ -359,8 +370,12 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         pb_put(b, " @0x", 4);
         patho_put_hex(b, in->offset, 4);
         if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks)
-            gsvm_buf_printf(b, "  task vars %u, params %u", p->tasks[in->a[0]].nvars,
-                            p->tasks[in->a[0]].nparams);
+        {
+            pb_puts(b, "  task vars ");
+            patho_put_u(b, p->tasks[in->a[0]].nvars);
+            pb_puts(b, ", params ");
+            patho_put_u(b, p->tasks[in->a[0]].nparams);
+        }
         pb_putc(b, '\n');
         gsvm_patho_class c = gsvm_patho_ops[in->op].cls;
         if (c == GSVM_PATHO_C_JUMP || c == GSVM_PATHO_C_RETURN)

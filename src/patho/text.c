@@ -192,8 +192,12 @@ void patho_put_hex(gsvm_buf *b, uint32_t v, int width)
 void patho_pad(gsvm_buf *b, size_t line_start, size_t col)
 {
     size_t used = b->len - line_start, n = used < col ? col - used : 1;
-    if (gsvm_buf_reserve(b, n)) {
-        memset(b->data + b->len, ' ', n);
+    /* 8 spaces at a time, possibly past n (the room is reserved), then cut */
+    if (b->len + n + 8 <= b->cap || gsvm_buf_reserve(b, n + 8)) {
+        uint8_t *w = b->data + b->len;
+        const uint64_t spaces = 0x2020202020202020ull;
+        for (size_t i = 0; i < n; i += 8)
+            memcpy(w + i, &spaces, 8);
         b->len += n;
     }
 }
