@@ -1,49 +1,66 @@
 #!/bin/sh
 # make bench, hks part: load, list and reassemble the whole HavokScript corpus
-# (313 chunks, ~14.5 MB) with gsvm, and decode + list it with a small Python
-# reference disassembler (bench/hks/ref_disasm.py) doing the same decode work.
-# Prints medians of several runs, MB/s and the speed ratio.
+# (313 chunks, 14.5 MB) with gsvm, and list it with a Python reference
+# disassembler (bench/hks/ref_disasm.py) that prints the very same listing
+# (checked below, byte for byte).  Times are CPU seconds (user + system, see
+# bench/hks/timed.py), medians of several runs; MB are chunk bytes (1e6).
 GSVM=${GSVM:-build/release/gsvm}
 SHARED=${GSVM_SHARED_DIR:-$(pwd)/../shared}
 CORPUS=$SHARED/corpus/hks
 RUNS=${RUNS:-5}
+PYRUNS=${PYRUNS:-3}
 if [ ! -d "$CORPUS" ]; then echo "hks: skipped, $CORPUS not found"; exit 0; fi
 files=$(ls "$CORPUS"/*/* | grep -v '\.md$')
+nfiles=$(echo $files | wc -w)
 bytes=$(cat $files | wc -c)
-now() { date +%s.%N; }
+tmp=${TMPDIR:-/tmp}/gsvm_hks_bench.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+timed() { python3 bench/hks/timed.py "$@"; }
 
-# gsvm: every file loaded, listed, assembled and compared, in one process
-: >/tmp/gsvm_hks_bench.$$
+# gsvm: every file loaded, listed, assembled and compared, in one process;
+# --timing adds the CPU time of each phase (last line of the output)
 for i in $(seq "$RUNS"); do
-    t0=$(now)
-    "$GSVM" hks roundtrip --timing $files >/tmp/gsvm_hks_out.$$ || { cat /tmp/gsvm_hks_out.$$; exit 1; }
-    t1=$(now)
-    echo "$t0 $t1" | awk '{printf "%.4f\n", $2 - $1}' >>/tmp/gsvm_hks_bench.$$
-    # internal split: load, list, asm (last line of the output)
-    tail -1 /tmp/gsvm_hks_out.$$ >>/tmp/gsvm_hks_split.$$
+    timed "$tmp/rt.out" "$GSVM" hks roundtrip --timing $files >>"$tmp/rt.times" ||
+        { cat "$tmp/rt.out"; exit 1; }
+    tail -1 "$tmp/rt.out" >>"$tmp/rt.split"
 done
-g=$(median </tmp/gsvm_hks_bench.$$)
-g_list=$(awk '{print $2 + $5}' /tmp/gsvm_hks_split.$$ | median)   # load + list seconds
-head -1 /tmp/gsvm_hks_out.$$
+head -1 "$tmp/rt.out"
 
-# Python: decode + list every file (no reassembly)
-: >/tmp/py_hks_bench.$$
-pyruns=$(( RUNS < 3 ? RUNS : 3 ))
-for i in $(seq "$pyruns"); do
-    t0=$(now)
-    python3 bench/hks/ref_disasm.py $files >/dev/null 2>&1 || { echo "python reference failed"; exit 1; }
-    t1=$(now)
-    echo "$t0 $t1" | awk '{printf "%.4f\n", $2 - $1}' >>/tmp/py_hks_bench.$$
+# Python: read and list every file, output to a file
+for i in $(seq "$PYRUNS"); do
+    timed "$tmp/py.out" python3 bench/hks/ref_disasm.py $files >>"$tmp/py.times" ||
+        { echo "python reference failed"; exit 1; }
 done
-p=$(median </tmp/py_hks_bench.$$)
-rm -f /tmp/gsvm_hks_bench.$$ /tmp/gsvm_hks_split.$$ /tmp/gsvm_hks_out.$$ /tmp/py_hks_bench.$$
-awk -v b="$bytes" -v g="$g" -v gl="$g_list" -v p="$p" -v runs="$RUNS" -v n="$(echo $files | wc -w)" 'BEGIN {
-    mb = b / 1e6; full = p / g; like = p / gl
-    printf "corpus: %d files, %.1f MB\n", n, mb
-    printf "gsvm load+list+asm+compare (whole process, median of %d): %.3f s = %.1f MB/s (target < 2 s: %s)\n", runs, g, mb / g, (g < 2) ? "met" : "NOT met"
-    printf "gsvm load+list only (in-process timer):                  %.3f s = %.1f MB/s\n", gl, mb / gl
-    printf "python reference decode+list (median):                   %.3f s = %.1f MB/s\n", p, mb / p
-    printf "ratio python / gsvm (python lists; gsvm lists and reassembles): %.1fx (target >= 50x: %s)\n", full, (full >= 50) ? "met" : "NOT met"
-    printf "ratio python / gsvm, like for like (load + list):               %.1fx\n", like
+
+# like for like: the Python listing must be gsvm's listing, byte for byte
+for f in $files; do "$GSVM" hks list "$f"; done >"$tmp/gsvm.out"
+if cmp -s "$tmp/gsvm.out" "$tmp/py.out"; then
+    same="identical ($(wc -c <"$tmp/py.out") bytes)"
+else
+    same="DIFFERENT (the ratios below do not compare like with like)"
+fi
+
+rt_cpu=$(awk '{print $2}' "$tmp/rt.times" | median)
+rt_wall=$(awk '{print $1}' "$tmp/rt.times" | median)
+# "load L s, list T s, asm+dump A s, total ..."
+load=$(awk '{print $2}' "$tmp/rt.split" | median)
+list=$(awk '{print $2 + $5}' "$tmp/rt.split" | median)
+asm=$(awk '{print $8}' "$tmp/rt.split" | median)
+py_cpu=$(awk '{print $2}' "$tmp/py.times" | median)
+py_wall=$(awk '{print $1}' "$tmp/py.times" | median)
+awk -v b="$bytes" -v n="$nfiles" -v runs="$RUNS" -v pyruns="$PYRUNS" -v same="$same" \
+    -v rt="$rt_cpu" -v rtw="$rt_wall" -v load="$load" -v list="$list" -v asm="$asm" \
+    -v py="$py_cpu" -v pyw="$py_wall" 'BEGIN {
+    mb = b / 1e6
+    printf "corpus: %d files, %.1f MB; python listing vs gsvm listing: %s\n", n, mb, same
+    printf "CPU seconds, median of %d (gsvm) and %d (python) runs:\n", runs, pyruns
+    printf "  gsvm load            %6.3f s  %7.1f MB/s\n", load, mb / load
+    printf "  gsvm load+list       %6.3f s  %7.1f MB/s\n", list, mb / list
+    printf "  gsvm asm+dump        %6.3f s  %7.1f MB/s\n", asm, mb / asm
+    printf "  gsvm round trip      %6.3f s  %7.1f MB/s  (whole process: load, list, asm, compare; wall %.3f s; target < 2 s: %s)\n", rt, mb / rt, rtw, (rt < 2 && rtw < 2) ? "met" : "NOT met"
+    printf "  python read+list     %6.3f s  %7.1f MB/s  (whole process; wall %.3f s)\n", py, mb / py, pyw
+    printf "ratio python list / gsvm load+list (like for like): %.1fx (target >= 50x: %s)\n", py / list, (py / list >= 50) ? "met" : "NOT met"
+    printf "ratio python list / gsvm whole round trip:          %.1fx\n", py / rt
 }'
