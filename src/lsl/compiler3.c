@@ -215,6 +215,23 @@ static bool coerce(c3 *c, lsl_type from, lsl_type to, long line, long col, const
     return fail(c, line, col, "%s: cannot use %s as %s", what, lsl_type_name(from), lsl_type_name(to));
 }
 
+static bool can_coerce(lsl_type from, lsl_type to)
+{
+    return from == to || (from == LSL_TYPE_INTEGER && to == LSL_TYPE_FLOAT) ||
+           (from == LSL_TYPE_STRING && to == LSL_TYPE_KEY) || (from == LSL_TYPE_KEY && to == LSL_TYPE_STRING);
+}
+
+/* An argument: the message names the argument and the function. */
+static bool coerce_arg(c3 *c, lsl_type from, lsl_type to, const lsl_expr *arg, size_t i, const char *fname)
+{
+    if (from == T_ERR)
+        return false;
+    if (!can_coerce(from, to))
+        return fail(c, arg->line, arg->col, "argument %zu of %s must be %s, got %s", i + 1, fname,
+                    lsl_type_name(to), lsl_type_name(from));
+    return coerce(c, from, to, arg->line, arg->col, "argument");
+}
+
 static bool lookup_constant(const char *name, lsl_value *out)
 {
     const lsl_constant *k = lsl_constant_by_name(name, strlen(name));
@@ -530,7 +547,7 @@ static lsl_type ccall(c3 *c, const lsl_expr *e)
         }
         for (size_t i = 0; i < e->nitems; i++) {
             lsl_type t = cexpr(c, e->items[i]);
-            if (!coerce(c, t, f->params[i].type, e->items[i]->line, e->items[i]->col, "argument"))
+            if (!coerce_arg(c, t, f->params[i].type, e->items[i], i, f->name))
                 return T_ERR;
         }
         if (emit(c, F3_CALL, (int32_t)fi, 0, 0, (int)f->nparams, f->ret != LSL_TYPE_VOID) < 0)
@@ -548,7 +565,7 @@ static lsl_type ccall(c3 *c, const lsl_expr *e)
     }
     for (size_t i = 0; i < e->nitems; i++) {
         lsl_type t = cexpr(c, e->items[i]);
-        if (!coerce(c, t, lsl_builtin_arg_type(b, (unsigned)i), e->items[i]->line, e->items[i]->col, "argument"))
+        if (!coerce_arg(c, t, lsl_builtin_arg_type(b, (unsigned)i), e->items[i], i, b->name))
             return T_ERR;
     }
     if (emit(c, F3_CALLB, b->id, b->nargs, 0, b->nargs, b->ret != LSL_TYPE_VOID) < 0)
@@ -946,7 +963,8 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
     fn->max_stack = (uint32_t)c->max_sd + 2;
     if (!fn->name || !fn->slot_types)
         return fail(c, f->line, f->col, "out of memory");
-    memcpy(fn->slot_types, c->slot_types, c->nslots);
+    if (c->nslots)
+        memcpy(fn->slot_types, c->slot_types, c->nslots);
     size_t bytes = FAL3_FRAME_BYTES;
     for (size_t i = 0; i < c->nslots; i++) {
         lsl_value z = lsl_empty((lsl_type)c->slot_types[i]);
@@ -996,7 +1014,7 @@ static bool compile3(c3 *c, const lsl_script *sc)
         long seen;
         if (lsl_names_get(&c->gnames, g->name, &seen))
             return fail(c, g->line, g->col, "global '%s' is declared twice", g->name);
-        lsl_value v = lsl_empty(g->type);
+        lsl_value v = fal3_zero(g->type);
         if (g->init) {
             if (!ceval(c, g->init, &v))
                 return false;

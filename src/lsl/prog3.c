@@ -691,7 +691,8 @@ gsvm_status gsvm_lsl3_program_load(const uint8_t *data, size_t len, const char *
         f->event = (int32_t)ev;
         if (!(f->slot_types = malloc(f->nslots ? f->nslots : 1)))
             goto nomem;
-        memcpy(f->slot_types, types, f->nslots);
+        if (f->nslots)
+            memcpy(f->slot_types, types, f->nslots);
         size_t bytes = FAL3_FRAME_BYTES;
         for (uint32_t k = 0; k < f->nslots; k++) {
             lsl_value z = lsl_empty(f->slot_types[k] <= LSL_TYPE_LIST ? (lsl_type)f->slot_types[k] : LSL_TYPE_VOID);

@@ -28,6 +28,16 @@ typedef struct fal3_op_info {
 } fal3_op_info;
 extern const fal3_op_info fal3_ops[F3_COUNT];
 
+/* A type's default value, as an unassigned LSL variable holds it
+ * (rotation: ZERO_ROTATION <0,0,0,1>). */
+static inline lsl_value fal3_zero(lsl_type t)
+{
+    lsl_value v = lsl_empty(t);
+    if (t == LSL_TYPE_ROTATION)
+        v.u.v[3] = 1.0f;
+    return v;
+}
+
 typedef struct fal3_insn {
     int32_t op;
     int32_t a, b, c;

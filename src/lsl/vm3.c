@@ -354,7 +354,7 @@ static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t
     for (uint8_t k = 0; k < nargs; k++)
         vm->stack[vm->sp++] = args[k];
     for (uint32_t k = nargs; k < f->nslots; k++)
-        vm->stack[vm->sp++] = lsl_empty((lsl_type)f->slot_types[k]);
+        vm->stack[vm->sp++] = fal3_zero((lsl_type)f->slot_types[k]);
     vm->frames[0] = (fal3_frame){UINT32_MAX, 0, (uint32_t)fi};
     vm->nframes = 1;
     vm->hp->extra += f->frame_bytes;
@@ -615,7 +615,7 @@ top:
     CASE(PUSH_INT) sp->type = LSL_TYPE_INTEGER; sp->u.i = pc->a; sp++; NEXT();
     CASE(PUSH_FLOAT) sp->type = LSL_TYPE_FLOAT; memcpy(&sp->u.f, &pc->a, 4); sp++; NEXT();
     CASE(PUSH_CONST) *sp = consts[pc->a]; vretain(sp); sp++; NEXT();
-    CASE(PUSH_EMPTY) *sp = lsl_empty((lsl_type)pc->a); sp++; NEXT();
+    CASE(PUSH_EMPTY) *sp = fal3_zero((lsl_type)pc->a); sp++; NEXT();
     CASE(LOAD_LOCAL) *sp = fp[pc->a]; vretain(sp); sp++; NEXT();
     CASE(STORE_LOCAL) sp--; vrelease(&fp[pc->a]); fp[pc->a] = *sp; NEXT();
     CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&fp[pc->a]); fp[pc->a] = sp[-1]; NEXT();
@@ -773,7 +773,7 @@ top:
         }
         fp = stack + vm->frames[vm->nframes - 1].fp;
         for (uint32_t k = g->nparams; k < g->nslots; k++)
-            *sp++ = lsl_empty((lsl_type)g->slot_types[k]);
+            *sp++ = fal3_zero((lsl_type)g->slot_types[k]);
         pc = code + g->entry;
         DISPATCH();
     }
