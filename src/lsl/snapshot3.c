@@ -192,7 +192,8 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
         goto bad;
     if (active > 1 || faulted > 1 || phase > 1 || state >= p->nstate ||
         (next_state != UINT32_MAX && next_state >= p->nstate) || limit == 0 ||
-        limit > LSL_DEFAULT_MEMORY_LIMIT || (faulted && flen == 0) || fault_ip > p->ncode) {
+        limit > LSL_DEFAULT_MEMORY_LIMIT || (faulted && flen == 0) || fault_ip > p->ncode ||
+        (!faulted && (flen != 0 || fault_ip != 0)) || (!active && ip != 0)) {
         gsvm_reader_fail(&r, "inconsistent VM header (state, phase, flags or memory limit)");
         goto bad;
     }
@@ -213,7 +214,12 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     n->fault_ip = fault_ip;
     memcpy(n->fault, ftext, flen);
     n->fault[flen] = 0;
+    if (memchr(n->fault, 0, flen) != NULL) {
+        gsvm_reader_fail(&r, "the fault text holds a NUL byte");
+        goto bad;
+    }
     if (n->time_base_ms > n->now_ms || (n->timer_period_ms && n->timer_next_ms < n->now_ms) ||
+        (!n->timer_period_ms && n->timer_next_ms) ||
         n->timer_period_ms > (uint64_t)1e15) {
         gsvm_reader_fail(&r, "inconsistent clocks");
         goto bad;
@@ -364,7 +370,12 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
         gsvm_error_set(err, GSVM_ERR_INPUT, file, "the snapshot's data exceeds its memory limit");
         goto bad;
     }
-    n->hp->peak = peak > n->hp->used + n->hp->extra ? (size_t)peak : n->hp->used + n->hp->extra;
+    if (peak < n->hp->used + n->hp->extra || peak > UINT32_MAX) {
+        gsvm_error_set(err, GSVM_ERR_INPUT, file, "peak memory %llu is below the memory in use",
+                       (unsigned long long)peak);
+        goto bad;
+    }
+    n->hp->peak = (size_t)peak;
     /* swap the restored state in, keeping the host */
     n->host = vm->host;
     n->host_user = vm->host_user;

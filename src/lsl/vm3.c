@@ -91,6 +91,7 @@ static void unwind(gsvm_lsl3_vm *vm)
         vm->hp->extra -= vm->prog->funcs[vm->frames[i].func].frame_bytes;
     vm->nframes = 0;
     vm->active = false;
+    vm->ip = 0;
 }
 
 static gsvm_status reset_globals(gsvm_lsl3_vm *vm, gsvm_error *err)
