@@ -177,7 +177,11 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err);
 /* ---- Listing and assembling ------------------------------------------- */
 
 /* Prints the lossless listing of `p` (see docs/patho.md for the syntax) into
- * a new malloc'd NUL-terminated string.  `flags` is reserved (pass 0). */
+ * a new malloc'd NUL-terminated string.  `flags`: 0, or
+ * GSVM_PATHO_LIST_COMPACT to leave out the comment columns (instruction
+ * indices, byte offsets): the same bytes, and a diff between two versions of
+ * a script shows only what changed. */
+#define GSVM_PATHO_LIST_COMPACT 1u
 gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **text,
                             size_t *len, gsvm_error *err);
 /* Assembles a listing.  `layout` overrides the listing's `.layout` line

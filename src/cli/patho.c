@@ -40,9 +40,12 @@ static int write_out(const char *path, const void *data, size_t len)
 static int cmd_list(int argc, char **argv)
 {
     const char *layout_s = NULL, *out = NULL;
+    bool compact = false;
     const gsvm_opt opts[] = {
         {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
         {"--output", 'o', OPT_STRING, &out, "FILE", "write the listing to FILE (default stdout)", NULL},
+        {"--compact", 0, OPT_FLAG, &compact, NULL,
+         "no comment columns (indices, offsets): listings of two versions diff cleanly", NULL},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {"gsvm patho list", "FILE.bin [--layout alpha|hd] [-o OUT]",
@@ -63,7 +66,7 @@ static int cmd_list(int argc, char **argv)
         return gsvm_cli_fail(&err);
     char *text;
     size_t len;
-    gsvm_status st = gsvm_patho_list(p, 0, &text, &len, &err);
+    gsvm_status st = gsvm_patho_list(p, compact ? GSVM_PATHO_LIST_COMPACT : 0, &text, &len, &err);
     gsvm_patho_free(p);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
@@ -320,7 +323,7 @@ static double seconds(void)
 
 /* One file through load -> list -> asm -> save; 0 when the bytes match. */
 static int roundtrip_one(const char *path, const gsvm_buf *bin, gsvm_patho_layout layout,
-                         bool quiet, double *t_load, double *t_list, double *t_asm)
+                         unsigned flags, bool quiet, double *t_load, double *t_list, double *t_asm)
 {
     gsvm_error err;
     gsvm_patho_program *p, *q;
@@ -330,7 +333,7 @@ static int roundtrip_one(const char *path, const gsvm_buf *bin, gsvm_patho_layou
     double t1 = seconds();
     char *text;
     size_t tlen;
-    gsvm_status st = gsvm_patho_list(p, 0, &text, &tlen, &err);
+    gsvm_status st = gsvm_patho_list(p, flags, &text, &tlen, &err);
     double t2 = seconds();
     gsvm_patho_layout lay = p->layout;
     gsvm_patho_free(p);
@@ -361,9 +364,10 @@ static int cmd_roundtrip(int argc, char **argv)
 {
     const char *layout_s = NULL;
     uint64_t repeat = 1;
-    bool timing = false;
+    bool timing = false, compact = false;
     const gsvm_opt opts[] = {
         {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
+        {"--compact", 0, OPT_FLAG, &compact, NULL, "go through the listing without comment columns", NULL},
         {"--repeat", 0, OPT_U64, &repeat, "N", "go through the files N times (for timing)", NULL},
         {"--timing", 0, OPT_FLAG, &timing, NULL, "print the in-process time of each phase", NULL},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
@@ -402,7 +406,8 @@ static int cmd_roundtrip(int argc, char **argv)
     double t_load = 0, t_list = 0, t_asm = 0;
     for (uint64_t r = 0; r < repeat; r++)
         for (int f = 0; f < npos; f++) {
-            rc = roundtrip_one(pos[f], &bins[f], layout, r > 0, &t_load, &t_list, &t_asm);
+            rc = roundtrip_one(pos[f], &bins[f], layout, compact ? GSVM_PATHO_LIST_COMPACT : 0, r > 0,
+                               &t_load, &t_list, &t_asm);
             if (rc != 0 && r == 0)
                 bad++;
         }

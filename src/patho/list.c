@@ -26,6 +26,7 @@ typedef struct lister {
     gsvm_patho_shape *shapes; /* per op when have[op], or NULL (computed on the spot) */
     uint8_t *have;
     const uint8_t *ambiguous; /* per import, or NULL (checked on the spot) */
+    bool comments;            /* the comment columns (not with GSVM_PATHO_LIST_COMPACT) */
 } lister;
 
 static void pad_to(gsvm_buf *b, size_t line_start, size_t col) { patho_pad(b, line_start, col); }
@@ -177,7 +178,7 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
 
 void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, gsvm_buf *b)
 {
-    lister L = {p, b, NULL, NULL, NULL, NULL, NULL};
+    lister L = {p, b, NULL, NULL, NULL, NULL, NULL, false};
     put_insn(&L, in);
 }
 
@@ -232,9 +233,13 @@ static void put_pool(lister *L)
 {
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
-    pb_puts(b, "\n.pool                                       ; ");
-    patho_put_u(b, p->pool_size);
-    pb_puts(b, " bytes\n");
+    if (L->comments) {
+        pb_puts(b, "\n.pool                                       ; ");
+        patho_put_u(b, p->pool_size);
+        pb_puts(b, " bytes\n");
+    } else {
+        pb_puts(b, "\n.pool\n");
+    }
     uint32_t pos = 0;
     while (pos < p->pool_size) {
         const uint8_t *d = p->pool + pos;
@@ -251,9 +256,11 @@ static void put_pool(lister *L)
             for (uint32_t i = 0; i < n; i++)
                 gsvm_buf_printf(b, " %02x", d[i]);
         }
-        pad_to(b, line, COMMENT_COL);
-        pb_put(b, "; @0x", 5);
-        patho_put_hex(b, pos, 4);
+        if (L->comments) {
+            pad_to(b, line, COMMENT_COL);
+            pb_put(b, "; @0x", 5);
+            patho_put_hex(b, pos, 4);
+        }
         pb_putc(b, '\n');
         pos += n;
     }
@@ -262,14 +269,15 @@ static void put_pool(lister *L)
 gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **text,
                             size_t *len, gsvm_error *err)
 {
-    (void)flags;
+    bool comments = !(flags & GSVM_PATHO_LIST_COMPACT);
     gsvm_error_clear(err);
     *text = NULL;
     *len = 0;
     gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT];
     uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
     uint8_t *ambiguous = patho_import_ambiguous(p);
-    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), shapes, have, ambiguous};
+    lister L = {p,      NULL,      calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1),
+                shapes, have,      ambiguous,                comments};
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;
@@ -282,13 +290,16 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     mark(&L);
     gsvm_buf *b = &buf;
     const char *lay = gsvm_patho_layout_name(p->layout);
-    pb_puts(b, "; gsvm patho listing: ");
-    pb_puts(b, lay);
-    pb_puts(b, " layout, ");
-    patho_put_u(b, p->file_size);
-    pb_puts(b, " bytes, ");
-    patho_put_u(b, p->ninsns);
-    pb_puts(b, " instructions\n.layout ");
+    if (comments) {
+        pb_puts(b, "; gsvm patho listing: ");
+        pb_puts(b, lay);
+        pb_puts(b, " layout, ");
+        patho_put_u(b, p->file_size);
+        pb_puts(b, " bytes, ");
+        patho_put_u(b, p->ninsns);
+        pb_puts(b, " instructions\n");
+    }
+    pb_puts(b, ".layout ");
     pb_puts(b, lay);
     pb_putc(b, '\n');
 
@@ -308,9 +319,11 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
             if (g->name.long_prefix)
                 gsvm_buf_puts(b, " long");
         }
-        pad_to(b, line, COMMENT_COL);
-        pb_put(b, "; g", 3);
-        patho_put_u(b, i);
+        if (comments) {
+            pad_to(b, line, COMMENT_COL);
+            pb_put(b, "; g", 3);
+            patho_put_u(b, i);
+        }
         pb_putc(b, '\n');
     }
 
@@ -327,9 +340,11 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         patho_put_u(b, im->argc);
         if (im->name.long_prefix)
             gsvm_buf_puts(b, " long");
-        pad_to(b, line, COMMENT_COL);
-        pb_put(b, "; #", 3);
-        patho_put_u(b, i);
+        if (comments) {
+            pad_to(b, line, COMMENT_COL);
+            pb_put(b, "; #", 3);
+            patho_put_u(b, i);
+        }
         pb_putc(b, '\n');
     }
 
@@ -337,7 +352,7 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     patho_put_u(b, p->run_task);
     pb_putc(b, ' ');
     put_target(&L, p->run_op);
-    gsvm_buf_puts(b, "                              ; RunTask, RunOp\n");
+    pb_puts(b, comments ? "                              ; RunTask, RunOp\n" : "\n");
     for (uint32_t t = 0; t < p->ntasks; t++) {
         const gsvm_patho_task *task = &p->tasks[t];
         pb_put(b, ".task ", 6);
@@ -364,13 +379,16 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         size_t line = b->len;
         pb_put(b, "    ", 4);
         put_insn(&L, in);
+        if (!comments) {
+            pb_putc(b, '\n');
+            continue;
+        }
         pad_to(b, line, COMMENT_COL);
         pb_put(b, "; ", 2);
         patho_put_hex(b, i, 4);
         pb_put(b, " @0x", 4);
         patho_put_hex(b, in->offset, 4);
-        if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks)
-        {
+        if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks) {
             pb_puts(b, "  task vars ");
             patho_put_u(b, p->tasks[in->a[0]].nvars);
             pb_puts(b, ", params ");

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         char *text;
         size_t tlen;
-        if (gsvm_patho_list(p, 0, &text, &tlen, &err) == GSVM_OK) {
+        /* the full listing for two layouts, the compact one for the third */
+        if (gsvm_patho_list(p, l == 2 ? GSVM_PATHO_LIST_COMPACT : 0, &text, &tlen, &err) == GSVM_OK) {
             gsvm_patho_program *q = NULL;
             if (gsvm_patho_asm(text, tlen, "fuzz.lst", GSVM_PATHO_LAYOUT_AUTO, &q, &err) != GSVM_OK)
                 abort(); /* a listing we printed must assemble */

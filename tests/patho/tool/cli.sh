@@ -14,6 +14,10 @@ rc 0 sh -c "'$G' patho asm - < '$tmp/bad.lst' > '$tmp/bad2.bin'"
 ok cmp -s "$tmp/bad2.bin" "$data/bad.bin"
 rc 0 sh -c "'$G' patho list - < '$data/bad.bin' | '$G' patho asm - -o '$tmp/bad3.bin'"
 ok cmp -s "$tmp/bad3.bin" "$data/bad.bin"
+# the compact listing (no comment columns) rebuilds the same bytes too
+rc 0 sh -c "'$G' patho list --compact '$data/bad.bin' | '$G' patho asm - -o '$tmp/compact.bin'"
+ok cmp -s "$tmp/compact.bin" "$data/bad.bin"
+rc 0 sh -c "'$G' patho list --compact '$data/bad.bin' | grep -c ';' | grep -q '^0\$'"
 # layout conversion: the same listing as alpha, and back
 rc 0 "$G" patho asm --layout alpha "$tmp/bad.lst" -o "$tmp/alpha.bin"
 rc 0 sh -c "'$G' patho list '$tmp/alpha.bin' | grep -q '^.layout alpha'"

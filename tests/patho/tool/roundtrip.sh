@@ -15,6 +15,8 @@ for f in "$corpus"/bin/*/*.bin; do
     case $ver in alpha) layout=alpha;; *) layout=hd;; esac
     if "$GSVM_BIN" patho list "$f" -o "$tmp/l.txt" && "$GSVM_BIN" patho asm "$tmp/l.txt" -o "$tmp/x.bin" &&
         cmp -s "$tmp/x.bin" "$f"; then pass=$((pass+1)); else fail=$((fail+1)); echo "list/asm differs: $f"; fi
+    if "$GSVM_BIN" patho list --compact "$f" | "$GSVM_BIN" patho asm - -o "$tmp/c.bin" && cmp -s "$tmp/c.bin" "$f"; then
+        pass=$((pass+1)); else fail=$((fail+1)); echo "compact list/asm differs: $f"; fi
     if grep -q "^.layout $layout\$" "$tmp/l.txt"; then pass=$((pass+1)); else fail=$((fail+1)); echo "wrong layout detected: $f"; fi
     if "$GSVM_BIN" patho list --layout "$layout" "$f" | "$GSVM_BIN" patho asm --layout "$layout" - -o "$tmp/y.bin" &&
         cmp -s "$tmp/y.bin" "$f"; then pass=$((pass+1)); else fail=$((fail+1)); echo "forced layout differs: $f"; fi
