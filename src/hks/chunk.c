@@ -25,17 +25,59 @@ typedef struct loader {
 
 /* ---------------------------------------------------------------- reading */
 
-static bool rd_int(loader *L, uint32_t *out, const char *what)
+/* Fixed-width fields with the bounds check and byte order inline: a chunk
+ * has a few fields per constant and local, and a call into the shared
+ * reader for each cost more than the rest of the loading.  The shared
+ * reader still handles (and words) every failure. */
+static inline bool have(const loader *L, size_t n)
 {
-    return gsvm_read_u32(&L->r, out, what);
+    return !L->r.failed && L->r.len - L->r.pos >= n;
 }
 
-static bool rd_size(loader *L, uint64_t *out, const char *what)
+static inline uint64_t get_n(loader *L, int n)
+{
+    const uint8_t *p = L->r.data + L->r.pos;
+    uint64_t v = 0;
+    if (L->r.big_endian)
+        for (int i = 0; i < n; i++)
+            v = v << 8 | p[i];
+    else
+        for (int i = n - 1; i >= 0; i--)
+            v = v << 8 | p[i];
+    L->r.pos += (size_t)n;
+    return v;
+}
+
+static inline bool rd_u8(loader *L, uint8_t *out, const char *what)
+{
+    if (!have(L, 1))
+        return gsvm_read_u8(&L->r, out, what);
+    *out = L->r.data[L->r.pos++];
+    return true;
+}
+
+static inline bool rd_int(loader *L, uint32_t *out, const char *what)
+{
+    if (!have(L, 4))
+        return gsvm_read_u32(&L->r, out, what);
+    *out = (uint32_t)get_n(L, 4);
+    return true;
+}
+
+static inline bool rd_u64(loader *L, uint64_t *out, const char *what)
+{
+    if (!have(L, 8))
+        return gsvm_read_u64(&L->r, out, what);
+    *out = get_n(L, 8);
+    return true;
+}
+
+static inline bool rd_size(loader *L, uint64_t *out, const char *what)
 {
     if (L->size_size == 8)
-        return gsvm_read_u64(&L->r, out, what);
+        return rd_u64(L, out, what);
     uint32_t v;
-    if (!gsvm_read_u32(&L->r, &v, what))
+    if (!rd_int(L, &v, what))
         return false;
     *out = v;
     return true;
@@ -60,9 +102,8 @@ static bool rd_str(loader *L, gsvm_hks_str *s, const char *what)
         return true;
     if (!check_count(L, s->size, 1, what))
         return false;
-    const uint8_t *p;
-    if (!gsvm_read_bytes(&L->r, (size_t)s->size, &p, what))
-        return false;
+    const uint8_t *p = L->r.data + L->r.pos; /* check_count: the bytes are there */
+    L->r.pos += (size_t)s->size;
     s->data = malloc((size_t)s->size + 1);
     if (!s->data)
         return gsvm_reader_fail(&L->r, "out of memory reading %s", what);
@@ -80,12 +121,12 @@ static bool rd_consts(loader *L, gsvm_hks_proto *f)
         return gsvm_reader_fail(&L->r, "out of memory");
     for (uint32_t i = 0; i < f->nk; i++) {
         gsvm_hks_const *k = &f->k[i];
-        if (!gsvm_read_u8(&L->r, &k->type, "constant type"))
+        if (!rd_u8(L, &k->type, "constant type"))
             return false;
         switch (k->type) {
         case GSVM_HKS_K_NIL: break;
         case GSVM_HKS_K_BOOL:
-            if (!gsvm_read_u8(&L->r, &k->b, "boolean constant"))
+            if (!rd_u8(L, &k->b, "boolean constant"))
                 return false;
             break;
         case GSVM_HKS_K_LUD:
@@ -94,11 +135,11 @@ static bool rd_consts(loader *L, gsvm_hks_proto *f)
             break;
         case GSVM_HKS_K_NUMBER:
             if (L->size_number == 8) {
-                if (!gsvm_read_u64(&L->r, &k->bits, "number constant"))
+                if (!rd_u64(L, &k->bits, "number constant"))
                     return false;
             } else {
                 uint32_t v;
-                if (!gsvm_read_u32(&L->r, &v, "number constant"))
+                if (!rd_int(L, &v, "number constant"))
                     return false;
                 k->bits = v;
             }
@@ -108,7 +149,7 @@ static bool rd_consts(loader *L, gsvm_hks_proto *f)
                 return false;
             break;
         case GSVM_HKS_K_UI64:
-            if (!gsvm_read_u64(&L->r, &k->bits, "64-bit integer constant"))
+            if (!rd_u64(L, &k->bits, "64-bit integer constant"))
                 return false;
             break;
         default:
@@ -237,7 +278,7 @@ static bool rd_function(loader *L, gsvm_hks_proto *f, int depth)
                                 MAX_DEPTH);
     f->offset = L->r.pos;
     if (!rd_int(L, &f->nups, "upvalue count") || !rd_int(L, &f->nparams, "parameter count") ||
-        !gsvm_read_u8(&L->r, &f->flags, "vararg flags") ||
+        !rd_u8(L, &f->flags, "vararg flags") ||
         !rd_int(L, &f->maxstack, "max stack size") || !rd_size(L, &f->ncode, "code size"))
         return false;
     f->npad = (uint8_t)((4 - (L->r.pos - L->start) % 4) % 4);

@@ -77,22 +77,6 @@ unsigned hks_op_lookup(const char *name, size_t len)
     return HKS_NO_OP;
 }
 
-unsigned hks_data_words(const gsvm_hks_proto *f, unsigned iop, uint32_t insn)
-{
-    if (iop >= HKS_I_COUNT)
-        return 0;
-    unsigned d = hks_ops[iop].data;
-    unsigned n = d & 15u;
-    if ((d & HKS_DSL) && GSVM_HKS_C(insn) == 0)
-        n += 1;
-    if (d & HKS_DCL) {
-        uint32_t bx = GSVM_HKS_BX(insn);
-        if (f && bx < f->np)
-            n += f->p[bx].nups;
-    }
-    return n;
-}
-
 const char *gsvm_hks_op_name(gsvm_hks_profile profile, unsigned op)
 {
     unsigned i = hks_decode_op(profile, op);

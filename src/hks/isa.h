@@ -43,7 +43,22 @@ unsigned hks_profile_ops(gsvm_hks_profile p);
 /* Internal id of a name ("GETFIELD"), or HKS_NO_OP. */
 unsigned hks_op_lookup(const char *name, size_t len);
 
-/* Fixed DATA word count owned by an instruction (CLOSURE needs the proto). */
-unsigned hks_data_words(const gsvm_hks_proto *f, unsigned iop, uint32_t insn);
+/* Fixed DATA word count owned by an instruction (CLOSURE needs the proto).
+ * Inline: the listing and the operand check ask for every instruction. */
+static inline unsigned hks_data_words(const gsvm_hks_proto *f, unsigned iop, uint32_t insn)
+{
+    if (iop >= HKS_I_COUNT)
+        return 0;
+    unsigned d = hks_ops[iop].data;
+    unsigned n = d & 15u;
+    if ((d & HKS_DSL) && GSVM_HKS_C(insn) == 0)
+        n += 1;
+    if (d & HKS_DCL) {
+        uint32_t bx = GSVM_HKS_BX(insn);
+        if (f && bx < f->np)
+            n += f->p[bx].nups;
+    }
+    return n;
+}
 
 #endif

@@ -468,6 +468,17 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
     putc_(P, '\n');
 }
 
+/* About how many bytes a function's listing takes (from the corpus: ~40 per
+ * instruction line, ~25 per constant, ~7 per line number, ~30 per local). */
+static size_t size_guess(const gsvm_hks_proto *f, int depth)
+{
+    size_t n = 400 + (size_t)f->ncode * 40 + (size_t)f->nk * 25 + (size_t)f->debug.nlines * 7 +
+               (size_t)f->debug.nlocals * 30;
+    for (uint32_t i = 0; i < f->np && depth < 200; i++)
+        n += size_guess(&f->p[i], depth + 1);
+    return n;
+}
+
 /* Per-listing lookup tables: the profile's opcode map and the padded names. */
 static void printer_tables(printer *P)
 {
@@ -494,9 +505,10 @@ gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm
     gsvm_buf_init(&P.b);
     P.c = c;
     printer_tables(&P);
-    /* the listing runs to ~4.6 bytes per chunk byte: start big enough to
-     * skip the first dozen doublings (and their copies) */
-    gsvm_buf_reserve(&P.b, (size_t)1 << 16);
+    /* one allocation of about the final size, rather than a dozen doublings
+     * that copy the text so far each time */
+    if (!gsvm_buf_reserve(&P.b, size_guess(&c->main, 0) + c->nprefix * 3 + c->ntrailing * 3 + 4096))
+        P.b.oom = false; /* only a hint: the buffer still grows as needed */
     char tmp[256];
     puts_(&P, "; HavokScript chunk, listed by gsvm hks (lossless: gsvm hks asm rebuilds it byte "
               "for byte)\n");
