@@ -246,6 +246,8 @@ gsvm_status gsvm_patho_cfg_dot(const gsvm_patho_program *p, uint32_t task, char 
 unsigned gsvm_patho_op_count(void);
 /* "Mov", "JumpB", ...; NULL when op is out of range. */
 const char *gsvm_patho_op_name(unsigned op);
+/* The one-line meaning of op (from isa.def); NULL when out of range. */
+const char *gsvm_patho_op_meaning(unsigned op);
 /* The operand letters of op (see src/patho/isa.def); NULL when out of range. */
 const char *gsvm_patho_op_operands(unsigned op);
 /* The u16 stored for op in `layout`, or -1 when op has no number there. */

@@ -424,6 +424,75 @@ static int cmd_roundtrip(int argc, char **argv)
     return bad ? EXIT_INPUT : 0;
 }
 
+/* How each operand letter of isa.def is written in a listing. */
+static const char *operand_syntax(char c)
+{
+    switch (c) {
+    case 'v': return "sN";
+    case 't': return "tN";
+    case 'm': case 'a': return "sN|tN";
+    case 'f': case 'h': return "pop=N";
+    case 'T': return "[mode=N]";
+    case 'b': return "B";
+    case 'i': return "INT";
+    case 'x': return "I8";
+    case 'r': return "FLOAT";
+    case 's': return "@OFF \"text\"";
+    case 'n': return "@OFF \"name\"";
+    case 'j': return "LABEL";
+    case 'p': return "N";
+    case 'g': return "gN";
+    case 'k': return "TASK";
+    case 'E': return "EVENT";
+    case 'F': return "Name(args)";
+    case 'R': return "(args)";
+    case 'L': return "(types)";
+    case 'P': return "[pad=N]";
+    case 'Q': return "[keep]";
+    case 'G': return "[keep]";
+    default: return "?";
+    }
+}
+
+static int cmd_isa(int argc, char **argv)
+{
+    bool markdown = false;
+    const gsvm_opt opts[] = {
+        {"--markdown", 0, OPT_FLAG, &markdown, NULL, "a Markdown table", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {"gsvm patho isa", "[--markdown]",
+                                 "The instruction set (src/patho/isa.def): opcode numbers in both "
+                                 "layouts, operands as a\nlisting writes them, and what each "
+                                 "instruction does.",
+                                 opts, 0, 0};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (markdown)
+        printf("| op | alpha | hd | operands | meaning |\n|---|---|---|---|---|\n");
+    for (unsigned op = 0; op < gsvm_patho_op_count(); op++) {
+        char operands[160] = "";
+        size_t n = 0;
+        const char *letters = gsvm_patho_op_operands(op);
+        for (unsigned k = 0; letters[k] && n < sizeof operands - 40; k++)
+            n += (size_t)snprintf(operands + n, sizeof operands - n, "%s%s", k ? ", " : "",
+                                  operand_syntax(letters[k]));
+        int a = gsvm_patho_op_code(op, GSVM_PATHO_LAYOUT_ALPHA), h = gsvm_patho_op_code(op, GSVM_PATHO_LAYOUT_HD);
+        char as[8], hs[8];
+        snprintf(as, sizeof as, a < 0 ? "-" : "%02X", a);
+        snprintf(hs, sizeof hs, "%02X", h);
+        if (markdown)
+            printf("| %s | %s | %s | `%s` | %s |\n", gsvm_patho_op_name(op), as, hs, operands,
+                   gsvm_patho_op_meaning(op));
+        else
+            printf("%-13s %-3s %-3s %-36s %s\n", gsvm_patho_op_name(op), as, hs, operands,
+                   gsvm_patho_op_meaning(op));
+    }
+    return 0;
+}
+
 static const gsvm_verb verbs[] = {
     {"list", cmd_list, "print a lossless listing of a .bin script"},
     {"asm", cmd_asm, "assemble a listing (ours or pathologic_re's) into a .bin"},
@@ -431,6 +500,7 @@ static const gsvm_verb verbs[] = {
     {"roundtrip", cmd_roundtrip, "check files survive load -> list -> asm byte for byte (and time it)"},
     {"stats", cmd_stats, "figures: sections, strings, functions, max stack, opcode counts"},
     {"cfg", cmd_cfg, "control-flow graph of a task as Graphviz dot"},
+    {"isa", cmd_isa, "the instruction set: opcodes in both layouts, operand syntax, meaning"},
     {"run", gsvm_cli_patho_run, "run a script from RunTask/RunOp with a JSON Lines host"},
     {NULL, NULL, NULL},
 };

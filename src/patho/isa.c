@@ -42,6 +42,11 @@ const char *gsvm_patho_op_name(unsigned op)
     return op < GSVM_PATHO_OP_COUNT ? gsvm_patho_ops[op].name : NULL;
 }
 
+const char *gsvm_patho_op_meaning(unsigned op)
+{
+    return op < GSVM_PATHO_OP_COUNT ? gsvm_patho_ops[op].meaning : NULL;
+}
+
 const char *gsvm_patho_op_operands(unsigned op)
 {
     return op < GSVM_PATHO_OP_COUNT ? gsvm_patho_ops[op].operands : NULL;
