@@ -51,6 +51,19 @@ void hks_put_hex(gsvm_buf *b, const uint8_t *p, size_t n)
     }
 }
 
+/* Whether any of the 8 bytes in x needs an escape in a quoted string: below
+ * 0x20, 0x7f and above, '"' or '\\' (the word-at-a-time byte tests of "Bit
+ * Twiddling Hacks"; exact for "any", which is all that is asked). */
+static inline bool any_escape8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t below20 = (x - ones * 0x20) & ~x & highs;
+    uint64_t above7e = ((x + ones * (127 - 0x7e)) | x) & highs;
+    uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    uint64_t quote = (q - ones) & ~q & highs, backslash = (bs - ones) & ~bs & highs;
+    return (below20 | above7e | quote | backslash) != 0;
+}
+
 void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
 {
     if (s->size == 0) {
@@ -73,6 +86,18 @@ void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
     char *o = (char *)b->data + b->len;
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
+        /* names are mostly plain: copy them 8 bytes at a time */
+        while (n - i >= 8) {
+            uint64_t x;
+            memcpy(&x, s->data + i, 8);
+            if (any_escape8(x))
+                break;
+            memcpy(o, &x, 8);
+            o += 8;
+            i += 8;
+        }
+        if (i == n)
+            break;
         unsigned char ch = (unsigned char)s->data[i];
         if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
             *o++ = (char)ch;

@@ -422,6 +422,113 @@ static void test_listing_errors(void)
     }
 }
 
+/* The assembler reads canonical code lines on a fast path and everything
+ * else with general helpers: other spellings of the same instruction must
+ * give the same word, and lines the fast path passes on must still be read
+ * (or rejected with the general path's message). */
+static void test_code_spellings(void)
+{
+    static const struct { const char *a, *b; } same[] = {
+        {"\t0\t[1]\tLOADK         \t0 -1\t; \"x\"", "LOADK 0x0 -1"},
+        {"LOADK 0 -1", "  7  [-]   LOADK\t\t0\t-1   "},
+        {"JMP -3", "JMP 0 -3"},
+        {"JMP 65536", "\t3\t[9]\tJMP 0x0 65536"},
+        {"ADD 1 0 -1", "ADD 0x1 0 -0x1"},
+        {"ADD 1 0 -256", "ADD 1 0 511"},
+        {"MOVE 1 2", "MOVE 1 2 0"},
+        {"RETURN 0 1", "RETURN 0 0x1"},
+        {"CLOSURE 0 0", "\t.word 0x84000000"},
+        {"GETUPVAL 1 0", "0[5]GETUPVAL 1 00"},
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        uint32_t w[2] = {0, 0};
+        for (int j = 0; j < 2; j++) {
+            char text[512];
+            snprintf(text, sizeof text,
+                     HEADER ".function 0\n.maxstack 2\n.code\n%s\n.constants\n\tnil\n.end\n",
+                     j ? same[i].b : same[i].a);
+            gsvm_error err;
+            gsvm_hks_chunk *c = asm_text(text, &err);
+            CHECK(c != NULL && c->main.ncode == 1);
+            if (c && c->main.ncode == 1)
+                w[j] = c->main.code[0];
+            else
+                fprintf(stderr, "spelling %zu.%d: %s\n", i, j, err.message);
+            gsvm_hks_chunk_free(c);
+        }
+        if (w[0] != w[1])
+            fprintf(stderr, "spelling %zu: 0x%08x != 0x%08x\n", i, w[0], w[1]);
+        CHECK(w[0] == w[1] && w[0] != 0);
+    }
+    static const struct { const char *line; long col; const char *says; } bad[] = {
+        {"\t0\t[1]\tMOVE          \t0 256", 25, "does not fit"},
+        {"\t0\t[1]\tADD           \t0 0 -257", 27, "out of range -1..-256"},
+        {"\t0\t[1]\tMOVE          \t-1 0", 23, "must not be negative"},
+        {"\t0\t[1]\tJMP           \t-65536", 23, "out of range"},
+        {"\t0\t[1]\tLOADK         \t0", 24, "needs 2 operands"},
+        {"\t0\t[1]\tMOVE          \t0 1 2 3", 29, "too many operands"},
+        {"\t0\t[1]\tMOVE          \t0 1x", 26, "expected an operand"},
+        {"\t0\t[1]\tMOVE          \t0 99999999999999999999", 25, "too large"},
+        {"\t0\t[1\tMOVE 0 1", 15, "expected ']'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, HEADER ".function 0\n.code\n%s\n.end\n", bad[i].line);
+        gsvm_error err;
+        gsvm_hks_chunk *c = asm_text(text, &err);
+        CHECK(c == NULL);
+        gsvm_hks_chunk_free(c);
+        if (err.line != 5 || err.column != bad[i].col || !strstr(err.message, bad[i].says)) {
+            fprintf(stderr, "bad line %zu: got %ld:%ld %s\n", i, err.line, err.column, err.message);
+            test_failed++;
+        } else {
+            test_passed++;
+        }
+    }
+}
+
+/* Strings are escaped 8 bytes at a time where they are plain: an escape at
+ * any position of a block must still be written (and read back) exactly. */
+static void test_string_escapes(void)
+{
+    static const char special[] = {'"', '\\', '\n', '\t', '\r', 0x01, 0x1f, 0x7f, (char)0x80, (char)0xff};
+    int ok = 0, total = 0;
+    for (size_t s = 0; s < sizeof special; s++) {
+        for (int at = 0; at < 20; at++) {
+            char raw[24];
+            memset(raw, 'a', sizeof raw);
+            raw[at] = special[s];
+            raw[20] = 0;
+            gsvm_hks_chunk *c = asm_text(HEADER ".function 0\n.constants\n\tstring \"x\"\n.end\n",
+                                         &(gsvm_error){0});
+            if (!c)
+                break;
+            /* replace the constant with the raw bytes (and their NUL) */
+            free(c->main.k[0].s.data);
+            c->main.k[0].s.data = malloc(21);
+            memcpy(c->main.k[0].s.data, raw, 21);
+            c->main.k[0].s.size = 21;
+            char *text = NULL;
+            size_t tlen = 0;
+            gsvm_error err;
+            gsvm_hks_chunk *back = NULL;
+            total++;
+            if (gsvm_hks_list(c, &text, &tlen, &err) == GSVM_OK &&
+                gsvm_hks_asm(text, tlen, "t", &back, &err) == GSVM_OK &&
+                back->main.k[0].s.size == 21 && memcmp(back->main.k[0].s.data, raw, 21) == 0)
+                ok++;
+            else
+                fprintf(stderr, "escape of byte 0x%02x at %d did not read back\n",
+                        (unsigned char)special[s], at);
+            free(text);
+            gsvm_hks_chunk_free(back);
+            gsvm_hks_chunk_free(c);
+        }
+    }
+    CHECK_INT(ok, total);
+    CHECK_INT(total, (long long)sizeof special * 20);
+}
+
 static void test_depth(void)
 {
     /* 130 nested functions: the loader refuses past 128 levels below main */
@@ -505,6 +612,8 @@ int main(void)
     test_own_chunks();
     test_verify_broken();
     test_listing_errors();
+    test_code_spellings();
+    test_string_escapes();
     test_depth();
     test_scri();
     TEST_MAIN_END();
