@@ -1,9 +1,14 @@
-// Conformance: time and events — llSleep moving script time, llGetTime /
-// llResetTime / llGetAndResetTime, a repeating timer (llSetTimerEvent) and
-// stopping it, listens (llListen handles, llListenControl, llListenRemove of
-// unknown handles), listen and touch events with their arguments, and the
-// memory functions.  Driven by events.events.jsonl: simulated time, a chat
-// line, a touch.  Expected behaviour is Second Life's (LSL wiki: llSleep,
+// Conformance: time and events — llGetTime / llResetTime /
+// llGetAndResetTime on the simulation clock, llSleep moving script time, a
+// repeating timer (llSetTimerEvent) and stopping it, listens with channel,
+// name, key (any case; a key filter that is no valid key filters nothing)
+// and message filters, llListenControl and
+// llListenRemove (also of unknown handles), listen and touch events with
+// their arguments, and the memory functions.  Driven by
+// events.events.jsonl: simulated time, chat lines (only those the open
+// listens accept may arrive), a touch.  Times are measured between events
+// so that they do not depend on how a runner overlaps a sleep with the
+// timeline.  Expected behaviour is Second Life's (LSL wiki: llSleep,
 // llGetTime, llSetTimerEvent, llListen); times allow a little slack as SL
 // does; the script says "PASS <n>" when every check holds.
 // ---- check helpers (the same in every conformance script) ----
@@ -103,33 +108,29 @@ done()
 // ---- end of helpers ----
 
 integer gTimers;
-integer gH1;
-integer gH2;
 string gHeard;
+key gFirstId;
 
 default
 {
     state_entry()
     {
         checkI("script time starts near 0", llGetTime() < 0.1, 1);
-        llSleep(0.25);
-        float t = llGetTime();
-        checkI("llSleep moves script time", t >= 0.25, 1);
-        checkI("llSleep not much longer", t < 0.5, 1);
-        t = llGetAndResetTime();
-        checkI("llGetAndResetTime value", t >= 0.25, 1);
-        checkI("llGetAndResetTime resets", llGetTime() < 0.1, 1);
-        llSleep(1.0);
-        llResetTime();
-        checkI("llResetTime", llGetTime() < 0.1, 1);
 
-        gH1 = llListen(7, "", NULL_KEY, "");
-        gH2 = llListen(8, "Bob", NULL_KEY, "");
-        checkI("listen handle nonzero", gH1 != 0, 1);
-        checkI("listen handles distinct", gH1 != gH2, 1);
-        llListenControl(gH2, FALSE);
+        integer h1 = llListen(7, "", NULL_KEY, "");
+        integer h2 = llListen(8, "Bob", NULL_KEY, "");
+        integer h3 = llListen(9, "Bob", NULL_KEY, "");
+        integer h4 = llListen(10, "", "a2e76fcd-9360-4f6d-a924-938f923df11d", "");
+        integer h5 = llListen(11, "", NULL_KEY, "open");
+        integer h6 = llListen(12, "", "", "exact");
+        // a key filter that is not a valid key filters nothing (SL wiki)
+        integer h7 = llListen(13, "", "not a key", "");
+        checkI("listen handle nonzero", h1 != 0, 1);
+        checkI("listen handles distinct", h1 != h2 && h2 != h3 && h3 != h4 && h4 != h5 && h5 != h6 && h6 != h7, 1);
+        llListenRemove(h2);
         llListenRemove(123456);
-        llListenRemove(gH2);
+        llListenControl(h5, FALSE);
+        llListenControl(654321, TRUE);
 
         integer used = llGetUsedMemory();
         integer free = llGetFreeMemory();
@@ -137,6 +138,8 @@ default
         checkI("free memory positive", free > 0, 1);
         checkI("within 64 KiB", used + free <= 65536, 1);
 
+        llResetTime();
+        checkI("llResetTime", llGetTime() < 0.1, 1);
         llSetTimerEvent(1.0);
     }
 
@@ -147,11 +150,16 @@ default
         {
             float t = llGetTime();
             checkI("first timer after 1 s", t >= 1.0 && t < 1.5, 1);
+            llSleep(0.25);
+            float slept = llGetTime() - t;
+            checkI("llSleep moves script time", slept >= 0.25, 1);
+            checkI("llSleep not much longer", slept < 0.5, 1);
         }
         else if (gTimers == 2)
         {
-            float t = llGetTime();
+            float t = llGetAndResetTime();
             checkI("second timer after 2 s", t >= 2.0 && t < 2.5, 1);
+            checkI("llGetAndResetTime resets", llGetTime() < 0.1, 1);
             llSetTimerEvent(0.0);
         }
         else
@@ -162,20 +170,20 @@ default
 
     listen(integer channel, string name, key id, string message)
     {
-        gHeard = (string)channel + "|" + name + "|" + (string)id + "|" + message;
-        checkI("listen channel", channel, 7);
-        checkS("listen name", name, "Bob");
-        checkS("listen id", (string)id, "a2e76fcd-9360-4f6d-a924-938f923df11d");
-        checkS("listen message", message, "hello there");
+        if (gHeard == "")
+            gFirstId = id;
+        gHeard += (string)channel + "|" + name + "|" + message + ";";
     }
 
     touch_start(integer n)
     {
         checkI("touch count", n, 2);
         checkI("two timer events", gTimers, 2);
-        checkS("heard", gHeard, "7|Bob|a2e76fcd-9360-4f6d-a924-938f923df11d|hello there");
+        checkS("heard only what the listens accept", gHeard,
+            "7|Bob|hello there;9|Bob|x;10|Carl|y;12|Dan|exact;13|Fay|z;");
+        checkS("listen id", (string)gFirstId, "a2e76fcd-9360-4f6d-a924-938f923df11d");
         float t = llGetTime();
-        checkI("script time at the touch", t >= 12.0 && t < 12.5, 1);
+        checkI("script time since the second timer", t >= 10.0 && t < 10.5, 1);
         done();
     }
 }
