@@ -43,7 +43,8 @@ echo "N = $N events per run, median of $RUNS runs"
 
 # 1. Copy-on-write commits: the cost grows with what changes, not with the record.
 #    The four runs are interleaved round by round, so a change in what else
-#    the machine is doing falls on all four alike instead of on one of them.
+#    the machine is doing falls on all four alike instead of on one of them,
+#    and the ratio is taken within each round.
 one_run() { # one_run OUTFILE ARGS...: appends "WALL CPU" of one run
     o=$1; shift
     if [ -x /usr/bin/time ]; then
@@ -63,17 +64,18 @@ while [ $i -lt "$RUNS" ]; do
     one_run "$T/d" "$T/vars10000.lua" --max-variables 20000 --events "$T/none.jsonl"
     i=$((i+1))
 done
-med() { echo "$(cut -d' ' -f1 "$1" | median) $(cut -d' ' -f2 "$1" | median)"; }
-set -- $(med "$T/a"); w10=$1; c10=$2
-set -- $(med "$T/b"); w10z=$1; c10z=$2
-set -- $(med "$T/c"); w10k=$1; c10k=$2
-set -- $(med "$T/d"); w10kz=$1; c10kz=$2
-pw10=$(calc "($w10 - $w10z) / $N * 1000000"); pw10k=$(calc "($w10k - $w10kz) / $N * 1000000")
-pc10=$(calc "($c10 - $c10z) / $N * 1000000"); pc10k=$(calc "($c10k - $c10kz) / $N * 1000000")
+# Per round: the per-callback cost with 10 and with 10,000 variables (each
+# the run with events minus the run without) and their ratio; the figures are
+# the medians over the rounds, so each ratio compares runs made side by side.
+paste -d' ' "$T/a" "$T/b" "$T/c" "$T/d" | awk -v n="$N" '{
+    w10 = ($1 - $3) / n * 1e6; c10 = ($2 - $4) / n * 1e6
+    w10k = ($5 - $7) / n * 1e6; c10k = ($6 - $8) / n * 1e6
+    print w10, c10, w10k, c10k, (w10 > 0 ? w10k / w10 : 99), (c10 > 0 ? c10k / c10 : 99) }' >"$T/rounds"
+col() { cut -d' ' -f"$1" "$T/rounds" | median; }
 printf 'one-variable commit with 10 / 10,000 variables: wall %.2f / %.2f us, cpu %.2f / %.2f us\n' \
-    "$pw10" "$pw10k" "$pc10" "$pc10k"
+    "$(col 1)" "$(col 3)" "$(col 2)" "$(col 4)"
 printf 'figure 1: commit time ratio 10,000 vs 10 variables = %.3f wall, %.3f cpu (target <= 1.20)\n' \
-    "$(calc "$pw10k / $pw10")" "$(calc "$pc10k / $pc10")"
+    "$(col 5)" "$(col 6)"
 
 # 2. No-op callbacks per second.
 set -- $(time_runs "$HERE/noop.lua" --events "$T/events.jsonl")
