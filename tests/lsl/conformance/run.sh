@@ -10,6 +10,9 @@
 #   - a script fault_NAME.lsl must stop with exit 3 and the fault named on its
 #     "// expect-fault: MESSAGE" line, before any llOwnerSay("after ...").
 # Usage: run.sh [NAME...]   (default: every script); needs $GSVM_BIN.
+# LSL_CONFORMANCE_HOLD="NAME..." leaves those scripts out of a default run
+# and says so (the ctest registration holds back scripts that show a known
+# difference between gsvm and Second Life, named in CMakeLists.txt).
 # Prints the failed checks, then "N passed, N failed" (one per script).
 set -u
 : "${GSVM_BIN:?set GSVM_BIN to the gsvm binary}"
@@ -20,7 +23,14 @@ passed=0
 failed=0
 
 if [ $# -eq 0 ]; then
-    set -- $(cd "$dir" && ls *.lsl | sed 's/\.lsl$//')
+    set --
+    for f in "$dir"/*.lsl; do
+        name=$(basename "$f" .lsl)
+        case " ${LSL_CONFORMANCE_HOLD:-} " in
+        *" $name "*) echo "held back: $name (a known difference from Second Life)" ;;
+        *) set -- "$@" "$name" ;;
+        esac
+    done
 fi
 
 for name in "$@"; do
