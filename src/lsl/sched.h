@@ -1,7 +1,10 @@
 /* The per-script event, time and listen machinery of Falcon's ABI 3: what a
  * Second Life simulator keeps for each running script besides its code and
- * variables.  The VM owns one `lsl_sched` per script and calls into it; the
- * scheduler never runs code itself.
+ * variables, as a building block: a VM or a host running many scripts owns
+ * one `lsl_sched` per script and calls into it; the scheduler never runs
+ * code itself.  (The ABI-3 VM of vm3.c keeps its own equivalent state; the
+ * rules below are the same ones, and tests/lsl/conformance checks both
+ * against Second Life through the CLI.)
  *
  * Simulation clock
  *   Time is simulation milliseconds (`now_ms`, u64, starting where the host
