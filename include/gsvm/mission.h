@@ -243,6 +243,8 @@ uint32_t gsvm_mission_phase(const gsvm_mission *m);
 uint64_t gsvm_mission_revision(const gsvm_mission *m);
 uint64_t gsvm_mission_attempt(const gsvm_mission *m);
 uint64_t gsvm_mission_now_ms(const gsvm_mission *m);
+/* The server tick in ms (the config's, else the world's, else 50). */
+uint32_t gsvm_mission_tick_ms(const gsvm_mission *m);
 bool gsvm_mission_faulted(const gsvm_mission *m);
 const char *gsvm_mission_fault_text(const gsvm_mission *m); /* "" when not faulted */
 /* Variables: the count, each in name order through `fn` (false when out of

@@ -502,6 +502,11 @@ static int cmd_run(int argc, char **argv)
             break;
     }
     if (exit_code < 0) {
+        /* A published start runs on the next server tick.  When the timeline
+         * ends before any tick, the simulated server runs that one tick, so
+         * on_start (and the reports kept for it) is never silently skipped. */
+        if (gsvm_mission_start_pending(m))
+            gsvm_mission_advance(m, gsvm_mission_tick_ms(m), &err);
         emit_committed(out, m);
         exit_code = gsvm_mission_faulted(m) ? EXIT_FAULT : 0;
     }

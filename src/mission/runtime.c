@@ -1078,6 +1078,7 @@ uint32_t gsvm_mission_phase(const gsvm_mission *m) { return m->rec.phase; }
 uint64_t gsvm_mission_revision(const gsvm_mission *m) { return m->rec.revision; }
 uint64_t gsvm_mission_attempt(const gsvm_mission *m) { return m->rec.attempt; }
 uint64_t gsvm_mission_now_ms(const gsvm_mission *m) { return m->rec.clock; }
+uint32_t gsvm_mission_tick_ms(const gsvm_mission *m) { return m->cfg.tick_ms; }
 bool gsvm_mission_faulted(const gsvm_mission *m) { return m->rec.faulted; }
 const char *gsvm_mission_fault_text(const gsvm_mission *m) { return m->rec.faulted ? m->rec.fault : ""; }
 size_t gsvm_mission_variable_count(const gsvm_mission *m) { return m->rec.vars.count; }
