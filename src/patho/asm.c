@@ -33,10 +33,11 @@ typedef struct token {
     uint8_t kind;
 } token;
 
-#define MAX_TOKENS 256
+#define MAX_TOKENS (16 * 1024 * 1024)
 
 typedef struct line_toks {
-    token t[MAX_TOKENS];
+    token *t; /* grows with the longest line */
+    int cap;
     int n;
 } line_toks;
 
@@ -82,10 +83,15 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
             *why = "NUL byte in the listing";
             return false;
         }
-        if (out->n >= MAX_TOKENS - 1) {
-            *bad_col = (long)(s - line) + 1;
-            *why = "too many tokens on one line";
-            return false;
+        if (out->n >= out->cap - 1) {
+            token *n = out->cap < MAX_TOKENS ? realloc(out->t, (size_t)out->cap * 2 * sizeof *n) : NULL;
+            if (!n) {
+                *bad_col = (long)(s - line) + 1;
+                *why = out->cap < MAX_TOKENS ? "out of memory" : "too many tokens on one line";
+                return false;
+            }
+            out->t = n;
+            out->cap *= 2;
         }
         token *t = &out->t[out->n++];
         t->s = s;
@@ -1343,15 +1349,12 @@ static gsvm_status one_line(asmb *A, const line_toks *L)
             return st;
         if (L->t[2].kind == TK_END)
             return GSVM_OK;
-        /* "label: Instr ..." on one line */
-        line_toks *rest = malloc(sizeof *rest);
-        if (!rest)
-            return nomem(A);
-        rest->n = L->n - 2;
-        memcpy(rest->t, L->t + 2, (size_t)(L->n - 1) * sizeof(token));
-        st = instruction(A, rest);
-        free(rest);
-        return st;
+        /* "label: Instr ..." on one line: the rest of the tokens */
+        line_toks rest = *L;
+        rest.t += 2;
+        rest.n -= 2;
+        rest.cap -= 2;
+        return instruction(A, &rest);
     }
     if (t->kind != TK_IDENT)
         return fail_at(A, t->col, "expected an instruction");
@@ -1372,8 +1375,15 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     gsvm_buf_init(&A.strbytes);
     gsvm_patho_program *p = A.p = calloc(1, sizeof *p);
     line_toks *L = malloc(sizeof *L);
-    if (!p || !L) {
+    if (L) {
+        L->n = 0;
+        L->cap = 256;
+        L->t = malloc((size_t)L->cap * sizeof *L->t);
+    }
+    if (!p || !L || !L->t) {
         free(p);
+        if (L)
+            free(L->t);
         free(L);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     }
@@ -1392,6 +1402,7 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
             st = one_line(&A, L);
         s = nl ? nl + 1 : end;
     }
+    free(L->t);
     free(L);
     if (st == GSVM_OK)
         st = resolve(&A);

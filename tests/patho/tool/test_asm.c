@@ -110,6 +110,30 @@ static void test_features(void)
     gsvm_patho_free(p);
 }
 
+/* a line far longer than usual: a PushV of 300 types, an import of 200 args */
+static void test_long_lines(void)
+{
+    char *src = malloc(16384);
+    if (!src)
+        return;
+    size_t n = (size_t)snprintf(src, 16384, ".import Many 200\n.code\n    PushV (");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(src + n, 16384 - n, "%sint", i ? ", " : "");
+    n += (size_t)snprintf(src + n, 16384 - n, ")\n    Func Many(");
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(src + n, 16384 - n, "%ss%d", i ? ", " : "", i);
+    snprintf(src + n, 16384 - n, ")\n");
+    gsvm_patho_program *p = assemble(src, GSVM_PATHO_LAYOUT_HD);
+    free(src);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_INT(p->insns[0].list_len, 300);
+    CHECK_INT(p->insns[1].list_len, 200);
+    check_lossless(p, "long lines");
+    gsvm_patho_free(p);
+}
+
 static void test_corners(void)
 {
     /* bits the community listing loses, unusual names and types, raw pool
@@ -315,6 +339,7 @@ int main(void)
 {
     test_features();
     test_corners();
+    test_long_lines();
     test_errors();
     test_import_re();
     test_verify();
