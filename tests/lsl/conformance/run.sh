@@ -8,7 +8,10 @@
 #     checkV( / checkR( / checkL( ), which also catches checks skipped by a
 #     broken jump, loop or state change;
 #   - a script fault_NAME.lsl must stop with exit 3 and the fault named on its
-#     "// expect-fault: MESSAGE" line, before any llOwnerSay("after ...").
+#     "// expect-fault: MESSAGE" line, before any llOwnerSay("after ...");
+#   - a script (not fault_) without events file is also stopped with --snapshot-at K
+#     (K = 1, 97, 1009, 4099) and resumed from that snapshot in a fresh run:
+#     the two outputs together must equal the uninterrupted run's.
 # Usage: run.sh [NAME...]   (default: every script); needs $GSVM_BIN.
 # LSL_CONFORMANCE_HOLD="NAME..." leaves those scripts out of a default run
 # and says so (the ctest registration holds back scripts that show a known
@@ -65,6 +68,19 @@ for name in "$@"; do
         fi
         ;;
     esac
+    if [ $ok -eq 1 ] && [ ! -f "$ev" ] && [ "${name#fault_}" = "$name" ]; then
+        for k in 1 97 1009 4099; do
+            "$GSVM_BIN" lsl run "$f" --no-cache --snapshot-at $k --snapshot-out "$tmp/snap" \
+                >"$tmp/a" 2>"$tmp/err"
+            "$GSVM_BIN" lsl run "$f" --no-cache --resume "$tmp/snap" >"$tmp/b" 2>>"$tmp/err"
+            if ! cat "$tmp/a" "$tmp/b" | cmp -s - "$tmp/out"; then
+                echo "$name: snapshot at instruction $k and resume differ from the whole run:"
+                cat "$tmp/a" "$tmp/b" | diff "$tmp/out" - | head -n 10
+                ok=0
+                break
+            fi
+        done
+    fi
     if [ $ok -eq 1 ]; then
         passed=$((passed + 1))
         echo "ok   $name"
