@@ -1314,3 +1314,124 @@ gsvm_status lsl_value_from_json(lsl_heap *h, const json_t *j, lsl_type want, lsl
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no JSON form for %s", lsl_type_name(want));
     }
 }
+
+/* ---- in-place forms (see value.h) ----------------------------------------- */
+
+gsvm_status lsl_string_append_inplace(lsl_heap *h, lsl_value *a, const lsl_value *b, gsvm_error *err)
+{
+    lsl_str *s = a->u.s;
+    size_t la = lsl_str_len(a), lb = lsl_str_len(b);
+    if (lb == 0 && a->type == LSL_TYPE_STRING)
+        return GSVM_OK;
+    if (!s || s->refs != 1 || s->heap != h || a->type != LSL_TYPE_STRING || b->u.s == s ||
+        la + lb > LSL_MAX_STRING_BYTES) {
+        lsl_value out;
+        gsvm_status st = lsl_string_concat(h, a, b, &out, err);
+        if (st == GSVM_OK) {
+            lsl_value_release(a);
+            *a = out;
+        }
+        return st;
+    }
+    const unsigned char *pb = (const unsigned char *)lsl_str_data(b);
+    bool straddle = (unsigned char)s->data[la - 1] >= 0x80 && (pb[0] & 0xC0) == 0x80;
+    size_t units_b = (b->u.s->charge - LSL_MEM_STRING_HEADER) / 2;
+    size_t charge = straddle ? 0 : s->charge + 2 * units_b; /* a straddle is counted below */
+    lsl_str *n = realloc(s, sizeof *s + la + lb + 1);
+    if (!n)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    a->u.s = s = n;
+    memcpy(s->data + la, pb, lb);
+    s->data[la + lb] = 0;
+    if (straddle)
+        charge = LSL_MEM_STRING_HEADER + 2 * utf16_units(s->data, la + lb);
+    if (charge > s->charge) {
+        gsvm_status st = heap_take(h, charge - s->charge, err);
+        if (st) {
+            s->data[la] = 0; /* undo: the old text, its old charge (the block stays larger) */
+            return st;
+        }
+    } else
+        heap_give(h, s->charge - charge);
+    s->len = (uint32_t)(la + lb);
+    s->charge = (uint32_t)charge;
+    return GSVM_OK;
+}
+
+gsvm_status lsl_list_append_inplace(lsl_heap *h, lsl_value *list, const lsl_value *item, gsvm_error *err)
+{
+    lsl_list *l = list->u.l;
+    size_t n = lsl_list_len(list);
+    size_t add = item->type == LSL_TYPE_LIST ? lsl_list_len(item) : 1;
+    if (add == 0)
+        return GSVM_OK;
+    if (!l || l->refs != 1 || l->heap != h || (item->type == LSL_TYPE_LIST && item->u.l == l) ||
+        item->type == LSL_TYPE_VOID || n + add > LSL_MAX_LIST_LENGTH) {
+        lsl_value out;
+        gsvm_status st = lsl_list_append(h, list, item, false, &out, err);
+        if (st == GSVM_OK) {
+            lsl_value_release(list);
+            *list = out;
+        }
+        return st;
+    }
+    const lsl_value *src = item->type == LSL_TYPE_LIST ? lsl_list_items(item) : item;
+    size_t more = items_charge(src, add);
+    gsvm_status st = heap_take(h, more, err);
+    if (st)
+        return st;
+    lsl_list *nl = realloc(l, sizeof *l + (n + add) * sizeof(lsl_value));
+    if (!nl) {
+        heap_give(h, more);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    list->u.l = l = nl;
+    for (size_t i = 0; i < add; i++) {
+        l->items[n + i] = src[i];
+        lsl_value_retain(&src[i]);
+    }
+    l->len = (uint32_t)(n + add);
+    l->charge += (uint32_t)more;
+    return GSVM_OK;
+}
+
+gsvm_status lsl_list_set_inplace(lsl_heap *h, lsl_value *list, size_t index, const lsl_value *item,
+                                 gsvm_error *err)
+{
+    lsl_list *l = list->u.l;
+    size_t n = lsl_list_len(list);
+    if (index >= n || item->type == LSL_TYPE_LIST || item->type == LSL_TYPE_VOID)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "bad list element replacement");
+    size_t old = element_charge(&l->items[index]), neu = element_charge(item);
+    if (l->refs != 1 || l->heap != h) {
+        /* copy, then change the copy (charged as a new list) */
+        lsl_value out;
+        gsvm_status st = lsl_list_new(h, l->items, n, &out, err);
+        if (st)
+            return st;
+        if (neu > old && (st = heap_take(h, neu - old, err)) != GSVM_OK) {
+            lsl_value_release(&out);
+            return st;
+        }
+        if (neu < old)
+            heap_give(h, old - neu);
+        out.u.l->charge = (uint32_t)(out.u.l->charge + neu - old);
+        lsl_value_release(&out.u.l->items[index]);
+        out.u.l->items[index] = *item;
+        lsl_value_retain(item);
+        lsl_value_release(list);
+        *list = out;
+        return GSVM_OK;
+    }
+    if (neu > old) {
+        gsvm_status st = heap_take(h, neu - old, err);
+        if (st)
+            return st;
+    } else if (neu < old)
+        heap_give(h, old - neu);
+    l->charge = (uint32_t)(l->charge + neu - old);
+    lsl_value_retain(item);
+    lsl_value_release(&l->items[index]);
+    l->items[index] = *item;
+    return GSVM_OK;
+}

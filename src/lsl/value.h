@@ -172,6 +172,19 @@ gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b,
 gsvm_status lsl_list_append(lsl_heap *h, const lsl_value *list, const lsl_value *item,
                             bool prepend, lsl_value *out, gsvm_error *err);
 
+/* In-place forms for a VM's `x += y` and `x = llListReplaceList(x, [v], i, i)`:
+ * when *a's object is held only by *a (refs == 1) and charged to `h`, it
+ * grows or changes in place (amortized O(length of y)); otherwise they fall
+ * back to the copying operations above and replace *a.  Either way the
+ * result, its sharing-visible value and its memory charge are exactly those
+ * of the copying form.  On error *a is unchanged. */
+gsvm_status lsl_string_append_inplace(lsl_heap *h, lsl_value *a, const lsl_value *b, gsvm_error *err);
+/* `item` may be a list (spliced) or a scalar, as lsl_list_append. */
+gsvm_status lsl_list_append_inplace(lsl_heap *h, lsl_value *list, const lsl_value *item, gsvm_error *err);
+/* Replaces element `index` (0 <= index < length) with the scalar `item`. */
+gsvm_status lsl_list_set_inplace(lsl_heap *h, lsl_value *list, size_t index, const lsl_value *item,
+                                 gsvm_error *err);
+
 /* ---- references ---------------------------------------------------------- */
 
 void lsl_value_retain(const lsl_value *v);
