@@ -60,6 +60,7 @@ typedef struct c3 {
     uint8_t *slot_types;
     size_t nslots, capslots;
     long sd, max_sd; /* operand stack depth */
+    size_t barrier;  /* no peephole fusion reaches below this ip (a jump may target it) */
     lsl_type ret;
     bool in_event;
     label3 *labels;
@@ -296,7 +297,7 @@ static bool ceval(c3 *c, const lsl_expr *e, lsl_value *out)
         return true;
     }
     case E_LIST: {
-        lsl_value items[64];
+        lsl_value items[64] = {{0}};
         lsl_value *it = e->nitems <= 64 ? items : calloc(e->nitems, sizeof *it);
         if (!it)
             return fail(c, e->line, e->col, "out of memory");
@@ -411,6 +412,49 @@ static bool tok_to_op(lsl_tok t, lsl_op *o)
     }
 }
 
+/* Peephole: fuses a typed operator with the loads just emitted for it
+ * (never across `barrier`, where a jump may land).  True when it emitted. */
+static bool fuse_binop(c3 *c, fal3_op o)
+{
+    gsvm_lsl3_program *p = c->p;
+    size_t n = p->ncode;
+    if (n < c->barrier + 1 || n == 0)
+        return false;
+    fal3_insn *l = &p->code[n - 1];
+    fal3_insn *r = n >= c->barrier + 2 && n >= 2 ? &p->code[n - 2] : NULL;
+    if ((o == F3_ADD_I || o == F3_SUB_I) && r && r->op == F3_PUSH_INT && l->op == F3_LOAD_LOCAL) {
+        int32_t slot = l->a, k = r->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return op(c, o == F3_ADD_I ? F3_ADD_LI : F3_SUB_LI, slot, k, 0) >= 0;
+    }
+    if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
+        static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
+                                     [F3_ADD_I] = F3_ADDI_LL};
+        static const fal3_op l1[] = {[F3_ADD_F] = F3_ADDF_L, [F3_SUB_F] = F3_SUBF_L, [F3_MUL_F] = F3_MULF_L,
+                                     [F3_ADD_I] = F3_ADDI_L};
+        if (l->op == F3_LOAD_LOCAL && r && r->op == F3_LOAD_LOCAL) {
+            int32_t a = l->a, b = r->a;
+            p->ncode -= 2;
+            c->sd -= 2;
+            return op(c, ll[o], a, b, 0) >= 0;
+        }
+        if (l->op == F3_LOAD_LOCAL) {
+            int32_t a = l->a;
+            p->ncode -= 1;
+            c->sd -= 1;
+            return op(c, l1[o], a, 0, 0) >= 0;
+        }
+    }
+    if (o == F3_MUL_F && l->op == F3_PUSH_FLOAT) {
+        int32_t k = l->a;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return op(c, F3_MULF_K, k, 0, 0) >= 0;
+    }
+    return false;
+}
+
 /* With r pushed first and l on top: emits `l OP r` and returns its type. */
 static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line, long col, const char *text)
 {
@@ -433,8 +477,11 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
         [LSL_OP_GT] = F3_GT_F, [LSL_OP_GE] = F3_GE_F, [LSL_OP_BITAND] = F3_COUNT,
         [LSL_OP_BITOR] = F3_COUNT, [LSL_OP_BITXOR] = F3_COUNT, [LSL_OP_SHL] = F3_COUNT,
         [LSL_OP_SHR] = F3_COUNT, [LSL_OP_AND] = F3_COUNT, [LSL_OP_OR] = F3_COUNT};
-    if (lt == LSL_TYPE_INTEGER && rt == LSL_TYPE_INTEGER)
+    if (lt == LSL_TYPE_INTEGER && rt == LSL_TYPE_INTEGER) {
+        if (!c->failed && fuse_binop(c, iops[o]))
+            return res;
         return op(c, iops[o], 0, 0, 0) >= 0 ? res : T_ERR;
+    }
     bool num_l = lt == LSL_TYPE_INTEGER || lt == LSL_TYPE_FLOAT;
     bool num_r = rt == LSL_TYPE_INTEGER || rt == LSL_TYPE_FLOAT;
     if (num_l && num_r && fops[o] != F3_COUNT) {
@@ -442,6 +489,8 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
             return T_ERR;
         if (rt == LSL_TYPE_INTEGER && op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
             return T_ERR;
+        if (!c->failed && fuse_binop(c, fops[o]))
+            return res;
         return op(c, fops[o], 0, 0, 0) >= 0 ? res : T_ERR;
     }
     if (o == LSL_OP_ADD && lt == LSL_TYPE_STRING && rt == LSL_TYPE_STRING)
@@ -456,9 +505,36 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
     if (!lvalue(c, e->lhs, &v, &member))
         return T_ERR;
     lsl_type vt = member >= 0 ? LSL_TYPE_FLOAT : v.type;
+    /* x = llListReplaceList(x, [v], i, i) on a list local: in place */
+    const lsl_expr *r = e->rhs;
+    if (e->op == T_ASSIGN && !want && member < 0 && !v.global && vt == LSL_TYPE_LIST && r->kind == E_CALL &&
+        strcmp(r->name, "llListReplaceList") == 0 && r->nitems == 4 && r->items[0]->kind == E_IDENT &&
+        strcmp(r->items[0]->name, e->lhs->name) == 0 && r->items[1]->kind == E_LIST && r->items[1]->nitems == 1 &&
+        r->items[2]->kind == E_IDENT && r->items[3]->kind == E_IDENT &&
+        strcmp(r->items[2]->name, r->items[3]->name) == 0) {
+        long fi;
+        var3 iv;
+        if (!lsl_names_get(&c->fnames, r->name, &fi) && find_var(c, r->items[2]->name, &iv) &&
+            iv.type == LSL_TYPE_INTEGER) {
+            lsl_type it = cexpr(c, r->items[1]->items[0]);
+            if (it == T_ERR)
+                return T_ERR;
+            if (it == LSL_TYPE_LIST || it == LSL_TYPE_VOID) {
+                fail(c, r->items[1]->line, r->items[1]->col, "a list element cannot be %s", lsl_type_name(it));
+                return T_ERR;
+            }
+            if (!load_var(c, &iv) || op(c, F3_LIST_SET_LOCAL, v.slot, 0, 0) < 0)
+                return T_ERR;
+            return LSL_TYPE_VOID;
+        }
+    }
     lsl_type rt = cexpr(c, e->rhs);
     if (rt == T_ERR)
         return T_ERR;
+    /* s += string, l += anything: in place when the variable holds the only reference */
+    if (e->op == T_PLUS_ASSIGN && !want && member < 0 &&
+        ((vt == LSL_TYPE_STRING && rt == LSL_TYPE_STRING) || (vt == LSL_TYPE_LIST && rt != LSL_TYPE_VOID)))
+        return op(c, v.global ? F3_APPEND_GLOBAL : F3_APPEND_LOCAL, v.slot, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
     if (e->op == T_ASSIGN) {
         if (!coerce(c, rt, vt, e->line, e->col, "assignment"))
             return T_ERR;
@@ -722,6 +798,7 @@ static bool local_int(c3 *c, const lsl_expr *e, int *slot)
  * compare-and-branch. */
 static long ccond_false(c3 *c, const lsl_expr *e)
 {
+    c->barrier = c->p->ncode;
     if (e->kind == E_BINARY && (e->op == T_LT || e->op == T_LE || e->op == T_GT)) {
         int l, r;
         if (local_int(c, e->lhs, &l)) {
@@ -791,6 +868,7 @@ static bool cstmt(c3 *c, const lsl_stmt *s)
 {
     if (c->failed)
         return false;
+    c->barrier = c->p->ncode;
     switch (s->kind) {
     case S_EMPTY:
         return true;
@@ -803,7 +881,7 @@ static bool cstmt(c3 *c, const lsl_stmt *s)
                 return false;
         } else if (op(c, F3_PUSH_EMPTY, s->decl_type, 0, 0) < 0)
             return false;
-        int slot;
+        int slot = 0;
         if (!declare_local(c, s->name, s->decl_type, s->name_line, s->name_col, &slot))
             return false;
         return op(c, F3_STORE_LOCAL, slot, 0, 0) >= 0;
@@ -935,7 +1013,7 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
         if (ed && f->params[i].type != lsl_type_from_letter(ed->argtypes[i]))
             return fail(c, f->params[i].line, f->params[i].col, "parameter %zu of %s must be %s", i + 1,
                         f->name, lsl_type_name(lsl_type_from_letter(ed->argtypes[i])));
-        int slot;
+        int slot = 0;
         if (!declare_local(c, f->params[i].name, f->params[i].type, f->params[i].line, f->params[i].col, &slot))
             return false;
     }

@@ -345,6 +345,33 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 res = (lsl_type)f->slot_types[in->b];
                 break;
             case F3_ADD_LI: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; res = LSL_TYPE_INTEGER; break;
+            case F3_APPEND_LOCAL: case F3_APPEND_GLOBAL: {
+                lsl_type dt = in->op == F3_APPEND_LOCAL ? (lsl_type)f->slot_types[in->a] : p->globals[in->a].type;
+                bad = !((dt == LSL_TYPE_STRING && t1 == LSL_TYPE_STRING) || (dt == LSL_TYPE_LIST && t1 != LSL_TYPE_VOID));
+                break;
+            }
+            case F3_LIST_SET_LOCAL:
+                bad = f->slot_types[in->a] != LSL_TYPE_LIST || t1 != LSL_TYPE_INTEGER || t2 == LSL_TYPE_LIST ||
+                      t2 == LSL_TYPE_VOID;
+                break;
+            case F3_SUB_LI: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; res = LSL_TYPE_INTEGER; break;
+            case F3_ADDF_LL: case F3_SUBF_LL: case F3_MULF_LL:
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || f->slot_types[in->b] != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_ADDF_L: case F3_SUBF_L: case F3_MULF_L:
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || t1 != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_MULF_K: bad = t1 != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
+            case F3_ADDI_LL:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER;
+                res = LSL_TYPE_INTEGER;
+                break;
+            case F3_ADDI_L:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER;
+                res = LSL_TYPE_INTEGER;
+                break;
             default: bad = true; break;
             }
             if (bad)

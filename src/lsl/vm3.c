@@ -861,6 +861,70 @@ top:
     CASE(ADD_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(fp[pc->a].u.i, pc->b); sp++; NEXT();
     CASE(JLT_LI) if (fp[pc->a].u.i < pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
 
+    CASE(APPEND_LOCAL) {
+        SYNC();
+        lsl_value *dst = &fp[pc->a];
+        gsvm_status st = dst->type == LSL_TYPE_STRING ? lsl_string_append_inplace(vm->hp, dst, &sp[-1], &err)
+                                                      : lsl_list_append_inplace(vm->hp, dst, &sp[-1], &err);
+        vrelease(&sp[-1]);
+        sp--;
+        CHECK(st);
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(APPEND_GLOBAL) {
+        SYNC();
+        lsl_value *dst = &globals[pc->a];
+        gsvm_status st = dst->type == LSL_TYPE_STRING ? lsl_string_append_inplace(vm->hp, dst, &sp[-1], &err)
+                                                      : lsl_list_append_inplace(vm->hp, dst, &sp[-1], &err);
+        vrelease(&sp[-1]);
+        sp--;
+        CHECK(st);
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(LIST_SET_LOCAL) {
+        SYNC();
+        lsl_value *dst = &fp[pc->a];
+        int32_t idx = sp[-1].u.i;
+        int64_t len = (int64_t)lsl_list_len(dst), i = idx < 0 ? (int64_t)idx + len : idx;
+        gsvm_status st;
+        if (i >= 0 && i < len) {
+            st = lsl_list_set_inplace(vm->hp, dst, (size_t)i, &sp[-2], &err);
+        } else {
+            /* out of range: exactly what llListReplaceList does */
+            lsl_value args[4] = {*dst, lsl_empty(LSL_TYPE_LIST), sp[-1], sp[-1]}, res;
+            st = lsl_list_new(vm->hp, &sp[-2], 1, &args[1], &err);
+            if (st == GSVM_OK) {
+                lsl_call_ctx ctx = {vm->hp, &vm->lib, &err};
+                st = lsl_builtin_native(lsl_builtin_by_id(LSL_ID_llListReplaceList))(&ctx, args, &res);
+                lsl_value_release(&args[1]);
+                if (st == GSVM_OK) {
+                    vrelease(dst);
+                    *dst = res;
+                }
+            }
+        }
+        vrelease(&sp[-2]);
+        sp -= 2;
+        CHECK(st);
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        NEXT();
+    }
+    CASE(SUB_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_sub(fp[pc->a].u.i, pc->b); sp++; NEXT();
+    CASE(ADDF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = fp[pc->a].u.f + fp[pc->b].u.f; sp++; NEXT();
+    CASE(SUBF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = fp[pc->a].u.f - fp[pc->b].u.f; sp++; NEXT();
+    CASE(MULF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = fp[pc->a].u.f * fp[pc->b].u.f; sp++; NEXT();
+    CASE(ADDF_L) sp[-1].u.f = fp[pc->a].u.f + sp[-1].u.f; NEXT();
+    CASE(SUBF_L) sp[-1].u.f = fp[pc->a].u.f - sp[-1].u.f; NEXT();
+    CASE(MULF_L) sp[-1].u.f = fp[pc->a].u.f * sp[-1].u.f; NEXT();
+    CASE(MULF_K) { float k; memcpy(&k, &pc->a, 4); sp[-1].u.f = k * sp[-1].u.f; NEXT(); }
+    CASE(ADDI_LL) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(fp[pc->a].u.i, fp[pc->b].u.i); sp++; NEXT();
+    CASE(ADDI_L) sp[-1].u.i = wrap_add(fp[pc->a].u.i, sp[-1].u.i); NEXT();
+
 #if !F3_THREADED
         default:
             FAULT("bad opcode");

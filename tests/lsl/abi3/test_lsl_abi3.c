@@ -401,7 +401,9 @@ static void test_snapshot_rejects(void)
     gsvm_lsl3_vm *vm;
     gsvm_lsl3_vm_new(p, &vm, &err);
     gsvm_lsl3_vm_start(vm, &err);
-    gsvm_lsl3_vm_run(vm, 40); /* inside the recursion */
+    for (int i = 0; i < 1000 && vm->nframes < 4; i++)
+        gsvm_lsl3_vm_run(vm, 1); /* into the recursion */
+    CHECK(vm->nframes >= 4);
     uint8_t *blob;
     size_t len;
     CHECK(gsvm_lsl3_vm_snapshot(vm, &blob, &len, &err) == GSVM_OK);
