@@ -32,6 +32,8 @@ head -1 "$tmp/rt.out"
 for i in $(seq "$PYRUNS"); do
     timed "$tmp/py.out" python3 bench/hks/ref_disasm.py $files >>"$tmp/py.times" ||
         { echo "python reference failed"; exit 1; }
+    # "... bytes of listing, list S s": its own CPU time for decoding + listing
+    sed -n 's/.*, list \([0-9.]*\) s$/\1/p' "$tmp/py.out.err" >>"$tmp/py.list"
 done
 
 # like for like: the Python listing must be gsvm's listing, byte for byte
@@ -49,10 +51,11 @@ load=$(awk '{print $2}' "$tmp/rt.split" | median)
 list=$(awk '{print $2 + $5}' "$tmp/rt.split" | median)
 asm=$(awk '{print $8}' "$tmp/rt.split" | median)
 py_cpu=$(awk '{print $2}' "$tmp/py.times" | median)
+py_list=$(median <"$tmp/py.list")
 py_wall=$(awk '{print $1}' "$tmp/py.times" | median)
 awk -v b="$bytes" -v n="$nfiles" -v runs="$RUNS" -v pyruns="$PYRUNS" -v same="$same" \
     -v rt="$rt_cpu" -v rtw="$rt_wall" -v load="$load" -v list="$list" -v asm="$asm" \
-    -v py="$py_cpu" -v pyw="$py_wall" 'BEGIN {
+    -v py="$py_cpu" -v pyw="$py_wall" -v pyl="$py_list" 'BEGIN {
     mb = b / 1e6
     printf "corpus: %d files, %.1f MB; python listing vs gsvm listing: %s\n", n, mb, same
     printf "CPU seconds, median of %d (gsvm) and %d (python) runs:\n", runs, pyruns
@@ -60,7 +63,8 @@ awk -v b="$bytes" -v n="$nfiles" -v runs="$RUNS" -v pyruns="$PYRUNS" -v same="$s
     printf "  gsvm load+list       %6.3f s  %7.1f MB/s\n", list, mb / list
     printf "  gsvm asm+dump        %6.3f s  %7.1f MB/s\n", asm, mb / asm
     printf "  gsvm round trip      %6.3f s  %7.1f MB/s  (whole process: load, list, asm, compare; wall %.3f s; target < 2 s: %s)\n", rt, mb / rt, rtw, (rt < 2 && rtw < 2) ? "met" : "NOT met"
-    printf "  python read+list     %6.3f s  %7.1f MB/s  (whole process; wall %.3f s)\n", py, mb / py, pyw
-    printf "ratio python list / gsvm load+list (like for like): %.1fx (target >= 50x: %s)\n", py / list, (py / list >= 50) ? "met" : "NOT met"
-    printf "ratio python list / gsvm whole round trip:          %.1fx\n", py / rt
+    printf "  python load+list     %6.3f s  %7.1f MB/s  (its own timer around decoding + listing)\n", pyl, mb / pyl
+    printf "  python whole process %6.3f s  %7.1f MB/s  (with start-up, reading, writing; wall %.3f s)\n", py, mb / py, pyw
+    printf "ratio python / gsvm, load+list (like for like): %.1fx (target >= 50x: %s)\n", pyl / list, (pyl / list >= 50) ? "met" : "NOT met"
+    printf "ratio python listing / gsvm whole round trip:   %.1fx (gsvm also reassembles and compares)\n", py / rt
 }'

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs a command with its standard output sent to a file and prints
+"""Runs a command with its standard output sent to a file (its standard
+error to OUTFILE.err) and prints
 "WALL CPU": the wall-clock seconds and the CPU seconds (user + system) the
 command used.  CPU time is what bench_hks.sh compares, because it says what
 each program costs on one core even when the machine is busy.
@@ -14,8 +15,8 @@ import time
 out = sys.argv[1]
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
 t0 = time.monotonic()
-with open(out, "wb") as f:
-    rc = subprocess.run(sys.argv[2:], stdout=f, stderr=subprocess.DEVNULL).returncode
+with open(out, "wb") as f, open(out + ".err", "wb") as e:
+    rc = subprocess.run(sys.argv[2:], stdout=f, stderr=e).returncode
 wall = time.monotonic() - t0
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

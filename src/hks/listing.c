@@ -133,7 +133,7 @@ static const char *const kind_type[] = {"nil", "boolean", "lightuserdata", "numb
 /* String constants longer than this are cut in annotations.  (A stored
  * string of KC_LIMIT bytes or fewer is never cut: its text serves the
  * .constants section as well.) */
-enum { KC_LIMIT = 40 };
+enum { KC_LIMIT = 40, KC_COPY = 64 };
 
 static bool kcache_build(printer *P, const gsvm_hks_proto *f, kcache *kc)
 {
@@ -152,6 +152,9 @@ static bool kcache_build(printer *P, const gsvm_hks_proto *f, kcache *kc)
         put_const_value(P, &f->k[i], KC_LIMIT);
     }
     kc->at[f->nk] = P->b.len;
+    /* slack after the last text, so that w_k may copy a fixed KC_COPY bytes */
+    if (P->b.cap - P->b.len <= KC_COPY)
+        gsvm_buf_reserve(&P->b, KC_COPY);
     kc->text = P->b;
     P->b = saved;
     return !kc->text.oom;
@@ -189,14 +192,40 @@ static char *w_k(char *o, const kcache *kc, const gsvm_hks_proto *f, uint32_t id
 {
     o = *first ? w_s(o, "\t; ", 3) : w_s(o, " ", 1);
     *first = false;
-    if (idx < f->nk)
-        return w_s(o, (const char *)kc->text.data + kc->at[idx], kc->at[idx + 1] - kc->at[idx]);
-    return w_s(o, "<no such constant>", 18);
+    if (idx >= f->nk)
+        return w_s(o, "<no such constant>", 18);
+    const char *t = (const char *)kc->text.data + kc->at[idx];
+    size_t n = kc->at[idx + 1] - kc->at[idx];
+    if (n > KC_COPY)
+        return w_s(o, t, n);
+    memcpy(o, t, KC_COPY); /* a fixed size copies inline; the line has room for it */
+    return o + n;
 }
 
 /* Room for one line: operands and at most two constant annotations of up to
  * 40 escaped bytes (4 bytes each) plus "...". */
 enum { LINE_ROOM = 1024 };
+
+/* The pc column counts up one by one: adding 1 to its digits in place is
+ * cheaper than converting each pc afresh. */
+typedef struct dec_counter {
+    char d[24];
+    int n;
+} dec_counter;
+
+static inline void dec_counter_next(dec_counter *c)
+{
+    int i = c->n - 1;
+    while (i >= 0 && c->d[i] == '9')
+        c->d[i--] = '0';
+    if (i >= 0) {
+        c->d[i]++;
+    } else if (c->n < (int)sizeof c->d) { /* 99 -> 100 (20 digits hold any uint64) */
+        memmove(c->d + 1, c->d, (size_t)c->n);
+        c->d[0] = '1';
+        c->n++;
+    }
+}
 
 /* Lists the code; the constants' text is in P->kc already. */
 static void list_code(printer *P, const gsvm_hks_proto *f)
@@ -208,7 +237,10 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
                       f->debug.nlines == f->ncode;
     const kcache *kc = &P->kc;
     size_t plen = strlen(P->path);
+    dec_counter pcd = {"0", 1};
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        if (pc)
+            dec_counter_next(&pcd);
         /* inline check: the call into buf.c costs more than the rest of a short line */
         if (P->b.cap - P->b.len <= LINE_ROOM + plen && !gsvm_buf_reserve(&P->b, LINE_ROOM + plen))
             break;
@@ -217,7 +249,8 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
         unsigned op = GSVM_HKS_OP(w);
         unsigned iop = P->iop_of[op];
         *o++ = '\t';
-        o = w_u(o, (uint32_t)pc);
+        memcpy(o, pcd.d, sizeof pcd.d);
+        o += pcd.n;
         o = w_s(o, "\t[", 2);
         if (have_lines)
             o = w_u(o, f->debug.lines[pc]);
