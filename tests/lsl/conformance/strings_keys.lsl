@@ -135,6 +135,8 @@ default
         checkI("escape newline", llStringLength("a\nb"), 3);
         checkI("escape quote", llStringLength("\""), 1);
         checkI("escape backslash", llStringLength("\\"), 1);
+        checkI("escape tab is four spaces", llStringLength("\t"), 4);
+        checkS("escape tab text", "a\tb", "a    b");
         checkS("escape newline text", llGetSubString("a\nb", 1, 1), "\n");
         checkI("eq", "abc" == "abc", 1);
         checkI("eq case", "abc" == "ABC", 0);
