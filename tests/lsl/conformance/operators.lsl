@@ -112,6 +112,9 @@ default
         checkF("exponent literal", 1e3, 1000.0);
         checkF("negative exponent literal", 1.5e-2, 0.015);
         checkF("leading dot literal", .5, 0.5);
+        checkF("trailing dot and exponent literal", 26000.E-1, 2600.0);
+        checkF("F suffix literal", 1.25F, 1.25);
+        checkF("(float) C99 hex string", (float)"0x1.5p5", 42.0);
         checkI("hex literal", 0x7FFFFFFF, 2147483647);
         integer two = 2;
         checkV("vector literal with expressions", <two + 1, two * 2, -two>, <3, 4, -2>);
