@@ -20,6 +20,8 @@ typedef struct vstate {
     gsvm_hks_verify_result *res;
     uint64_t last_pc; /* pc of the last violation (for `flagged`), +1; 0 = none */
     uint8_t iop_of[128]; /* (hypothesis-read) opcode -> internal id, for the profile */
+    uint8_t *is_data;    /* which words of the function are owned DATA words */
+    uint64_t cap_data;
     char path[2048]; /* 129 levels of "/" + 10 digits fit */
 } vstate;
 
@@ -115,30 +117,29 @@ static void need_string(vstate *V, const gsvm_hks_proto *f, uint64_t pc, const h
         report(V, pc, "%s: %s constant %u is not a string", o->name, fname, k);
 }
 
-static bool verify_function(vstate *V, const gsvm_hks_proto *f)
+/* The checks of one function's code.  `hyp` is passed as a constant by
+ * check_code below, so that each hypothesis gets its own compiled loop
+ * (the plain one, run on every chunk loaded to detect the profile, without
+ * any of the hypotheses' re-reading). */
+static inline __attribute__((always_inline)) void
+check_code_as(vstate *V, const gsvm_hks_proto *f, uint8_t *is_data, gsvm_hks_hypothesis hyp)
 {
     const gsvm_hks_chunk *c = V->c;
-    V->res->functions++;
-    V->res->instructions += f->ncode;
-    V->last_pc = 0;
-    uint8_t *is_data = calloc(f->ncode ? (size_t)f->ncode : 1, 1);
-    if (!is_data)
-        return false;
     /* First pass: which words are owned DATA words (for jump targets). */
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         if (is_data[pc])
             continue;
-        unsigned iop = V->iop_of[op_of(V->hyp, f->code[pc])];
-        uint32_t w = reread(V->hyp, iop, f->code[pc]);
+        unsigned iop = V->iop_of[op_of(hyp, f->code[pc])];
+        uint32_t w = reread(hyp, iop, f->code[pc]);
         unsigned n = iop == HKS_NO_OP ? 0 : hks_data_words(f, iop, w);
         for (unsigned i = 1; i <= n && pc + i < f->ncode; i++)
             is_data[pc + i] = 1;
     }
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         uint32_t raw = f->code[pc];
-        unsigned op = op_of(V->hyp, raw);
+        unsigned op = op_of(hyp, raw);
         unsigned iop = V->iop_of[op];
-        uint32_t w = reread(V->hyp, iop, raw);
+        uint32_t w = reread(hyp, iop, raw);
         if (is_data[pc]) {
             if (iop != HKS_I_DATA)
                 report(V, pc, "expected a DATA word here (owned by an earlier instruction), "
@@ -175,13 +176,40 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
         if (o->checks & HKS_XTEST) {
             uint64_t next = pc + 1 + nd;
             unsigned nop = next < f->ncode
-                               ? V->iop_of[op_of(V->hyp, f->code[next])]
+                               ? V->iop_of[op_of(hyp, f->code[next])]
                                : HKS_NO_OP;
             if (nop != HKS_I_JMP)
                 report(V, pc, "%s is not followed by JMP", o->name);
         }
     }
-    free(is_data);
+}
+
+static void check_code(vstate *V, const gsvm_hks_proto *f, uint8_t *is_data)
+{
+    switch (V->hyp) {
+    case GSVM_HKS_HYP_SWAP_AB: check_code_as(V, f, is_data, GSVM_HKS_HYP_SWAP_AB); break;
+    case GSVM_HKS_HYP_OP_LOW_BIT: check_code_as(V, f, is_data, GSVM_HKS_HYP_OP_LOW_BIT); break;
+    default: check_code_as(V, f, is_data, GSVM_HKS_HYP_NONE); break;
+    }
+}
+
+static bool verify_function(vstate *V, const gsvm_hks_proto *f)
+{
+    V->res->functions++;
+    V->res->instructions += f->ncode;
+    V->last_pc = 0;
+    /* one buffer for every function's DATA map, grown as needed */
+    if (f->ncode > V->cap_data) {
+        uint8_t *nd = realloc(V->is_data, (size_t)f->ncode);
+        if (!nd)
+            return false;
+        V->is_data = nd;
+        V->cap_data = f->ncode;
+    }
+    uint8_t *is_data = V->is_data;
+    if (f->ncode)
+        memset(is_data, 0, (size_t)f->ncode);
+    check_code(V, f, is_data);
     size_t plen = strlen(V->path);
     for (uint32_t i = 0; i < f->np; i++) {
         if (plen + 12 >= sizeof V->path)
@@ -213,7 +241,9 @@ gsvm_status gsvm_hks_verify(const gsvm_hks_chunk *c, gsvm_hks_hypothesis hyp,
     strcpy(V.path, "0");
     for (unsigned op = 0; op < 128; op++)
         V.iop_of[op] = (uint8_t)hks_decode_op(c->profile, op);
-    if (!verify_function(&V, &c->main))
+    bool ok = verify_function(&V, &c->main);
+    free(V.is_data);
+    if (!ok)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     return GSVM_OK;
 }
