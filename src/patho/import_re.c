@@ -350,6 +350,7 @@ typedef struct importer {
     uint32_t cap_globals, cap_imports, cap_tasks, cap_events, cap_insns, cap_args, cap_vtypes;
     uint32_t *cap_task_events;
     int64_t global_count;
+    long global_count_line;
     size_t search_budget;
     patho_import_index import_index;
 } importer;
@@ -806,6 +807,7 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
             }
         } else if (match("GlobalVarCount = %u", t, te, caps, &nc)) {
             I.global_count = caps[0].v;
+            I.global_count_line = I.line;
             sec = S_GVARS;
         } else if (starts(t, te, "G_VAR_")) {
             const char *q = t + 6;
@@ -976,20 +978,10 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
         I.line = insn_line;
         st = instruction(&I, insn_start, insn_end, insn_col);
     }
-    if (st == GSVM_OK && I.global_count >= 0 && I.global_count != p->nglobals) {
-        /* the community assembler pads missing globals as unnamed objects */
-        while (st == GSVM_OK && p->nglobals < I.global_count) {
-            if (!grow((void **)&p->globals, &I.cap_globals, (uint64_t)p->nglobals + 1, sizeof *p->globals)) {
-                st = nomem(&I);
-                break;
-            }
-            memset(&p->globals[p->nglobals], 0, sizeof p->globals[0]);
-            p->globals[p->nglobals++].type = GSVM_PATHO_OBJECT;
-        }
-        if (st == GSVM_OK && p->nglobals != I.global_count)
-            st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "GlobalVarCount = %lld but %u G_VAR lines",
+    if (st == GSVM_OK && I.global_count >= 0 && I.global_count != p->nglobals)
+        st = gsvm_error_at_line(err, GSVM_ERR_INPUT, file, I.global_count_line, 1,
+                                "GlobalVarCount = %lld but %u G_VAR lines follow",
                                 (long long)I.global_count, p->nglobals);
-    }
     if (st == GSVM_OK) {
         p->pool_size = (uint32_t)I.pool.len;
         p->pool = malloc(I.pool.len ? I.pool.len : 1);
