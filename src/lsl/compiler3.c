@@ -99,9 +99,19 @@ static long emit(c3 *c, fal3_op op, int32_t a, int32_t b, int32_t cc, int pops, 
     return at;
 }
 
-/* Emits with the stack effect of isa3.def. */
+/* Emits with the stack effect of isa3.def; two loads of locals in a row
+ * become one LoadLL (never across `barrier`). */
 static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
 {
+    size_t n = c->p->ncode;
+    if (o == F3_LOAD_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL) {
+        c->p->code[n - 1].op = F3_LOAD_LL;
+        c->p->code[n - 1].b = a;
+        c->sd += 1;
+        if (c->sd > c->max_sd)
+            c->max_sd = c->sd;
+        return (long)n - 1;
+    }
     return emit(c, o, a, b, cc, fal3_ops[o].pops, fal3_ops[o].pushes);
 }
 
@@ -433,9 +443,9 @@ static bool fuse_binop(c3 *c, fal3_op o)
                                      [F3_ADD_I] = F3_ADDI_LL};
         static const fal3_op l1[] = {[F3_ADD_F] = F3_ADDF_L, [F3_SUB_F] = F3_SUBF_L, [F3_MUL_F] = F3_MULF_L,
                                      [F3_ADD_I] = F3_ADDI_L};
-        if (l->op == F3_LOAD_LOCAL && r && r->op == F3_LOAD_LOCAL) {
-            int32_t a = l->a, b = r->a;
-            p->ncode -= 2;
+        if (l->op == F3_LOAD_LL) {
+            int32_t a = l->b, b = l->a; /* LoadLL pushes r (a) then l (b) */
+            p->ncode -= 1;
             c->sd -= 2;
             return op(c, ll[o], a, b, 0) >= 0;
         }
@@ -527,6 +537,17 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
                 return T_ERR;
             return LSL_TYPE_VOID;
         }
+    }
+    if (e->op == T_PLUS_ASSIGN && !want && member < 0 && vt == LSL_TYPE_LIST && r->kind == E_LIST &&
+        r->nitems == 1) {
+        lsl_type it = cexpr(c, r->items[0]); /* l += [x] appends x itself */
+        if (it == T_ERR)
+            return T_ERR;
+        if (it == LSL_TYPE_LIST || it == LSL_TYPE_VOID) {
+            fail(c, r->items[0]->line, r->items[0]->col, "a list element cannot be %s", lsl_type_name(it));
+            return T_ERR;
+        }
+        return op(c, v.global ? F3_APPEND_GLOBAL : F3_APPEND_LOCAL, v.slot, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
     }
     lsl_type rt = cexpr(c, e->rhs);
     if (rt == T_ERR)

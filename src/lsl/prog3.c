@@ -195,7 +195,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'g': ok = v >= 0 && (size_t)v < p->nglobal; break;
                 case 't': ok = v >= (int32_t)f->entry && (size_t)v < end; break;
                 case 'F': ok = v >= 0 && (size_t)v < p->nfunc && p->funcs[v].event < 0; break;
-                case 'B': ok = lsl_builtin_by_id(v) != NULL; break;
+                case 'B': ok = v >= 0 && v < LSL_ID_END_ && p->builtin_by_id[v] != NULL; break;
                 case 'n': ok = v >= 0 && (uint32_t)v <= 4096; break;
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
@@ -452,6 +452,10 @@ static int cmp_entry(const void *a, const void *b)
 /* Checks tables and code, computes shapes and the hash. */
 static gsvm_status seal(gsvm_lsl3_program *p, const char *file, gsvm_error *err)
 {
+    for (int32_t id = 0; id < LSL_ID_END_; id++) {
+        p->builtin_by_id[id] = lsl_builtin_by_id(id);
+        p->native_by_id[id] = lsl_builtin_native(p->builtin_by_id[id]);
+    }
     if (p->nstate == 0)
         return gsvm_error_set(err, GSVM_ERR_INPUT, file, "the program has no default state");
     for (size_t s = 0; s < p->nstate; s++)

@@ -96,6 +96,9 @@ struct gsvm_lsl3_program {
     uint32_t *shape_func; /* the function each reachable ip belongs to */
     uint8_t *shape_types;
     size_t nshape_types, capshape_types;
+    /* builtins by func-id (filled at seal), so a call needs no search */
+    const lsl_builtin *builtin_by_id[LSL_ID_END_];
+    lsl_native_fn native_by_id[LSL_ID_END_];
 };
 
 /* Builders (compiler3.c, prog3.c). */

@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
+#include "lsl/lib.h"
 #include "lsl/prog3.h"
 
 #if defined(__GNUC__) && !defined(GSVM_LSL_NO_COMPUTED_GOTO)
@@ -240,8 +242,14 @@ static bool text_matches(const lsl_value *filter, const lsl_value *v, bool is_ke
     size_t n = lsl_str_len(filter);
     if (n == 0)
         return true;
-    if (is_key && n == 36 && strcmp(lsl_str_data(filter), "00000000-0000-0000-0000-000000000000") == 0)
-        return true;
+    if (is_key) {
+        /* SL: NULL_KEY or anything that is not a valid key filters nothing;
+         * keys compare without regard to case */
+        const char *f = lsl_str_data(filter);
+        if (!lsl_is_uuid(f, n) || strcmp(f, "00000000-0000-0000-0000-000000000000") == 0)
+            return true;
+        return n == lsl_str_len(v) && strncasecmp(f, lsl_str_data(v), n) == 0;
+    }
     return n == lsl_str_len(v) && memcmp(lsl_str_data(filter), lsl_str_data(v), n) == 0;
 }
 
@@ -443,8 +451,8 @@ static int vm_service(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, l
     switch (b->id) {
     case LSL_ID_llListen: {
         if (vm->nlistens >= FAL3_MAX_LISTENS) {
-            *ret = lsl_int(0);
-            return CALL_OK;
+            gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Too Many Listens");
+            return CALL_FAULT;
         }
         fal3_listen *l = &vm->listens[vm->nlistens++];
         l->handle = vm->next_listen++;
@@ -561,6 +569,40 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
     } else
         json_decref(res);
     return CALL_OK;
+}
+
+/* Fast paths for string functions on text whose characters are single
+ * bytes (its UTF-16 units equal its bytes): character offsets are byte
+ * offsets, so no walk of the text is needed.  Same results and charges as
+ * the library's (the result is built the same way). */
+static bool single_byte_chars(const lsl_value *v)
+{
+    return !v->u.s || (v->u.s->charge - LSL_MEM_STRING_HEADER) / 2 == v->u.s->len;
+}
+
+static bool fast_builtin(gsvm_lsl3_vm *vm, int32_t id, const lsl_value *args, lsl_value *ret, gsvm_error *err,
+                         int *r)
+{
+    if (id == LSL_ID_llStringLength && single_byte_chars(&args[0])) {
+        *ret = lsl_int((int32_t)lsl_str_len(&args[0]));
+        *r = CALL_OK;
+        return true;
+    }
+    if (id == LSL_ID_llGetSubString && single_byte_chars(&args[0])) {
+        const char *s = lsl_str_data(&args[0]);
+        int64_t iv[2][2];
+        int k = lsl_range_select((int64_t)lsl_str_len(&args[0]), args[1].u.i, args[2].u.i, iv);
+        gsvm_status st;
+        if (k == 0)
+            st = lsl_string_new(vm->hp, LSL_TYPE_STRING, "", 0, ret, err);
+        else if (k == 1)
+            st = lsl_string_new(vm->hp, LSL_TYPE_STRING, s + iv[0][0], (size_t)(iv[0][1] - iv[0][0]), ret, err);
+        else
+            return false;
+        *r = st == GSVM_OK ? CALL_OK : CALL_FAULT;
+        return true;
+    }
+    return false;
 }
 
 /* ---- the interpreter ----------------------------------------------------- */
@@ -791,14 +833,16 @@ top:
         goto do_return;
     }
     CASE(CALLB) {
-        const lsl_builtin *b = lsl_builtin_by_id(pc->a);
+        const lsl_builtin *b = prog->builtin_by_id[pc->a];
         lsl_value *args = sp - pc->b;
         lsl_value ret = lsl_empty(LSL_TYPE_VOID);
         int r;
         SYNC();
-        gsvm_error_clear(&err);
-        lsl_native_fn fn = lsl_builtin_native(b);
-        if (fn) {
+        err.message[0] = 0;
+        lsl_native_fn fn = prog->native_by_id[pc->a];
+        if (fn && fast_builtin(vm, pc->a, args, &ret, &err, &r)) {
+            /* done by the fast path */
+        } else if (fn) {
             lsl_call_ctx ctx = {vm->hp, &vm->lib, &err};
             r = fn(&ctx, args, &ret) == GSVM_OK ? CALL_OK : CALL_FAULT;
         } else if (b->flags & LSL_FN_VM) {
