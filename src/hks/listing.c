@@ -128,6 +128,7 @@ static void put_const_value(printer *P, const gsvm_hks_const *k, size_t limit)
 }
 
 static const char *const kind_type[] = {"nil", "boolean", "lightuserdata", "number", "string"};
+static const uint8_t kind_type_len[] = {3, 7, 13, 6, 6};
 
 
 /* String constants longer than this are cut in annotations.  (A stored
@@ -422,7 +423,10 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
         putc_(P, '\t');
         putu(P, i);
         putc_(P, '\t');
-        puts_(P, k->type <= 4 ? kind_type[k->type] : "ui64");
+        if (k->type <= 4)
+            put_n(P, kind_type[k->type], kind_type_len[k->type]);
+        else
+            puts_(P, "ui64");
         if (k->type != GSVM_HKS_K_NIL) {
             putc_(P, '\t');
             if (k->type == GSVM_HKS_K_STRING && k->s.size > KC_LIMIT)

@@ -67,7 +67,7 @@ static inline bool any_escape8(uint64_t x)
 void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
 {
     if (s->size == 0) {
-        gsvm_buf_puts(b, "null");
+        gsvm_buf_append(b, "null", 4);
         return;
     }
     size_t n = (size_t)s->size;
@@ -75,7 +75,7 @@ void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
     if (nul)
         n--;
     else
-        gsvm_buf_puts(b, "nonul");
+        gsvm_buf_append(b, "nonul", 5);
     bool cut = limit && n > limit;
     if (cut)
         n = limit;
@@ -98,6 +98,18 @@ void hks_put_str(gsvm_buf *b, const gsvm_hks_str *s, size_t limit)
         }
         if (i == n)
             break;
+        if (n >= 8 && n - i < 8 && i >= 8) {
+            /* the tail: if the last 8 bytes are all plain, the ones among
+             * them already written came out as themselves, so writing all 8
+             * again over them finishes the string */
+            uint64_t x;
+            memcpy(&x, s->data + n - 8, 8);
+            if (!any_escape8(x)) {
+                memcpy(o - (i - (n - 8)), &x, 8);
+                o += n - i;
+                break;
+            }
+        }
         unsigned char ch = (unsigned char)s->data[i];
         if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
             *o++ = (char)ch;
