@@ -63,3 +63,29 @@ if command -v lua5.4 >/dev/null 2>&1; then
 else
     echo "lua5.4 not installed: skipped"
 fi
+
+echo "-- ABI 3 compute benchmarks beside lua5.4 (CPU s, median of $RUNS; target falcon/lua <= 0.80)"
+if command -v lua5.4 >/dev/null 2>&1; then
+    printf '%-12s %10s %10s %12s  %s\n' program falcon lua5.4 "falcon/lua" "same result"
+    for prog in mandelbrot sieve fib strings lists; do
+        [ -f "$dir/$prog.lsl" ] || continue
+        # the two twins must print the same checksum
+        fo=$("$GSVM" lsl run "$dir/$prog.lsl" --no-cache | sed -n 's/^{"host":"llOwnerSay","args":\["\(.*\)"\]}$/\1/p')
+        lo=$(lua5.4 "$dir/$prog.lua")
+        same=no; [ "$fo" = "$lo" ] && same=yes
+        f=$(median "$GSVM" lsl run "$dir/$prog.lsl")
+        l=$(median lua5.4 "$dir/$prog.lua")
+        r=$(ratio "$f" "$l")
+        mark=$(awk -v r="$r" 'BEGIN { print (r + 0 <= 0.80) ? "meets" : "misses" }')
+        printf '%-12s %10s %10s %12s  %s (%s the target)\n' "$prog" "$f" "$l" "$r" "$same" "$mark"
+    done
+else
+    echo "lua5.4 not installed: skipped"
+fi
+
+echo "-- ABI 3 snapshot + restore of a script holding 64 KiB of live data"
+if [ -x "$bin/lsl_bench_snapshot3" ]; then
+    "$bin/lsl_bench_snapshot3" 2000
+else
+    echo "lsl_bench_snapshot3 not found next to $GSVM (build the whole tree)"
+fi
