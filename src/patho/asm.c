@@ -923,7 +923,7 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
     int op = find_op(A, nt->s, nt->n);
     if (op < 0)
         return fail_at(A, nt->col, "unknown instruction '%.*s'", (int)nt->n, nt->s);
-    if (gsvm_patho_op_code((unsigned)op, p->layout) < 0)
+    if ((p->layout == GSVM_PATHO_LAYOUT_ALPHA ? gsvm_patho_ops[op].alpha : gsvm_patho_ops[op].hd) < 0)
         return fail_at(A, nt->col, "%s does not exist in the %s layout", gsvm_patho_ops[op].name,
                        gsvm_patho_layout_name(p->layout));
     if (!grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))

@@ -18,6 +18,26 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
         pb_put(b, ".0", 2);
         return;
     }
+    /* few decimals (0.5, 0.05, 12.25): written directly and checked by
+     * reading back, the same text the loop below would find, far cheaper */
+    if (f > -1e7f && f < 1e7f) {
+        double scale = 1;
+        for (int d = 1; d <= 4; d++) {
+            scale *= 10;
+            double m = (double)f * scale;
+            long long mi = (long long)(m < 0 ? m - 0.5 : m + 0.5);
+            if (mi == 0 || (mi % 10) == 0)
+                continue; /* a shorter form was already tried, or too small */
+            char num[40];
+            unsigned long long a = (unsigned long long)(mi < 0 ? -mi : mi);
+            unsigned long long ip = a / (unsigned long long)scale, fp = a % (unsigned long long)scale;
+            snprintf(num, sizeof num, "%s%llu.%0*llu", mi < 0 ? "-" : "", ip, d, fp);
+            if (gsvm_patho_f32_bits(strtof(num, NULL)) == bits) {
+                pb_puts(b, num);
+                return;
+            }
+        }
+    }
     char tmp[48];
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, (double)f);
