@@ -28,7 +28,7 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
             long long mi = (long long)(m < 0 ? m - 0.5 : m + 0.5);
             if (mi == 0 || (mi % 10) == 0)
                 continue; /* a shorter form was already tried, or too small */
-            char num[40];
+            char num[64];
             unsigned long long a = (unsigned long long)(mi < 0 ? -mi : mi);
             unsigned long long ip = a / (unsigned long long)scale, fp = a % (unsigned long long)scale;
             snprintf(num, sizeof num, "%s%llu.%0*llu", mi < 0 ? "-" : "", ip, d, fp);
