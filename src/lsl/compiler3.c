@@ -438,6 +438,13 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return op(c, o == F3_ADD_I ? F3_ADD_LI : F3_SUB_LI, slot, k, 0) >= 0;
     }
+    if (o >= F3_MUL_I && o <= F3_GE_I && o != F3_LAND_I && o != F3_LOR_I && r && r->op == F3_PUSH_INT &&
+        l->op == F3_LOAD_LOCAL) {
+        int32_t slot = l->a, k = r->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return op(c, F3_IOP_LK, slot, k, o) >= 0;
+    }
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
                                      [F3_ADD_I] = F3_ADDI_LL};
@@ -847,6 +854,30 @@ static long ccond_false(c3 *c, const lsl_expr *e)
     }
     if (t != LSL_TYPE_INTEGER && op(c, F3_TRUTH, 0, 0, 0) < 0)
         return -1;
+    size_t n = c->p->ncode;
+    if (n > c->barrier) {
+        fal3_insn *last = &c->p->code[n - 1];
+        fal3_op j = F3_COUNT;
+        switch (last->op) {
+        case F3_LT_I: j = F3_JNLT_I; break;
+        case F3_LE_I: j = F3_JNLE_I; break;
+        case F3_GT_I: j = F3_JNGT_I; break;
+        case F3_GE_I: j = F3_JNGE_I; break;
+        case F3_EQ_I: j = F3_JNEQ_I; break;
+        case F3_NE_I: j = F3_JNNE_I; break;
+        case F3_LT_F: j = F3_JNLT_F; break;
+        case F3_LE_F: j = F3_JNLE_F; break;
+        case F3_GT_F: j = F3_JNGT_F; break;
+        case F3_GE_F: j = F3_JNGE_F; break;
+        default: break;
+        }
+        if (j != F3_COUNT) {
+            /* compare-and-branch: the comparison's 0/1 never reaches the stack */
+            c->p->ncode--;
+            c->sd += 1; /* undo the compare's 2 -> 1 */
+            return emit(c, j, -1, 0, 0, 2, 0);
+        }
+    }
     return op(c, F3_JZ, -1, 0, 0);
 }
 
@@ -855,7 +886,7 @@ static void patch_false(c3 *c, long at, size_t target)
     if (at < 0)
         return;
     fal3_insn *in = &c->p->code[at];
-    if (in->op == F3_JZ || in->op == F3_JNZ)
+    if (in->op == F3_JZ || in->op == F3_JNZ || (in->op >= F3_JNLT_I && in->op <= F3_JNGE_F))
         in->a = (int32_t)target;
     else
         in->c = (int32_t)target;

@@ -199,7 +199,9 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'n': ok = v >= 0 && (uint32_t)v <= 4096; break;
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
-                case 'o': ok = v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR); break;
+                case 'o': ok = in->op == F3_IOP_LK ? (v >= F3_ADD_I && v <= F3_GE_I)
+                                                   : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
+                          break;
                 case 'm': ok = v >= 0 && v <= 3; break;
                 default: break;
                 }
@@ -371,6 +373,19 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             case F3_ADDI_L:
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER;
                 res = LSL_TYPE_INTEGER;
+                break;
+            case F3_IOP_LK:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || in->c < F3_ADD_I || in->c > F3_GE_I ||
+                      in->c == F3_LAND_I || in->c == F3_LOR_I;
+                res = LSL_TYPE_INTEGER;
+                break;
+            case F3_JNLT_I: case F3_JNLE_I: case F3_JNGT_I: case F3_JNGE_I: case F3_JNEQ_I: case F3_JNNE_I:
+                bad = t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
+                target = (size_t)in->a;
+                break;
+            case F3_JNLT_F: case F3_JNLE_F: case F3_JNGT_F: case F3_JNGE_F:
+                bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT;
+                target = (size_t)in->a;
                 break;
             default: bad = true; break;
             }

@@ -969,6 +969,43 @@ top:
     CASE(ADDI_LL) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(fp[pc->a].u.i, fp[pc->b].u.i); sp++; NEXT();
     CASE(ADDI_L) sp[-1].u.i = wrap_add(fp[pc->a].u.i, sp[-1].u.i); NEXT();
 
+    CASE(IOP_LK) {
+        int32_t l = fp[pc->a].u.i, r = pc->b, v;
+        switch (pc->c) {
+        case F3_ADD_I: v = wrap_add(l, r); break;
+        case F3_SUB_I: v = wrap_sub(l, r); break;
+        case F3_MUL_I: v = wrap_mul(l, r); break;
+        case F3_DIV_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? wrap_sub(0, l) : l / r; break;
+        case F3_MOD_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? 0 : l % r; break;
+        case F3_BAND_I: v = l & r; break;
+        case F3_BOR_I: v = l | r; break;
+        case F3_BXOR_I: v = l ^ r; break;
+        case F3_SHL_I: v = (int32_t)((uint32_t)l << (r & 31)); break;
+        case F3_SHR_I: v = l >> (r & 31); break;
+        case F3_EQ_I: v = l == r; break;
+        case F3_NE_I: v = l != r; break;
+        case F3_LT_I: v = l < r; break;
+        case F3_LE_I: v = l <= r; break;
+        case F3_GT_I: v = l > r; break;
+        default: v = l >= r; break;
+        }
+        sp->type = LSL_TYPE_INTEGER;
+        sp->u.i = v;
+        sp++;
+        NEXT();
+    }
+#define JCMP(name, field, OPR) CASE(name) { sp -= 2; if (!(sp[1].u.field OPR sp[0].u.field)) { pc = code + pc->a; DISPATCH(); } NEXT(); }
+    JCMP(JNLT_I, i, <)
+    JCMP(JNLE_I, i, <=)
+    JCMP(JNGT_I, i, >)
+    JCMP(JNGE_I, i, >=)
+    JCMP(JNEQ_I, i, ==)
+    JCMP(JNNE_I, i, !=)
+    JCMP(JNLT_F, f, <)
+    JCMP(JNLE_F, f, <=)
+    JCMP(JNGT_F, f, >)
+    JCMP(JNGE_F, f, >=)
+
 #if !F3_THREADED
         default:
             FAULT("bad opcode");
