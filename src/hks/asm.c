@@ -350,12 +350,17 @@ static bool operand(parser *P, unsigned kind, bool is_c, uint32_t width_max, uin
     return fail(P, s, "operand %lld does not fit its field (max %u)", (long long)v, width_max);
 }
 
+/* From the length and three of the letters: enough to spread the ~100
+ * names over 256 slots (op_lookup compares the whole name anyway), and no
+ * loop over every letter of every mnemonic of the listing. */
 static unsigned name_hash(const char *w, size_t n)
 {
-    unsigned h = (unsigned)n * 131u;
-    for (size_t i = 0; i < n; i++)
-        h = h * 31u + (unsigned char)w[i];
-    return h & 255u;
+    if (n == 0)
+        return 0;
+    unsigned h = (unsigned)n * 131u + (unsigned char)w[0] * 31u;
+    h = h * 31u + (unsigned char)w[n / 2];
+    h = h * 31u + (unsigned char)w[n - 1];
+    return (h ^ h >> 8) & 255u;
 }
 
 /* Open addressing over 256 slots for the ~100 opcode names. */
@@ -447,6 +452,9 @@ static bool code_line_fast(parser *P, fbuild *fb)
     while (p < e && !is_ws(*p))
         p++;
     unsigned iop = p > w ? op_lookup(P, w, (size_t)(p - w)) : HKS_NO_OP;
+    /* the printer pads names to 14 columns: skip the spaces 8 at a time */
+    while (e - p >= 8 && memcmp(p, "        ", 8) == 0)
+        p += 8;
     if (iop == HKS_NO_OP)
         return false;
     unsigned op = hks_encode_op(P->c->profile, iop);
@@ -1059,6 +1067,24 @@ static bool directive(parser *P)
         return string(P, &d->name, "function name") && expect_end(P);
     }
     if (IS(".lines")) {
+        /* the common case, plain decimals of up to 9 digits separated by
+         * one space, without the general helpers; anything else (hex, more
+         * digits, other spacing) goes on below from where this stopped */
+        const char *q = P->p, *e = P->end;
+        while (e - q >= 2 && *q == ' ' && is_digit(q[1])) {
+            const char *dq = ++q;
+            uint32_t v = 0;
+            while (q < e && is_digit(*q) && q - dq < 9)
+                v = v * 10 + (uint32_t)(*q++ - '0');
+            if (q < e && !is_ws(*q)) { /* a 10th digit, or not a plain number */
+                q = dq - 1;
+                break;
+            }
+            if (!grow(P, (void **)&d->lines, &fb->cap_lines, (size_t)d->nlines, 4))
+                return false;
+            d->lines[d->nlines++] = v;
+        }
+        P->p = q;
         while (!at_end(P)) {
             if (!grow(P, (void **)&d->lines, &fb->cap_lines, (size_t)d->nlines, 4))
                 return false;

@@ -487,6 +487,45 @@ static void test_code_spellings(void)
     }
 }
 
+/* .lines is read on a fast path for plain decimals: other spellings go on
+ * through the general reader, from the number where the fast path stopped. */
+static void test_lines_spellings(void)
+{
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(HEADER ".function 0\n.debug 1\n.linedefined 0 0\n.source null\n"
+                                        ".name null\n.lines 1 22 0x3 4294967295  5\t6\n"
+                                        ".lines 999999999 7\n.end\n",
+                                 &err);
+    CHECK(c != NULL);
+    if (c) {
+        static const uint32_t want[] = {1, 22, 3, 4294967295u, 5, 6, 999999999, 7};
+        CHECK_INT(c->main.debug.nlines, 8);
+        for (int i = 0; i < 8 && (uint64_t)i < c->main.debug.nlines; i++)
+            CHECK(c->main.debug.lines[i] == want[i]);
+        gsvm_hks_chunk_free(c);
+    }
+    static const struct { const char *line; long col; const char *says; } bad[] = {
+        {".lines 1 4294967296", 10, "out of range"},
+        {".lines 1 2x", 11, "expected line number"},
+        {".lines 1 -2", 10, "must not be negative"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 HEADER ".function 0\n.debug 1\n%s\n.end\n", bad[i].line);
+        c = asm_text(text, &err);
+        CHECK(c == NULL);
+        gsvm_hks_chunk_free(c);
+        if (err.line != 5 || err.column != bad[i].col || !strstr(err.message, bad[i].says)) {
+            fprintf(stderr, "bad .lines %zu: got %ld:%ld %s\n", i, err.line, err.column,
+                    err.message);
+            test_failed++;
+        } else {
+            test_passed++;
+        }
+    }
+}
+
 /* Lists a chunk whose one string constant holds `raw` (len bytes and a
  * NUL) and assembles the listing: true if the same bytes come back. */
 static bool string_reads_back(const char *raw, int len)
@@ -624,6 +663,7 @@ int main(void)
     test_verify_broken();
     test_listing_errors();
     test_code_spellings();
+    test_lines_spellings();
     test_string_escapes();
     test_depth();
     test_scri();
