@@ -22,4 +22,11 @@ run "$GSVM" lsl run "$tmp/touch.fpc" --resume "$tmp/crossing.snap" --events "$tm
 echo "# a diagnostic (exit 1):"
 printf 'default {\n    state_entry() {\n        llSay(0, 42);\n    }\n}\n' >"$tmp/bad.lsl"
 run "$GSVM" lsl run "$tmp/bad.lsl" 2>&1 | sed "s#$tmp#/tmp#g"
+echo "# ABI 3, the whole language: functions, states, vectors, lists, timers and listens on"
+echo "# simulation time ({\"advance_ms\":N} lines), ending in a Math Error fault (exit 3):"
+run "$GSVM" lsl run $ex/abi3_tour.lsl --no-cache --events $ex/abi3_timeline.jsonl
+echo "exit $?"
+echo "# stop fib(20) after 700 instructions, resume from the snapshot (same calls as uninterrupted):"
+run "$GSVM" lsl run $ex/abi3_fib.lsl --no-cache --snapshot-at 700 --snapshot-out "$tmp/fib.snap" || exit 1
+run "$GSVM" lsl run $ex/abi3_fib.lsl --no-cache --resume "$tmp/fib.snap" || exit 1
 true
