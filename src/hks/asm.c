@@ -231,6 +231,22 @@ static bool string(parser *P, gsvm_hks_str *out, const char *what)
     if (P->p >= P->end || *P->p != '"')
         return fail(P, s, "expected %s (a quoted string or null)", what);
     P->p++;
+    /* most strings have no escapes: then they are copied in one go */
+    const char *q = memchr(P->p, '"', (size_t)(P->end - P->p));
+    if (q && q > P->p && !memchr(P->p, '\\', (size_t)(q - P->p))) {
+        size_t n = (size_t)(q - P->p);
+        char *buf = malloc(n + 2);
+        if (!buf)
+            return fail(P, s, "out of memory");
+        memcpy(buf, P->p, n);
+        if (nul)
+            buf[n++] = 0;
+        buf[n] = 0;
+        out->data = buf;
+        out->size = n;
+        P->p = q + 1;
+        return true;
+    }
     size_t cap = (size_t)(P->end - P->p) + 2;
     char *buf = malloc(cap);
     if (!buf)
