@@ -7,8 +7,7 @@
 GSVM=${GSVM:-build/release/gsvm}
 SHARED=${GSVM_SHARED_DIR:-$(pwd)/../shared}
 CORPUS=$SHARED/corpus/hks
-RUNS=${RUNS:-5}
-PYRUNS=${PYRUNS:-3}
+PYRUNS=${PYRUNS:-5}
 if [ ! -d "$CORPUS" ]; then echo "hks: skipped, $CORPUS not found"; exit 0; fi
 files=$(ls "$CORPUS"/*/* | grep -v '\.md$')
 nfiles=$(echo $files | wc -w)
@@ -20,21 +19,23 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 timed() { python3 bench/hks/timed.py "$@"; }
 
 # gsvm: every file loaded, listed, assembled and compared, in one process;
-# --timing adds the CPU time of each phase (last line of the output)
-for i in $(seq "$RUNS"); do
-    timed "$tmp/rt.out" "$GSVM" hks roundtrip --timing $files >>"$tmp/rt.times" ||
-        { cat "$tmp/rt.out"; exit 1; }
-    tail -1 "$tmp/rt.out" >>"$tmp/rt.split"
-done
-head -1 "$tmp/rt.out"
-
-# Python: read and list every file, output to a file
+# --timing adds the CPU time of each phase (last line of the output).
+# Python: read and list every file, output to a file.  The runs alternate
+# (GSVM_PER_PY gsvm runs, then one Python run) so that both see the same
+# load on a shared machine.
+GSVM_PER_PY=${GSVM_PER_PY:-3}
 for i in $(seq "$PYRUNS"); do
+    for j in $(seq "$GSVM_PER_PY"); do
+        timed "$tmp/rt.out" "$GSVM" hks roundtrip --timing $files >>"$tmp/rt.times" ||
+            { cat "$tmp/rt.out"; exit 1; }
+        tail -1 "$tmp/rt.out" >>"$tmp/rt.split"
+    done
     timed "$tmp/py.out" python3 bench/hks/ref_disasm.py $files >>"$tmp/py.times" ||
         { echo "python reference failed"; exit 1; }
     # "... bytes of listing, list S s": its own CPU time for decoding + listing
     sed -n 's/.*, list \([0-9.]*\) s$/\1/p' "$tmp/py.out.err" >>"$tmp/py.list"
 done
+head -1 "$tmp/rt.out"
 
 # like for like: the Python listing must be gsvm's listing, byte for byte
 for f in $files; do "$GSVM" hks list "$f"; done >"$tmp/gsvm.out"
@@ -53,8 +54,8 @@ asm=$(awk '{print $8}' "$tmp/rt.split" | median)
 py_cpu=$(awk '{print $2}' "$tmp/py.times" | median)
 py_list=$(median <"$tmp/py.list")
 py_wall=$(awk '{print $1}' "$tmp/py.times" | median)
-awk -v b="$bytes" -v n="$nfiles" -v runs="$RUNS" -v pyruns="$PYRUNS" -v same="$same" \
-    -v rt="$rt_cpu" -v rtw="$rt_wall" -v load="$load" -v list="$list" -v asm="$asm" \
+awk -v b="$bytes" -v n="$nfiles" -v pyruns="$PYRUNS" -v same="$same" \
+    -v runs="$((PYRUNS * GSVM_PER_PY))" -v rt="$rt_cpu" -v rtw="$rt_wall" -v load="$load" -v list="$list" -v asm="$asm" \
     -v py="$py_cpu" -v pyw="$py_wall" -v pyl="$py_list" 'BEGIN {
     mb = b / 1e6
     printf "corpus: %d files, %.1f MB; python listing vs gsvm listing: %s\n", n, mb, same
