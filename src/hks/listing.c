@@ -207,41 +207,18 @@ static char *w_k(char *o, const kcache *kc, const gsvm_hks_proto *f, uint32_t id
  * 40 escaped bytes (4 bytes each) plus "...". */
 enum { LINE_ROOM = 1024 };
 
-/* The pc column counts up one by one: adding 1 to its digits in place is
- * cheaper than converting each pc afresh. */
-typedef struct dec_counter {
-    char d[24];
-    int n;
-} dec_counter;
-
-static inline void dec_counter_next(dec_counter *c)
-{
-    int i = c->n - 1;
-    while (i >= 0 && c->d[i] == '9')
-        c->d[i--] = '0';
-    if (i >= 0) {
-        c->d[i]++;
-    } else if (c->n < (int)sizeof c->d) { /* 99 -> 100 (20 digits hold any uint64) */
-        memmove(c->d + 1, c->d, (size_t)c->n);
-        c->d[0] = '1';
-        c->n++;
-    }
-}
-
 /* Lists the code; the constants' text is in P->kc already. */
 static void list_code(printer *P, const gsvm_hks_proto *f)
 {
     const gsvm_hks_chunk *c = P->c;
     uint64_t owner_pc = 0, owned_left = 0;
     const hks_opinfo *owner = NULL;
+    unsigned owner_iop = 0;
     bool have_lines = hks_debug_kind(c->format, f->debug.flag) == HKS_DBG_FULL &&
                       f->debug.nlines == f->ncode;
     const kcache *kc = &P->kc;
     size_t plen = strlen(P->path);
-    dec_counter pcd = {"0", 1};
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
-        if (pc)
-            dec_counter_next(&pcd);
         /* inline check: the call into buf.c costs more than the rest of a short line */
         if (P->b.cap - P->b.len <= LINE_ROOM + plen && !gsvm_buf_reserve(&P->b, LINE_ROOM + plen))
             break;
@@ -250,8 +227,7 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
         unsigned op = GSVM_HKS_OP(w);
         unsigned iop = P->iop_of[op];
         *o++ = '\t';
-        memcpy(o, pcd.d, sizeof pcd.d);
-        o += pcd.n;
+        o = w_u(o, (uint32_t)pc);
         o = w_s(o, "\t[", 2);
         if (have_lines)
             o = w_u(o, f->debug.lines[pc]);
@@ -311,7 +287,12 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
                 o = w_k(o, kc, f, Bx, &first);
             if (oi->b == HKS_P) {
                 o = w_s(o, "\t; function ", 12);
-                o = w_s(o, P->path, plen);
+                if (plen <= 32) { /* fixed size again (P->path has room to read) */
+                    memcpy(o, P->path, 32);
+                    o += plen;
+                } else {
+                    o = w_s(o, P->path, plen);
+                }
                 *o++ = '/';
                 o = w_u(o, Bx);
                 first = false;
@@ -330,13 +311,17 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
         if (iop == HKS_I_DATA && owned_left > 0) {
             o = first ? w_s(o, "\t; ", 3) : w_s(o, " ", 1);
             o = w_s(o, "of ", 3);
-            o = w_s(o, owner->name, owner->namelen);
+            /* the padded name at a fixed size: a variable-size copy here
+             * compiled to `rep movsq`, slow to start for a few bytes */
+            memcpy(o, P->names[owner_iop].text, sizeof P->names[owner_iop].text);
+            o += owner->namelen;
             o = w_s(o, " at ", 4);
             o = w_u(o, (uint32_t)owner_pc);
             owned_left--;
         } else if (iop != HKS_I_DATA) {
             owned_left = oi->data ? hks_data_words(f, iop, w) : 0;
             owner = oi;
+            owner_iop = iop;
             owner_pc = pc;
         }
         *o++ = '\n';
