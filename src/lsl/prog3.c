@@ -224,7 +224,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             if ((size_t)pops > st->depth)
                 VFAIL("instruction %zu (%s): the stack holds %zu values, it needs %d", ip,
                       fal3_ops[in->op].mnemonic, st->depth, pops);
-            uint8_t *top = st->types + st->depth; /* top[-1] is l for binary ops */
+            uint8_t *top = st->types ? st->types + st->depth : NULL; /* top[-1] is l for binary ops */
             lsl_type res = LSL_TYPE_VOID;
             bool bad = false, ends = false;
             size_t target = (size_t)-1;
@@ -414,7 +414,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 size_t s = succ[k];
                 if (p->shape_depth[s] >= 0) {
                     if ((size_t)p->shape_depth[s] != st->depth ||
-                        memcmp(p->shape_types + p->shape_off[s], st->types, st->depth) != 0)
+                        (st->depth && memcmp(p->shape_types + p->shape_off[s], st->types, st->depth) != 0))
                         VFAIL("instruction %zu: two paths meet with different stacks", s);
                     continue;
                 }
@@ -489,8 +489,14 @@ static gsvm_status seal(gsvm_lsl3_program *p, const char *file, gsvm_error *err)
         free(work);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     }
-    for (size_t i = 0; i < p->ncode; i++)
+    for (size_t i = 0; i < p->ncode; i++) {
         p->shape_depth[i] = -1;
+        if (p->code[i].op < 0 || p->code[i].op >= F3_COUNT) {
+            free(order);
+            free(work);
+            return gsvm_error_set(err, GSVM_ERR_INPUT, file, "instruction %zu: unknown opcode %d", i, p->code[i].op);
+        }
+    }
     p->const_bytes = 0;
     for (size_t i = 0; i < p->nconst; i++)
         p->const_bytes += lsl_value_mem_size(&p->consts[i]);

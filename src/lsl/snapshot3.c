@@ -212,7 +212,8 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     n->lib.key_seq = clocks[7];
     n->lib.key_seed = clocks[8];
     n->fault_ip = fault_ip;
-    memcpy(n->fault, ftext, flen);
+    if (flen)
+        memcpy(n->fault, ftext, flen);
     n->fault[flen] = 0;
     if (memchr(n->fault, 0, flen) != NULL) {
         gsvm_reader_fail(&r, "the fault text holds a NUL byte");
@@ -337,7 +338,7 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
         ok = gsvm_reader_fail(&r, "listen count %u is over %u", cnt, FAL3_MAX_LISTENS);
     for (uint32_t i = 0; ok && i < cnt; i++) {
         fal3_listen *l = &n->listens[i];
-        uint32_t h, ch;
+        uint32_t h = 0, ch = 0;
         l->name = lsl_empty(LSL_TYPE_STRING);
         l->key = lsl_empty(LSL_TYPE_KEY);
         l->msg = lsl_empty(LSL_TYPE_STRING);
