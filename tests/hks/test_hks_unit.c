@@ -526,6 +526,29 @@ static void test_lines_spellings(void)
     }
 }
 
+/* The assembler finds a line's comment in one pass unless a quote comes
+ * first: a ';' inside a string is not a comment, one after it is. */
+static void test_comments(void)
+{
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(HEADER ".function 0 ; path\n.code\n\tLOADK 0 -1;x\"y\n"
+                                        ".constants\n\tstring \"a;b\\\";\"\t; \"c\";d\n"
+                                        "\tstring \"e\";\n.end ;last line, no newline",
+                                 &err);
+    CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "comments: %s\n", err.message);
+        return;
+    }
+    CHECK_INT(c->main.ncode, 1);
+    CHECK_INT(c->main.nk, 2);
+    if (c->main.nk == 2) {
+        CHECK(c->main.k[0].s.size == 6 && memcmp(c->main.k[0].s.data, "a;b\";", 6) == 0);
+        CHECK(c->main.k[1].s.size == 2 && memcmp(c->main.k[1].s.data, "e", 2) == 0);
+    }
+    gsvm_hks_chunk_free(c);
+}
+
 /* Lists a chunk whose one string constant holds `raw` (len bytes and a
  * NUL) and assembles the listing: true if the same bytes come back. */
 static bool string_reads_back(const char *raw, int len)
@@ -664,6 +687,7 @@ int main(void)
     test_listing_errors();
     test_code_spellings();
     test_lines_spellings();
+    test_comments();
     test_string_escapes();
     test_depth();
     test_scri();
