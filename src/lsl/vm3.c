@@ -450,6 +450,15 @@ static int vm_service(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, l
     *ret = lsl_empty(b->ret);
     switch (b->id) {
     case LSL_ID_llListen: {
+        /* the same channel and filters as an open listen: that listen's handle */
+        for (uint32_t i = 0; i < vm->nlistens; i++) {
+            const fal3_listen *o = &vm->listens[i];
+            if (o->channel == args[0].u.i && lsl_value_equal(&o->name, &args[1]) &&
+                lsl_value_equal(&o->key, &args[2]) && lsl_value_equal(&o->msg, &args[3])) {
+                *ret = lsl_int(o->handle);
+                return CALL_OK;
+            }
+        }
         if (vm->nlistens >= FAL3_MAX_LISTENS) {
             gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Too Many Listens");
             return CALL_FAULT;
