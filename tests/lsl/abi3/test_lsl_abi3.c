@@ -175,7 +175,7 @@ static const struct {
      "5 ABC 1311656a4fbf190b4e6e29841876fae2 5"},
     {"llOwnerSay((string)(-<1,2,3>) + \" \" + (string)(!0) + \" \" + (string)(-2147483648 * -1));", "<-1.00000, -2.00000, -3.00000> 1 -2147483648"},
     {"float a = 1e30; float b = a * a; llOwnerSay((string)b + \" \" + (string)((integer)b));", "Infinity -2147483648"},
-    {"integer a = llListen(1, \"\", \"\", \"\"); integer b = llListen(1, \"\", \"\", \"\"); integer c = llListen(2, \"\", \"\", \"\"); llListenRemove(a); llOwnerSay((string)a + (string)b + (string)c + (string)llListen(1, \"\", \"\", \"\"));", "1124"},
+    {"integer a = llListen(1, \"\", \"\", \"\"); integer b = llListen(1, \"\", \"\", \"\"); integer c = llListen(2, \"\", \"\", \"\"); llListenRemove(a); llOwnerSay((string)a + (string)b + (string)c + (string)llListen(1, \"\", \"\", \"\"));", "1123"},
     {"llOwnerSay((string)(3 == 3.0) + \" \" + (string)(2 < 2.5) + \" \" + (string)(\"a\" != \"b\") + \" \" + (string)((key)\"a\" == \"a\"));", "1 1 1 1"},
 };
 
