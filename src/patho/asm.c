@@ -55,6 +55,21 @@ static const uint8_t char_class[256] = {
     ['x'] = 2, ['y'] = 2, ['z'] = 2,
 };
 
+/* How many bytes at the start (in memory order) of a word read with memcpy
+ * are zero; x != 0. */
+static inline unsigned low_zero_bytes(uint64_t x)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (unsigned)__builtin_ctzll(x) / 8;
+#else
+    unsigned n = 0;
+    const uint8_t *b = (const uint8_t *)&x;
+    while (!b[n])
+        n++;
+    return n;
+#endif
+}
+
 static bool is_ident_start(char c) { return char_class[(uint8_t)c] & CC_IDSTART; }
 static bool is_ident(char c) { return char_class[(uint8_t)c] & CC_IDENT; }
 
@@ -67,13 +82,26 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
     out->n = 0;
     while (s < end) {
         char c = *s;
-        if (char_class[(uint8_t)c] & CC_SPACE) {
-            /* listings pad to a comment column: skip spaces 8 at a time */
-            uint64_t eight;
-            while (end - s >= 8 && (memcpy(&eight, s, 8), eight == 0x2020202020202020ull))
+        if (c == ' ') {
+            /* Listings pad to a comment column: count the leading spaces of
+             * 8 bytes at once (the lowest byte that is not a space ends the
+             * run), so a run costs one step per 8 columns, not per column. */
+            while (end - s >= 8) {
+                uint64_t eight;
+                memcpy(&eight, s, 8);
+                uint64_t diff = eight ^ 0x2020202020202020ull;
+                if (diff) {
+                    s += low_zero_bytes(diff);
+                    break;
+                }
                 s += 8;
-            while (s < end && (char_class[(uint8_t)*s] & CC_SPACE))
+            }
+            while (s < end && *s == ' ')
                 s++;
+            continue;
+        }
+        if (char_class[(uint8_t)c] & CC_SPACE) {
+            s++;
             continue;
         }
         if (c == ';')
@@ -149,7 +177,9 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
 
 static bool tok_is_n(const token *t, const char *word, size_t n)
 {
-    return t->n == n && (t->kind == TK_IDENT || t->kind == TK_PUNCT) && memcmp(t->s, word, n) == 0;
+    /* the first byte decides most comparisons (and all of "(" "," ":") */
+    return t->n == n && t->s[0] == word[0] && (t->kind == TK_IDENT || t->kind == TK_PUNCT) &&
+           (n == 1 || memcmp(t->s + 1, word + 1, n - 1) == 0);
 }
 /* WORD is a string literal, so its length is known at compile time. */
 #define tok_is(t, word) tok_is_n((t), (word), sizeof(word) - 1)
@@ -201,6 +231,7 @@ typedef struct asmb {
     strref *strs;
     uint32_t nstrs, cap_strs;
     gsvm_buf strbytes;
+    gsvm_buf types; /* scratch for one type list, reused line after line */
     bool oom;
     gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per op, computed when first used */
     uint8_t have_shape[GSVM_PATHO_OP_COUNT];
@@ -474,6 +505,13 @@ static gsvm_status parse_types(asmb *A, const line_toks *L, int *i, gsvm_buf *ou
     }
 }
 
+/* The type-list scratch buffer, emptied (its memory is kept). */
+static gsvm_buf *types_scratch(asmb *A)
+{
+    A->types.len = 0;
+    return &A->types;
+}
+
 static gsvm_status types_copy(asmb *A, gsvm_buf *b, uint8_t **out, uint32_t *n)
 {
     if (b->oom)
@@ -648,13 +686,11 @@ static gsvm_status parse_event(asmb *A, const line_toks *L, gsvm_patho_event *e,
     e->id = (uint32_t)v;
     if ((st = parse_target(A, &L->t[2], kind, fa, fb, &e->op)) != GSVM_OK)
         return st;
-    gsvm_buf b;
-    gsvm_buf_init(&b);
+    gsvm_buf *b = types_scratch(A);
     int i = 3;
-    st = parse_types(A, L, &i, &b);
+    st = parse_types(A, L, &i, b);
     if (st == GSVM_OK)
-        st = types_copy(A, &b, &e->arg_types, &e->nargs);
-    gsvm_buf_free(&b);
+        st = types_copy(A, b, &e->arg_types, &e->nargs);
     if (st != GSVM_OK)
         return st;
     return end_of_line(A, L, i);
@@ -716,12 +752,10 @@ static gsvm_status dir_task(asmb *A, const line_toks *L)
             i += 3;
         } else if (tok_is(&L->t[i], "vars") && tok_is(&L->t[i + 1], "=") && !have_vars) {
             i += 2;
-            gsvm_buf b;
-            gsvm_buf_init(&b);
-            st = parse_types(A, L, &i, &b);
+            gsvm_buf *b = types_scratch(A);
+            st = parse_types(A, L, &i, b);
             if (st == GSVM_OK)
-                st = types_copy(A, &b, &t->var_types, &t->nvars);
-            gsvm_buf_free(&b);
+                st = types_copy(A, b, &t->var_types, &t->nvars);
             if (st != GSVM_OK)
                 return st;
             have_vars = true;
@@ -891,7 +925,10 @@ static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, 
 /* Instruction names through a small hash table built on first use. */
 static unsigned op_hash(const char *s, size_t n)
 {
-    return (hash_name(s, n) >> 3) & 255;
+    /* three bytes and the length tell the ~90 names apart well enough for
+     * a 256-slot table, and cost less than hashing every byte (n >= 1) */
+    return ((unsigned)(uint8_t)s[0] + (unsigned)(uint8_t)s[n / 2] * 31u +
+            (unsigned)(uint8_t)s[n - 1] * 7u + (unsigned)n * 131u) & 255;
 }
 
 static int find_op(asmb *A, const char *s, size_t n)
@@ -947,11 +984,14 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
         groups[0].first = i;
         ng = 1;
         for (; L->t[i].kind != TK_END; i++) {
-            if (tok_is(&L->t[i], "("))
+            if (L->t[i].kind != TK_PUNCT)
+                continue;
+            char c = L->t[i].s[0];
+            if (c == '(')
                 depth++;
-            else if (tok_is(&L->t[i], ")"))
+            else if (c == ')')
                 depth--;
-            else if (depth == 0 && tok_is(&L->t[i], ",")) {
+            else if (depth == 0 && c == ',') {
                 groups[ng - 1].end = i;
                 if (ng == (int)(sizeof groups / sizeof groups[0]))
                     return fail_at(A, L->t[i].col, "too many operands");
@@ -1059,14 +1099,11 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
             break;
         case 'r':
             if (single && t->kind == TK_NUM) {
-                char tmp[64];
-                if (t->n >= sizeof tmp)
+                if (t->n >= 64)
                     return fail_at(A, t->col, "number too long");
-                memcpy(tmp, t->s, t->n);
-                tmp[t->n] = 0;
-                char *end;
-                float f = strtof(tmp, &end);
-                if (*end || end == tmp)
+                bool ok;
+                float f = patho_parse_float(t->s, t->n, &ok);
+                if (!ok)
                     return fail_at(A, t->col, "expected a float");
                 v = gsvm_patho_f32_bits(f);
             } else if (g->end == g->first + 3 && tok_is(t, "f32") && tok_is(&L->t[g->first + 1], ":")) {
@@ -1154,23 +1191,21 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
         }
         case 'L': {
             int j = g->first;
-            gsvm_buf b;
-            gsvm_buf_init(&b);
-            st = parse_types(A, L, &j, &b);
+            gsvm_buf *b = types_scratch(A);
+            st = parse_types(A, L, &j, b);
             if (st == GSVM_OK && j != g->end)
                 st = fail_at(A, L->t[j].col, "unexpected '%.*s'", (int)L->t[j].n, L->t[j].s);
             if (st == GSVM_OK &&
-                grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + b.len + 1, 1)) {
-                if (b.len)
-                    memcpy(p->vtypes + p->nvtypes, b.data, b.len);
+                grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + b->len + 1, 1)) {
+                if (b->len)
+                    memcpy(p->vtypes + p->nvtypes, b->data, b->len);
                 in->list = p->nvtypes;
-                in->list_len = (uint32_t)b.len;
-                p->nvtypes += (uint32_t)b.len;
-                v = (int64_t)b.len;
+                in->list_len = (uint32_t)b->len;
+                p->nvtypes += (uint32_t)b->len;
+                v = (int64_t)b->len;
             } else if (st == GSVM_OK) {
                 st = GSVM_ERR_NOMEM;
             }
-            gsvm_buf_free(&b);
             if (st != GSVM_OK)
                 return st;
             break;
@@ -1282,6 +1317,7 @@ static void asmb_free(asmb *A)
     free(A->label_hash);
     free(A->fixups);
     gsvm_buf_free(&A->strbytes);
+    gsvm_buf_free(&A->types);
     free(A->strs);
     patho_import_index_free(&A->imports);
     free(A->cap_task_events);
@@ -1388,7 +1424,12 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     }
     p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? GSVM_PATHO_LAYOUT_HD : layout;
+    /* Listings hold about one instruction per 70 bytes of text: start the
+     * array near its final size instead of doubling up to it. */
     gsvm_status st = GSVM_OK;
+    if (!grow(&A, (void **)&p->insns, &A.cap_insns, len / 80 < 65536 ? len / 80 + 1 : 65536,
+              sizeof *p->insns))
+        st = GSVM_ERR_NOMEM;
     const char *s = text, *end = text + len;
     while (s < end && st == GSVM_OK) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));

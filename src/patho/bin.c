@@ -598,7 +598,7 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
     w32(&b, p->ninsns);
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
-        int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_op_code(in->op, p->layout) : -1;
+        int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_code_of(in->op, p->layout) : -1;
         if (code < 0) {
             gsvm_buf_free(&b);
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
@@ -684,7 +684,7 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
     uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
     for (uint32_t i = 0; i < p->ninsns; i++) {
         gsvm_patho_insn *in = &p->insns[i];
-        int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_op_code(in->op, p->layout) : -1;
+        int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_code_of(in->op, p->layout) : -1;
         if (code < 0)
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
                                   "instruction %u: no opcode for it in the %s layout", i,

@@ -20,10 +20,15 @@ gsvm_patho_shape gsvm_patho_op_shape(unsigned op)
     gsvm_patho_shape o = {0, 0, -1, -1, 2};
     if (op >= GSVM_PATHO_OP_COUNT)
         return o;
+    /* encoded bytes per operand letter (0 = 4, the common u32), a table
+     * lookup since loader, lister and assembler ask for every opcode */
+    static const uint8_t size_of[128] = {['b'] = 1, ['x'] = 1, ['T'] = 1, ['f'] = 1, ['Q'] = 1,
+                                         ['G'] = 1, ['h'] = 2, ['P'] = 3};
     const char *ops = gsvm_patho_ops[op].operands;
     for (unsigned i = 0; ops[i]; i++) {
         char c = ops[i];
-        o.fixed_size = (uint8_t)(o.fixed_size + gsvm_patho_operand_size(c));
+        unsigned sz = size_of[(uint8_t)c & 127];
+        o.fixed_size = (uint8_t)(o.fixed_size + (sz ? sz : 4));
         if (c == 'm')
             o.nmodes++;
         else if (c == 'f')

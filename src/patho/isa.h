@@ -56,6 +56,13 @@ typedef struct gsvm_patho_shape {
 
 gsvm_patho_shape gsvm_patho_op_shape(unsigned op);
 
+/* gsvm_patho_op_code for an op known to be in range, inlined for the
+ * per-instruction loops of the loader and writer. */
+static inline int gsvm_patho_code_of(unsigned op, gsvm_patho_layout layout)
+{
+    return layout == GSVM_PATHO_LAYOUT_ALPHA ? gsvm_patho_ops[op].alpha : gsvm_patho_ops[op].hd;
+}
+
 /* Encoded bytes of one operand letter (the fixed part: F/R/L count 4). */
 int gsvm_patho_operand_size(char letter);
 

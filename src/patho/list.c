@@ -224,9 +224,9 @@ static void put_event(lister *L, const char *dir, const gsvm_patho_event *e)
     patho_put_u(L->b, e->id);
     pb_putc(L->b, ' ');
     put_target(L, e->op);
-    gsvm_buf_putc(L->b, ' ');
+    pb_putc(L->b, ' ');
     patho_put_types(L->b, e->arg_types, e->nargs);
-    gsvm_buf_putc(L->b, '\n');
+    pb_putc(L->b, '\n');
 }
 
 static void put_pool(lister *L)
@@ -247,12 +247,12 @@ static void put_pool(lister *L)
         uint32_t n = patho_pool_item(p->pool, p->pool_size, pos, L->pool_ref[pos], &wide);
         size_t line = b->len;
         if (n) {
-            gsvm_buf_puts(b, wide ? "    W " : "    A ");
+            pb_puts(b, wide ? "    W " : "    A ");
             patho_put_pool_string(b, p->pool, p->pool_size, pos, wide);
         } else {
             /* no terminator before the end: raw bytes, 16 a line */
             n = p->pool_size - pos < 16 ? p->pool_size - pos : 16;
-            gsvm_buf_puts(b, "    B");
+            pb_puts(b, "    B");
             for (uint32_t i = 0; i < n; i++)
                 gsvm_buf_printf(b, " %02x", d[i]);
         }
@@ -281,10 +281,15 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;
+    /* Room for the whole listing up front (the corpus averages ~55 bytes
+     * an instruction line), so the text is not copied as it grows. */
+    gsvm_buf_reserve(&buf, 64 * (size_t)p->ninsns + 2 * (size_t)p->pool_size +
+                               64 * ((size_t)p->nimports + p->nglobals + p->ntasks + p->nevents) + 256);
     if (!L.is_label || !L.pool_ref || !ambiguous) {
         free(L.is_label);
         free(L.pool_ref);
         free(ambiguous);
+        gsvm_buf_free(&buf);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
     mark(&L);
@@ -304,20 +309,20 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     pb_putc(b, '\n');
 
     if (p->nglobals)
-        gsvm_buf_putc(b, '\n');
+        pb_putc(b, '\n');
     for (uint32_t i = 0; i < p->nglobals; i++) {
         const gsvm_patho_global *g = &p->globals[i];
         size_t line = b->len;
-        gsvm_buf_puts(b, ".global ");
+        pb_puts(b, ".global ");
         patho_put_type(b, g->type);
         if (g->has_name) {
-            gsvm_buf_putc(b, ' ');
+            pb_putc(b, ' ');
             /* always quoted: an empty name must stay visible */
             patho_put_quoted(b, g->name.str, g->name.len);
             if (g->has_name != 1)
                 gsvm_buf_printf(b, " flag=%u", g->has_name);
             if (g->name.long_prefix)
-                gsvm_buf_puts(b, " long");
+                pb_puts(b, " long");
         }
         if (comments) {
             pad_to(b, line, COMMENT_COL);
@@ -330,16 +335,16 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     put_pool(&L);
 
     if (p->nimports)
-        gsvm_buf_putc(b, '\n');
+        pb_putc(b, '\n');
     for (uint32_t i = 0; i < p->nimports; i++) {
         const gsvm_patho_import *im = &p->imports[i];
         size_t line = b->len;
-        gsvm_buf_puts(b, ".import ");
+        pb_puts(b, ".import ");
         patho_put_name(b, im->name.str, im->name.len);
         pb_putc(b, ' ');
         patho_put_u(b, im->argc);
         if (im->name.long_prefix)
-            gsvm_buf_puts(b, " long");
+            pb_puts(b, " long");
         if (comments) {
             pad_to(b, line, COMMENT_COL);
             pb_put(b, "; #", 3);
@@ -361,14 +366,14 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         patho_put_u(b, task->nparams);
         pb_put(b, " vars=", 6);
         patho_put_types(b, task->var_types, task->nvars);
-        gsvm_buf_putc(b, '\n');
+        pb_putc(b, '\n');
         for (uint32_t e = 0; e < task->nevents; e++)
             put_event(&L, "    .on", &task->events[e]);
     }
     for (uint32_t e = 0; e < p->nevents; e++)
         put_event(&L, ".event", &p->events[e]);
 
-    gsvm_buf_puts(b, "\n.code\n");
+    pb_puts(b, "\n.code\n");
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
         if (L.is_label[i]) {

@@ -1,9 +1,72 @@
 #include "patho/text.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool patho_parse_float_exact(const char *s, size_t n, float *out)
+{
+#if FLT_EVAL_METHOD == 0
+    /* [+-]digits[.digits] whose digits, without the point, make an integer
+     * m <= 2^24 with at most 10 decimals: m and 10^d are then both exact
+     * floats, and IEEE division rounds their quotient correctly, so
+     * m / 10^d is exactly what strtof would return (Clinger's fast path).
+     * Covers nearly every literal in the scripts without strtof's cost. */
+    static const float pow10f[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
+                                   1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+    const char *e = s + n;
+    bool neg = false;
+    if (s < e && (*s == '-' || *s == '+'))
+        neg = *s++ == '-';
+    uint32_t m = 0;
+    int digits = 0, decimals = -1;
+    for (; s < e; s++) {
+        if (*s == '.' && decimals < 0) {
+            decimals = 0;
+            continue;
+        }
+        unsigned d = (unsigned)(*s - '0');
+        if (d > 9 || m > (1u << 24) / 10)
+            return false;
+        m = m * 10 + d;
+        digits++;
+        if (decimals >= 0 && ++decimals > 10)
+            return false;
+    }
+    if (!digits || m > (1u << 24))
+        return false;
+    float f = (float)m / pow10f[decimals < 0 ? 0 : decimals];
+    *out = neg ? -f : f;
+    return true;
+#else
+    (void)s;
+    (void)n;
+    (void)out;
+    return false;
+#endif
+}
+
+float patho_parse_float(const char *s, size_t n, bool *ok)
+{
+    float f;
+    if (patho_parse_float_exact(s, n, &f)) {
+        *ok = true;
+        return f;
+    }
+    char tmp[64];
+    if (n >= sizeof tmp) {
+        *ok = false;
+        return 0;
+    }
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    char *end;
+    f = strtof(tmp, &end);
+    *ok = !*end && end != tmp;
+    return f;
+}
 
 void patho_put_float(gsvm_buf *b, uint32_t bits)
 {
@@ -28,12 +91,29 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
             long long mi = (long long)(m < 0 ? m - 0.5 : m + 0.5);
             if (mi == 0 || (mi % 10) == 0)
                 continue; /* a shorter form was already tried, or too small */
-            char num[64];
+            /* "-ip.fp" with fp as exactly d digits, written by hand */
+            char num[32];
+            int len = 0;
             unsigned long long a = (unsigned long long)(mi < 0 ? -mi : mi);
             unsigned long long ip = a / (unsigned long long)scale, fp = a % (unsigned long long)scale;
-            snprintf(num, sizeof num, "%s%llu.%0*llu", mi < 0 ? "-" : "", ip, d, fp);
-            if (gsvm_patho_f32_bits(strtof(num, NULL)) == bits) {
-                pb_puts(b, num);
+            if (mi < 0)
+                num[len++] = '-';
+            char rev[20];
+            int r = 0;
+            do {
+                rev[r++] = (char)('0' + ip % 10);
+                ip /= 10;
+            } while (ip);
+            while (r)
+                num[len++] = rev[--r];
+            num[len++] = '.';
+            for (int k = d - 1; k >= 0; k--, fp /= 10)
+                num[len + k] = (char)('0' + fp % 10);
+            len += d;
+            bool ok;
+            float back = patho_parse_float(num, (size_t)len, &ok);
+            if (ok && gsvm_patho_f32_bits(back) == bits) {
+                pb_put(b, num, (size_t)len);
                 return;
             }
         }
@@ -47,7 +127,7 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
     /* Keep a float visibly a float: "1" -> "1.0". */
     if (!strpbrk(tmp, ".eEn"))
         strcat(tmp, ".0");
-    gsvm_buf_puts(b, tmp);
+    pb_puts(b, tmp);
 }
 
 uint32_t patho_pool_string_size(const uint8_t *pool, uint32_t size, uint32_t off, bool wide)
@@ -67,11 +147,11 @@ uint32_t patho_pool_string_size(const uint8_t *pool, uint32_t size, uint32_t off
 static void put_char(gsvm_buf *b, unsigned c, bool wide)
 {
     switch (c) {
-    case '"': gsvm_buf_puts(b, "\\\""); return;
-    case '\\': gsvm_buf_puts(b, "\\\\"); return;
-    case '\n': gsvm_buf_puts(b, "\\n"); return;
-    case '\t': gsvm_buf_puts(b, "\\t"); return;
-    case '\r': gsvm_buf_puts(b, "\\r"); return;
+    case '"': pb_puts(b, "\\\""); return;
+    case '\\': pb_puts(b, "\\\\"); return;
+    case '\n': pb_puts(b, "\\n"); return;
+    case '\t': pb_puts(b, "\\t"); return;
+    case '\r': pb_puts(b, "\\r"); return;
     }
     if (c >= 0x20 && c < 0x7F) {
         pb_putc(b, (char)c);
@@ -87,14 +167,14 @@ bool patho_put_pool_string(gsvm_buf *b, const uint8_t *pool, uint32_t size, uint
     uint32_t n = patho_pool_string_size(pool, size, off, wide);
     if (!n)
         return false;
-    gsvm_buf_putc(b, '"');
+    pb_putc(b, '"');
     if (wide)
         for (uint32_t i = off; i + 2 < off + n; i += 2)
             put_char(b, (unsigned)pool[i] | (unsigned)pool[i + 1] << 8, true);
     else
         for (uint32_t i = off; i + 1 < off + n; i++)
             put_char(b, pool[i], false);
-    gsvm_buf_putc(b, '"');
+    pb_putc(b, '"');
     return true;
 }
 
@@ -106,7 +186,7 @@ void patho_put_name(gsvm_buf *b, const char *s, uint32_t len)
         bare = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     }
     if (bare) {
-        gsvm_buf_append(b, s, len);
+        pb_put(b, s, len);
         return;
     }
     patho_put_quoted(b, s, len);
@@ -114,30 +194,30 @@ void patho_put_name(gsvm_buf *b, const char *s, uint32_t len)
 
 void patho_put_quoted(gsvm_buf *b, const char *s, uint32_t len)
 {
-    gsvm_buf_putc(b, '"');
+    pb_putc(b, '"');
     for (uint32_t i = 0; i < len; i++)
         put_char(b, (uint8_t)s[i], false);
-    gsvm_buf_putc(b, '"');
+    pb_putc(b, '"');
 }
 
 void patho_put_type(gsvm_buf *b, uint8_t type)
 {
     const char *n = gsvm_patho_type_name(type);
     if (n)
-        gsvm_buf_puts(b, n);
+        pb_puts(b, n);
     else
         gsvm_buf_printf(b, "%u", type);
 }
 
 void patho_put_types(gsvm_buf *b, const uint8_t *types, uint32_t n)
 {
-    gsvm_buf_putc(b, '(');
+    pb_putc(b, '(');
     for (uint32_t i = 0; i < n; i++) {
         if (i)
-            gsvm_buf_puts(b, ", ");
+            pb_puts(b, ", ");
         patho_put_type(b, types[i]);
     }
-    gsvm_buf_putc(b, ')');
+    pb_putc(b, ')');
 }
 
 uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsigned ref,
@@ -193,18 +273,17 @@ void patho_put_hex(gsvm_buf *b, uint32_t v, int width)
         b->len += 4;
         return;
     }
-    char tmp[8];
-    int n = 0;
-    do {
-        tmp[n++] = digits[v & 15];
-        v >>= 4;
-    } while (v);
-    while (n < width && n < 8)
-        tmp[n++] = '0';
+    /* digits needed, at least `width` (at most 8), written right to left
+     * straight into the buffer */
+    int n = 1;
+    while (n < 8 && (v >> (4 * n)))
+        n++;
+    if (n < width)
+        n = width < 8 ? width : 8;
     if (b->len + (size_t)n + 1 <= b->cap || gsvm_buf_reserve(b, (size_t)n)) {
         uint8_t *w = b->data + b->len;
-        for (int i = 0; i < n; i++)
-            w[i] = (uint8_t)tmp[n - 1 - i];
+        for (int i = n - 1; i >= 0; i--, v >>= 4)
+            w[i] = (uint8_t)digits[v & 15];
         b->len += (size_t)n;
     }
 }

@@ -38,6 +38,12 @@ void patho_pad(gsvm_buf *b, size_t line_start, size_t col);
 /* The shortest decimal that reads back to the same f32 bits; NaNs and
  * infinities as f32:0xXXXXXXXX. */
 void patho_put_float(gsvm_buf *b, uint32_t bits);
+/* The float a decimal literal (n bytes, no terminator needed) stands for,
+ * exactly as strtof reads it; *ok false when it is not a whole float
+ * literal.  patho_parse_float_exact does only the common cases without
+ * strtof and returns false (no answer) for the others. */
+float patho_parse_float(const char *s, size_t n, bool *ok);
+bool patho_parse_float_exact(const char *s, size_t n, float *out);
 /* The pool string at `off` as a quoted literal: wide (UTF-16LE code units,
  * non-ASCII as \uXXXX) or narrow (bytes, non-ASCII as \xNN).  Returns false
  * (printing nothing) when there is no terminator inside the pool. */
