@@ -112,6 +112,30 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
             c->max_sd = c->sd;
         return (long)n - 1;
     }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier) {
+        /* an operation whose result is stored at once stores it itself */
+        fal3_insn *last = &c->p->code[n - 1];
+        fal3_op s = F3_COUNT;
+        switch (last->op) {
+        case F3_ADD_F: s = F3_ADD_F_S; break;
+        case F3_SUB_F: s = F3_SUB_F_S; break;
+        case F3_MUL_F: s = F3_MUL_F_S; break;
+        case F3_ADD_I: s = F3_ADD_I_S; break;
+        case F3_ADDF_LL: s = F3_ADDF_LL_S; break;
+        case F3_SUBF_LL: s = F3_SUBF_LL_S; break;
+        case F3_MULF_LL: s = F3_MULF_LL_S; break;
+        case F3_ADDI_LL: s = F3_ADDI_LL_S; break;
+        default: break;
+        }
+        if (s != F3_COUNT) {
+            if (fal3_ops[s].operands[0] == 'l' && fal3_ops[s].operands[1] == 0)
+                *last = (fal3_insn){s, a, 0, 0};
+            else
+                last->op = s, last->c = a;
+            c->sd -= 1; /* the result never reaches the stack */
+            return (long)n - 1;
+        }
+    }
     return emit(c, o, a, b, cc, fal3_ops[o].pops, fal3_ops[o].pushes);
 }
 
@@ -869,6 +893,7 @@ static long ccond_false(c3 *c, const lsl_expr *e)
         case F3_LE_F: j = F3_JNLE_F; break;
         case F3_GT_F: j = F3_JNGT_F; break;
         case F3_GE_F: j = F3_JNGE_F; break;
+        case F3_LAND_I: j = F3_JZ_AND; break;
         default: break;
         }
         if (j != F3_COUNT) {
@@ -886,7 +911,7 @@ static void patch_false(c3 *c, long at, size_t target)
     if (at < 0)
         return;
     fal3_insn *in = &c->p->code[at];
-    if (in->op == F3_JZ || in->op == F3_JNZ || (in->op >= F3_JNLT_I && in->op <= F3_JNGE_F))
+    if (in->op == F3_JZ || in->op == F3_JNZ || in->op == F3_JZ_AND || (in->op >= F3_JNLT_I && in->op <= F3_JNGE_F))
         in->a = (int32_t)target;
     else
         in->c = (int32_t)target;

@@ -387,6 +387,24 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT;
                 target = (size_t)in->a;
                 break;
+            case F3_ADD_F_S: case F3_SUB_F_S: case F3_MUL_F_S:
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT;
+                break;
+            case F3_ADDF_LL_S: case F3_SUBF_LL_S: case F3_MULF_LL_S:
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || f->slot_types[in->b] != LSL_TYPE_FLOAT ||
+                      f->slot_types[in->c] != LSL_TYPE_FLOAT;
+                break;
+            case F3_ADDI_LL_S:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                      f->slot_types[in->c] != LSL_TYPE_INTEGER;
+                break;
+            case F3_ADD_I_S:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
+                break;
+            case F3_JZ_AND:
+                bad = t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
+                target = (size_t)in->a;
+                break;
             default: bad = true; break;
             }
             if (bad)

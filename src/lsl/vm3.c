@@ -1015,6 +1015,16 @@ top:
     JCMP(JNGT_F, f, >)
     JCMP(JNGE_F, f, >=)
 
+    CASE(ADD_F_S) fp[pc->a].u.f = sp[-1].u.f + sp[-2].u.f; sp -= 2; NEXT();
+    CASE(SUB_F_S) fp[pc->a].u.f = sp[-1].u.f - sp[-2].u.f; sp -= 2; NEXT();
+    CASE(MUL_F_S) fp[pc->a].u.f = sp[-1].u.f * sp[-2].u.f; sp -= 2; NEXT();
+    CASE(ADDF_LL_S) fp[pc->c].u.f = fp[pc->a].u.f + fp[pc->b].u.f; NEXT();
+    CASE(SUBF_LL_S) fp[pc->c].u.f = fp[pc->a].u.f - fp[pc->b].u.f; NEXT();
+    CASE(MULF_LL_S) fp[pc->c].u.f = fp[pc->a].u.f * fp[pc->b].u.f; NEXT();
+    CASE(ADDI_LL_S) fp[pc->c].u.i = wrap_add(fp[pc->a].u.i, fp[pc->b].u.i); NEXT();
+    CASE(ADD_I_S) fp[pc->a].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp -= 2; NEXT();
+    CASE(JZ_AND) sp -= 2; if (!(sp[1].u.i && sp[0].u.i)) { pc = code + pc->a; DISPATCH(); } NEXT();
+
 #if !F3_THREADED
         default:
             FAULT("bad opcode");
