@@ -1,11 +1,14 @@
 /* The assembler and the importer: features a modder uses, every lossless
  * corner of the format surviving list -> asm, and bad listings rejected
  * with the right line:column. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "gsvm/patho.h"
+#include "patho/text.h"
 #include "test.h"
 
 static gsvm_patho_program *assemble(const char *text, gsvm_patho_layout layout)
@@ -335,8 +338,102 @@ static void test_verify(void)
     gsvm_patho_free(p);
 }
 
+
+/* Floats: the listing's literals read back to the same bits, and the
+ * assembler's exact fast path agrees with strtof on every decimal it
+ * accepts (random literals of every length, sign and point position). */
+static uint32_t next_rand(uint64_t *st)
+{
+    *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*st >> 33);
+}
+
+/* Significant digits of a decimal literal (before any exponent). */
+static int sig_digits(const char *s)
+{
+    char d[64];
+    int n = 0;
+    for (; *s && *s != 'e' && *s != 'E' && n < 63; s++)
+        if (*s >= '0' && *s <= '9')
+            d[n++] = *s;
+    int lo = 0, hi = n;
+    while (lo < hi && d[lo] == '0')
+        lo++;
+    while (hi > lo && d[hi - 1] == '0')
+        hi--;
+    return hi > lo ? hi - lo : 1;
+}
+
+static void test_floats(void)
+{
+    uint64_t st = 12345;
+    int mismatch = 0, fast = 0;
+    for (int i = 0; i < 200000; i++) {
+        char lit[40];
+        int n = 0;
+        uint32_t r = next_rand(&st);
+        if (r & 1)
+            lit[n++] = '-';
+        int digits = 1 + (int)(next_rand(&st) % 12), point = (int)(next_rand(&st) % (unsigned)(digits + 2));
+        for (int d = 0; d < digits; d++) {
+            if (d == point)
+                lit[n++] = '.';
+            lit[n++] = (char)('0' + next_rand(&st) % 10);
+        }
+        lit[n] = 0;
+        float want = strtof(lit, NULL), got;
+        if (patho_parse_float_exact(lit, (size_t)n, &got)) {
+            fast++;
+            uint32_t a, b;
+            memcpy(&a, &want, 4);
+            memcpy(&b, &got, 4);
+            if (a != b && mismatch++ < 5)
+                fprintf(stderr, "float fast path: %s -> %08x, strtof %08x\n", lit, b, a);
+        }
+        bool ok;
+        got = patho_parse_float(lit, (size_t)n, &ok);
+        CHECK(ok);
+        if (memcmp(&got, &want, 4) != 0 && mismatch++ < 5)
+            fprintf(stderr, "patho_parse_float: %s differs from strtof\n", lit);
+    }
+    CHECK_INT(mismatch, 0);
+    CHECK(fast > 50000); /* the fast path is really taken */
+    /* printed floats: read back to the same bits, and the shortest text
+     * (no form with fewer significant digits reads back) */
+    int bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        uint32_t bits = next_rand(&st);
+        if (i % 3 == 0) { /* few-decimal values, the common literals */
+            float f = (float)((int32_t)(next_rand(&st) % 2000000) - 1000000) / 1000.0f;
+            memcpy(&bits, &f, 4);
+        }
+        float f;
+        memcpy(&f, &bits, 4);
+        if (f != f || f - f != 0)
+            continue;
+        gsvm_buf b;
+        gsvm_buf_init(&b);
+        patho_put_float(&b, bits);
+        gsvm_buf_cstr(&b);
+        float back = strtof((char *)b.data, NULL);
+        char ref[48];
+        for (int prec = 1; prec <= 9; prec++) {
+            snprintf(ref, sizeof ref, "%.*g", prec, (double)f);
+            if (strtof(ref, NULL) == f && (f != 0 || signbit(strtof(ref, NULL)) == signbit(f)))
+                break;
+        }
+        /* as short as the %g search (a tie between two shortest forms,
+         * 1521803.25 as .2 or .3, may go either way) */
+        if ((memcmp(&back, &f, 4) != 0 || sig_digits((char *)b.data) > sig_digits(ref)) && bad++ < 5)
+            fprintf(stderr, "put_float %08x: '%s' (reference %s)\n", bits, (char *)b.data, ref);
+        gsvm_buf_free(&b);
+    }
+    CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
+    test_floats();
     test_features();
     test_corners();
     test_long_lines();
