@@ -125,6 +125,17 @@ static inline __attribute__((always_inline)) void
 check_code_as(vstate *V, const gsvm_hks_proto *f, uint8_t *is_data, gsvm_hks_hypothesis hyp)
 {
     const gsvm_hks_chunk *c = V->c;
+    /* Per operand kind, the first value check_field would report (0: let it
+     * decide); kinds that index nothing have no limit. */
+    uint32_t lim[16];
+    for (int i = 0; i < 16; i++)
+        lim[i] = UINT32_MAX;
+    lim[HKS_R] = f->maxstack;
+    lim[HKS_K] = f->nk;
+    lim[HKS_V] = f->nups;
+    lim[HKS_P] = f->np;
+    lim[HKS_RK] = 0;
+    lim[HKS_J] = 0;
     /* First pass: which words are owned DATA words (for jump targets). */
     for (uint64_t pc = 0; pc < f->ncode; pc++) {
         if (is_data[pc])
@@ -157,13 +168,21 @@ check_code_as(vstate *V, const gsvm_hks_proto *f, uint8_t *is_data, gsvm_hks_hyp
             continue;
         }
         uint32_t A = GSVM_HKS_A(w), B = GSVM_HKS_B(w), C = GSVM_HKS_C(w), Bx = GSVM_HKS_BX(w);
-        check_field(V, f, pc, o, "A", o->a, A, is_data);
+        /* an operand below its kind's limit is fine: only the others (and
+         * RK and jumps, whose limit is 0) get the full check */
+#define FIELD(name, kind, v) \
+    do { \
+        if ((v) >= lim[kind]) \
+            check_field(V, f, pc, o, name, kind, v, is_data); \
+    } while (0)
+        FIELD("A", o->a, A);
         if (o->mode == HKS_ABC) {
-            check_field(V, f, pc, o, "B", o->b, B, is_data);
-            check_field(V, f, pc, o, "C", o->c, C, is_data);
+            FIELD("B", o->b, B);
+            FIELD("C", o->c, C);
         } else {
-            check_field(V, f, pc, o, "Bx", o->b, Bx, is_data);
+            FIELD("Bx", o->b, Bx);
         }
+#undef FIELD
         if (o->checks & HKS_XSB)
             need_string(V, f, pc, o, "B", B);
         if (o->checks & HKS_XSC)
