@@ -592,6 +592,21 @@ static bool single_byte_chars(const lsl_value *v)
 static bool fast_builtin(gsvm_lsl3_vm *vm, int32_t id, const lsl_value *args, lsl_value *ret, gsvm_error *err,
                          int *r)
 {
+    if (id == LSL_ID_llGetListLength) {
+        *ret = lsl_int((int32_t)lsl_list_len(&args[0]));
+        *r = CALL_OK;
+        return true;
+    }
+    if (id == LSL_ID_llList2Integer || id == LSL_ID_llList2Float) {
+        /* the element already of the wanted type (else the library converts) */
+        int64_t i = lsl_index((int64_t)lsl_list_len(&args[0]), args[1].u.i);
+        lsl_type want = id == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+        if (i < 0 || lsl_list_items(&args[0])[i].type != want)
+            return false;
+        *ret = lsl_list_items(&args[0])[i];
+        *r = CALL_OK;
+        return true;
+    }
     if (id == LSL_ID_llStringLength && single_byte_chars(&args[0])) {
         *ret = lsl_int((int32_t)lsl_str_len(&args[0]));
         *r = CALL_OK;
