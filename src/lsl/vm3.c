@@ -857,9 +857,25 @@ top:
         goto do_return;
     }
     CASE(CALLB) {
+        if (pc->a == LSL_ID_llList2Integer || pc->a == LSL_ID_llList2Float) {
+            /* inline: an element already of the wanted type (else the library converts) */
+            const lsl_value *lst = &sp[-2];
+            int64_t len = (int64_t)lsl_list_len(lst), i = sp[-1].u.i;
+            if (i < 0)
+                i += len;
+            lsl_type want = pc->a == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+            if (i >= 0 && i < len && lst->u.l->items[i].type == want) {
+                lsl_value v = lst->u.l->items[i];
+                vrelease(&sp[-2]);
+                sp[-2] = v;
+                sp--;
+                NEXT();
+            }
+        }
         const lsl_builtin *b = prog->builtin_by_id[pc->a];
         lsl_value *args = sp - pc->b;
-        lsl_value ret = lsl_empty(LSL_TYPE_VOID);
+        lsl_value ret;
+        ret.type = LSL_TYPE_VOID;
         int r;
         SYNC();
         err.message[0] = 0;
