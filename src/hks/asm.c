@@ -1132,26 +1132,6 @@ static bool directive(parser *P)
     return fail(P, w, "unknown directive '%.*s'", (int)(n > 40 ? 40 : n), w);
 }
 
-/* The first '\n', ';' or '"' from p (or end): 8 bytes at a time with the
- * word-at-a-time zero-byte test, then byte by byte inside the block that
- * has one (so neither byte order nor the test's rare false hits matter).
- * Three memchr calls per line cost more than this single pass. */
-static const char *find_nl_semi_quote(const char *p, const char *end)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    while (end - p >= 8) {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        uint64_t a = x ^ (ones * '\n'), b = x ^ (ones * ';'), c = x ^ (ones * '"');
-        if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c)) & highs)
-            break;
-        p += 8;
-    }
-    while (p < end && *p != '\n' && *p != ';' && *p != '"')
-        p++;
-    return p;
-}
-
 /* Finds where the line's comment starts (a ';' outside a string). */
 static const char *comment_start(const char *p, const char *end)
 {
@@ -1198,22 +1178,12 @@ gsvm_status gsvm_hks_asm(const char *text, size_t len, const char *file, gsvm_hk
     const char *p = text, *tend = text + len;
     bool ok = true;
     while (ok && p < tend) {
-        /* one scan finds where the line or its comment ends, unless a quote
-         * comes first (then the comment search must skip strings) */
-        const char *q = find_nl_semi_quote(p, tend), *nl;
+        const char *nl = memchr(p, '\n', (size_t)(tend - p));
+        const char *lend = nl ? nl : tend;
         P->line++;
         P->line_start = p;
         P->p = p;
-        if (q < tend && *q == '"') {
-            nl = memchr(p, '\n', (size_t)(tend - p));
-            P->end = comment_start(p, nl ? nl : tend);
-        } else if (q < tend && *q == ';') {
-            nl = memchr(q, '\n', (size_t)(tend - q));
-            P->end = q;
-        } else {
-            nl = q < tend ? q : NULL;
-            P->end = q;
-        }
+        P->end = comment_start(p, lend);
         skip_ws(P);
         if (P->p < P->end) {
             if (*P->p == '.' && P->p == p) {
