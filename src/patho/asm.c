@@ -233,8 +233,6 @@ typedef struct asmb {
     gsvm_buf strbytes;
     gsvm_buf types; /* scratch for one type list, reused line after line */
     bool oom;
-    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT]; /* per op, computed when first used */
-    uint8_t have_shape[GSVM_PATHO_OP_COUNT];
     uint8_t op_hash[256]; /* instruction names: op + 1, open addressing */
     patho_import_index imports;
     bool op_hash_ready;
@@ -970,11 +968,7 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
     memset(in, 0, sizeof *in);
     in->op = (uint16_t)op;
     const char *ops = gsvm_patho_ops[op].operands;
-    if (!A->have_shape[op]) {
-        A->shapes[op] = gsvm_patho_op_shape((unsigned)op);
-        A->have_shape[op] = 1;
-    }
-    gsvm_patho_shape shape = A->shapes[op];
+    const gsvm_patho_shape shape = gsvm_patho_shapes[op];
 
     /* split into groups */
     group groups[GSVM_PATHO_MAX_OPERANDS + 8];

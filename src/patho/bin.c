@@ -48,7 +48,6 @@ typedef struct loader {
     gsvm_patho_program *p;
     uint32_t args_cap, vtypes_cap;
     bool oom;
-    uint8_t fixed[GSVM_PATHO_OP_COUNT]; /* operand bytes before any list, 0 = not yet known */
 } loader;
 
 /* A count read from the file, checked against the bytes left: each item
@@ -198,8 +197,14 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     gsvm_patho_program *p = L->p;
     in->offset = (uint32_t)L->r.pos;
     uint16_t code;
-    if (!gsvm_read_u16(&L->r, &code, "opcode"))
+    size_t left = L->r.pos <= L->r.len ? L->r.len - L->r.pos : 0; /* gsvm_reader_left, inlined */
+    if (left >= 2) {
+        /* the common case read in place (no call per instruction) */
+        code = (uint16_t)(L->r.data[L->r.pos] | L->r.data[L->r.pos + 1] << 8);
+        L->r.pos += 2;
+    } else if (!gsvm_read_u16(&L->r, &code, "opcode")) {
         return false;
+    }
     if (code > 0xFF || opmap[code] < 0) {
         L->r.pos = in->offset;
         return gsvm_reader_fail(&L->r, "unknown opcode 0x%02x in the %s layout", code,
@@ -208,9 +213,7 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     in->raw = code;
     in->op = (uint16_t)opmap[code];
     const char *ops = gsvm_patho_ops[in->op].operands;
-    if (!L->fixed[in->op])
-        L->fixed[in->op] = (uint8_t)(gsvm_patho_op_shape(in->op).fixed_size - 2 + 1);
-    if (gsvm_reader_left(&L->r) >= (size_t)(L->fixed[in->op] - 1)) {
+    if (left >= (size_t)gsvm_patho_shapes[in->op].fixed_size) { /* opcode included */
         /* fast path: the fixed operands are all there, read them in place
          * (lists, whose length is known only now, are read checked below) */
         const uint8_t *d = L->r.data + L->r.pos;
@@ -420,14 +423,19 @@ static unsigned bad_references(const gsvm_patho_program *p)
         bad++;
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
-        const char *ops = gsvm_patho_ops[in->op].operands;
-        for (unsigned k = 0; ops[k]; k++) {
-            if (ops[k] == 'j' && in->a[k] >= p->ninsns)
-                bad++;
-            else if (ops[k] == 'k' && in->a[k] >= p->ntasks)
-                bad++;
-            else if ((ops[k] == 's' || ops[k] == 'n') && in->a[k] >= p->pool_size)
-                bad++;
+        const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+        /* most instructions have none of these operands: one test each */
+        unsigned any = sh->jump_mask | sh->task_mask | sh->wide_mask | sh->narrow_mask;
+        for (unsigned k = 0; any >> k; k++) {
+            if (!((any >> k) & 1))
+                continue;
+            uint32_t v = in->a[k];
+            if ((sh->jump_mask >> k) & 1)
+                bad += v >= p->ninsns;
+            else if ((sh->task_mask >> k) & 1)
+                bad += v >= p->ntasks;
+            else
+                bad += v >= p->pool_size;
         }
     }
     return bad;
@@ -680,8 +688,6 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
         at += 12 + (uint64_t)p->events[e].nargs;
     p->code_offset = (uint32_t)at;
     at += 4;
-    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT];
-    uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
     for (uint32_t i = 0; i < p->ninsns; i++) {
         gsvm_patho_insn *in = &p->insns[i];
         int code = in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_code_of(in->op, p->layout) : -1;
@@ -690,11 +696,7 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
                                   "instruction %u: no opcode for it in the %s layout", i,
                                   gsvm_patho_layout_name(p->layout));
         in->raw = (uint16_t)code;
-        if (!have[in->op]) {
-            shapes[in->op] = gsvm_patho_op_shape(in->op);
-            have[in->op] = 1;
-        }
-        gsvm_patho_shape shape = shapes[in->op];
+        const gsvm_patho_shape shape = gsvm_patho_shapes[in->op];
         uint64_t size = shape.fixed_size;
         if (shape.list_at >= 0) {
             char c = gsvm_patho_ops[in->op].operands[shape.list_at];

@@ -13,31 +13,56 @@ const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT] = {
 #undef OP
 };
 
-/* The flag layout is derived from the operand letters, so the table stays a
- * pure expansion of isa.def. */
+/* The shapes are derived from the operand letters, so the table stays a
+ * pure expansion of isa.def; the compiler folds the letters of each string
+ * literal (an operand string has at most GSVM_PATHO_MAX_OPERANDS letters,
+ * checked below), and nothing is computed at run time. */
+#define LETTER(s, i) ((i) < sizeof(s) - 1 ? (s)[(i) < sizeof(s) ? (i) : 0] : 0)
+#define EACH(s, F) F(LETTER(s, 0)), F(LETTER(s, 1)), F(LETTER(s, 2)), F(LETTER(s, 3)), F(LETTER(s, 4))
+#define SUM5(a, b, c, d, e) ((a) + (b) + (c) + (d) + (e))
+#define CALL(M, ...) M(__VA_ARGS__) /* expands EACH before M sees its commas */
+#define SUM(s, F) CALL(SUM5, EACH(s, F))
+#define FIRST5(a, b, c, d, e) ((a) ? 0 : (b) ? 1 : (c) ? 2 : (d) ? 3 : (e) ? 4 : -1)
+#define FIRST(s, F) CALL(FIRST5, EACH(s, F))
+#define MASK5(a, b, c, d, e) ((a) | (b) << 1 | (c) << 2 | (d) << 3 | (e) << 4)
+#define MASK(s, F) CALL(MASK5, EACH(s, F))
+#define SIZE_OF(c)                                                                              \
+    ((c) == 0 ? 0                                                                               \
+     : ((c) == 'b' || (c) == 'x' || (c) == 'T' || (c) == 'f' || (c) == 'Q' || (c) == 'G') ? 1  \
+     : (c) == 'h' ? 2 : (c) == 'P' ? 3 : 4)
+#define IS_M(c) ((c) == 'm')
+#define IS_F(c) ((c) == 'f')
+#define IS_LIST(c) ((c) == 'F' || (c) == 'R' || (c) == 'L')
+#define IS_S(c) ((c) == 's')
+#define IS_N(c) ((c) == 'n')
+#define IS_J(c) ((c) == 'j')
+#define IS_K(c) ((c) == 'k')
+#define SHAPE(ops)                                                                              \
+    {(uint8_t)SUM(ops, IS_M), (uint8_t)(FIRST(ops, IS_F) >= 0 ? 0xFFu >> SUM(ops, IS_M) : 0), \
+     (int8_t)FIRST(ops, IS_F), (int8_t)FIRST(ops, IS_LIST), (uint8_t)(2 + SUM(ops, SIZE_OF)),  \
+     (uint8_t)MASK(ops, IS_S), (uint8_t)MASK(ops, IS_N), (uint8_t)MASK(ops, IS_J),             \
+     (uint8_t)MASK(ops, IS_K)},
+
+const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
+#define OP(name, alpha, hd, operands, cls, meaning) SHAPE(operands)
+#include "patho/isa.def"
+#undef OP
+};
+
+/* every operand string fits the 5 letters SHAPE looks at */
+#define OP(name, alpha, hd, operands, cls, meaning)                                      \
+    _Static_assert(sizeof(operands) - 1 <= GSVM_PATHO_MAX_OPERANDS && GSVM_PATHO_MAX_OPERANDS == 5, \
+                   #name ": too many operand letters for SHAPE");
+#include "patho/isa.def"
+#undef OP
+
 gsvm_patho_shape gsvm_patho_op_shape(unsigned op)
 {
-    gsvm_patho_shape o = {0, 0, -1, -1, 2};
-    if (op >= GSVM_PATHO_OP_COUNT)
-        return o;
-    /* encoded bytes per operand letter (0 = 4, the common u32), a table
-     * lookup since loader, lister and assembler ask for every opcode */
-    static const uint8_t size_of[128] = {['b'] = 1, ['x'] = 1, ['T'] = 1, ['f'] = 1, ['Q'] = 1,
-                                         ['G'] = 1, ['h'] = 2, ['P'] = 3};
-    const char *ops = gsvm_patho_ops[op].operands;
-    for (unsigned i = 0; ops[i]; i++) {
-        char c = ops[i];
-        unsigned sz = size_of[(uint8_t)c & 127];
-        o.fixed_size = (uint8_t)(o.fixed_size + (sz ? sz : 4));
-        if (c == 'm')
-            o.nmodes++;
-        else if (c == 'f')
-            o.flag_at = (int8_t)i;
-        else if (c == 'F' || c == 'R' || c == 'L')
-            o.list_at = (int8_t)i;
+    if (op >= GSVM_PATHO_OP_COUNT) {
+        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0};
+        return none;
     }
-    o.popmask = o.flag_at >= 0 ? (uint8_t)(0xFFu >> o.nmodes) : 0;
-    return o;
+    return gsvm_patho_shapes[op];
 }
 
 unsigned gsvm_patho_op_count(void) { return GSVM_PATHO_OP_COUNT; }

@@ -52,7 +52,14 @@ typedef struct gsvm_patho_shape {
     int8_t flag_at;  /* index of the 'f' operand, -1 if none */
     int8_t list_at;  /* index of the F/R/L operand, -1 if none */
     uint8_t fixed_size; /* encoded bytes of the fixed part, opcode included */
+    /* bit k set when operand k is: a wide pool string ('s'), an 8-bit one
+     * ('n'), a jump target ('j'), a task id ('k'); the whole-program scans
+     * (labels, pool references, layout detection) visit only these */
+    uint8_t wide_mask, narrow_mask, jump_mask, task_mask;
 } gsvm_patho_shape;
+
+/* Per op, computed by the compiler from isa.def's operand letters. */
+extern const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT];
 
 gsvm_patho_shape gsvm_patho_op_shape(unsigned op);
 

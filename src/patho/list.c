@@ -23,8 +23,6 @@ typedef struct lister {
     gsvm_buf *b;
     uint8_t *is_label; /* per instruction: a target of something */
     uint8_t *pool_ref; /* per pool byte: 1 wide ref, 2 narrow ref */
-    gsvm_patho_shape *shapes; /* per op when have[op], or NULL (computed on the spot) */
-    uint8_t *have;
     const uint8_t *ambiguous; /* per import, or NULL (checked on the spot) */
     bool comments;            /* the comment columns (not with GSVM_PATHO_LIST_COMPACT) */
 } lister;
@@ -100,16 +98,7 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
     const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
-    gsvm_patho_shape shape;
-    if (!L->shapes) {
-        shape = gsvm_patho_op_shape(in->op);
-    } else {
-        if (!L->have[in->op]) {
-            L->shapes[in->op] = gsvm_patho_op_shape(in->op);
-            L->have[in->op] = 1;
-        }
-        shape = L->shapes[in->op];
-    }
+    const gsvm_patho_shape shape = gsvm_patho_shapes[in->op];
     const char *ops = info->operands;
     uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
     pb_put(b, info->name, info->name_len);
@@ -178,7 +167,7 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
 
 void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, gsvm_buf *b)
 {
-    lister L = {p, b, NULL, NULL, NULL, NULL, NULL, false};
+    lister L = {p, b, NULL, NULL, NULL, false};
     put_insn(&L, in);
 }
 
@@ -196,12 +185,10 @@ static void mark(lister *L)
             L->is_label[p->events[e].op] = 1;
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
-        const char *ops = gsvm_patho_ops[in->op].operands;
-        for (unsigned k = 0; ops[k]; k++) {
-            uint32_t v = in->a[k];
-            if (ops[k] == 'j' && v < p->ninsns)
-                L->is_label[v] = 1;
-        }
+        unsigned jumps = gsvm_patho_shapes[in->op].jump_mask;
+        for (unsigned k = 0; jumps >> k; k++)
+            if (((jumps >> k) & 1) && in->a[k] < p->ninsns)
+                L->is_label[in->a[k]] = 1;
     }
     patho_pool_refs(p, L->pool_ref);
 }
@@ -210,10 +197,11 @@ void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs)
 {
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
-        const char *ops = gsvm_patho_ops[in->op].operands;
-        for (unsigned k = 0; ops[k]; k++)
-            if ((ops[k] == 's' || ops[k] == 'n') && in->a[k] < p->pool_size)
-                refs[in->a[k]] |= ops[k] == 's' ? 1 : 2;
+        const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+        unsigned strs = sh->wide_mask | sh->narrow_mask;
+        for (unsigned k = 0; strs >> k; k++)
+            if (((strs >> k) & 1) && in->a[k] < p->pool_size)
+                refs[in->a[k]] |= ((sh->wide_mask >> k) & 1) ? 1 : 2;
     }
 }
 
@@ -273,11 +261,8 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     gsvm_error_clear(err);
     *text = NULL;
     *len = 0;
-    gsvm_patho_shape shapes[GSVM_PATHO_OP_COUNT];
-    uint8_t have[GSVM_PATHO_OP_COUNT] = {0};
     uint8_t *ambiguous = patho_import_ambiguous(p);
-    lister L = {p,      NULL,      calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1),
-                shapes, have,      ambiguous,                comments};
+    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), ambiguous, comments};
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;

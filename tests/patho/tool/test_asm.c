@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "gsvm/patho.h"
+#include "patho/isa.h"
 #include "patho/text.h"
 #include "test.h"
 
@@ -431,8 +432,44 @@ static void test_floats(void)
     CHECK_INT(bad, 0);
 }
 
+/* The compile-time shape table (isa.c) agrees with the operand letters
+ * read at run time. */
+static void test_shapes(void)
+{
+    for (unsigned op = 0; op < gsvm_patho_op_count(); op++) {
+        const char *ops = gsvm_patho_op_operands(op);
+        unsigned nmodes = 0, size = 2, wide = 0, narrow = 0, jump = 0, task = 0;
+        int flag_at = -1, list_at = -1;
+        for (unsigned k = 0; ops[k]; k++) {
+            char c = ops[k];
+            size += (unsigned)gsvm_patho_operand_size(c);
+            nmodes += c == 'm';
+            if (c == 'f' && flag_at < 0)
+                flag_at = (int)k;
+            if ((c == 'F' || c == 'R' || c == 'L') && list_at < 0)
+                list_at = (int)k;
+            wide |= (unsigned)(c == 's') << k;
+            narrow |= (unsigned)(c == 'n') << k;
+            jump |= (unsigned)(c == 'j') << k;
+            task |= (unsigned)(c == 'k') << k;
+        }
+        gsvm_patho_shape sh = gsvm_patho_op_shape(op);
+        CHECK_INT(sh.nmodes, nmodes);
+        CHECK_INT(sh.popmask, flag_at >= 0 ? 0xFFu >> nmodes : 0u);
+        CHECK_INT(sh.flag_at, flag_at);
+        CHECK_INT(sh.list_at, list_at);
+        CHECK_INT(sh.fixed_size, size);
+        CHECK_INT(sh.wide_mask, wide);
+        CHECK_INT(sh.narrow_mask, narrow);
+        CHECK_INT(sh.jump_mask, jump);
+        CHECK_INT(sh.task_mask, task);
+    }
+    CHECK_INT(gsvm_patho_op_shape(gsvm_patho_op_count()).fixed_size, 2);
+}
+
 int main(void)
 {
+    test_shapes();
     test_floats();
     test_features();
     test_corners();
