@@ -946,7 +946,12 @@ static int find_op(asmb *A, const char *s, size_t n)
         if (!v)
             return -1;
         const gsvm_patho_opinfo *o = &gsvm_patho_ops[v - 1];
-        if (o->name_len == n && memcmp(o->name, s, n) == 0)
+        if (o->name_len != n)
+            continue;
+        size_t k = 0; /* names are short: compared here, not through a call */
+        while (k < n && o->name[k] == s[k])
+            k++;
+        if (k == n)
             return (int)(v - 1);
     }
 }

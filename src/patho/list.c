@@ -29,6 +29,40 @@ typedef struct lister {
 
 static void pad_to(gsvm_buf *b, size_t line_start, size_t col) { patho_pad(b, line_start, col); }
 
+/* The comment columns of a code line, "; INDEX @0xOFFSET" at COMMENT_COL:
+ * one room check and direct stores, as every code line has them. */
+static void put_code_comment(gsvm_buf *b, size_t line_start, uint32_t index, uint32_t offset)
+{
+    size_t used = b->len - line_start, n = used < COMMENT_COL ? COMMENT_COL - used : 1;
+    if (index > 0xFFFF || offset > 0xFFFF || !(b->len + n + 8 + 14 <= b->cap || gsvm_buf_reserve(b, n + 8 + 14))) {
+        /* wider than 4 digits (or no memory: the calls below see it) */
+        patho_pad(b, line_start, COMMENT_COL);
+        pb_put(b, "; ", 2);
+        patho_put_hex(b, index, 4);
+        pb_put(b, " @0x", 4);
+        patho_put_hex(b, offset, 4);
+        return;
+    }
+    static const char hex[] = "0123456789abcdef";
+    uint8_t *w = b->data + b->len;
+    const uint64_t spaces = 0x2020202020202020ull;
+    for (size_t i = 0; i < n; i += 8)
+        memcpy(w + i, &spaces, 8); /* may run past n: the room is there */
+    w += n;
+    w[0] = ';';
+    w[1] = ' ';
+    w[2] = (uint8_t)hex[index >> 12];
+    w[3] = (uint8_t)hex[(index >> 8) & 15];
+    w[4] = (uint8_t)hex[(index >> 4) & 15];
+    w[5] = (uint8_t)hex[index & 15];
+    memcpy(w + 6, " @0x", 4);
+    w[10] = (uint8_t)hex[offset >> 12];
+    w[11] = (uint8_t)hex[(offset >> 8) & 15];
+    w[12] = (uint8_t)hex[(offset >> 4) & 15];
+    w[13] = (uint8_t)hex[offset & 15];
+    b->len += n + 14;
+}
+
 static void put_target(lister *L, uint32_t t)
 {
     if (t < L->p->ninsns) {
@@ -373,11 +407,7 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
             pb_putc(b, '\n');
             continue;
         }
-        pad_to(b, line, COMMENT_COL);
-        pb_put(b, "; ", 2);
-        patho_put_hex(b, i, 4);
-        pb_put(b, " @0x", 4);
-        patho_put_hex(b, in->offset, 4);
+        put_code_comment(b, line, i, in->offset);
         if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks) {
             pb_puts(b, "  task vars ");
             patho_put_u(b, p->tasks[in->a[0]].nvars);
