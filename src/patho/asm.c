@@ -70,8 +70,28 @@ static inline unsigned low_zero_bytes(uint64_t x)
 #endif
 }
 
-static bool is_ident_start(char c) { return char_class[(uint8_t)c] & CC_IDSTART; }
 static bool is_ident(char c) { return char_class[(uint8_t)c] & CC_IDENT; }
+
+/* What a character starts, for the tokenizer's single dispatch per step
+ * (0, the default, is one punctuation character). */
+enum { ST_PUNCT, ST_SPACE, ST_BLANK, ST_COMMENT, ST_NUL, ST_QUOTE, ST_DIGIT, ST_SIGN, ST_IDENT };
+static const uint8_t start_kind[256] = {
+    [' '] = ST_SPACE, ['\t'] = ST_BLANK, ['\r'] = ST_BLANK, [';'] = ST_COMMENT, [0] = ST_NUL,
+    ['"'] = ST_QUOTE, ['0'] = ST_DIGIT, ['1'] = ST_DIGIT, ['2'] = ST_DIGIT, ['3'] = ST_DIGIT,
+    ['4'] = ST_DIGIT, ['5'] = ST_DIGIT, ['6'] = ST_DIGIT, ['7'] = ST_DIGIT, ['8'] = ST_DIGIT,
+    ['9'] = ST_DIGIT, ['-'] = ST_SIGN, ['+'] = ST_SIGN, ['.'] = ST_IDENT, ['_'] = ST_IDENT,
+    ['A'] = ST_IDENT, ['B'] = ST_IDENT, ['C'] = ST_IDENT, ['D'] = ST_IDENT, ['E'] = ST_IDENT,
+    ['F'] = ST_IDENT, ['G'] = ST_IDENT, ['H'] = ST_IDENT, ['I'] = ST_IDENT, ['J'] = ST_IDENT,
+    ['K'] = ST_IDENT, ['L'] = ST_IDENT, ['M'] = ST_IDENT, ['N'] = ST_IDENT, ['O'] = ST_IDENT,
+    ['P'] = ST_IDENT, ['Q'] = ST_IDENT, ['R'] = ST_IDENT, ['S'] = ST_IDENT, ['T'] = ST_IDENT,
+    ['U'] = ST_IDENT, ['V'] = ST_IDENT, ['W'] = ST_IDENT, ['X'] = ST_IDENT, ['Y'] = ST_IDENT,
+    ['Z'] = ST_IDENT, ['a'] = ST_IDENT, ['b'] = ST_IDENT, ['c'] = ST_IDENT, ['d'] = ST_IDENT,
+    ['e'] = ST_IDENT, ['f'] = ST_IDENT, ['g'] = ST_IDENT, ['h'] = ST_IDENT, ['i'] = ST_IDENT,
+    ['j'] = ST_IDENT, ['k'] = ST_IDENT, ['l'] = ST_IDENT, ['m'] = ST_IDENT, ['n'] = ST_IDENT,
+    ['o'] = ST_IDENT, ['p'] = ST_IDENT, ['q'] = ST_IDENT, ['r'] = ST_IDENT, ['s'] = ST_IDENT,
+    ['t'] = ST_IDENT, ['u'] = ST_IDENT, ['v'] = ST_IDENT, ['w'] = ST_IDENT, ['x'] = ST_IDENT,
+    ['y'] = ST_IDENT, ['z'] = ST_IDENT,
+};
 
 /* Splits one line into tokens; false (with *bad_col) on an unterminated
  * string or too many tokens. */
@@ -80,9 +100,13 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
 {
     const char *line = s;
     out->n = 0;
+    /* a line of N bytes has at most N tokens: when the array holds that
+     * many (almost always), no per-token room check is needed */
+    bool roomy = (size_t)(end - s) < (size_t)out->cap - 1;
     while (s < end) {
         char c = *s;
-        if (c == ' ') {
+        unsigned kind = start_kind[(uint8_t)c];
+        if (kind == ST_SPACE) {
             /* Listings pad to a comment column: count the leading spaces of
              * 8 bytes at once (the lowest byte that is not a space ends the
              * run), so a run costs one step per 8 columns, not per column. */
@@ -100,18 +124,18 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
                 s++;
             continue;
         }
-        if (char_class[(uint8_t)c] & CC_SPACE) {
+        if (kind == ST_BLANK) {
             s++;
             continue;
         }
-        if (c == ';')
+        if (kind == ST_COMMENT)
             break;
-        if (c == 0) {
+        if (kind == ST_NUL) {
             *bad_col = (long)(s - line) + 1;
             *why = "NUL byte in the listing";
             return false;
         }
-        if (out->n >= out->cap - 1) {
+        if (!roomy && out->n >= out->cap - 1) {
             token *n = out->cap < MAX_TOKENS ? realloc(out->t, (size_t)out->cap * 2 * sizeof *n) : NULL;
             if (!n) {
                 *bad_col = (long)(s - line) + 1;
@@ -124,25 +148,13 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
         token *t = &out->t[out->n++];
         t->s = s;
         t->col = (uint32_t)(s - line + 1);
-        if (c == '"') {
-            const char *q = s + 1;
-            while (q < end && *q != '"') {
-                if (*q == '\\' && q + 1 < end)
-                    q++;
+        const char *q = s + 1;
+        if (kind == ST_IDENT) {
+            while (q < end && is_ident(*q))
                 q++;
-            }
-            if (q >= end) {
-                *bad_col = t->col;
-                *why = "unterminated string";
-                return false;
-            }
-            t->kind = TK_STR;
-            t->n = (uint32_t)(q + 1 - s);
-            s = q + 1;
-        } else if ((c >= '0' && c <= '9') ||
-                   ((c == '-' || c == '+') && s + 1 < end &&
-                    ((s[1] >= '0' && s[1] <= '9') || s[1] == '.'))) {
-            const char *q = s + 1;
+            t->kind = TK_IDENT;
+        } else if (kind == ST_DIGIT ||
+                   (kind == ST_SIGN && q < end && ((*q >= '0' && *q <= '9') || *q == '.'))) {
             bool hex = c == '0' && q < end && (*q == 'x' || *q == 'X');
             while (q < end) {
                 char d = *q;
@@ -153,20 +165,24 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
                     break;
             }
             t->kind = TK_NUM;
-            t->n = (uint32_t)(q - s);
-            s = q;
-        } else if (is_ident_start(c)) {
-            const char *q = s + 1;
-            while (q < end && is_ident(*q))
+        } else if (kind == ST_QUOTE) {
+            while (q < end && *q != '"') {
+                if (*q == '\\' && q + 1 < end)
+                    q++;
                 q++;
-            t->kind = TK_IDENT;
-            t->n = (uint32_t)(q - s);
-            s = q;
+            }
+            if (q >= end) {
+                *bad_col = t->col;
+                *why = "unterminated string";
+                return false;
+            }
+            q++;
+            t->kind = TK_STR;
         } else {
             t->kind = TK_PUNCT;
-            t->n = 1;
-            s++;
         }
+        t->n = (uint32_t)(q - s);
+        s = q;
     }
     out->t[out->n].kind = TK_END;
     out->t[out->n].s = s;

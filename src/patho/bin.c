@@ -325,7 +325,7 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     int8_t opmap[256];
     memset(opmap, -1, sizeof opmap);
     for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
-        int c = gsvm_patho_op_code(op, layout);
+        int c = gsvm_patho_code_of(op, layout);
         if (c >= 0)
             opmap[c] = (int8_t)op;
     }
