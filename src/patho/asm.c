@@ -991,12 +991,16 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
     const char *ops = gsvm_patho_ops[op].operands;
     const gsvm_patho_shape shape = gsvm_patho_shapes[op];
 
-    /* split into groups */
-    group groups[GSVM_PATHO_MAX_OPERANDS + 8];
+    /* split into groups: their starts and ends in two arrays, not an
+     * array of {first, end}, since a start and its end are stored at
+     * different times and a compiler reading both at once as one 8-byte
+     * load gets no store forwarding (a stall on every instruction line) */
+    enum { MAX_GROUPS = GSVM_PATHO_MAX_OPERANDS + 8 };
+    int gfirst[MAX_GROUPS], gend_at[MAX_GROUPS];
     int ng = 0;
     int i = 1, depth = 0;
     if (L->t[i].kind != TK_END) {
-        groups[0].first = i;
+        gfirst[0] = i;
         ng = 1;
         for (; L->t[i].kind != TK_END; i++) {
             if (L->t[i].kind != TK_PUNCT)
@@ -1007,27 +1011,28 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
             else if (c == ')')
                 depth--;
             else if (depth == 0 && c == ',') {
-                groups[ng - 1].end = i;
-                if (ng == (int)(sizeof groups / sizeof groups[0]))
+                gend_at[ng - 1] = i;
+                if (ng == MAX_GROUPS)
                     return fail_at(A, L->t[i].col, "too many operands");
-                groups[ng++].first = i + 1;
+                gfirst[ng++] = i + 1;
             }
         }
-        groups[ng - 1].end = i;
+        gend_at[ng - 1] = i;
     }
     /* keywords */
     int64_t kw_pop = 0, kw_mode = -1, kw_pad = 0, kw_bits = 0;
     bool kw_keep = false;
-    group pos[GSVM_PATHO_MAX_OPERANDS + 8];
+    group pos[MAX_GROUPS];
     int npos = 0;
     for (int g = 0; g < ng; g++) {
-        const token *t = &L->t[groups[g].first];
-        if (groups[g].first == groups[g].end)
+        int first = gfirst[g], gend = gend_at[g];
+        const token *t = &L->t[first];
+        if (first == gend)
             return fail_at(A, t->col, "empty operand");
-        if (t->kind == TK_IDENT && tok_is(&L->t[groups[g].first + 1], "=")) {
-            const token *v = &L->t[groups[g].first + 2];
+        if (t->kind == TK_IDENT && tok_is(&L->t[first + 1], "=")) {
+            const token *v = &L->t[first + 2];
             gsvm_status st;
-            if (groups[g].end != groups[g].first + 3)
+            if (gend != first + 3)
                 return fail_at(A, v->col, "expected one value after '='");
             if (tok_is(t, "pop"))
                 st = want_int(A, v, 0, 0xFFFF, &kw_pop, "a pop count");
@@ -1043,11 +1048,13 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
                 return st;
             continue;
         }
-        if (tok_is(t, "keep") && groups[g].end == groups[g].first + 1) {
+        if (tok_is(t, "keep") && gend == first + 1) {
             kw_keep = true;
             continue;
         }
-        pos[npos++] = groups[g];
+        pos[npos].first = first;
+        pos[npos].end = gend;
+        npos++;
     }
 
     /* positional operands in table order */
