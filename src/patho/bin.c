@@ -213,7 +213,23 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     in->raw = code;
     in->op = (uint16_t)opmap[code];
     const char *ops = gsvm_patho_ops[in->op].operands;
-    if (left >= (size_t)gsvm_patho_shapes[in->op].fixed_size) { /* opcode included */
+    const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+    if (sh->list_at < 0 && left >= (size_t)sh->fixed_size + 3) {
+        /* no list, and 3 bytes to spare: each operand read as 4 bytes and
+         * cut to its size, with no switch per letter */
+        static const uint32_t keep[4] = {0xFFu, 0xFFFFu, 0xFFFFFFu, 0xFFFFFFFFu};
+        const uint8_t *d = L->r.data + L->r.pos;
+        for (unsigned k = 0, nops = gsvm_patho_ops[in->op].noperands; k < nops; k++) {
+            unsigned sz = (sh->sizes >> (2 * k)) & 3;
+            in->a[k] = ((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+                        (uint32_t)d[3] << 24) & keep[sz];
+            d += sz + 1;
+        }
+        L->r.pos = (size_t)(d - L->r.data);
+        in->size = (uint32_t)(L->r.pos - in->offset);
+        return true;
+    }
+    if (left >= (size_t)sh->fixed_size) { /* opcode included */
         /* fast path: the fixed operands are all there, read them in place
          * (lists, whose length is known only now, are read checked below) */
         const uint8_t *d = L->r.data + L->r.pos;
@@ -613,6 +629,26 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
                                   "instruction %u: %s has no opcode in the %s layout", i,
                                   in->op < GSVM_PATHO_OP_COUNT ? gsvm_patho_ops[in->op].name : "?",
                                   gsvm_patho_layout_name(p->layout));
+        }
+        const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+        if (sh->list_at < 0 && (b.len + sh->fixed_size + 4u <= b.cap || gsvm_buf_reserve(&b, sh->fixed_size + 4u))) {
+            /* no list: the opcode and each operand as 4 little-endian
+             * bytes, advancing by its real size (the next store overwrites
+             * the rest; 4 bytes of room past the end are reserved) */
+            uint8_t *w = b.data + b.len;
+            w[0] = (uint8_t)code;
+            w[1] = (uint8_t)(code >> 8);
+            w += 2;
+            for (unsigned k = 0, nops = gsvm_patho_ops[in->op].noperands; k < nops; k++) {
+                uint32_t v = in->a[k];
+                w[0] = (uint8_t)v;
+                w[1] = (uint8_t)(v >> 8);
+                w[2] = (uint8_t)(v >> 16);
+                w[3] = (uint8_t)(v >> 24);
+                w += ((sh->sizes >> (2 * k)) & 3) + 1;
+            }
+            b.len = (size_t)(w - b.data);
+            continue;
         }
         w16(&b, (uint16_t)code);
         const char *ops = gsvm_patho_ops[in->op].operands;

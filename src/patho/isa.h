@@ -56,6 +56,9 @@ typedef struct gsvm_patho_shape {
      * ('n'), a jump target ('j'), a task id ('k'); the whole-program scans
      * (labels, pool references, layout detection) visit only these */
     uint8_t wide_mask, narrow_mask, jump_mask, task_mask;
+    /* encoded size - 1 of operand k in bits 2k+1..2k (1-4 bytes), so the
+     * writer and the loader move fixed operands without a switch per letter */
+    uint16_t sizes;
 } gsvm_patho_shape;
 
 /* Per op, computed by the compiler from isa.def's operand letters. */

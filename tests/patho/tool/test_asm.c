@@ -438,11 +438,12 @@ static void test_shapes(void)
 {
     for (unsigned op = 0; op < gsvm_patho_op_count(); op++) {
         const char *ops = gsvm_patho_op_operands(op);
-        unsigned nmodes = 0, size = 2, wide = 0, narrow = 0, jump = 0, task = 0;
+        unsigned nmodes = 0, size = 2, wide = 0, narrow = 0, jump = 0, task = 0, sizes = 0;
         int flag_at = -1, list_at = -1;
         for (unsigned k = 0; ops[k]; k++) {
             char c = ops[k];
             size += (unsigned)gsvm_patho_operand_size(c);
+            sizes |= (unsigned)(gsvm_patho_operand_size(c) - 1) << (2 * k);
             nmodes += c == 'm';
             if (c == 'f' && flag_at < 0)
                 flag_at = (int)k;
@@ -463,6 +464,7 @@ static void test_shapes(void)
         CHECK_INT(sh.narrow_mask, narrow);
         CHECK_INT(sh.jump_mask, jump);
         CHECK_INT(sh.task_mask, task);
+        CHECK_INT(sh.sizes, sizes);
     }
     CHECK_INT(gsvm_patho_op_shape(gsvm_patho_op_count()).fixed_size, 2);
 }
