@@ -911,10 +911,42 @@ static void patch_false(c3 *c, long at, size_t target)
     if (at < 0)
         return;
     fal3_insn *in = &c->p->code[at];
-    if (in->op == F3_JZ || in->op == F3_JNZ || in->op == F3_JZ_AND || (in->op >= F3_JNLT_I && in->op <= F3_JNGE_F))
+    if (in->op == F3_JZ || in->op == F3_JNZ || in->op == F3_JZ_AND || in->op == F3_JNZ_AND ||
+        (in->op >= F3_JNLT_I && in->op <= F3_JNGE_F) || (in->op >= F3_JLT_F && in->op <= F3_JGE_F))
         in->a = (int32_t)target;
     else
         in->c = (int32_t)target;
+}
+
+/* Compiles a condition that jumps to `target` when TRUE (a loop's test at
+ * its bottom): the false-jump of ccond_false, inverted. */
+static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
+{
+    long at = ccond_false(c, e);
+    if (at < 0)
+        return false;
+    fal3_insn *in = &c->p->code[at];
+    switch (in->op) {
+    case F3_JZ: in->op = F3_JNZ; break;
+    case F3_JNLT_I: in->op = F3_JNGE_I; break;
+    case F3_JNLE_I: in->op = F3_JNGT_I; break;
+    case F3_JNGT_I: in->op = F3_JNLE_I; break;
+    case F3_JNGE_I: in->op = F3_JNLT_I; break;
+    case F3_JNEQ_I: in->op = F3_JNNE_I; break;
+    case F3_JNNE_I: in->op = F3_JNEQ_I; break;
+    case F3_JNLT_F: in->op = F3_JLT_F; break; /* NaN: !(l < r) is not l >= r */
+    case F3_JNLE_F: in->op = F3_JLE_F; break;
+    case F3_JNGT_F: in->op = F3_JGT_F; break;
+    case F3_JNGE_F: in->op = F3_JGE_F; break;
+    case F3_JZ_AND: in->op = F3_JNZ_AND; break;
+    case F3_JGE_LI: in->op = F3_JLT_LI; break;
+    case F3_JGT_LI: in->op = F3_JLE_LI; break;
+    case F3_JGE_LL: in->op = F3_JLT_LL; break;
+    case F3_JGT_LL: in->op = F3_JLE_LL; break;
+    default: return fail(c, e->line, e->col, "internal: no inverse for a condition jump");
+    }
+    patch_false(c, at, target);
+    return true;
 }
 
 static long find_label(c3 *c, const char *name, long line, long col, bool define)
@@ -987,37 +1019,38 @@ static bool cstmt(c3 *c, const lsl_stmt *s)
         return true;
     }
     case S_WHILE: {
-        size_t top = c->p->ncode;
+        /* tested at the top once, then at the bottom (one jump per turn) */
         long jf = ccond_false(c, s->expr);
-        if (jf < 0 || !cstmt(c, s->body) || op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
+        size_t top = c->p->ncode;
+        c->barrier = top;
+        if (jf < 0 || !cstmt(c, s->body) || !ccond_true(c, s->expr, top))
             return false;
         patch_false(c, jf, c->p->ncode);
         return true;
     }
     case S_DO: {
         size_t top = c->p->ncode;
+        c->barrier = top;
         if (!cstmt(c, s->body))
             return false;
-        long jf = ccond_false(c, s->expr);
-        if (jf < 0 || op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
-            return false;
-        patch_false(c, jf, c->p->ncode);
-        return true;
+        return ccond_true(c, s->expr, top);
     }
     case S_FOR: {
         for (size_t i = 0; i < s->ninit; i++)
             if (!cexpr_stmt(c, s->init[i]))
                 return false;
-        size_t top = c->p->ncode;
         long jf = -1;
         if (s->expr && (jf = ccond_false(c, s->expr)) < 0)
             return false;
+        size_t top = c->p->ncode;
+        c->barrier = top;
         if (!cstmt(c, s->body))
             return false;
+        c->barrier = c->p->ncode;
         for (size_t i = 0; i < s->nstep; i++)
             if (!cexpr_stmt(c, s->step[i]))
                 return false;
-        if (op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
+        if (s->expr ? !ccond_true(c, s->expr, top) : op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
             return false;
         patch_false(c, jf, c->p->ncode);
         return true;

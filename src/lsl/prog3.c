@@ -333,11 +333,11 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             case F3_STATE: ends = true; break;
             case F3_INC_LOCAL_I: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; break;
             case F3_INC_GLOBAL_I: bad = p->globals[in->a].type != LSL_TYPE_INTEGER; break;
-            case F3_JGE_LI: case F3_JGT_LI: case F3_JLT_LI:
+            case F3_JGE_LI: case F3_JGT_LI: case F3_JLT_LI: case F3_JLE_LI:
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER;
                 target = (size_t)in->c;
                 break;
-            case F3_JGE_LL: case F3_JGT_LL:
+            case F3_JGE_LL: case F3_JGT_LL: case F3_JLT_LL: case F3_JLE_LL:
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER;
                 target = (size_t)in->c;
                 break;
@@ -384,6 +384,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 target = (size_t)in->a;
                 break;
             case F3_JNLT_F: case F3_JNLE_F: case F3_JNGT_F: case F3_JNGE_F:
+            case F3_JLT_F: case F3_JLE_F: case F3_JGT_F: case F3_JGE_F:
                 bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_FLOAT;
                 target = (size_t)in->a;
                 break;
@@ -401,7 +402,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             case F3_ADD_I_S:
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
                 break;
-            case F3_JZ_AND:
+            case F3_JZ_AND: case F3_JNZ_AND:
                 bad = t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
                 target = (size_t)in->a;
                 break;

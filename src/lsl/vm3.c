@@ -1056,6 +1056,16 @@ top:
     CASE(ADD_I_S) fp[pc->a].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp -= 2; NEXT();
     CASE(JZ_AND) sp -= 2; if (!(sp[1].u.i && sp[0].u.i)) { pc = code + pc->a; DISPATCH(); } NEXT();
 
+#define JTRUE(name, field, OPR) CASE(name) { sp -= 2; if (sp[1].u.field OPR sp[0].u.field) { pc = code + pc->a; DISPATCH(); } NEXT(); }
+    JTRUE(JLT_F, f, <)
+    JTRUE(JLE_F, f, <=)
+    JTRUE(JGT_F, f, >)
+    JTRUE(JGE_F, f, >=)
+    CASE(JNZ_AND) sp -= 2; if (sp[1].u.i && sp[0].u.i) { pc = code + pc->a; DISPATCH(); } NEXT();
+    CASE(JLE_LI) if (fp[pc->a].u.i <= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLT_LL) if (fp[pc->a].u.i < fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLE_LL) if (fp[pc->a].u.i <= fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+
 #if !F3_THREADED
         default:
             FAULT("bad opcode");
