@@ -441,6 +441,16 @@ static gsvm_status decode_string(asmb *A, const token *t, bool wide, bool termin
 /* A name: bare identifier or quoted 8-bit string. */
 static gsvm_status parse_name(asmb *A, const token *t, gsvm_patho_name *out)
 {
+    if (t->kind == TK_IDENT && t->n <= 0x7FFF) {
+        /* a bare name (nearly all): its bytes as they are, one exact malloc */
+        out->str = malloc(t->n + 1);
+        if (!out->str)
+            return nomem(A);
+        memcpy(out->str, t->s, t->n);
+        out->str[t->n] = 0;
+        out->len = t->n;
+        return GSVM_OK;
+    }
     gsvm_buf b;
     gsvm_buf_init(&b);
     if (t->kind == TK_IDENT) {
@@ -1449,6 +1459,10 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     /* Listings hold about one instruction per 70 bytes of text: start the
      * array near its final size instead of doubling up to it. */
     gsvm_status st = GSVM_OK;
+    /* the pool and the operand strings together take well under a
+     * sixteenth of a listing's text: room for them up front too */
+    gsvm_buf_reserve(&A.pool, len / 32 < 65536 ? len / 32 : 65536);
+    gsvm_buf_reserve(&A.strbytes, len / 32 < 65536 ? len / 32 : 65536);
     if (!grow(&A, (void **)&p->insns, &A.cap_insns, len / 80 < 65536 ? len / 80 + 1 : 65536,
               sizeof *p->insns))
         st = GSVM_ERR_NOMEM;
