@@ -4,13 +4,21 @@
 # and do the same decode -> listing text -> parse -> encode -> compare work
 # with two small Python references (the community's own tools cannot be
 # vendored):
-#   bench/patho/ref_list.py       table-driven, as fast as plain Python gets
 #   bench/patho/ref_community.py  built like the community's tools: an object
 #                                 and an f-string per instruction, a cascade
-#                                 of regular expressions to assemble
+#                                 of regular expressions to assemble.  The
+#                                 issue's target ("50 times faster than the
+#                                 community's Python tools") is against this.
+#   bench/patho/ref_list.py       table-driven, as fast as plain Python gets
+#                                 (a harder yardstick, printed too)
+# Like for like: every tool reads the same files, writes a full listing,
+# parses it back, encodes and compares the bytes (gsvm also detects each
+# file's layout, which the references take from the path).
 # All are timed in CPU seconds of the whole process (user + sys) so that
-# other load on the machine skews them less, start-up taken out; medians of
-# several runs; the figures are the ratios.
+# other load on the machine skews them less; process start-up (one pass,
+# measured the same way) is taken out.  The three tools run interleaved,
+# RUNS rounds, so a change in the machine's load hits them alike; each
+# figure is the median over the rounds.
 GSVM=${GSVM:-build/release/gsvm}
 SHARED=${GSVM_SHARED_DIR:-$(pwd)/../shared}
 CORPUS=$SHARED/corpus/pathologic/bin
@@ -30,29 +38,37 @@ r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(r.ru_utime + r.ru_stime)' "$@"
 }
 
-# both must round-trip every file before they are timed
+# all must round-trip every file before they are timed
 "$GSVM" patho roundtrip $files | tail -1 | grep -q ': 43 identical, 0 not' ||
     { echo "patho: gsvm roundtrip failed"; "$GSVM" patho roundtrip $files | tail -3; exit 1; }
 python3 bench/patho/ref_list.py $files | grep -q ', 0 differ' || { echo "patho: python reference failed"; exit 1; }
 python3 bench/patho/ref_community.py $files | grep -q ', 0 differ' || { echo "patho: community-style reference failed"; exit 1; }
 
-g=$(for i in $(seq "$RUNS"); do cpu "$GSVM" patho roundtrip --repeat "$GREPEAT" $files || exit 1; done | median)
-p=$(for i in $(seq 3); do cpu python3 bench/patho/ref_list.py --repeat "$PREPEAT" $files || exit 1; done | median)
-# process start-up, measured on one pass, is taken out of both
-g1=$(for i in $(seq "$RUNS"); do cpu "$GSVM" patho roundtrip --repeat 1 $files; done | median)
-p1=$(for i in $(seq 3); do cpu python3 bench/patho/ref_list.py --repeat 1 $files; done | median)
-c=$(for i in $(seq 3); do cpu python3 bench/patho/ref_community.py --repeat "$PREPEAT" $files || exit 1; done | median)
-c1=$(for i in $(seq 3); do cpu python3 bench/patho/ref_community.py --repeat 1 $files; done | median)
-awk -v b="$bytes" -v g="$g" -v p="$p" -v c="$c" -v g1="$g1" -v p1="$p1" -v c1="$c1" -v gr="$GREPEAT" -v pr="$PREPEAT" 'BEGIN {
+# one round: seconds per corpus pass of each tool (start-up taken out)
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+for i in $(seq "$RUNS"); do
+    g=$(cpu "$GSVM" patho roundtrip --repeat "$GREPEAT" $files) || exit 1
+    g1=$(cpu "$GSVM" patho roundtrip --repeat 1 $files) || exit 1
+    c=$(cpu python3 bench/patho/ref_community.py --repeat "$PREPEAT" $files) || exit 1
+    c1=$(cpu python3 bench/patho/ref_community.py --repeat 1 $files) || exit 1
+    p=$(cpu python3 bench/patho/ref_list.py --repeat "$PREPEAT" $files) || exit 1
+    p1=$(cpu python3 bench/patho/ref_list.py --repeat 1 $files) || exit 1
+    # (total - one pass) / (passes - 1); if noise makes that <= 0, total / passes
+    awk -v t="$g" -v t1="$g1" -v n="$GREPEAT" 'BEGIN { s = (t - t1) / (n - 1); print (s > 0 ? s : t / n) }' >>"$tmp/g"
+    awk -v t="$c" -v t1="$c1" -v n="$PREPEAT" 'BEGIN { s = (t - t1) / (n - 1); print (s > 0 ? s : t / n) }' >>"$tmp/c"
+    awk -v t="$p" -v t1="$p1" -v n="$PREPEAT" 'BEGIN { s = (t - t1) / (n - 1); print (s > 0 ? s : t / n) }' >>"$tmp/p"
+done
+gs=$(median <"$tmp/g")
+cs=$(median <"$tmp/c")
+ps=$(median <"$tmp/p")
+awk -v b="$bytes" -v gs="$gs" -v cs="$cs" -v ps="$ps" -v runs="$RUNS" -v gr="$GREPEAT" -v pr="$PREPEAT" 'BEGIN {
     mb = b / 1e6
-    gs = (g - g1) / (gr - 1); ps = (p - p1) / (pr - 1); cs = (c - c1) / (pr - 1)   # seconds per pass
-    if (gs <= 0) gs = g / gr
-    if (ps <= 0) ps = p / pr
-    if (cs <= 0) cs = c / pr
     printf "corpus: 43 files, %.3f MB; one pass = load + list + assemble + save + compare\n", mb
-    printf "gsvm patho roundtrip:          %6.2f ms per pass = %5.1f MB/s  (CPU, median, %d passes a run)\n", gs * 1e3, mb / gs, gr
-    printf "python, table-driven:          %6.2f ms per pass = %5.2f MB/s  (CPU, median, %d passes a run)\n", ps * 1e3, mb / ps, pr
-    printf "python, community-tool style:  %6.2f ms per pass = %5.2f MB/s  (CPU, median, %d passes a run)\n", cs * 1e3, mb / cs, pr
-    printf "ratio vs table-driven python:  %.1fx (target >= 50x: %s)\n", ps / gs, (ps / gs >= 50) ? "met" : "NOT met"
-    printf "ratio vs community-style:      %.1fx (target >= 50x: %s)\n", cs / gs, (cs / gs >= 50) ? "met" : "NOT met"
+    printf "(CPU time per pass, median of %d interleaved rounds; gsvm %d passes a round, python %d)\n", runs, gr, pr
+    printf "gsvm patho roundtrip:          %6.2f ms per pass = %6.2f MB/s\n", gs * 1e3, mb / gs
+    printf "python, community-tool style:  %6.2f ms per pass = %6.2f MB/s\n", cs * 1e3, mb / cs
+    printf "python, table-driven:          %6.2f ms per pass = %6.2f MB/s\n", ps * 1e3, mb / ps
+    printf "ratio vs community-style python (the target): %.1fx (target >= 50x: %s)\n", cs / gs, (cs / gs >= 50) ? "met" : "NOT met"
+    printf "ratio vs table-driven python:                  %.1fx\n", ps / gs
 }'
