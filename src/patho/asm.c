@@ -1282,6 +1282,353 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
     return GSVM_OK;
 }
 
+/* ---- the fast lane for instruction lines -------------------------------- */
+
+/* Nearly every line of a listing is an instruction written exactly as the
+ * lister prints it ("Add s2, t1, pop=1", "Func Trace(s1)").  fast_insn
+ * parses such a line straight from its characters, without the token
+ * array and the operand groups the general path builds.  It accepts only
+ * that canonical form (single spaces, ", " between operands, decimal
+ * numbers, "pop=N" where the lister puts it); on anything else — another
+ * spelling, an error, an op with mode/pad/keep/bits bytes — it undoes what
+ * it appended and returns false, and the line goes through tokenize() and
+ * instruction(), which accept every spelling and report errors.  So the
+ * result is the same either way; the fast lane only saves time. */
+
+typedef struct fast_state {
+    const char *q, *end, *line;
+} fast_state;
+
+/* After a value: the next operand, the end of an argument list, a comment,
+ * blanks, or the line end (what the caller expects next is its business). */
+static bool fast_delim(const fast_state *F)
+{
+    return F->q >= F->end || *F->q == ',' || *F->q == ' ' || *F->q == ')' || *F->q == ';' ||
+           *F->q == '\t' || *F->q == '\r';
+}
+
+/* Unsigned decimal, 1 to 10 digits, followed by a delimiter. */
+static bool fast_uint(fast_state *F, uint64_t *out)
+{
+    const char *q = F->q;
+    uint64_t v = 0;
+    int n = 0;
+    while (q < F->end && (unsigned)(*q - '0') <= 9 && n < 11) {
+        v = v * 10 + (unsigned)(*q - '0');
+        q++;
+        n++;
+    }
+    if (n == 0 || n > 10)
+        return false;
+    F->q = q;
+    *out = v;
+    return fast_delim(F);
+}
+
+/* Optionally signed decimal within [lo, hi]. */
+static bool fast_int(fast_state *F, int64_t lo, int64_t hi, int64_t *out)
+{
+    bool neg = F->q < F->end && *F->q == '-';
+    if (neg)
+        F->q++;
+    uint64_t v;
+    if (!fast_uint(F, &v))
+        return false;
+    int64_t r = neg ? -(int64_t)v : (int64_t)v;
+    if (r < lo || r > hi)
+        return false;
+    *out = r;
+    return true;
+}
+
+/* sN or tN, as parse_var reads them for letter `want` (v, t or m). */
+static bool fast_var(fast_state *F, char want, uint32_t *var, unsigned *mode)
+{
+    if (F->q >= F->end || (*F->q != 's' && *F->q != 't'))
+        return false;
+    unsigned m = *F->q == 't';
+    if ((want == 'v' && m) || (want == 't' && !m))
+        return false;
+    F->q++;
+    uint64_t v;
+    if (!fast_uint(F, &v) || v > UINT32_MAX)
+        return false;
+    *var = (uint32_t)v;
+    *mode = m;
+    return true;
+}
+
+/* The literal s (a few bytes: compared here, not through a call). */
+static bool fast_lit(fast_state *F, const char *s, size_t n)
+{
+    if ((size_t)(F->end - F->q) < n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (F->q[i] != s[i])
+            return false;
+    F->q += n;
+    return true;
+}
+
+/* "(sN, tN, ...)" into p->args, as parse_args. */
+static bool fast_args(asmb *A, fast_state *F, gsvm_patho_insn *in)
+{
+    gsvm_patho_program *p = A->p;
+    if (!fast_lit(F, "(", 1))
+        return false;
+    in->list = p->nargs;
+    in->list_len = 0;
+    if (fast_lit(F, ")", 1))
+        return true;
+    for (;;) {
+        uint32_t var;
+        unsigned mode;
+        if (!fast_var(F, 'm', &var, &mode) ||
+            !grow(A, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args))
+            return false;
+        p->args[p->nargs].var = var;
+        p->args[p->nargs].mode = (uint8_t)mode;
+        p->nargs++;
+        in->list_len++;
+        if (fast_lit(F, ")", 1))
+            return true;
+        if (!fast_lit(F, ", ", 2))
+            return false;
+    }
+}
+
+static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
+{
+    gsvm_patho_program *p = A->p;
+    fast_state F = {s, end, line};
+    while (F.q < end && is_ident(*F.q))
+        F.q++;
+    int op = find_op(A, s, (size_t)(F.q - s));
+    if (op < 0 || gsvm_patho_code_of((unsigned)op, p->layout) < 0)
+        return false;
+    const char *ops = gsvm_patho_ops[op].operands;
+    if (gsvm_patho_shapes[op].extras) /* mode, pad, keep and bits bytes: the general path */
+        return false;
+    if (!grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
+        return false;
+    uint32_t idx = p->ninsns;
+    gsvm_patho_insn *in = &p->insns[idx];
+    memset(in, 0, sizeof *in);
+    in->op = (uint16_t)op;
+    const gsvm_patho_shape shape = gsvm_patho_shapes[op];
+    /* what may be appended, to undo on the way out */
+    uint32_t nargs0 = p->nargs, nvtypes0 = p->nvtypes, nstrs0 = A->nstrs, nfixups0 = A->nfixups;
+    size_t strbytes0 = A->strbytes.len;
+    unsigned mi = 0;
+    uint32_t flag_modes = 0;
+    for (unsigned k = 0; ops[k]; k++) {
+        char c = ops[k];
+        if (!fast_lit(&F, k ? ", " : " ", k ? 2 : 1))
+            goto undo;
+        int64_t v = 0;
+        uint64_t u = 0;
+        switch (c) {
+        case 'v': case 't': case 'm': {
+            uint32_t var;
+            unsigned mode;
+            if (!fast_var(&F, c, &var, &mode))
+                goto undo;
+            if (c == 'm' && mode)
+                flag_modes |= gsvm_patho_mode_bit(mi);
+            mi += c == 'm';
+            v = var;
+            break;
+        }
+        case 'f': case 'h':
+            if (!fast_lit(&F, "pop=", 4) || !fast_uint(&F, &u) || u > 0xFFFF ||
+                (c == 'f' && u > shape.popmask))
+                goto undo;
+            v = c == 'f' ? (int64_t)(flag_modes | (uint32_t)u) : (int64_t)u;
+            break;
+        case 'b':
+            if (!fast_int(&F, 0, 255, &v))
+                goto undo;
+            break;
+        case 'i': case 'E':
+            if (!fast_int(&F, INT32_MIN, UINT32_MAX, &v))
+                goto undo;
+            break;
+        case 'x':
+            if (!fast_int(&F, -128, 255, &v))
+                goto undo;
+            break;
+        case 'p': case 'k':
+            if (!fast_int(&F, 0, UINT32_MAX, &v))
+                goto undo;
+            break;
+        case 'g':
+            if (!fast_lit(&F, "g", 1) || !fast_uint(&F, &u) || u > UINT32_MAX)
+                goto undo;
+            v = (int64_t)u;
+            break;
+        case 'j': {
+            const char *t = F.q;
+            if (t < end && (unsigned)(*t - '0') <= 9) {
+                if (!fast_uint(&F, &u) || u > UINT32_MAX)
+                    goto undo;
+                v = (int64_t)u;
+                break;
+            }
+            while (F.q < end && is_ident(*F.q))
+                F.q++;
+            if (F.q == t || !fast_delim(&F) ||
+                !grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups))
+                goto undo;
+            fixup *x = &A->fixups[A->nfixups++];
+            x->kind = FIX_INSN;
+            x->a = idx;
+            x->b = k;
+            x->name = t;
+            x->name_len = (uint32_t)(F.q - t);
+            x->line = A->line;
+            x->col = (long)(t - line) + 1;
+            break; /* 0 until resolved */
+        }
+        case 'r': {
+            /* the characters the tokenizer takes for a number */
+            const char *t = F.q;
+            if (!(t < end && ((unsigned)(*t - '0') <= 9 ||
+                              ((*t == '-' || *t == '+') && t + 1 < end &&
+                               ((unsigned)(t[1] - '0') <= 9 || t[1] == '.')))))
+                goto undo;
+            const char *e = t + 1;
+            while (e < end && (is_ident(*e) || ((*e == '+' || *e == '-') && (e[-1] == 'e' || e[-1] == 'E'))))
+                e++;
+            if (e - t >= 64 || (t[0] == '0' && e - t > 1 && (t[1] == 'x' || t[1] == 'X')))
+                goto undo;
+            bool ok;
+            float f = patho_parse_float(t, (size_t)(e - t), &ok);
+            F.q = e;
+            if (!ok || !fast_delim(&F))
+                goto undo;
+            v = gsvm_patho_f32_bits(f);
+            break;
+        }
+        case 's': case 'n': {
+            if (!fast_lit(&F, "@0x", 3))
+                goto undo;
+            int digits = 0;
+            while (F.q < end && digits < 9) {
+                unsigned d = (unsigned)(*F.q - '0');
+                if (d > 9) {
+                    unsigned l = (unsigned)(*F.q | 0x20) - 'a';
+                    if (l >= 6)
+                        break;
+                    d = l + 10;
+                }
+                u = u * 16 + d;
+                digits++;
+                F.q++;
+            }
+            if (digits == 0 || digits > 8 || !fast_delim(&F))
+                goto undo;
+            v = (int64_t)u;
+            if (F.q + 1 < end && F.q[0] == ' ' && F.q[1] == '"') {
+                /* the text: a string token as tokenize() finds it */
+                const char *t = F.q + 1, *e = t + 1;
+                while (e < end && *e != '"') {
+                    if (*e == '\\' && e + 1 < end)
+                        e++;
+                    e++;
+                }
+                if (e >= end)
+                    goto undo;
+                token tok = {t, (uint32_t)(e + 1 - t), (uint32_t)(t - line + 1), TK_STR};
+                F.q = e + 1;
+                if (!fast_delim(&F) || add_strref(A, &tok, idx, (int)k, c == 's', true) != GSVM_OK)
+                    goto undo;
+            }
+            break;
+        }
+        case 'F': {
+            const char *name = F.q;
+            if (!(name < end && (char_class[(uint8_t)*name] & CC_IDSTART)))
+                goto undo;
+            while (F.q < end && is_ident(*F.q))
+                F.q++;
+            uint32_t nlen = (uint32_t)(F.q - name);
+            if (!fast_args(A, &F, in) || !fast_delim(&F))
+                goto undo;
+            v = patho_import_find(&A->imports, p, name, nlen, in->list_len);
+            if (v < 0 || v >= p->nimports || p->imports[v].argc != in->list_len ||
+                p->imports[v].name.len != nlen || memcmp(p->imports[v].name.str, name, nlen) != 0)
+                goto undo;
+            break;
+        }
+        case 'R':
+            if (!fast_args(A, &F, in) || !fast_delim(&F))
+                goto undo;
+            v = in->list_len;
+            break;
+        case 'L': {
+            static const char *const names[] = {"bool", "int", "float", "string", "object", "cvector"};
+            static const uint8_t lens[] = {4, 3, 5, 6, 6, 7};
+            if (!fast_lit(&F, "(", 1))
+                goto undo;
+            in->list = p->nvtypes;
+            in->list_len = 0;
+            if (!fast_lit(&F, ")", 1)) {
+                for (;;) {
+                    const char *t = F.q;
+                    while (F.q < end && is_ident(*F.q))
+                        F.q++;
+                    size_t n = (size_t)(F.q - t);
+                    unsigned ty = 0;
+                    for (unsigned tc = 0; tc < 6 && !ty; tc++)
+                        if (n == lens[tc] && memcmp(t, names[tc], n) == 0)
+                            ty = tc + 1;
+                    if (!ty || !grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + 2, 1))
+                        goto undo;
+                    p->vtypes[p->nvtypes++] = (uint8_t)ty;
+                    in->list_len++;
+                    if (fast_lit(&F, ")", 1))
+                        break;
+                    if (!fast_lit(&F, ", ", 2))
+                        goto undo;
+                }
+            }
+            if (!fast_delim(&F))
+                goto undo;
+            v = in->list_len;
+            break;
+        }
+        default:
+            goto undo;
+        }
+        in->a[k] = (uint32_t)v;
+    }
+    /* nothing but blanks before the comment or the line end (the padding
+     * to the comment column skipped 8 bytes at a time, as in tokenize) */
+    while (end - F.q >= 8) {
+        uint64_t eight;
+        memcpy(&eight, F.q, 8);
+        uint64_t diff = eight ^ 0x2020202020202020ull;
+        if (diff) {
+            F.q += low_zero_bytes(diff);
+            break;
+        }
+        F.q += 8;
+    }
+    while (F.q < end && (*F.q == ' ' || *F.q == '\t' || *F.q == '\r'))
+        F.q++;
+    if (F.q < end && *F.q != ';')
+        goto undo;
+    p->ninsns++;
+    return true;
+undo:
+    p->nargs = nargs0;
+    p->nvtypes = nvtypes0;
+    A->nstrs = nstrs0;
+    A->nfixups = nfixups0;
+    A->strbytes.len = strbytes0;
+    return false;
+}
+
 /* ---- resolution ---------------------------------------------------------- */
 
 static gsvm_status resolve(asmb *A)
@@ -1473,6 +1820,17 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
         A.line++;
         long bad_col;
         const char *why;
+        if (A.sec == SEC_CODE) {
+            /* an instruction as the lister writes it takes the fast lane */
+            const char *first = s;
+            while (first < le && *first == ' ')
+                first++;
+            if (first < le && *first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART) &&
+                fast_insn(&A, s, first, le)) {
+                s = nl ? nl + 1 : end;
+                continue;
+            }
+        }
         if (!tokenize(s, le, L, &bad_col, &why))
             st = fail_at(&A, bad_col, "%s", why);
         else

@@ -37,13 +37,14 @@ const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT] = {
 #define IS_N(c) ((c) == 'n')
 #define IS_J(c) ((c) == 'j')
 #define IS_K(c) ((c) == 'k')
+#define IS_EXTRA(c) ((c) == 'a' || (c) == 'T' || (c) == 'P' || (c) == 'Q' || (c) == 'G')
 #define SIZE2(s, k) ((unsigned)(LETTER(s, k) ? SIZE_OF(LETTER(s, k)) - 1 : 0) << (2 * (k)))
 #define SIZES(s) (SIZE2(s, 0) | SIZE2(s, 1) | SIZE2(s, 2) | SIZE2(s, 3) | SIZE2(s, 4))
 #define SHAPE(ops)                                                                              \
     {(uint8_t)SUM(ops, IS_M), (uint8_t)(FIRST(ops, IS_F) >= 0 ? 0xFFu >> SUM(ops, IS_M) : 0), \
      (int8_t)FIRST(ops, IS_F), (int8_t)FIRST(ops, IS_LIST), (uint8_t)(2 + SUM(ops, SIZE_OF)),  \
      (uint8_t)MASK(ops, IS_S), (uint8_t)MASK(ops, IS_N), (uint8_t)MASK(ops, IS_J),             \
-     (uint8_t)MASK(ops, IS_K), (uint16_t)SIZES(ops)},
+     (uint8_t)MASK(ops, IS_K), (uint16_t)SIZES(ops), (uint8_t)SUM(ops, IS_EXTRA)},
 
 const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
 #define OP(name, alpha, hd, operands, cls, meaning) SHAPE(operands)
@@ -61,7 +62,7 @@ const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
 gsvm_patho_shape gsvm_patho_op_shape(unsigned op)
 {
     if (op >= GSVM_PATHO_OP_COUNT) {
-        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0, 0};
+        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0, 0, 0};
         return none;
     }
     return gsvm_patho_shapes[op];

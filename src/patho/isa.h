@@ -59,6 +59,9 @@ typedef struct gsvm_patho_shape {
     /* encoded size - 1 of operand k in bits 2k+1..2k (1-4 bytes), so the
      * writer and the loader move fixed operands without a switch per letter */
     uint16_t sizes;
+    /* how many operands are an 'a' variable or a T/P/Q/G byte (written as
+     * keywords a listing may leave out: the assembler's general path) */
+    uint8_t extras;
 } gsvm_patho_shape;
 
 /* Per op, computed by the compiler from isa.def's operand letters. */
