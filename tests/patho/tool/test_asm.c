@@ -227,6 +227,15 @@ static void test_errors(void)
         {".code\n    PushF nanx\n", 2, 11, "expected a float"},
         {"PushI 1\n", 1, 1, "outside .code"},
         {".code\n    PushV (bool, wat)\n", 2, 18, "expected a type"},
+        /* lines in the lister's own form that the assembler's fast lane
+         * must hand to the general path, which reports them */
+        {".code\n    Pop 1x\n", 2, 9, "unsigned integer"},
+        {".code\n    Pop 1 2\n", 2, 9, "expected an integer"},
+        {".code\nL0:\n    JumpB s1, L0, 256, pop=1\n", 3, 19, "a byte"},
+        {".code\n    Push s4294967296\n", 2, 10, "expected a variable"},
+        {".code\n    PushF 1.5e\n", 2, 11, "expected a float"},
+        {".code\n    PushGE g1, 2\n", 2, 16, "too many operands"},
+        {".import Trace 2\n.code\n    Func Trace(s1)\n", 3, 10, "no import Trace with 1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gsvm_error err;

@@ -46,6 +46,45 @@ static void check_file(const char *path, gsvm_patho_layout want)
         CHECK(tiled && at == b.len);
         gsvm_patho_free(p);
     }
+    /* list -> asm gives the bytes back both through the assembler's fast
+     * lane (lines as the lister writes them) and through its general path
+     * (the same listing with every indented line tab-indented, which the
+     * fast lane leaves alone): the two must agree on every instruction */
+    if (gsvm_patho_load(b.data, b.len, GSVM_PATHO_LAYOUT_AUTO, path, &p, &err) == GSVM_OK) {
+        char *text = NULL;
+        size_t tlen = 0;
+        CHECK_INT(gsvm_patho_list(p, 0, &text, &tlen, &err), GSVM_OK);
+        gsvm_patho_free(p);
+        gsvm_buf tabbed;
+        gsvm_buf_init(&tabbed);
+        for (size_t i = 0; text && i < tlen; i++) {
+            if ((i == 0 || text[i - 1] == '\n') && tlen - i >= 4 && memcmp(text + i, "    ", 4) == 0) {
+                gsvm_buf_putc(&tabbed, '\t');
+                i += 3;
+            } else {
+                gsvm_buf_putc(&tabbed, text[i]);
+            }
+        }
+        const char *forms[2] = {text, (const char *)tabbed.data};
+        size_t lens[2] = {tlen, tabbed.len};
+        for (int f = 0; f < 2 && text; f++) {
+            gsvm_patho_program *q = NULL;
+            st = gsvm_patho_asm(forms[f], lens[f], path, GSVM_PATHO_LAYOUT_AUTO, &q, &err);
+            if (st != GSVM_OK)
+                fprintf(stderr, "%s (%s): %ld:%ld %s\n", path, f ? "tabs" : "as listed", err.line,
+                        err.column, err.message);
+            CHECK_INT(st, GSVM_OK);
+            uint8_t *out = NULL;
+            size_t len = 0;
+            if (q)
+                CHECK_INT(gsvm_patho_save(q, &out, &len, &err), GSVM_OK);
+            CHECK(out && len == b.len && memcmp(out, b.data, len) == 0);
+            free(out);
+            gsvm_patho_free(q);
+        }
+        gsvm_buf_free(&tabbed);
+        free(text);
+    }
     /* forced layout works too */
     st = gsvm_patho_load(b.data, b.len, want, path, &p, &err);
     CHECK_INT(st, GSVM_OK);
