@@ -609,7 +609,118 @@ static bool sort_gt(const lsl_value *x, const lsl_value *y)
  * "greater" (ascending == 1) or when NOT greater (any other value of
  * ascending).  Quadratic and not stable, but that is what scripts observe
  * (e.g. the order of equal keys when sorting descending, and that mixed
- * types are never reordered relative to each other by comparison). */
+ * types are never reordered relative to each other by comparison).
+ * Kept as the fallback for the inputs the fast path below cannot predict. */
+static void sl_sort_exchange(const lsl_value *it, size_t stride, size_t key, size_t groups, int32_t ascending,
+                             size_t *idx)
+{
+    for (size_t i = 0; i + 1 < groups; i++)
+        for (size_t j = i + 1; j < groups; j++) {
+            bool gt = sort_gt(&it[idx[i] * stride + key], &it[idx[j] * stride + key]);
+            if (gt != (ascending != 1)) {
+                size_t t = idx[i];
+                idx[i] = idx[j];
+                idx[j] = t;
+            }
+        }
+}
+
+/* True when "greater" is a strict weak order over these keys: all of one
+ * type that compares (integer, float, string, key, vector) and no NaN. */
+static bool sort_keys_ordered(const lsl_value *it, size_t stride, size_t key, size_t groups)
+{
+    lsl_type t = it[key].type;
+    if (t != LSL_TYPE_INTEGER && t != LSL_TYPE_FLOAT && t != LSL_TYPE_STRING && t != LSL_TYPE_KEY &&
+        t != LSL_TYPE_VECTOR)
+        return false;
+    for (size_t g = 0; g < groups; g++) {
+        const lsl_value *e = &it[g * stride + key];
+        if (e->type != t)
+            return false;
+        if (t == LSL_TYPE_FLOAT && isnan(e->u.f))
+            return false;
+        if (t == LSL_TYPE_VECTOR && (isnan(e->u.v[0]) || isnan(e->u.v[1]) || isnan(e->u.v[2])))
+            return false;
+    }
+    return true;
+}
+
+/* Whether two elements are indistinguishable to a script (floats by bits,
+ * so 0.0 and -0.0 differ). */
+static bool same_value(const lsl_value *x, const lsl_value *y)
+{
+    if (x->type != y->type)
+        return false;
+    switch (x->type) {
+    case LSL_TYPE_INTEGER: return x->u.i == y->u.i;
+    case LSL_TYPE_FLOAT: return memcmp(&x->u.f, &y->u.f, sizeof x->u.f) == 0;
+    case LSL_TYPE_VECTOR: return memcmp(x->u.v, y->u.v, 3 * sizeof x->u.v[0]) == 0;
+    case LSL_TYPE_ROTATION: return memcmp(x->u.v, y->u.v, 4 * sizeof x->u.v[0]) == 0;
+    case LSL_TYPE_STRING:
+    case LSL_TYPE_KEY:
+        return lsl_str_len(x) == lsl_str_len(y) &&
+               memcmp(lsl_str_data(x), lsl_str_data(y), lsl_str_len(x)) == 0;
+    default: return false;
+    }
+}
+
+/* Stable merge sort of group indices: ascending by key when `up`, else
+ * descending by key. */
+static void merge_sort_groups(const lsl_value *it, size_t stride, size_t key, bool up, size_t *idx, size_t *tmp,
+                              size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    merge_sort_groups(it, stride, key, up, idx, tmp, h);
+    merge_sort_groups(it, stride, key, up, idx + h, tmp, n - h);
+    const lsl_value *lk = &it[idx[h - 1] * stride + key], *rk = &it[idx[h] * stride + key];
+    if (up ? !sort_gt(lk, rk) : !sort_gt(rk, lk))
+        return; /* already in order */
+    memcpy(tmp, idx, h * sizeof *idx);
+    size_t i = 0, j = h, o = 0;
+    while (i < h && j < n) {
+        const lsl_value *a = &it[tmp[i] * stride + key], *b = &it[idx[j] * stride + key];
+        /* the right one goes first only when it strictly precedes */
+        if (up ? sort_gt(a, b) : sort_gt(b, a))
+            idx[o++] = idx[j++];
+        else
+            idx[o++] = tmp[i++];
+    }
+    while (i < h)
+        idx[o++] = tmp[i++];
+}
+
+/* The exchange sort's result in O(n log n) where it can be predicted; false
+ * when the caller must run the exchange sort itself.  With a strict weak
+ * order, every pass of the exchange sort moves a least (ascending) or
+ * greatest key to the front, so the keys come out sorted.  Descending, a
+ * pass picks the LAST of the greatest keys, and the result is exactly the
+ * stable descending sort of the reversed list.  Ascending, equal keys come
+ * out in an order that depends on the whole list, so the fast result is only
+ * taken when the groups of every run of equal keys are indistinguishable. */
+static bool sl_sort_fast(const lsl_value *it, size_t stride, size_t key, size_t groups, int32_t ascending,
+                         size_t *idx, size_t *tmp)
+{
+    if (!sort_keys_ordered(it, stride, key, groups))
+        return false;
+    bool up = ascending == 1;
+    for (size_t g = 0; g < groups; g++)
+        idx[g] = up ? g : groups - 1 - g;
+    merge_sort_groups(it, stride, key, up, idx, tmp, groups);
+    if (!up)
+        return true;
+    for (size_t g = 0; g + 1 < groups; g++) {
+        const lsl_value *x = &it[idx[g] * stride], *y = &it[idx[g + 1] * stride];
+        if (sort_gt(&y[key], &x[key]))
+            continue; /* a new run of keys */
+        for (size_t k = 0; k < stride; k++)
+            if (!same_value(&x[k], &y[k]))
+                return false;
+    }
+    return true;
+}
+
 static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t stride_in, int32_t key_in,
                            int32_t ascending, lsl_value *ret)
 {
@@ -622,21 +733,15 @@ static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t str
         return GSVM_OK;
     }
     size_t groups = n / stride;
-    size_t *idx = malloc(groups * sizeof *idx);
+    size_t *idx = malloc(groups * 2 * sizeof *idx);
     if (!idx)
         return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    for (size_t g = 0; g < groups; g++)
-        idx[g] = g;
     const lsl_value *it = litems(list);
-    for (size_t i = 0; i + 1 < groups; i++)
-        for (size_t j = i + 1; j < groups; j++) {
-            bool gt = sort_gt(&it[idx[i] * stride + (size_t)key], &it[idx[j] * stride + (size_t)key]);
-            if (gt != (ascending != 1)) {
-                size_t t = idx[i];
-                idx[i] = idx[j];
-                idx[j] = t;
-            }
-        }
+    if (!sl_sort_fast(it, stride, (size_t)key, groups, ascending, idx, idx + groups)) {
+        for (size_t g = 0; g < groups; g++)
+            idx[g] = g;
+        sl_sort_exchange(it, stride, (size_t)key, groups, ascending, idx);
+    }
     vec v = {0};
     for (size_t g = 0; g < groups; g++)
         for (size_t k = 0; k < stride; k++)
