@@ -11,6 +11,7 @@
 
 #include "gsvm/lsl.h"
 #include "lsl/builtins.h"
+#include "lsl/sched.h"
 #include "lsl/value.h"
 
 typedef enum {
@@ -51,8 +52,6 @@ typedef struct fal3_insn {
 #define FAL3_MAX_CONSTS (1u << 20)
 #define FAL3_MAX_GLOBALS 65536u
 #define FAL3_MAX_DEPTH 512u      /* call frames (recursion bound) */
-#define FAL3_QUEUE 64u           /* pending events, as Second Life */
-#define FAL3_MAX_LISTENS 65u     /* Second Life's per-script listen limit */
 #define FAL3_FRAME_BYTES 16u     /* the memory one call frame costs beside its slots */
 #define FAL3_INSN_BYTES 4u       /* the memory one instruction costs */
 
@@ -119,20 +118,10 @@ typedef struct fal3_frame {
     uint32_t func;
 } fal3_frame;
 
-typedef struct fal3_event {
-    uint8_t ev;
-    uint8_t nargs;
-    lsl_value args[LSL_MAX_ARGS];
-} fal3_event;
-
-typedef struct fal3_listen {
-    int32_t handle;
-    int32_t channel;
-    uint8_t active;
-    lsl_value name, key, msg;
-} fal3_listen;
-
-enum { FAL3_PHASE_NONE = 0, FAL3_PHASE_EXIT = 1 };
+/* What next_step does before taking a queued event: nothing, finish a state
+ * change (state_exit ran or is running), or run state_entry (script start
+ * or reset; state_entry jumps the queue and is never queued, as SL). */
+enum { FAL3_PHASE_NONE = 0, FAL3_PHASE_EXIT = 1, FAL3_PHASE_ENTRY = 2 };
 
 struct gsvm_lsl3_vm {
     const gsvm_lsl3_program *prog;
@@ -150,12 +139,10 @@ struct gsvm_lsl3_vm {
     bool active; /* a handler is running (frames > 0) */
     int32_t cur_state, next_state;
     uint8_t phase;
-    fal3_event queue[FAL3_QUEUE];
-    uint32_t qhead, qcount;
-    uint64_t now_ms, time_base_ms, sleep_until_ms, timer_period_ms, timer_next_ms;
-    fal3_listen listens[FAL3_MAX_LISTENS];
-    uint32_t nlistens;
-    int32_t next_listen;
+    /* event queue, timer, sleep, script time, listens: the one scheduler
+     * (sched.h), charging vm->hp; its handled mask is always the current
+     * state's handlers (fal3_handled_mask) */
+    lsl_sched sched;
     size_t base_extra; /* code + globals charge */
     bool faulted;
     uint32_t fault_ip;
@@ -164,8 +151,8 @@ struct gsvm_lsl3_vm {
     void *host_user;
 };
 
-void fal3_vm_clear_queue(gsvm_lsl3_vm *vm);
 bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need);
-void fal3_vm_clear_listens(gsvm_lsl3_vm *vm);
+/* The events state `state` has handlers for (bit i = event index i). */
+uint64_t fal3_handled_mask(const gsvm_lsl3_program *p, int32_t state);
 
 #endif

@@ -3,7 +3,6 @@
  *
  *   32 bytes  the program's hash (restoring into another program is refused)
  *   u64 total   u32 ip   u8 active   u8 faulted   i32 state   i32 next_state   u8 phase
- *   u64 now_ms, time_base_ms, sleep_until_ms, timer_period_ms, timer_next_ms
  *   u64 rng[0], rng[1], key_seq, key_seed       (the library's random streams)
  *   u32 memory limit   u64 peak memory   u32 fault ip   u32 length + fault text
  *   values (value_codec.h: objects written once, so sharing and therefore
@@ -11,12 +10,13 @@
  *   u32 n + constants    u32 n + globals
  *   u32 n + frames (u32 ret_ip, u32 fp, u32 func)
  *   u32 n + stack values
- *   u32 n + events (u8 event, u8 nargs, values)
- *   u32 n + listens (i32 handle, i32 channel, u8 active, name, key, msg)   i32 next handle
+ *   the scheduler (clock, script time, sleep, timer, queue, listens) in
+ *   sched.c's own encoding (lsl_sched_encode)
  *
  * Restore checks every field against the program: frame chain, each slot's
  * declared type, the operand stack's depth and types at each frame's ip (the
- * verifier's shapes), the queue's event signatures, and builds a fresh VM
+ * verifier's shapes), the scheduler (lsl_sched_decode, then its handled
+ * mask and queued events against the current state), and builds a fresh VM
  * that replaces the target only when everything passed. */
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +53,7 @@ gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t 
     gsvm_buf_u32(&b, (uint32_t)vm->cur_state, false);
     gsvm_buf_u32(&b, (uint32_t)vm->next_state, false);
     gsvm_buf_u8(&b, vm->phase);
-    const uint64_t clocks[] = {vm->now_ms, vm->time_base_ms, vm->sleep_until_ms, vm->timer_period_ms,
-                               vm->timer_next_ms, vm->lib.rng[0], vm->lib.rng[1], vm->lib.key_seq,
-                               vm->lib.key_seed};
+    const uint64_t clocks[] = {vm->lib.rng[0], vm->lib.rng[1], vm->lib.key_seq, vm->lib.key_seed};
     for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++)
         gsvm_buf_u64(&b, clocks[i], false);
     gsvm_buf_u32(&b, (uint32_t)vm->hp->limit, false);
@@ -81,25 +79,7 @@ gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t 
     gsvm_buf_u32(&b, vm->sp, false);
     for (uint32_t i = 0; i < vm->sp; i++)
         lsl_value_encode(&enc, &vm->stack[i]);
-    gsvm_buf_u32(&b, vm->qcount, false);
-    for (uint32_t i = 0; i < vm->qcount; i++) {
-        const fal3_event *e = &vm->queue[(vm->qhead + i) % FAL3_QUEUE];
-        gsvm_buf_u8(&b, e->ev);
-        gsvm_buf_u8(&b, e->nargs);
-        for (uint8_t k = 0; k < e->nargs; k++)
-            lsl_value_encode(&enc, &e->args[k]);
-    }
-    gsvm_buf_u32(&b, vm->nlistens, false);
-    for (uint32_t i = 0; i < vm->nlistens; i++) {
-        const fal3_listen *l = &vm->listens[i];
-        gsvm_buf_u32(&b, (uint32_t)l->handle, false);
-        gsvm_buf_u32(&b, (uint32_t)l->channel, false);
-        gsvm_buf_u8(&b, l->active);
-        lsl_value_encode(&enc, &l->name);
-        lsl_value_encode(&enc, &l->key);
-        lsl_value_encode(&enc, &l->msg);
-    }
-    gsvm_buf_u32(&b, (uint32_t)vm->next_listen, false);
+    lsl_sched_encode(&vm->sched, &enc);
     bool oom = enc.oom;
     lsl_value_encoder_free(&enc);
     if (oom || b.oom) {
@@ -171,15 +151,15 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     release_all(n->globals, p->nglobal);
     uint8_t active, faulted, phase;
     uint32_t ip, state, next_state, limit, fault_ip, flen;
-    uint64_t clocks[9], peak;
+    uint64_t clocks[4], peak;
     const uint8_t *ftext;
     if (!gsvm_read_u64(&r, &n->total, "total") || !gsvm_read_u32(&r, &ip, "ip") ||
         !gsvm_read_u8(&r, &active, "active") || !gsvm_read_u8(&r, &faulted, "faulted") ||
         !gsvm_read_u32(&r, &state, "state") || !gsvm_read_u32(&r, &next_state, "next state") ||
         !gsvm_read_u8(&r, &phase, "phase"))
         goto bad;
-    for (int i = 0; i < 9; i++)
-        if (!gsvm_read_u64(&r, &clocks[i], "clock"))
+    for (int i = 0; i < 4; i++)
+        if (!gsvm_read_u64(&r, &clocks[i], "random stream"))
             goto bad;
     if (!gsvm_read_u32(&r, &limit, "memory limit") || !gsvm_read_u64(&r, &peak, "peak memory") ||
         !gsvm_read_u32(&r, &fault_ip, "fault ip") || !gsvm_read_u32(&r, &flen, "fault length"))
@@ -190,7 +170,10 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     }
     if (!gsvm_read_bytes(&r, flen, &ftext, "fault text"))
         goto bad;
-    if (active > 1 || faulted > 1 || phase > 1 || state >= p->nstate ||
+    if (active > 1 || faulted > 1 || phase > FAL3_PHASE_ENTRY || state >= p->nstate ||
+        (phase == FAL3_PHASE_EXIT && next_state == UINT32_MAX) ||
+        (phase == FAL3_PHASE_ENTRY &&
+         (next_state != UINT32_MAX || active || p->states[state].handler[LSL_SCHED_EV_STATE_ENTRY] < 0)) ||
         (next_state != UINT32_MAX && next_state >= p->nstate) || limit == 0 ||
         limit > LSL_DEFAULT_MEMORY_LIMIT || (faulted && flen == 0) || fault_ip > p->ncode ||
         (!faulted && (flen != 0 || fault_ip != 0)) || (!active && ip != 0)) {
@@ -202,27 +185,16 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     n->cur_state = (int32_t)state;
     n->next_state = (int32_t)next_state;
     n->phase = phase;
-    n->now_ms = clocks[0];
-    n->time_base_ms = clocks[1];
-    n->sleep_until_ms = clocks[2];
-    n->timer_period_ms = clocks[3];
-    n->timer_next_ms = clocks[4];
-    n->lib.rng[0] = clocks[5];
-    n->lib.rng[1] = clocks[6];
-    n->lib.key_seq = clocks[7];
-    n->lib.key_seed = clocks[8];
+    n->lib.rng[0] = clocks[0];
+    n->lib.rng[1] = clocks[1];
+    n->lib.key_seq = clocks[2];
+    n->lib.key_seed = clocks[3];
     n->fault_ip = fault_ip;
     if (flen)
         memcpy(n->fault, ftext, flen);
     n->fault[flen] = 0;
     if (memchr(n->fault, 0, flen) != NULL) {
         gsvm_reader_fail(&r, "the fault text holds a NUL byte");
-        goto bad;
-    }
-    if (n->time_base_ms > n->now_ms || (n->timer_period_ms && n->timer_next_ms < n->now_ms) ||
-        (!n->timer_period_ms && n->timer_next_ms) ||
-        n->timer_period_ms > (uint64_t)1e15) {
-        gsvm_reader_fail(&r, "inconsistent clocks");
         goto bad;
     }
     lsl_value_decoder dec;
@@ -310,62 +282,33 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
                 n->sp = at + 1;
         }
     }
-    /* the event queue */
-    if (ok && (ok = gsvm_read_u32(&r, &cnt, "queue length")) && cnt > FAL3_QUEUE)
-        ok = gsvm_reader_fail(&r, "queue length %u is over %u", cnt, FAL3_QUEUE);
-    size_t nev;
-    const lsl_event_def *evs = lsl_events(&nev);
-    for (uint32_t i = 0; ok && i < cnt; i++) {
-        fal3_event *e = &n->queue[i];
-        uint8_t ev, na;
-        ok = gsvm_read_u8(&r, &ev, "event") && gsvm_read_u8(&r, &na, "argument count");
-        if (ok && (ev >= FAL3_EVENT_COUNT || na != evs[ev].nargs))
-            ok = gsvm_reader_fail(&r, "queued event %u with %u arguments", ev, na);
-        if (!ok)
-            break;
-        e->ev = ev;
-        e->nargs = 0;
-        n->qcount = i + 1;
-        for (uint8_t k = 0; ok && k < na; k++) {
-            e->args[k] = lsl_empty(lsl_type_from_letter(evs[ev].argtypes[k]));
-            ok = value_of(&dec, &r, e->args[k].type, &e->args[k], "event argument", err);
-            if (ok)
-                e->nargs = k + 1;
+    /* the scheduler: sched.c validates its own fields; here, that it fits
+     * the state (only events the current state handles are ever queued) */
+    if (ok) {
+        size_t at = r.pos;
+        ok = lsl_sched_decode(&n->sched, &dec, err) == GSVM_OK;
+        uint64_t mask = fal3_handled_mask(p, (int32_t)state);
+        if (ok && n->sched.handled != mask) {
+            r.pos = at;
+            ok = gsvm_reader_fail(&r, "the scheduler's handled events are not state %u's", state);
         }
+        for (unsigned i = 0; ok && i < n->sched.count; i++)
+            if (!(mask >> lsl_sched_peek(&n->sched, i)->event & 1)) {
+                r.pos = at;
+                ok = gsvm_reader_fail(&r, "queued event %d has no handler in state %u",
+                                      lsl_sched_peek(&n->sched, i)->event, state);
+            }
     }
-    /* listens */
-    if (ok && (ok = gsvm_read_u32(&r, &cnt, "listen count")) && cnt > FAL3_MAX_LISTENS)
-        ok = gsvm_reader_fail(&r, "listen count %u is over %u", cnt, FAL3_MAX_LISTENS);
-    for (uint32_t i = 0; ok && i < cnt; i++) {
-        fal3_listen *l = &n->listens[i];
-        uint32_t h = 0, ch = 0;
-        l->name = lsl_empty(LSL_TYPE_STRING);
-        l->key = lsl_empty(LSL_TYPE_KEY);
-        l->msg = lsl_empty(LSL_TYPE_STRING);
-        n->nlistens = i + 1;
-        ok = gsvm_read_u32(&r, &h, "listen handle") && gsvm_read_u32(&r, &ch, "listen channel") &&
-             gsvm_read_u8(&r, &l->active, "listen active");
-        if (ok && l->active > 1)
-            ok = gsvm_reader_fail(&r, "listen active flag %u", l->active);
-        l->handle = (int32_t)h;
-        l->channel = (int32_t)ch;
-        ok = ok && value_of(&dec, &r, LSL_TYPE_STRING, &l->name, "listen name", err) &&
-             value_of(&dec, &r, LSL_TYPE_KEY, &l->key, "listen key", err) &&
-             value_of(&dec, &r, LSL_TYPE_STRING, &l->msg, "listen message", err);
-    }
-    uint32_t next_listen = 0;
-    ok = ok && gsvm_read_u32(&r, &next_listen, "next listen handle");
     lsl_value_decoder_free(&dec);
     if (!ok)
         goto bad;
-    n->next_listen = (int32_t)next_listen;
     if (gsvm_reader_left(&r)) {
         gsvm_reader_fail(&r, "%zu bytes of trailing garbage", gsvm_reader_left(&r));
         goto bad;
     }
     n->nframes = nframes;
     n->ip = nframes ? ip : 0;
-    n->hp->extra = n->base_extra + frame_bytes;
+    n->hp->extra = n->base_extra + frame_bytes + n->sched.queue_charge;
     n->hp->limit = limit;
     if (n->hp->used + n->hp->extra > limit) {
         gsvm_error_set(err, GSVM_ERR_INPUT, file, "the snapshot's data exceeds its memory limit");

@@ -62,25 +62,13 @@ size_t gsvm_lsl3_vm_used_memory(const gsvm_lsl3_vm *vm)
     return vm->hp->used + extra_now(vm);
 }
 
-void fal3_vm_clear_queue(gsvm_lsl3_vm *vm)
+uint64_t fal3_handled_mask(const gsvm_lsl3_program *p, int32_t state)
 {
-    for (uint32_t i = 0; i < vm->qcount; i++) {
-        fal3_event *e = &vm->queue[(vm->qhead + i) % FAL3_QUEUE];
-        for (uint8_t k = 0; k < e->nargs; k++)
-            vrelease(&e->args[k]);
-        e->nargs = 0;
-    }
-    vm->qhead = vm->qcount = 0;
-}
-
-void fal3_vm_clear_listens(gsvm_lsl3_vm *vm)
-{
-    for (uint32_t i = 0; i < vm->nlistens; i++) {
-        vrelease(&vm->listens[i].name);
-        vrelease(&vm->listens[i].key);
-        vrelease(&vm->listens[i].msg);
-    }
-    vm->nlistens = 0;
+    uint64_t m = 0;
+    for (int e = 0; e < FAL3_EVENT_COUNT; e++)
+        if (p->states[state].handler[e] >= 0)
+            m |= UINT64_C(1) << e;
+    return m;
 }
 
 /* Releases the frames and the stack (the handler is abandoned). */
@@ -125,7 +113,8 @@ gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, 
     memcpy(&seed, prog->hash, 8);
     lsl_lib_state_init(&vm->lib, seed);
     vm->next_state = -1;
-    vm->next_listen = 1;
+    lsl_sched_init(&vm->sched, vm->hp, 0);
+    lsl_sched_set_handled(&vm->sched, fal3_handled_mask(prog, 0));
     vm->cap = 256;
     vm->stack = calloc(vm->cap, sizeof *vm->stack);
     vm->frames = calloc(FAL3_MAX_DEPTH, sizeof *vm->frames);
@@ -165,8 +154,7 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
         return;
     if (vm->stack)
         unwind(vm);
-    fal3_vm_clear_queue(vm);
-    fal3_vm_clear_listens(vm);
+    lsl_sched_free(&vm->sched);
     if (vm->globals)
         for (size_t i = 0; i < vm->prog->nglobal; i++)
             vrelease(&vm->globals[i]);
@@ -188,7 +176,7 @@ void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user)
 }
 
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm) { return vm->total; }
-uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm) { return vm->now_ms; }
+uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm) { return vm->sched.now_ms; }
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm) { return vm->faulted ? vm->fault : NULL; }
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm) { return vm->fault_ip; }
 
@@ -204,53 +192,12 @@ static int32_t handler_of(const gsvm_lsl3_vm *vm, int ev)
     return vm->prog->states[vm->cur_state].handler[ev];
 }
 
-static bool enqueue(gsvm_lsl3_vm *vm, int ev, lsl_value *args, uint8_t nargs)
-{
-    if (vm->qcount >= FAL3_QUEUE) {
-        for (uint8_t k = 0; k < nargs; k++)
-            vrelease(&args[k]);
-        return false;
-    }
-    fal3_event *e = &vm->queue[(vm->qhead + vm->qcount) % FAL3_QUEUE];
-    e->ev = (uint8_t)ev;
-    e->nargs = nargs;
-    for (uint8_t k = 0; k < nargs; k++)
-        e->args[k] = args[k];
-    vm->qcount++;
-    return true;
-}
-
-static bool queued(const gsvm_lsl3_vm *vm, int ev)
-{
-    for (uint32_t i = 0; i < vm->qcount; i++)
-        if (vm->queue[(vm->qhead + i) % FAL3_QUEUE].ev == ev)
-            return true;
-    return false;
-}
-
 gsvm_status gsvm_lsl3_vm_start(gsvm_lsl3_vm *vm, gsvm_error *err)
 {
     (void)err;
-    int ev = fal3_event_index("state_entry");
-    if (handler_of(vm, ev) >= 0)
-        enqueue(vm, ev, NULL, 0);
+    if (handler_of(vm, LSL_SCHED_EV_STATE_ENTRY) >= 0)
+        vm->phase = FAL3_PHASE_ENTRY;
     return GSVM_OK;
-}
-
-static bool text_matches(const lsl_value *filter, const lsl_value *v, bool is_key)
-{
-    size_t n = lsl_str_len(filter);
-    if (n == 0)
-        return true;
-    if (is_key) {
-        /* SL: NULL_KEY or anything that is not a valid key filters nothing;
-         * keys compare without regard to case */
-        const char *f = lsl_str_data(filter);
-        if (!lsl_is_uuid(f, n) || strcmp(f, "00000000-0000-0000-0000-000000000000") == 0)
-            return true;
-        return n == lsl_str_len(v) && strncasecmp(f, lsl_str_data(v), n) == 0;
-    }
-    return n == lsl_str_len(v) && memcmp(lsl_str_data(filter), lsl_str_data(v), n) == 0;
 }
 
 gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const json_t *args,
@@ -280,43 +227,32 @@ gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const json_t 
             return st;
         }
     }
-    bool deliver = handler_of(vm, ed->index) >= 0;
-    if (deliver && strcmp(event, "listen") == 0) {
-        deliver = false;
-        for (uint32_t i = 0; i < vm->nlistens && !deliver; i++) {
-            const fal3_listen *l = &vm->listens[i];
-            deliver = l->active && l->channel == vals[0].u.i && text_matches(&l->name, &vals[1], false) &&
-                      text_matches(&l->key, &vals[2], true) && text_matches(&l->msg, &vals[3], false);
-        }
-    }
-    if (!deliver) {
-        for (size_t k = 0; k < n; k++)
-            vrelease(&vals[k]);
-        return GSVM_OK;
-    }
-    *was_queued = enqueue(vm, ed->index, vals, (uint8_t)n);
-    return GSVM_OK;
+    gsvm_status st;
+    if (ed->index == LSL_SCHED_EV_LISTEN)
+        /* chat reaches the script only through a matching open listen */
+        st = lsl_sched_hear(&vm->sched, vals[0].u.i, lsl_str_data(&vals[1]), lsl_str_len(&vals[1]),
+                            lsl_str_data(&vals[2]), lsl_str_len(&vals[2]), lsl_str_data(&vals[3]),
+                            lsl_str_len(&vals[3]), NULL, was_queued, err);
+    else if (ed->index == LSL_SCHED_EV_STATE_ENTRY || ed->index == LSL_SCHED_EV_STATE_EXIT)
+        st = GSVM_OK; /* never queued: the VM runs them around state changes */
+    else
+        st = lsl_sched_push(&vm->sched, ed->index, vals, n, was_queued, err);
+    for (size_t k = 0; k < n; k++)
+        vrelease(&vals[k]);
+    return st;
 }
 
 uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms)
 {
-    uint64_t target = vm->now_ms + ms;
-    uint64_t stop = target;
-    if (vm->timer_period_ms && vm->timer_next_ms < stop)
-        stop = vm->timer_next_ms;
-    if (vm->sleep_until_ms > vm->now_ms && vm->sleep_until_ms < stop)
-        stop = vm->sleep_until_ms;
-    if (stop < vm->now_ms)
-        stop = vm->now_ms;
-    uint64_t step = stop - vm->now_ms;
-    vm->now_ms = stop;
-    if (vm->timer_period_ms && vm->timer_next_ms <= vm->now_ms) {
-        int ev = fal3_event_index("timer");
-        /* as Second Life: one pending timer event at most */
-        if (handler_of(vm, ev) >= 0 && !queued(vm, ev))
-            enqueue(vm, ev, NULL, 0);
-        vm->timer_next_ms = vm->now_ms + vm->timer_period_ms;
-    }
+    /* stop at the next timer due time or wake-up so that each timer event
+     * is handled before the next is due; the caller advances again */
+    lsl_sched *sc = &vm->sched;
+    uint64_t step = ms, at;
+    if (step > LSL_SCHED_MAX_TIME_MS - sc->now_ms)
+        step = LSL_SCHED_MAX_TIME_MS - sc->now_ms;
+    if (lsl_sched_next_deadline(sc, &at))
+        step = at <= sc->now_ms ? 0 : (at - sc->now_ms < step ? at - sc->now_ms : step);
+    lsl_sched_advance(sc, step, NULL, NULL); /* within the clock's bound: cannot fail */
     return step;
 }
 
@@ -384,38 +320,37 @@ static bool next_step(gsvm_lsl3_vm *vm)
     if (vm->next_state >= 0) {
         if (vm->phase == FAL3_PHASE_NONE) {
             vm->phase = FAL3_PHASE_EXIT;
-            int32_t h = handler_of(vm, fal3_event_index("state_exit"));
+            int32_t h = handler_of(vm, LSL_SCHED_EV_STATE_EXIT);
             if (h >= 0)
                 return start_handler(vm, h, NULL, 0);
         }
         vm->cur_state = vm->next_state;
         vm->next_state = -1;
         vm->phase = FAL3_PHASE_NONE;
-        fal3_vm_clear_queue(vm);
-        fal3_vm_clear_listens(vm);
-        int32_t h = handler_of(vm, fal3_event_index("state_entry"));
+        lsl_sched_state_change(&vm->sched);
+        lsl_sched_set_handled(&vm->sched, fal3_handled_mask(vm->prog, vm->cur_state));
+        int32_t h = handler_of(vm, LSL_SCHED_EV_STATE_ENTRY);
         if (h >= 0)
             return start_handler(vm, h, NULL, 0);
         return true;
     }
-    while (vm->qcount) {
-        fal3_event e = vm->queue[vm->qhead];
-        vm->qhead = (vm->qhead + 1) % FAL3_QUEUE;
-        vm->qcount--;
-        int32_t h = handler_of(vm, e.ev);
+    if (vm->phase == FAL3_PHASE_ENTRY) {
+        vm->phase = FAL3_PHASE_NONE;
+        int32_t h = handler_of(vm, LSL_SCHED_EV_STATE_ENTRY);
         if (h >= 0)
-            return start_handler(vm, h, e.args, e.nargs);
-        for (uint8_t k = 0; k < e.nargs; k++)
-            vrelease(&e.args[k]);
+            return start_handler(vm, h, NULL, 0);
     }
+    /* the scheduler queues only events the current state handles */
+    lsl_sched_event e;
+    if (lsl_sched_pop(&vm->sched, &e))
+        return start_handler(vm, handler_of(vm, e.event), e.args, (uint8_t)e.nargs);
     return false;
 }
 
 static void reset_script(gsvm_lsl3_vm *vm)
 {
     unwind(vm);
-    fal3_vm_clear_queue(vm);
-    fal3_vm_clear_listens(vm);
+    lsl_sched_reset(&vm->sched);
     gsvm_error e;
     if (reset_globals(vm, &e) != GSVM_OK) {
         set_fault(vm, vm->ip, e.message);
@@ -424,10 +359,7 @@ static void reset_script(gsvm_lsl3_vm *vm)
     vm->cur_state = 0;
     vm->next_state = -1;
     vm->phase = FAL3_PHASE_NONE;
-    vm->timer_period_ms = vm->timer_next_ms = 0;
-    vm->sleep_until_ms = 0;
-    vm->time_base_ms = vm->now_ms;
-    vm->next_listen = 1;
+    lsl_sched_set_handled(&vm->sched, fal3_handled_mask(vm->prog, 0));
     gsvm_lsl3_vm_start(vm, &e);
 }
 
@@ -435,83 +367,39 @@ static void reset_script(gsvm_lsl3_vm *vm)
 
 enum { CALL_OK, CALL_FAULT, CALL_RESET };
 
-static uint64_t sec_to_ms(float sec)
-{
-    if (!(sec > 0))
-        return 0;
-    double ms = (double)sec * 1000.0;
-    if (ms > 1e15)
-        ms = 1e15;
-    return (uint64_t)(ms + 0.5);
-}
-
 static int vm_service(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, lsl_value *ret, gsvm_error *err)
 {
     *ret = lsl_empty(b->ret);
     switch (b->id) {
     case LSL_ID_llListen: {
-        /* the same channel and filters as an open listen: that listen's handle */
-        for (uint32_t i = 0; i < vm->nlistens; i++) {
-            const fal3_listen *o = &vm->listens[i];
-            if (o->channel == args[0].u.i && lsl_value_equal(&o->name, &args[1]) &&
-                lsl_value_equal(&o->key, &args[2]) && lsl_value_equal(&o->msg, &args[3])) {
-                *ret = lsl_int(o->handle);
-                return CALL_OK;
-            }
-        }
-        if (vm->nlistens >= FAL3_MAX_LISTENS) {
-            gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Too Many Listens");
-            return CALL_FAULT;
-        }
-        fal3_listen *l = &vm->listens[vm->nlistens++];
-        l->handle = vm->next_listen++;
-        l->channel = args[0].u.i;
-        l->active = 1;
-        l->name = args[1];
-        l->key = args[2];
-        l->msg = args[3];
-        vretain(&l->name);
-        vretain(&l->key);
-        vretain(&l->msg);
-        *ret = lsl_int(l->handle);
+        int32_t h = 0;
+        gsvm_status st = lsl_sched_listen(&vm->sched, args[0].u.i, &args[1], &args[2], &args[3], &h, err);
+        if (st != GSVM_OK)
+            return CALL_FAULT; /* "Too Many Listens" (or out of memory) */
+        *ret = lsl_int(h);
         return CALL_OK;
     }
     case LSL_ID_llListenControl:
+        lsl_sched_listen_control(&vm->sched, args[0].u.i, args[1].u.i != 0);
+        return CALL_OK;
     case LSL_ID_llListenRemove:
-        for (uint32_t i = 0; i < vm->nlistens; i++)
-            if (vm->listens[i].handle == args[0].u.i) {
-                if (b->id == LSL_ID_llListenControl) {
-                    vm->listens[i].active = args[1].u.i != 0;
-                } else {
-                    vrelease(&vm->listens[i].name);
-                    vrelease(&vm->listens[i].key);
-                    vrelease(&vm->listens[i].msg);
-                    memmove(&vm->listens[i], &vm->listens[i + 1], (vm->nlistens - i - 1) * sizeof vm->listens[0]);
-                    vm->nlistens--;
-                }
-                break;
-            }
+        lsl_sched_listen_remove(&vm->sched, args[0].u.i);
         return CALL_OK;
     case LSL_ID_llGetTime:
-        *ret = lsl_float((float)((double)(vm->now_ms - vm->time_base_ms) / 1000.0));
+        *ret = lsl_float(lsl_sched_get_time(&vm->sched));
         return CALL_OK;
     case LSL_ID_llResetTime:
-        vm->time_base_ms = vm->now_ms;
+        lsl_sched_reset_time(&vm->sched);
         return CALL_OK;
     case LSL_ID_llGetAndResetTime:
-        *ret = lsl_float((float)((double)(vm->now_ms - vm->time_base_ms) / 1000.0));
-        vm->time_base_ms = vm->now_ms;
+        *ret = lsl_float(lsl_sched_get_and_reset_time(&vm->sched));
         return CALL_OK;
     case LSL_ID_llSetTimerEvent:
-        vm->timer_period_ms = sec_to_ms(args[0].u.f);
-        vm->timer_next_ms = vm->timer_period_ms ? vm->now_ms + vm->timer_period_ms : 0;
+        lsl_sched_set_timer(&vm->sched, args[0].u.f);
         return CALL_OK;
-    case LSL_ID_llSleep: {
-        uint64_t ms = sec_to_ms(args[0].u.f);
-        if (ms)
-            vm->sleep_until_ms = vm->now_ms + ms;
+    case LSL_ID_llSleep:
+        lsl_sched_sleep(&vm->sched, args[0].u.f);
         return CALL_OK;
-    }
     case LSL_ID_llResetScript:
         return CALL_RESET;
     case LSL_ID_llGetFreeMemory: {
@@ -905,13 +793,10 @@ top:
             *sp++ = ret;
         if (heap_over(vm))
             FAULT("Stack-Heap Collision");
-        if (b->sleep > 0) {
-            uint64_t ms = sec_to_ms(b->sleep);
-            if (vm->now_ms + ms > vm->sleep_until_ms)
-                vm->sleep_until_ms = vm->now_ms + ms;
-        }
+        if (b->sleep > 0)
+            lsl_sched_sleep(&vm->sched, b->sleep); /* forced delay */
         pc++;
-        if (vm->sleep_until_ms > vm->now_ms || !vm->active) {
+        if (lsl_sched_sleeping(&vm->sched) || !vm->active) {
             SYNC();
             goto stop;
         }
@@ -1115,7 +1000,7 @@ gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget)
     for (;;) {
         if (vm->faulted)
             return GSVM_LSL_ERROR;
-        if (vm->sleep_until_ms > vm->now_ms)
+        if (lsl_sched_sleeping(&vm->sched))
             return GSVM_LSL_SLEEPING;
         if (!vm->active) {
             if (!next_step(vm))
