@@ -5,10 +5,12 @@
 
 #include "base/file.h"
 
-gsvm_status gsvm_jsonl_parse(const char *text, size_t len, const char *name, json_t **out,
-                             gsvm_error *err)
+gsvm_status gsvm_jsonl_parse_lines(const char *text, size_t len, const char *name, json_t **out,
+                                   long **lines, gsvm_error *err)
 {
     json_t *all = json_array();
+    long *at = NULL;
+    size_t cap = 0;
     if (!all)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, name, "out of memory");
     size_t pos = 0;
@@ -27,31 +29,60 @@ gsvm_status gsvm_jsonl_parse(const char *text, size_t len, const char *name, jso
         json_error_t je;
         json_t *v = json_loadb(start, n, 0, &je);
         if (!v) {
+            free(at);
             json_decref(all);
             return gsvm_error_at_line(err, GSVM_ERR_INPUT, name, line, je.column > 0 ? je.column : 1,
                                       "invalid JSON: %s", je.text);
         }
         if (!json_is_object(v)) {
             json_decref(v);
+            free(at);
             json_decref(all);
             return gsvm_error_at_line(err, GSVM_ERR_INPUT, name, line, (long)skip + 1,
                                       "expected a JSON object on each line");
         }
+        if (lines && json_array_size(all) == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            long *grown = realloc(at, ncap * sizeof *at);
+            if (!grown) {
+                json_decref(v);
+                free(at);
+                json_decref(all);
+                return gsvm_error_set(err, GSVM_ERR_NOMEM, name, "out of memory");
+            }
+            at = grown;
+            cap = ncap;
+        }
+        if (lines)
+            at[json_array_size(all)] = line;
         json_array_append_new(all, v);
     }
     *out = all;
+    if (lines)
+        *lines = at;
     return GSVM_OK;
 }
 
-gsvm_status gsvm_jsonl_load(const char *path, json_t **out, gsvm_error *err)
+gsvm_status gsvm_jsonl_parse(const char *text, size_t len, const char *name, json_t **out,
+                             gsvm_error *err)
+{
+    return gsvm_jsonl_parse_lines(text, len, name, out, NULL, err);
+}
+
+gsvm_status gsvm_jsonl_load_lines(const char *path, json_t **out, long **lines, gsvm_error *err)
 {
     gsvm_buf text;
     gsvm_status st = gsvm_file_read(path, &text, err);
     if (st != GSVM_OK)
         return st;
-    st = gsvm_jsonl_parse((const char *)text.data, text.len, path, out, err);
+    st = gsvm_jsonl_parse_lines((const char *)text.data, text.len, path, out, lines, err);
     gsvm_buf_free(&text);
     return st;
+}
+
+gsvm_status gsvm_jsonl_load(const char *path, json_t **out, gsvm_error *err)
+{
+    return gsvm_jsonl_load_lines(path, out, NULL, err);
 }
 
 void gsvm_jsonl_emit(FILE *out, json_t *obj)

@@ -16,6 +16,12 @@ gsvm_status gsvm_jsonl_load(const char *path, json_t **out, gsvm_error *err);
 /* Parses JSON Lines text already in memory (same rules). */
 gsvm_status gsvm_jsonl_parse(const char *text, size_t len, const char *name, json_t **out,
                              gsvm_error *err);
+/* The same, also giving the 1-based source line of each object: `*lines`
+ * (malloc'ed, freed by the caller; NULL when there are no objects) holds
+ * json_array_size(*out) entries, so later errors can name FILE:LINE. */
+gsvm_status gsvm_jsonl_parse_lines(const char *text, size_t len, const char *name, json_t **out,
+                                   long **lines, gsvm_error *err);
+gsvm_status gsvm_jsonl_load_lines(const char *path, json_t **out, long **lines, gsvm_error *err);
 /* Writes `obj` compactly on one line (keys in insertion order) and flushes,
  * so that output interleaves correctly with a host's own.  Steals `obj`. */
 void gsvm_jsonl_emit(FILE *out, json_t *obj);

@@ -113,6 +113,12 @@ static void test_jsonl(void)
     CHECK_STR(json_string_value(json_object_get(json_array_get(all, 0), "event")), "touch_start");
     json_decref(all);
 
+    long *lines = NULL;
+    CHECK_INT(gsvm_jsonl_parse_lines(text, strlen(text), "ev.jsonl", &all, &lines, &err), GSVM_OK);
+    CHECK(lines != NULL && lines[0] == 1 && lines[1] == 3);
+    free(lines);
+    json_decref(all);
+
     const char *bad = "{\"event\":1}\n[1,2]\n";
     CHECK_INT(gsvm_jsonl_parse(bad, strlen(bad), "ev.jsonl", &all, &err), GSVM_ERR_INPUT);
     CHECK_INT(err.line, 2);
