@@ -393,6 +393,7 @@ static int cmd_run(int argc, char **argv)
     gsvm_error err;
     gsvm_mission_world *world = NULL;
     json_t *timeline = NULL;
+    long *line_of = NULL; /* each timeline object's line in the file */
     char *src = NULL;
     size_t srclen = 0;
     int exit_code = EXIT_INPUT;
@@ -407,7 +408,7 @@ static int cmd_run(int argc, char **argv)
         if (st != GSVM_OK)
             return gsvm_cli_fail(&err);
     }
-    if (events_path && gsvm_jsonl_load(events_path, &timeline, &err) != GSVM_OK) {
+    if (events_path && gsvm_jsonl_load_lines(events_path, &timeline, &line_of, &err) != GSVM_OK) {
         gsvm_mission_world_free(world);
         return gsvm_cli_fail(&err);
     }
@@ -479,7 +480,7 @@ static int cmd_run(int argc, char **argv)
         json_t *l = json_array_get(timeline, first);
         if (!json_is_object(l) || json_object_size(l) != 1 || !json_object_get(l, "host"))
             break;
-        if (run_line(NULL, l, events_path, first + 1, &ro, script) >= 0) {
+        if (run_line(NULL, l, events_path, (size_t)line_of[first], &ro, script) >= 0) {
             exit_code = EXIT_INPUT;
             goto done;
         }
@@ -497,7 +498,7 @@ static int cmd_run(int argc, char **argv)
     json_array_foreach(timeline, i, line) {
         if (i < first)
             continue;
-        exit_code = run_line(&m, line, events_path, i + 1, &ro, found[0] ? found : script);
+        exit_code = run_line(&m, line, events_path, (size_t)line_of[i], &ro, found[0] ? found : script);
         if (exit_code >= 0)
             break;
     }
@@ -515,6 +516,7 @@ done:
     if (out != stdout)
         fclose(out);
     json_decref(timeline);
+    free(line_of);
     gsvm_mission_world_free(world);
     free(src);
     return exit_code;
