@@ -469,6 +469,85 @@ static void test_snapshot_rejects(void)
     gsvm_lsl3_program_free(q);
 }
 
+/* The scheduler (sched.c) inside the snapshot: queued events, listens, timer
+ * and script time come back, and its handled-events mask must be the
+ * current state's (a queue of events the state cannot run is refused). */
+static void test_snapshot_scheduler(void)
+{
+    gsvm_lsl3_program *p = compile("default { state_entry() { llListen(3, \"\", \"\", \"\"); llSetTimerEvent(2.0); }\n"
+                                   "  listen(integer c, string n, key k, string m) { llOwnerSay(m); }\n"
+                                   "  timer() { llOwnerSay(\"t\" + (string)llGetTime()); } }\n"
+                                   "state two { state_entry() { } }");
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    gsvm_error err;
+    gsvm_lsl3_vm *vm, *t;
+    gsvm_lsl3_vm_new(p, &vm, &err);
+    gsvm_lsl3_vm_start(vm, &err);
+    CHECK_INT(gsvm_lsl3_vm_run(vm, 100000), GSVM_LSL_FINISHED);
+    uint64_t moved = 0;
+    while (moved < 2000)
+        moved += gsvm_lsl3_vm_advance(vm, 2000 - moved);
+    json_t *a = json_loads("[3, \"Bob\", \"00000000-0000-0000-0000-000000000002\", \"hi there\"]", 0, NULL);
+    bool q = false;
+    CHECK(gsvm_lsl3_vm_post(vm, "listen", a, &q, &err) == GSVM_OK && q);
+    json_decref(a);
+    CHECK_INT(vm->sched.count, 2); /* timer, listen */
+    uint8_t *blob;
+    size_t len;
+    CHECK(gsvm_lsl3_vm_snapshot(vm, &blob, &len, &err) == GSVM_OK);
+    gsvm_lsl3_vm_new(p, &t, &err);
+    CHECK(gsvm_lsl3_vm_restore(t, blob, len, "s", &err) == GSVM_OK);
+    CHECK_INT(t->sched.count, 2);
+    CHECK_INT(t->sched.nlistens, 1);
+    CHECK_INT(t->sched.timer_period_ms, 2000);
+    CHECK_INT(t->sched.now_ms, 2000);
+    CHECK_INT(gsvm_lsl3_vm_used_memory(t), gsvm_lsl3_vm_used_memory(vm));
+    recorder r1 = {0}, r2 = {0};
+    gsvm_buf_init(&r1.text);
+    gsvm_buf_init(&r2.text);
+    gsvm_lsl3_vm_set_host(vm, rec_host, &r1);
+    gsvm_lsl3_vm_set_host(t, rec_host, &r2);
+    CHECK_INT(gsvm_lsl3_vm_run(vm, 100000), GSVM_LSL_FINISHED);
+    CHECK_INT(gsvm_lsl3_vm_run(t, 100000), GSVM_LSL_FINISHED);
+    CHECK_STR(gsvm_buf_cstr(&r2.text), gsvm_buf_cstr(&r1.text));
+    CHECK_STR(gsvm_buf_cstr(&r1.text), "llOwnerSay[\"t2.000000\"]\nllOwnerSay[\"hi there\"]\n");
+    gsvm_buf_free(&r1.text);
+    gsvm_buf_free(&r2.text);
+    /* the handled mask, found as its 8 bytes (once) in the blob */
+    uint64_t mask = fal3_handled_mask(p, 0), other = fal3_handled_mask(p, 1);
+    CHECK(mask != other);
+    uint8_t m8[8];
+    for (int i = 0; i < 8; i++)
+        m8[i] = (uint8_t)(mask >> (8 * i));
+    size_t at = SIZE_MAX, hits = 0;
+    for (size_t i = 0; i + 8 <= len; i++)
+        if (memcmp(blob + i, m8, 8) == 0) {
+            at = i;
+            hits++;
+        }
+    CHECK_INT(hits, 1);
+    if (hits == 1) {
+        /* state two's mask in state default; then default's without listen */
+        uint64_t bad[2] = {other, mask & ~(UINT64_C(1) << LSL_SCHED_EV_LISTEN)};
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < 8; i++)
+                blob[at + i] = (uint8_t)(bad[k] >> (8 * i));
+            gsvm_lsl3_vm *m;
+            gsvm_lsl3_vm_new(p, &m, &err);
+            gsvm_error_clear(&err);
+            CHECK(gsvm_lsl3_vm_restore(m, blob, len, "s", &err) == GSVM_ERR_INPUT);
+            CHECK(strstr(err.message, "handled") != NULL);
+            gsvm_lsl3_vm_free(m);
+        }
+    }
+    free(blob);
+    gsvm_lsl3_vm_free(t);
+    gsvm_lsl3_vm_free(vm);
+    gsvm_lsl3_program_free(p);
+}
+
 /* ---- 64 KiB of live data: snapshot size ------------------------------------ */
 
 static void test_snapshot_size(void)
@@ -607,6 +686,7 @@ int main(void)
     test_diagnostics();
     test_time();
     test_snapshot_rejects();
+    test_snapshot_scheduler();
     test_snapshot_size();
     test_program_file();
     test_tick();
