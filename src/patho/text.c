@@ -234,7 +234,7 @@ uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsig
     return n;
 }
 
-void patho_put_u(gsvm_buf *b, uint32_t v)
+void patho_put_u_any(gsvm_buf *b, uint32_t v)
 {
     char tmp[10];
     int n = 0;

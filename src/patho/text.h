@@ -27,8 +27,16 @@ static inline void pb_put(gsvm_buf *b, const char *s, size_t n)
     }
 }
 static inline void pb_puts(gsvm_buf *b, const char *s) { pb_put(b, s, strlen(s)); }
-/* Decimal, signed decimal, and hex with at least `width` digits. */
-void patho_put_u(gsvm_buf *b, uint32_t v);
+/* Decimal, signed decimal, and hex with at least `width` digits.  Most
+ * numbers in a listing are one digit (s1, pop=0): those inline. */
+void patho_put_u_any(gsvm_buf *b, uint32_t v);
+static inline void patho_put_u(gsvm_buf *b, uint32_t v)
+{
+    if (v < 10 && b->len + 2 <= b->cap)
+        b->data[b->len++] = (uint8_t)('0' + v);
+    else
+        patho_put_u_any(b, v);
+}
 void patho_put_d(gsvm_buf *b, int32_t v);
 void patho_put_hex(gsvm_buf *b, uint32_t v, int width);
 /* Spaces up to column `col` of the line that started at `line_start`
