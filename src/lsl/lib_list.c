@@ -691,6 +691,49 @@ static void merge_sort_groups(const lsl_value *it, size_t stride, size_t key, bo
         idx[o++] = tmp[i++];
 }
 
+/* An order-preserving unsigned image of an integer or (non-NaN) float
+ * key; -0.0 maps like 0.0 because the two compare equal. */
+static uint32_t radix_key(const lsl_value *e)
+{
+    if (e->type == LSL_TYPE_INTEGER)
+        return (uint32_t)e->u.i ^ 0x80000000u;
+    float f = e->u.f == 0 ? 0.0f : e->u.f;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b & 0x80000000u ? ~b : b | 0x80000000u;
+}
+
+/* Stable LSD radix sort of group indices by integer or float key,
+ * ascending (equal keys keep index order); bytes that are the same in every
+ * key cost no pass.  `tmp` holds 3 * groups entries. */
+static void radix_sort_groups(const lsl_value *it, size_t stride, size_t key, size_t *idx, size_t *tmp,
+                              size_t groups)
+{
+    uint32_t *keys = (uint32_t *)(void *)(tmp + groups), *keys2 = (uint32_t *)(void *)(tmp + 2 * groups);
+    uint32_t all_and = 0xffffffffu, all_or = 0;
+    for (size_t g = 0; g < groups; g++) {
+        keys[g] = radix_key(&it[idx[g] * stride + key]);
+        all_and &= keys[g];
+        all_or |= keys[g];
+    }
+    for (unsigned shift = 0; shift < 32; shift += 8) {
+        if ((((all_and ^ all_or) >> shift) & 0xffu) == 0)
+            continue; /* this byte is the same in every key */
+        size_t count[257] = {0};
+        for (size_t g = 0; g < groups; g++)
+            count[((keys[g] >> shift) & 0xffu) + 1]++;
+        for (unsigned b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t g = 0; g < groups; g++) {
+            size_t o = count[(keys[g] >> shift) & 0xffu]++;
+            tmp[o] = idx[g];
+            keys2[o] = keys[g];
+        }
+        memcpy(idx, tmp, groups * sizeof *idx);
+        memcpy(keys, keys2, groups * sizeof *keys);
+    }
+}
+
 /* The exchange sort's result in O(n log n) where it can be predicted; false
  * when the caller must run the exchange sort itself.  With a strict weak
  * order, every pass of the exchange sort moves a least (ascending) or
@@ -705,9 +748,24 @@ static bool sl_sort_fast(const lsl_value *it, size_t stride, size_t key, size_t 
     if (!sort_keys_ordered(it, stride, key, groups))
         return false;
     bool up = ascending == 1;
-    for (size_t g = 0; g < groups; g++)
-        idx[g] = up ? g : groups - 1 - g;
-    merge_sort_groups(it, stride, key, up, idx, tmp, groups);
+    lsl_type t = it[key].type;
+    if (t == LSL_TYPE_INTEGER || t == LSL_TYPE_FLOAT) {
+        /* ascending by (key, index), which read backwards is the
+         * descending order by (key, index) */
+        for (size_t g = 0; g < groups; g++)
+            idx[g] = g;
+        radix_sort_groups(it, stride, key, idx, tmp, groups);
+        if (!up)
+            for (size_t i = 0, j = groups - 1; i < j; i++, j--) {
+                size_t x = idx[i];
+                idx[i] = idx[j];
+                idx[j] = x;
+            }
+    } else {
+        for (size_t g = 0; g < groups; g++)
+            idx[g] = up ? g : groups - 1 - g;
+        merge_sort_groups(it, stride, key, up, idx, tmp, groups);
+    }
     if (!up)
         return true;
     for (size_t g = 0; g + 1 < groups; g++) {
@@ -733,7 +791,7 @@ static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t str
         return GSVM_OK;
     }
     size_t groups = n / stride;
-    size_t *idx = malloc(groups * 2 * sizeof *idx);
+    size_t *idx = malloc(groups * 4 * sizeof *idx); /* idx, then 3 * groups of scratch */
     if (!idx)
         return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory");
     const lsl_value *it = litems(list);
@@ -742,12 +800,18 @@ static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t str
             idx[g] = g;
         sl_sort_exchange(it, stride, (size_t)key, groups, ascending, idx);
     }
-    vec v = {0};
-    for (size_t g = 0; g < groups; g++)
-        for (size_t k = 0; k < stride; k++)
-            vec_push(&v, &it[idx[g] * stride + k]);
+    /* the sorted items, borrowed: the new list retains them */
+    lsl_value *out = malloc(n * sizeof *out);
+    if (!out) {
+        free(idx);
+        return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    for (size_t g = 0, o = 0; g < groups; g++, o += stride)
+        memcpy(&out[o], &it[idx[g] * stride], stride * sizeof *out);
     free(idx);
-    return vec_finish(ctx, &v, false, ret);
+    gsvm_status st = ret_items(ctx, out, n, ret);
+    free(out);
+    return st;
 }
 
 gsvm_status lsl_lib_llListSort(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)

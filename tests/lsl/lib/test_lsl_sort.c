@@ -74,7 +74,11 @@ static lsl_value rand_of_type(lsl_type t, uint32_t spread)
     static const char *const words[] = {"", "a", "A", "ab", "b", "\xc3\xa9", "a\xc3\xa9", "ba", "B", "aa"};
     static const float fl[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, 1e30f, -1e-30f, INFINITY, -INFINITY, 3.0f};
     switch (t) {
-    case LSL_TYPE_INTEGER: return I((int32_t)rnd(spread) - (int32_t)spread / 2);
+    case LSL_TYPE_INTEGER:
+        /* few values, spread over all 32 bits, over two bytes, or small */
+        return spread % 3 == 0   ? I((int32_t)(rnd(spread) * 2654435761u))
+               : spread % 3 == 1 ? I((int32_t)rnd(spread) * 97 - 1000)
+                                 : I((int32_t)rnd(spread) - (int32_t)spread / 2);
     case LSL_TYPE_FLOAT: return F(fl[rnd(spread < 10 ? spread : 10)]);
     case LSL_TYPE_STRING: return S(words[rnd(spread < 10 ? spread : 10)]);
     case LSL_TYPE_KEY: return K(words[rnd(spread < 10 ? spread : 10)]);
