@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include "base/file.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -151,4 +153,13 @@ int gsvm_cli_fail(const gsvm_error *err)
     gsvm_error_format(err, msg, sizeof msg);
     fprintf(stderr, "%s\n", msg);
     return gsvm_cli_exit_code(err->status);
+}
+
+int gsvm_cli_write(const char *path, const void *data, size_t len)
+{
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    if (gsvm_file_write(path ? path : "-", data, len, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return 0;
 }

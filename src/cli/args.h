@@ -5,6 +5,7 @@
 #define GSVM_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gsvm/gsvm.h"
@@ -55,6 +56,9 @@ int gsvm_cli_dispatch(const char *engine, const char *about, const gsvm_verb *ve
 /* Prints `err` to stderr as "FILE:LINE:COL: error: MESSAGE" and returns the
  * exit code for its status. */
 int gsvm_cli_fail(const gsvm_error *err);
+/* Writes a verb's output to `path` ("-" or NULL: stdout); 0, or the exit
+ * code after printing the error. */
+int gsvm_cli_write(const char *path, const void *data, size_t len);
 int gsvm_cli_exit_code(gsvm_status st);
 
 #endif

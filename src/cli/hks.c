@@ -76,15 +76,6 @@ static int load_chunk(const char *path, const gsvm_hks_load_options *o, gsvm_hks
     return -1;
 }
 
-static int write_out(const char *path, const void *data, size_t len)
-{
-    gsvm_error err;
-    gsvm_error_clear(&err);
-    if (gsvm_file_write(path ? path : "-", data, len, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    return 0;
-}
-
 /* ------------------------------------------------------------------ list */
 
 static int verb_list(int argc, char **argv)
@@ -120,7 +111,7 @@ static int verb_list(int argc, char **argv)
     gsvm_hks_chunk_free(c);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = write_out(outp, text, len);
+    rc = gsvm_cli_write(outp, text, len);
     free(text);
     return rc;
 }
@@ -161,7 +152,7 @@ static int verb_asm(int argc, char **argv)
     gsvm_hks_chunk_free(c);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = write_out(outp, bytes, len);
+    rc = gsvm_cli_write(outp, bytes, len);
     free(bytes);
     return rc;
 }
@@ -423,7 +414,7 @@ static int verb_scri(int argc, char **argv)
         fprintf(stderr, "%s: SCRI version %u, flag %u (%s), %zu-byte body%s\n", pos[1],
                 s.version, s.flag, s.flag ? "Lua source" : "bytecode", s.body_len,
                 s.trailing ? ", bytes after the body ignored" : "");
-        rc = write_out(outp, s.body, s.body_len);
+        rc = gsvm_cli_write(outp, s.body, s.body_len);
     } else {
         uint8_t f = flag >= 0 ? (uint8_t)flag
                               : (b.len >= 4 && memcmp(b.data, "\x1bLua", 4) == 0 ? 0 : 1);
@@ -433,7 +424,7 @@ static int verb_scri(int argc, char **argv)
             gsvm_buf_free(&b);
             return gsvm_cli_fail(&err);
         }
-        rc = write_out(outp, out, len);
+        rc = gsvm_cli_write(outp, out, len);
         free(out);
     }
     gsvm_buf_free(&b);
@@ -581,7 +572,7 @@ static int verb_cfg(int argc, char **argv)
     gsvm_hks_chunk_free(c);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = write_out(outp, dot, len);
+    rc = gsvm_cli_write(outp, dot, len);
     free(dot);
     return rc;
 }
