@@ -22,7 +22,8 @@
  *         u32 name length + bytes (no NUL byte, <= LSL_MAX_STRING_BYTES)
  *         u8  has key (0/1) [+ 36 bytes: a lower-case UUID, not NULL_KEY]
  *         u32 message length + bytes (as the name)
- * Queue charges are not stored: they follow from the values. */
+ * A queued entry costs the script nothing of its own (see sched.h); its
+ * arguments' objects are in the script's heap and charged there. */
 #include "lsl/sched.h"
 
 #include <ctype.h>
@@ -51,14 +52,6 @@ uint64_t lsl_sched_all_events(void)
     size_t n;
     lsl_events(&n);
     return n >= 64 ? UINT64_MAX : ((UINT64_C(1) << n) - 1);
-}
-
-static size_t entry_charge(const lsl_value *args, unsigned n)
-{
-    size_t c = LSL_SCHED_EVENT_COST;
-    for (unsigned i = 0; i < n; i++)
-        c += lsl_value_slot_size(&args[i]);
-    return c;
 }
 
 static lsl_heap *value_heap(const lsl_value *v)
@@ -193,16 +186,10 @@ static bool queue_timer(lsl_sched *s)
         s->dropped++;
         return false;
     }
-    /* A timer event that does not fit in memory is lost like one that finds
-     * the queue full: the script would fault on it anyway. */
-    if (s->heap && lsl_heap_charge(s->heap, LSL_SCHED_EVENT_COST, NULL) != GSVM_OK)
-        return false;
     lsl_sched_event *ev = &s->queue[(s->head + s->count) % LSL_SCHED_QUEUE_MAX];
     memset(ev, 0, sizeof *ev);
     ev->event = LSL_SCHED_EV_TIMER;
     ev->nargs = 0;
-    ev->charge = LSL_SCHED_EVENT_COST;
-    s->queue_charge += ev->charge;
     s->count++;
     s->timer_queued = true;
     return true;
@@ -341,17 +328,8 @@ gsvm_status lsl_sched_push(lsl_sched *s, int event, const lsl_value *args, size_
         }
         ev.args[i].type = want; /* a string given for a key, or the reverse */
     }
-    ev.charge = entry_charge(ev.args, ev.nargs);
-    if (s->heap) {
-        gsvm_status st = lsl_heap_charge(s->heap, ev.charge, err);
-        if (st) {
-            lsl_sched_event_release(&ev);
-            return st;
-        }
-    }
     s->queue[(s->head + s->count) % LSL_SCHED_QUEUE_MAX] = ev;
     s->count++;
-    s->queue_charge += ev.charge;
     if (event == LSL_SCHED_EV_TIMER)
         s->timer_queued = true;
     if (queued)
@@ -368,10 +346,6 @@ bool lsl_sched_pop(lsl_sched *s, lsl_sched_event *out)
     memset(ev, 0, sizeof *ev);
     s->head = (s->head + 1) % LSL_SCHED_QUEUE_MAX;
     s->count--;
-    s->queue_charge -= out->charge;
-    if (s->heap)
-        lsl_heap_credit(s->heap, out->charge);
-    out->charge = 0;
     if (out->event == LSL_SCHED_EV_TIMER)
         s->timer_queued = false;
     return true;
@@ -727,16 +701,7 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
             }
         }
         ev.nargs = def->nargs;
-        ev.charge = entry_charge(ev.args, ev.nargs);
-        if (s->heap) {
-            gsvm_status st = lsl_heap_charge(s->heap, ev.charge, err);
-            if (st) {
-                lsl_sched_event_release(&ev);
-                return decode_fail(s, st);
-            }
-        }
         s->queue[s->count++] = ev;
-        s->queue_charge += ev.charge;
         if (idx == LSL_SCHED_EV_TIMER)
             s->timer_queued = true;
     }

@@ -2,9 +2,9 @@
  * Second Life simulator keeps for each running script besides its code and
  * variables, as a building block: a VM or a host running many scripts owns
  * one `lsl_sched` per script and calls into it; the scheduler never runs
- * code itself.  (The ABI-3 VM of vm3.c keeps its own equivalent state; the
- * rules below are the same ones, and tests/lsl/conformance checks both
- * against Second Life through the CLI.)
+ * code itself.  The ABI-3 VM (vm3.c) keeps all of this in one lsl_sched and
+ * has no other queue, timer or listen code; tests/lsl/conformance checks the
+ * rules below against Second Life through the CLI.
  *
  * Simulation clock
  *   Time is simulation milliseconds (`now_ms`, u64, starting where the host
@@ -23,10 +23,11 @@
  *   Ownership: the queue holds its own references.  Arguments whose heap
  *   object belongs to another heap (or to none, e.g. JSON read by the CLI)
  *   are deep-copied into the script's heap, so every queued object is
- *   charged to the script.  Each queued entry also charges
- *   LSL_SCHED_EVENT_COST plus lsl_value_slot_size of each argument to the
- *   heap (the 64 KiB limit counts waiting events); popping credits that back
- *   and hands the argument references to the caller.
+ *   charged to the script.  The entry itself costs the script nothing: in SL
+ *   the queue is the simulator's, so a waiting event takes no script memory
+ *   of its own (and an event arriving never makes a script fault between
+ *   handlers); the arguments' slots are charged when the handler starts, as
+ *   its frame.  Popping hands the argument references to the caller.
  *   Events the current state has no handler for are not queued at all (as
  *   SL): the VM says which are handled with lsl_sched_set_handled (default:
  *   all).  state_entry / state_exit are never queued: the VM runs them
@@ -67,7 +68,7 @@
  *   the wiki is silent: one message, one event).
  *
  * State change (state X;) — lsl_sched_state_change
- *   The queue is cleared (its charges credited) and every listen is removed;
+ *   The queue is cleared and every listen is removed;
  *   the timer, any pending sleep, script time and handle numbering are kept.
  *
  * Script reset (llResetScript) — lsl_sched_reset
@@ -101,8 +102,6 @@
 #define LSL_SCHED_LISTEN_MAX 65u
 /* The most arguments an LSL event has is 6 (remote_data). */
 #define LSL_SCHED_EVENT_MAX_ARGS 8u
-/* Heap bytes a queued event costs besides its arguments' slots and objects. */
-#define LSL_SCHED_EVENT_COST 16u
 /* Upper bound of every time value (2^53 ms: exact as a double, ~285,000 years). */
 #define LSL_SCHED_MAX_TIME_MS (UINT64_C(1) << 53)
 /* Upper bound of one sleep, delay or timer period (2^40 ms, ~34 years). */
@@ -118,7 +117,6 @@ typedef struct lsl_sched_event {
     int event;      /* event index (builtins.def LSL_EVENT index) */
     unsigned nargs; /* = the event's arity */
     lsl_value args[LSL_SCHED_EVENT_MAX_ARGS];
-    size_t charge;  /* heap bytes charged for the entry while queued */
 } lsl_sched_event;
 
 typedef struct lsl_listen {
@@ -138,7 +136,6 @@ typedef struct lsl_sched {
     /* event queue: a ring of LSL_SCHED_QUEUE_MAX entries */
     lsl_sched_event queue[LSL_SCHED_QUEUE_MAX];
     unsigned head, count;
-    size_t queue_charge;  /* sum of the entries' charges */
     uint64_t dropped;     /* events discarded because the queue was full */
     uint64_t handled;     /* bit i set: the current state handles event i */
 
@@ -219,18 +216,19 @@ void lsl_sched_set_timer(lsl_sched *s, double seconds);
  * caller's stay theirs).  *queued says whether it was added: false when the
  * queue is full (counted in `dropped`) or the state has no handler for it.
  * GSVM_ERR_USAGE for an unknown event, state_entry/state_exit, or arguments
- * not matching the signature; GSVM_ERR_FAULT "Stack-Heap Collision" when the
- * entry does not fit in the script's memory (nothing queued). */
+ * not matching the signature; GSVM_ERR_FAULT "Stack-Heap Collision" when an
+ * argument's object copied into the script's heap does not fit (nothing
+ * queued). */
 gsvm_status lsl_sched_push(lsl_sched *s, int event, const lsl_value *args, size_t n, bool *queued,
                            gsvm_error *err);
 /* Takes the oldest event: *out receives the argument references (release
- * them with lsl_sched_event_release) and its charge is credited back.
+ * them with lsl_sched_event_release).
  * False when the queue is empty. */
 bool lsl_sched_pop(lsl_sched *s, lsl_sched_event *out);
 /* The i-th waiting event (0 = oldest), or NULL. */
 const lsl_sched_event *lsl_sched_peek(const lsl_sched *s, unsigned i);
 void lsl_sched_event_release(lsl_sched_event *ev);
-/* Empties the queue (charges credited). */
+/* Empties the queue. */
 void lsl_sched_clear_queue(lsl_sched *s);
 
 /* ---- listens -------------------------------------------------------------- */

@@ -308,7 +308,7 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     }
     n->nframes = nframes;
     n->ip = nframes ? ip : 0;
-    n->hp->extra = n->base_extra + frame_bytes + n->sched.queue_charge;
+    n->hp->extra = n->base_extra + frame_bytes;
     n->hp->limit = limit;
     if (n->hp->used + n->hp->extra > limit) {
         gsvm_error_set(err, GSVM_ERR_INPUT, file, "the snapshot's data exceeds its memory limit");
