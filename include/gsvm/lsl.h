@@ -171,7 +171,7 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
  *     gsvm_lsl3_compile(src, len, "door.lsl", &prog, &err);
  *     gsvm_lsl3_vm_new(prog, &vm, &err);
  *     gsvm_lsl3_vm_set_host(vm, my_host, my_data);
- *     gsvm_lsl3_vm_start(vm, &err);                 // queues state_entry
+ *     gsvm_lsl3_vm_start(vm, &err);                 // state_entry runs first
  *     while (gsvm_lsl3_vm_run(vm, 1024) == GSVM_LSL_YIELDED) ;
  *     gsvm_lsl3_vm_post(vm, "touch_start", args, &queued, &err);
  *     gsvm_lsl3_vm_advance(vm, 1000);               // timers fire, sleeps end
@@ -212,12 +212,15 @@ typedef gsvm_status (*gsvm_lsl3_host_fn)(void *user, const char *name, const str
 gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err);
 void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm);
 void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user);
-/* Queues state_entry of the default state (a fresh script's start). */
+/* Makes state_entry of the default state the first thing run() does (a
+ * fresh script's start; state_entry jumps the queue and is never queued). */
 gsvm_status gsvm_lsl3_vm_start(gsvm_lsl3_vm *vm, gsvm_error *err);
 /* Queues an event with JSON arguments checked against its signature
  * (GSVM_ERR_INPUT naming the problem).  *queued is false when the event
  * was dropped as Second Life drops it: a full queue (64), no handler in the
- * current state, or a listen no active llListen filter matches. */
+ * current state, a listen no active llListen filter matches, or
+ * state_entry/state_exit (only the VM runs those, around state changes).
+ * The queue, timer, sleep and listens are src/lsl/sched.h's. */
 gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const struct json_t *args,
                               bool *queued, gsvm_error *err);
 /* Runs at most `budget` instructions: FINISHED when idle (nothing queued),
