@@ -829,6 +829,12 @@ gsvm_status lsl_lib_llListSortStrided(lsl_call_ctx *ctx, const lsl_value *a, lsl
     return sl_sort(ctx, &a[0], a[1].u.i, a[2].u.i, a[3].u.i, ret);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 gsvm_status lsl_lib_llListStatistics(lsl_call_ctx *ctx, const lsl_value *a, lsl_value *ret)
 {
     /* Integer and float elements only, taken last to first as SL does (it
@@ -863,13 +869,23 @@ gsvm_status lsl_lib_llListStatistics(lsl_call_ctx *ctx, const lsl_value *a, lsl_
         }
         r = op == 0 ? hi - lo : op == 1 ? lo : hi;
     } else if (op == 4) { /* MEDIAN */
-        for (size_t i = 0; i + 1 < k; i++)
-            for (size_t j = i + 1; j < k; j++)
-                if (!(x[i] <= x[j])) {
-                    double t = x[i];
-                    x[i] = x[j];
-                    x[j] = t;
-                }
+        /* the exchange sort SL uses; without NaN (which never compares) and
+         * -0.0 (equal to 0.0 yet printed differently) equal values are
+         * identical, and any sort gives the same result */
+        bool plain = true;
+        for (size_t i = 0; i < k && plain; i++)
+            plain = !isnan(x[i]) && !(x[i] == 0 && signbit(x[i]));
+        if (plain) {
+            qsort(x, k, sizeof *x, cmp_double);
+        } else {
+            for (size_t i = 0; i + 1 < k; i++)
+                for (size_t j = i + 1; j < k; j++)
+                    if (!(x[i] <= x[j])) {
+                        double t = x[i];
+                        x[i] = x[j];
+                        x[j] = t;
+                    }
+        }
         r = k & 1 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) * 0.5;
     } else if (op == 3 || (op >= 5 && op <= 7)) { /* MEAN, STD_DEV, SUM, SUM_SQUARES */
         double sum = 0, sq = 0, mean = 0, m2 = 0, cnt = 0;
