@@ -779,6 +779,28 @@ static bool sl_sort_fast(const lsl_value *it, size_t stride, size_t key, size_t 
     return true;
 }
 
+/* sl_sort_exchange, ascending, over order-preserving integer keys: the
+ * element at i is the running candidate, swapped out whenever a later key
+ * is smaller. */
+static void sl_sort_exchange_keys(uint32_t *keys, size_t *idx, size_t groups)
+{
+    for (size_t i = 0; i + 1 < groups; i++) {
+        uint32_t c = keys[i];
+        size_t ci = idx[i];
+        for (size_t j = i + 1; j < groups; j++)
+            if (c > keys[j]) {
+                uint32_t t = keys[j];
+                size_t ti = idx[j];
+                keys[j] = c;
+                idx[j] = ci;
+                c = t;
+                ci = ti;
+            }
+        keys[i] = c;
+        idx[i] = ci;
+    }
+}
+
 static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t stride_in, int32_t key_in,
                            int32_t ascending, lsl_value *ret)
 {
@@ -798,7 +820,18 @@ static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t str
     if (!sl_sort_fast(it, stride, (size_t)key, groups, ascending, idx, idx + groups)) {
         for (size_t g = 0; g < groups; g++)
             idx[g] = g;
-        sl_sort_exchange(it, stride, (size_t)key, groups, ascending, idx);
+        lsl_type t = it[key].type;
+        if (ascending == 1 && (t == LSL_TYPE_INTEGER || t == LSL_TYPE_FLOAT) &&
+            sort_keys_ordered(it, stride, (size_t)key, groups)) {
+            /* the same exchange sort on precomputed keys (equal ascending
+             * keys whose groups differ: their order is the sort's own) */
+            uint32_t *keys = (uint32_t *)(void *)(idx + groups);
+            for (size_t g = 0; g < groups; g++)
+                keys[g] = radix_key(&it[g * stride + (size_t)key]);
+            sl_sort_exchange_keys(keys, idx, groups);
+        } else {
+            sl_sort_exchange(it, stride, (size_t)key, groups, ascending, idx);
+        }
     }
     /* the sorted items, borrowed: the new list retains them */
     lsl_value *out = malloc(n * sizeof *out);
