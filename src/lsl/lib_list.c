@@ -734,14 +734,38 @@ static void radix_sort_groups(const lsl_value *it, size_t stride, size_t key, si
     }
 }
 
-/* The exchange sort's result in O(n log n) where it can be predicted; false
- * when the caller must run the exchange sort itself.  With a strict weak
- * order, every pass of the exchange sort moves a least (ascending) or
- * greatest key to the front, so the keys come out sorted.  Descending, a
- * pass picks the LAST of the greatest keys, and the result is exactly the
- * stable descending sort of the reversed list.  Ascending, equal keys come
- * out in an order that depends on the whole list, so the fast result is only
- * taken when the groups of every run of equal keys are indistinguishable. */
+/* sl_sort_exchange, ascending, over integer ranks of the keys: the element
+ * at i is the running candidate, swapped out whenever a later rank is
+ * smaller. */
+static void sl_sort_exchange_keys(uint32_t *keys, size_t *idx, size_t groups)
+{
+    for (size_t i = 0; i + 1 < groups; i++) {
+        uint32_t c = keys[i];
+        size_t ci = idx[i];
+        for (size_t j = i + 1; j < groups; j++)
+            if (c > keys[j]) {
+                uint32_t t = keys[j];
+                size_t ti = idx[j];
+                keys[j] = c;
+                idx[j] = ci;
+                c = t;
+                ci = ti;
+            }
+        keys[i] = c;
+        idx[i] = ci;
+    }
+}
+
+/* The exchange sort's result, fast, when the keys are in a strict weak
+ * order; false (for the caller to run the exchange sort itself) otherwise.
+ * With such an order every pass of the exchange sort moves a least
+ * (ascending) or greatest key to the front, so the keys come out sorted.
+ * Descending, a pass picks the LAST of the greatest keys, and the result is
+ * exactly the stable descending sort of the reversed list: O(n log n).
+ * Ascending, equal keys come out in an order that depends on the whole list:
+ * the sorted result stands when the groups of every run of equal keys are
+ * indistinguishable, else the exchange sort runs over the keys' ranks
+ * (still quadratic, but a tight loop over integers). */
 static bool sl_sort_fast(const lsl_value *it, size_t stride, size_t key, size_t groups, int32_t ascending,
                          size_t *idx, size_t *tmp)
 {
@@ -768,37 +792,28 @@ static bool sl_sort_fast(const lsl_value *it, size_t stride, size_t key, size_t 
     }
     if (!up)
         return true;
-    for (size_t g = 0; g + 1 < groups; g++) {
+    bool distinct_ties = false;
+    for (size_t g = 0; g + 1 < groups && !distinct_ties; g++) {
         const lsl_value *x = &it[idx[g] * stride], *y = &it[idx[g + 1] * stride];
         if (sort_gt(&y[key], &x[key]))
             continue; /* a new run of keys */
-        for (size_t k = 0; k < stride; k++)
-            if (!same_value(&x[k], &y[k]))
-                return false;
+        for (size_t k = 0; k < stride && !distinct_ties; k++)
+            distinct_ties = !same_value(&x[k], &y[k]);
     }
+    if (!distinct_ties)
+        return true;
+    /* the exchange sort itself, over each group's rank among the sorted
+     * keys: the same comparisons, without the type dispatch */
+    uint32_t *ranks = (uint32_t *)(void *)tmp, r = 0;
+    ranks[idx[0]] = 0;
+    for (size_t g = 1; g < groups; g++) {
+        r += sort_gt(&it[idx[g] * stride + key], &it[idx[g - 1] * stride + key]);
+        ranks[idx[g]] = r;
+    }
+    for (size_t g = 0; g < groups; g++)
+        idx[g] = g;
+    sl_sort_exchange_keys(ranks, idx, groups);
     return true;
-}
-
-/* sl_sort_exchange, ascending, over order-preserving integer keys: the
- * element at i is the running candidate, swapped out whenever a later key
- * is smaller. */
-static void sl_sort_exchange_keys(uint32_t *keys, size_t *idx, size_t groups)
-{
-    for (size_t i = 0; i + 1 < groups; i++) {
-        uint32_t c = keys[i];
-        size_t ci = idx[i];
-        for (size_t j = i + 1; j < groups; j++)
-            if (c > keys[j]) {
-                uint32_t t = keys[j];
-                size_t ti = idx[j];
-                keys[j] = c;
-                idx[j] = ci;
-                c = t;
-                ci = ti;
-            }
-        keys[i] = c;
-        idx[i] = ci;
-    }
 }
 
 static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t stride_in, int32_t key_in,
@@ -820,18 +835,7 @@ static gsvm_status sl_sort(lsl_call_ctx *ctx, const lsl_value *list, int32_t str
     if (!sl_sort_fast(it, stride, (size_t)key, groups, ascending, idx, idx + groups)) {
         for (size_t g = 0; g < groups; g++)
             idx[g] = g;
-        lsl_type t = it[key].type;
-        if (ascending == 1 && (t == LSL_TYPE_INTEGER || t == LSL_TYPE_FLOAT) &&
-            sort_keys_ordered(it, stride, (size_t)key, groups)) {
-            /* the same exchange sort on precomputed keys (equal ascending
-             * keys whose groups differ: their order is the sort's own) */
-            uint32_t *keys = (uint32_t *)(void *)(idx + groups);
-            for (size_t g = 0; g < groups; g++)
-                keys[g] = radix_key(&it[g * stride + (size_t)key]);
-            sl_sort_exchange_keys(keys, idx, groups);
-        } else {
-            sl_sort_exchange(it, stride, (size_t)key, groups, ascending, idx);
-        }
+        sl_sort_exchange(it, stride, (size_t)key, groups, ascending, idx);
     }
     /* the sorted items, borrowed: the new list retains them */
     lsl_value *out = malloc(n * sizeof *out);
