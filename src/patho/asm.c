@@ -36,9 +36,10 @@ typedef struct token {
 #define MAX_TOKENS (16 * 1024 * 1024)
 
 typedef struct line_toks {
-    token *t; /* grows with the longest line */
+    token *t; /* `first` until a line needs more, then malloc'd and grown */
     int cap;
     int n;
+    token first[128]; /* room for any ordinary line without an allocation */
 } line_toks;
 
 /* Character classes for the tokenizer: one table lookup per character. */
@@ -136,7 +137,14 @@ static bool tokenize(const char *s, const char *end, line_toks *out, long *bad_c
             return false;
         }
         if (!roomy && out->n >= out->cap - 1) {
-            token *n = out->cap < MAX_TOKENS ? realloc(out->t, (size_t)out->cap * 2 * sizeof *n) : NULL;
+            token *n = NULL;
+            if (out->cap < MAX_TOKENS) {
+                bool inline_array = out->t == out->first;
+                n = inline_array ? malloc((size_t)out->cap * 2 * sizeof *n)
+                                 : realloc(out->t, (size_t)out->cap * 2 * sizeof *n);
+                if (n && inline_array)
+                    memcpy(n, out->first, sizeof out->first);
+            }
             if (!n) {
                 *bad_col = (long)(s - line) + 1;
                 *why = out->cap < MAX_TOKENS ? "out of memory" : "too many tokens on one line";
@@ -1765,10 +1773,10 @@ static gsvm_status one_line(asmb *A, const line_toks *L)
         if (L->t[2].kind == TK_END)
             return GSVM_OK;
         /* "label: Instr ..." on one line: the rest of the tokens */
-        line_toks rest = *L;
-        rest.t += 2;
-        rest.n -= 2;
-        rest.cap -= 2;
+        line_toks rest; /* a view of L's tokens (its own inline array unused) */
+        rest.t = L->t + 2;
+        rest.n = L->n - 2;
+        rest.cap = L->cap - 2;
         return instruction(A, &rest);
     }
     if (t->kind != TK_IDENT)
@@ -1789,19 +1797,12 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     gsvm_buf_init(&A.pool);
     gsvm_buf_init(&A.strbytes);
     gsvm_patho_program *p = A.p = calloc(1, sizeof *p);
-    line_toks *L = malloc(sizeof *L);
-    if (L) {
-        L->n = 0;
-        L->cap = 256;
-        L->t = malloc((size_t)L->cap * sizeof *L->t);
-    }
-    if (!p || !L || !L->t) {
-        free(p);
-        if (L)
-            free(L->t);
-        free(L);
+    line_toks toks, *L = &toks;
+    L->n = 0;
+    L->cap = (int)(sizeof L->first / sizeof L->first[0]);
+    L->t = L->first;
+    if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    }
     p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? GSVM_PATHO_LAYOUT_HD : layout;
     /* Listings hold about one instruction per 70 bytes of text: start the
      * array near its final size instead of doubling up to it. */
@@ -1837,8 +1838,8 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
             st = one_line(&A, L);
         s = nl ? nl + 1 : end;
     }
-    free(L->t);
-    free(L);
+    if (L->t != L->first)
+        free(L->t);
     if (st == GSVM_OK)
         st = resolve(&A);
     if (st == GSVM_OK && A.pool.len > UINT32_MAX / 2)
