@@ -756,6 +756,65 @@ static void sl_sort_exchange_keys(uint32_t *keys, size_t *idx, size_t groups)
     }
 }
 
+/* The first position >= from (and < hi) in the subtree `node` over
+ * [lo, hi) of a min segment tree whose value is below c, or SIZE_MAX. */
+static size_t seg_first_below(const uint32_t *t, size_t node, size_t lo, size_t hi, size_t from, uint32_t c)
+{
+    if (hi <= from || t[node] >= c)
+        return SIZE_MAX;
+    if (hi - lo == 1)
+        return lo;
+    size_t mid = lo + (hi - lo) / 2;
+    size_t r = seg_first_below(t, 2 * node, lo, mid, from, c);
+    return r != SIZE_MAX ? r : seg_first_below(t, 2 * node + 1, mid, hi, from, c);
+}
+
+static void seg_set(uint32_t *t, size_t size, size_t pos, uint32_t v)
+{
+    size_t node = size + pos;
+    t[node] = v;
+    for (node /= 2; node >= 1; node /= 2)
+        t[node] = t[2 * node] < t[2 * node + 1] ? t[2 * node] : t[2 * node + 1];
+}
+
+/* sl_sort_exchange_keys, simulated: in a pass the candidate only changes
+ * at the next position holding a smaller rank, which a min segment tree
+ * finds in O(log n), and those (strictly decreasing) ranks are at most as
+ * many as the distinct ranks.  False when out of memory. */
+static bool sl_sort_exchange_keys_seg(uint32_t *keys, size_t *idx, size_t groups)
+{
+    size_t size = 1;
+    while (size < groups)
+        size *= 2;
+    uint32_t *t = malloc(2 * size * sizeof *t);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < size; i++)
+        t[size + i] = i < groups ? keys[i] : UINT32_MAX;
+    for (size_t node = size - 1; node >= 1; node--)
+        t[node] = t[2 * node] < t[2 * node + 1] ? t[2 * node] : t[2 * node + 1];
+    for (size_t i = 0; i + 1 < groups; i++) {
+        uint32_t c = keys[i];
+        size_t ci = idx[i];
+        for (size_t j = i + 1;; j++) {
+            j = seg_first_below(t, 1, 0, size, j, c);
+            if (j == SIZE_MAX)
+                break;
+            uint32_t tk = keys[j];
+            size_t ti = idx[j];
+            keys[j] = c;
+            idx[j] = ci;
+            seg_set(t, size, j, c);
+            c = tk;
+            ci = ti;
+        }
+        keys[i] = c;
+        idx[i] = ci;
+    }
+    free(t);
+    return true;
+}
+
 /* The exchange sort's result, fast, when the keys are in a strict weak
  * order; false (for the caller to run the exchange sort itself) otherwise.
  * With such an order every pass of the exchange sort moves a least
@@ -812,7 +871,10 @@ static bool sl_sort_fast(const lsl_value *it, size_t stride, size_t key, size_t 
     }
     for (size_t g = 0; g < groups; g++)
         idx[g] = g;
-    sl_sort_exchange_keys(ranks, idx, groups);
+    /* with few distinct keys among many groups, the simulation is far
+     * cheaper than the quadratic loop */
+    if (groups < 32 || (size_t)r * 16 >= groups || !sl_sort_exchange_keys_seg(ranks, idx, groups))
+        sl_sort_exchange_keys(ranks, idx, groups);
     return true;
 }
 
