@@ -1432,12 +1432,38 @@ static bool fast_args(asmb *A, fast_state *F, gsvm_patho_insn *in)
     }
 }
 
+/* Where an instruction name starting at s ends: at the first space or the
+ * line end.  Op names are identifiers, so when find_op knows the result it
+ * is exactly the identifier tokenize() would take; anything else is no op
+ * name and the line goes the general way.  The space is found 8 bytes at
+ * a time (a loop over identifier characters mispredicts its exit). */
+static const char *name_end(const asmb *A, const char *s, const char *end)
+{
+    const char *q = s;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; A->text_end - q >= 8 && q < end; q += 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t x = w ^ 0x2020202020202020ull; /* a zero byte where w has a space */
+        uint64_t hit = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+        if (hit) {
+            const char *at = q + __builtin_ctzll(hit) / 8; /* the lowest is exact */
+            return at < end ? at : end;
+        }
+    }
+#else
+    (void)A;
+#endif
+    while (q < end && *q != ' ')
+        q++;
+    return q;
+}
+
 static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
 {
     gsvm_patho_program *p = A->p;
     fast_state F = {s, end, line};
-    while (F.q < end && is_ident(*F.q))
-        F.q++;
+    F.q = name_end(A, s, end);
     int op = find_op(A, s, (size_t)(F.q - s));
     if (op < 0 || gsvm_patho_code_of((unsigned)op, p->layout) < 0)
         return false;
@@ -1852,6 +1878,8 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
         if (A.sec == SEC_CODE) {
             /* an instruction as the lister writes it takes the fast lane */
             const char *first = s;
+            if (le - first >= 4 && memcmp(first, "    ", 4) == 0)
+                first += 4; /* the lister's indent, in one compare */
             while (first < le && *first == ' ')
                 first++;
             if (first < le && *first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART) &&
