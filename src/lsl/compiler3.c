@@ -112,6 +112,12 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
             c->max_sd = c->sd;
         return (long)n - 1;
     }
+    if (o == F3_RETV && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL) {
+        /* `return local;` returns the slot itself */
+        c->p->code[n - 1].op = F3_RETV_L;
+        c->sd -= 1;
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier) {
         /* an operation whose result is stored at once stores it itself */
         fal3_insn *last = &c->p->code[n - 1];
@@ -469,6 +475,13 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return op(c, F3_IOP_LK, slot, k, o) >= 0;
     }
+    if (o >= F3_ADD_I && o <= F3_GE_I && o != F3_LAND_I && o != F3_LOR_I && r && r->op == F3_LOAD_GLOBAL &&
+        l->op == F3_LOAD_LOCAL) {
+        int32_t slot = l->a, g = r->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return op(c, F3_IOP_LG, slot, g, o) >= 0;
+    }
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
                                      [F3_ADD_I] = F3_ADDI_LL};
@@ -486,6 +499,22 @@ static bool fuse_binop(c3 *c, fal3_op o)
             c->sd -= 1;
             return op(c, l1[o], a, 0, 0) >= 0;
         }
+    }
+    if (o >= F3_EQ_F && o <= F3_GE_F && r && r->op == F3_PUSH_FLOAT && fal3_ops[l->op].pops == 0 &&
+        fal3_ops[l->op].pushes == 1) {
+        /* `x OP constant`: the constant becomes an operand; x's one
+         * stack-neutral instruction moves down into its place */
+        int32_t k = r->a;
+        *r = *l;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return op(c, F3_CMPF_K, k, o, 0) >= 0;
+    }
+    if (o == F3_MUL_F && l->op == F3_PUSH_FLOAT && r && r->op == F3_LOAD_LOCAL) {
+        int32_t k = l->a, slot = r->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return op(c, F3_MULF_LK, slot, k, 0) >= 0;
     }
     if (o == F3_MUL_F && l->op == F3_PUSH_FLOAT) {
         int32_t k = l->a;
@@ -861,6 +890,12 @@ static long ccond_false(c3 *c, const lsl_expr *e)
                     return op(c, F3_JGT_LL, l, r, -1);
                 return op(c, F3_JGE_LL, r, l, -1); /* l > r false when r >= l */
             }
+            var3 g;
+            if (e->rhs->kind == E_IDENT && find_var(c, e->rhs->name, &g) && g.global && g.type == LSL_TYPE_INTEGER &&
+                e->op != T_GT) {
+                /* a loop bound held in a global: one compare-and-branch */
+                return op(c, e->op == T_LT ? F3_JGE_LG : F3_JGT_LG, l, g.slot, -1);
+            }
             if (e->rhs->kind == E_INT) {
                 if (e->op == T_LT)
                     return op(c, F3_JGE_LI, l, e->rhs->ival, -1);
@@ -943,6 +978,8 @@ static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
     case F3_JGT_LI: in->op = F3_JLE_LI; break;
     case F3_JGE_LL: in->op = F3_JLT_LL; break;
     case F3_JGT_LL: in->op = F3_JLE_LL; break;
+    case F3_JGE_LG: in->op = F3_JLT_LG; break;
+    case F3_JGT_LG: in->op = F3_JLE_LG; break;
     default: return fail(c, e->line, e->col, "internal: no inverse for a condition jump");
     }
     patch_false(c, at, target);

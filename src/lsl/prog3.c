@@ -199,7 +199,8 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'n': ok = v >= 0 && (uint32_t)v <= 4096; break;
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
-                case 'o': ok = in->op == F3_IOP_LK ? (v >= F3_ADD_I && v <= F3_GE_I)
+                case 'o': ok = in->op == F3_CMPF_K ? (v >= F3_EQ_F && v <= F3_GE_F)
+                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
                           break;
                 case 'm': ok = v >= 0 && v <= 3; break;
@@ -406,6 +407,24 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
                 target = (size_t)in->a;
                 break;
+            case F3_RETV_L:
+                bad = f->ret == LSL_TYPE_VOID || f->slot_types[in->a] != f->ret;
+                ends = true;
+                break;
+            case F3_IOP_LG:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || p->globals[in->b].type != LSL_TYPE_INTEGER ||
+                      in->c < F3_ADD_I || in->c > F3_GE_I || in->c == F3_LAND_I || in->c == F3_LOR_I;
+                res = LSL_TYPE_INTEGER;
+                break;
+            case F3_JGE_LG: case F3_JGT_LG: case F3_JLT_LG: case F3_JLE_LG:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || p->globals[in->b].type != LSL_TYPE_INTEGER;
+                target = (size_t)in->c;
+                break;
+            case F3_CMPF_K:
+                bad = t1 != LSL_TYPE_FLOAT || in->b < F3_EQ_F || in->b > F3_GE_F;
+                res = LSL_TYPE_INTEGER;
+                break;
+            case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             default: bad = true; break;
             }
             if (bad)

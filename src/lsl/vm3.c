@@ -919,6 +919,66 @@ top:
         sp++;
         NEXT();
     }
+    CASE(IOP_LG) {
+        int32_t l = fp[pc->a].u.i, r = globals[pc->b].u.i, v;
+        switch (pc->c) {
+        case F3_ADD_I: v = wrap_add(l, r); break;
+        case F3_SUB_I: v = wrap_sub(l, r); break;
+        case F3_MUL_I: v = wrap_mul(l, r); break;
+        case F3_DIV_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? wrap_sub(0, l) : l / r; break;
+        case F3_MOD_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? 0 : l % r; break;
+        case F3_BAND_I: v = l & r; break;
+        case F3_BOR_I: v = l | r; break;
+        case F3_BXOR_I: v = l ^ r; break;
+        case F3_SHL_I: v = (int32_t)((uint32_t)l << (r & 31)); break;
+        case F3_SHR_I: v = l >> (r & 31); break;
+        case F3_EQ_I: v = l == r; break;
+        case F3_NE_I: v = l != r; break;
+        case F3_LT_I: v = l < r; break;
+        case F3_LE_I: v = l <= r; break;
+        case F3_GT_I: v = l > r; break;
+        default: v = l >= r; break;
+        }
+        sp->type = LSL_TYPE_INTEGER;
+        sp->u.i = v;
+        sp++;
+        NEXT();
+    }
+    CASE(JGE_LG) if (fp[pc->a].u.i >= globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGT_LG) if (fp[pc->a].u.i > globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLT_LG) if (fp[pc->a].u.i < globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLE_LG) if (fp[pc->a].u.i <= globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(CMPF_K) {
+        float k, l = sp[-1].u.f;
+        memcpy(&k, &pc->a, 4);
+        int32_t v;
+        switch (pc->b) {
+        case F3_EQ_F: v = l == k; break;
+        case F3_NE_F: v = l != k; break;
+        case F3_LT_F: v = l < k; break;
+        case F3_LE_F: v = l <= k; break;
+        case F3_GT_F: v = l > k; break;
+        default: v = l >= k; break;
+        }
+        sp[-1] = lsl_int(v);
+        NEXT();
+    }
+    CASE(MULF_LK) {
+        float k;
+        memcpy(&k, &pc->b, 4);
+        sp->type = LSL_TYPE_FLOAT;
+        sp->u.f = k * fp[pc->a].u.f;
+        sp++;
+        NEXT();
+    }
+    CASE(RETV_L) {
+        lsl_value rv = fp[pc->a];
+        vretain(&rv);
+        while (sp > fp)
+            vrelease(--sp);
+        *sp++ = rv;
+        goto do_return;
+    }
 #define JCMP(name, field, OPR) CASE(name) { sp -= 2; if (!(sp[1].u.field OPR sp[0].u.field)) { pc = code + pc->a; DISPATCH(); } NEXT(); }
     JCMP(JNLT_I, i, <)
     JCMP(JNLE_I, i, <=)
