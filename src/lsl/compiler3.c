@@ -693,6 +693,17 @@ static lsl_type cincdec(c3 *c, const lsl_expr *e, bool want)
     return want ? vt : LSL_TYPE_VOID;
 }
 
+/* No side effects, no calls: evaluating it cannot change a variable. */
+static bool pure_expr(const lsl_expr *e)
+{
+    switch (e->kind) {
+    case E_INT: case E_FLOAT: case E_IDENT: return true;
+    case E_BINARY: return pure_expr(e->lhs) && pure_expr(e->rhs);
+    case E_UNARY: case E_CAST: return pure_expr(e->lhs);
+    default: return false;
+    }
+}
+
 static lsl_type ccall(c3 *c, const lsl_expr *e)
 {
     long fi;
@@ -719,6 +730,16 @@ static lsl_type ccall(c3 *c, const lsl_expr *e)
     if (e->nitems != b->nargs) {
         fail(c, e->line, e->col, "%s takes %u arguments, not %zu", b->name, b->nargs, e->nitems);
         return T_ERR;
+    }
+    var3 lv;
+    if ((b->id == LSL_ID_llList2Integer || b->id == LSL_ID_llList2Float) && e->items[0]->kind == E_IDENT &&
+        find_var(c, e->items[0]->name, &lv) && !lv.global && lv.type == LSL_TYPE_LIST && pure_expr(e->items[1])) {
+        /* an element of a list local: the list stays in its slot (the index
+         * cannot change it, so reading it after the index is the same) */
+        lsl_type t = cexpr(c, e->items[1]);
+        if (!coerce_arg(c, t, lsl_builtin_arg_type(b, 1), e->items[1], 1, b->name))
+            return T_ERR;
+        return op(c, F3_LIST_GET_L, lv.slot, b->id, 0) >= 0 ? b->ret : T_ERR;
     }
     for (size_t i = 0; i < e->nitems; i++) {
         lsl_type t = cexpr(c, e->items[i]);

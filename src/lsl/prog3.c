@@ -424,6 +424,11 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = t1 != LSL_TYPE_FLOAT || in->b < F3_EQ_F || in->b > F3_GE_F;
                 res = LSL_TYPE_INTEGER;
                 break;
+            case F3_LIST_GET_L:
+                bad = f->slot_types[in->a] != LSL_TYPE_LIST || t1 != LSL_TYPE_INTEGER ||
+                      (in->b != LSL_ID_llList2Integer && in->b != LSL_ID_llList2Float) || !p->native_by_id[in->b];
+                res = in->b == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+                break;
             case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             default: bad = true; break;
             }

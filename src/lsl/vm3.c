@@ -971,6 +971,27 @@ top:
         sp++;
         NEXT();
     }
+    CASE(LIST_GET_L) {
+        const lsl_value *lst = &fp[pc->a];
+        int64_t len = (int64_t)lsl_list_len(lst), i = sp[-1].u.i;
+        if (i < 0)
+            i += len;
+        lsl_type want = pc->b == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+        if (i >= 0 && i < len && lsl_list_items(lst)[i].type == want) {
+            sp[-1] = lsl_list_items(lst)[i];
+            NEXT();
+        }
+        /* any other element: the library converts (the list is only borrowed) */
+        lsl_value args[2] = {*lst, sp[-1]}, ret;
+        ret.type = LSL_TYPE_VOID;
+        SYNC();
+        err.message[0] = 0;
+        lsl_call_ctx ctx = {vm->hp, &vm->lib, &err};
+        if (prog->native_by_id[pc->b](&ctx, args, &ret) != GSVM_OK)
+            FAULT(err.message[0] ? err.message : "builtin failed");
+        sp[-1] = ret;
+        NEXT();
+    }
     CASE(RETV_L) {
         lsl_value rv = fp[pc->a];
         vretain(&rv);
