@@ -177,6 +177,9 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
  *     gsvm_lsl3_vm_advance(vm, 1000);               // timers fire, sleeps end
  */
 #define GSVM_LSL3_ABI_VERSION 3
+/* Bumped whenever compiler3.c's output for some source changes: it is part
+ * of the cache key (gsvm_lsl3_compile_cached). */
+#define GSVM_LSL3_COMPILER_VERSION 1
 #define GSVM_LSL3_SNAPSHOT_VERSION 3
 
 typedef struct gsvm_lsl3_program gsvm_lsl3_program;
@@ -186,6 +189,12 @@ struct json_t;
 /* Compiles the whole language; diagnostics as gsvm_lsl_compile's. */
 gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
                               gsvm_lsl3_program **out, gsvm_error *err);
+/* gsvm_lsl3_compile through the same cache as gsvm_lsl_compile_cached: key
+ * SHA-256 of the source + GSVM_LSL3_COMPILER_VERSION + ABI 3, entry
+ * DIR/lsl/XX/REST.fp3 (an ABI-3 program file, fully verified on load). */
+gsvm_status gsvm_lsl3_compile_cached(const char *source, size_t len, const char *file,
+                                     const char *dir, gsvm_lsl3_program **out, bool *hit,
+                                     gsvm_error *err);
 void gsvm_lsl3_program_free(gsvm_lsl3_program *prog);
 /* The ABI-3 program file (magic "HWZ3"); load validates every field. */
 gsvm_status gsvm_lsl3_program_save(const gsvm_lsl3_program *prog, uint8_t **out, size_t *len,

@@ -31,8 +31,8 @@ static void any_free(any_prog *a)
 /* Reads FILE (or "-") and turns it into a program: a .fpc (ABI 2, magic
  * HWZP) or an ABI-3 program file (magic HWZ3) is loaded; anything else is
  * compiled as LSL source.  `abi` 0 picks ABI 2 when the script fits its
- * slice (through the cache when `cache_dir` is not NULL) and ABI 3
- * otherwise; 2 or 3 forces one (a program file must then be of that ABI). */
+ * slice and ABI 3 otherwise (both through the cache when `cache_dir` is not
+ * NULL); 2 or 3 forces one (a program file must then be of that ABI). */
 static gsvm_status load_any(const char *path, const char *cache_dir, int abi, any_prog *out,
                             gsvm_error *err)
 {
@@ -56,7 +56,7 @@ static gsvm_status load_any(const char *path, const char *cache_dir, int abi, an
         if (abi == 3 || (abi == 0 && st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO)) {
             /* not in the ABI-2 slice: the whole language (its diagnostic wins) */
             gsvm_error_clear(err);
-            st = gsvm_lsl3_compile(src, bytes.len, name, &out->p3, err);
+            st = gsvm_lsl3_compile_cached(src, bytes.len, name, cache_dir, &out->p3, NULL, err);
         }
     }
     gsvm_buf_free(&bytes);

@@ -1,6 +1,8 @@
 /* The compiled-program cache: p-code is an immutable derived asset, so it is
  * stored under the hash of what it derives from — the source bytes, the
- * compiler version and the ABI version — in DIR/lsl/XX/REST.fpc.  Entries
+ * compiler version and the ABI version — in DIR/lsl/XX/REST.fpc (ABI 2) or
+ * DIR/lsl/XX/REST.fp3 (ABI 3: the key names ABI 3 and compiler3's own
+ * version, so the two never share an entry).  Entries
  * are written atomically (temporary file + rename), so concurrent runs
  * never see half an entry; a corrupt entry is simply recompiled. */
 #include <errno.h>
@@ -45,12 +47,12 @@ static bool make_parents(char *path)
     return true;
 }
 
-static bool entry_path(const char *dir, const char *source, size_t len, char *out, size_t size)
+static bool entry_path(const char *dir, const char *source, size_t len, int compiler, int abi,
+                       const char *ext, char *out, size_t size)
 {
     gsvm_buf key;
     gsvm_buf_init(&key);
-    gsvm_buf_printf(&key, "falcon compiler %d abi %d\n", GSVM_LSL_COMPILER_VERSION,
-                    GSVM_LSL_ABI_VERSION);
+    gsvm_buf_printf(&key, "falcon compiler %d abi %d\n", compiler, abi);
     gsvm_buf_append(&key, source, len);
     uint8_t digest[GSVM_SHA256_SIZE];
     bool ok = !key.oom && gsvm_sha256(key.data, key.len, digest);
@@ -59,7 +61,23 @@ static bool entry_path(const char *dir, const char *source, size_t len, char *ou
         return false;
     char hex[2 * GSVM_SHA256_SIZE + 1];
     gsvm_hex(digest, sizeof digest, hex);
-    return (size_t)snprintf(out, size, "%s/lsl/%.2s/%s.fpc", dir, hex, hex + 2) < size;
+    return (size_t)snprintf(out, size, "%s/lsl/%.2s/%s.%s", dir, hex, hex + 2, ext) < size;
+}
+
+/* Reads an entry; false when there is none (or it cannot be read). */
+static bool entry_read(const char *path, gsvm_buf *bytes)
+{
+    gsvm_error ignored;
+    return gsvm_file_read(path, bytes, &ignored) == GSVM_OK;
+}
+
+/* Writes an entry, best effort (a cache that cannot be written is no error). */
+static void entry_write(char *path, uint8_t *data, size_t n)
+{
+    gsvm_error ignored;
+    if (make_parents(path))
+        gsvm_file_write(path, data, n, &ignored);
+    free(data);
 }
 
 gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *file,
@@ -69,11 +87,13 @@ gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *
     char path[4096];
     if (hit)
         *hit = false;
-    bool use = dir && dir[0] && entry_path(dir, source, len, path, sizeof path);
+    bool use = dir && dir[0] &&
+               entry_path(dir, source, len, GSVM_LSL_COMPILER_VERSION, GSVM_LSL_ABI_VERSION, "fpc",
+                          path, sizeof path);
     if (use) {
         gsvm_buf bytes;
         gsvm_error ignored;
-        if (gsvm_file_read(path, &bytes, &ignored) == GSVM_OK) {
+        if (entry_read(path, &bytes)) {
             gsvm_status st = gsvm_lsl_program_load(bytes.data, bytes.len, path, out, &ignored);
             gsvm_buf_free(&bytes);
             if (st == GSVM_OK) {
@@ -89,10 +109,42 @@ gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *
     uint8_t *data;
     size_t n;
     gsvm_error ignored;
-    if (gsvm_lsl_program_save(*out, &data, &n, &ignored) == GSVM_OK) {
-        if (make_parents(path))
-            gsvm_file_write(path, data, n, &ignored); /* best effort */
-        free(data);
+    if (gsvm_lsl_program_save(*out, &data, &n, &ignored) == GSVM_OK)
+        entry_write(path, data, n);
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl3_compile_cached(const char *source, size_t len, const char *file,
+                                     const char *dir, gsvm_lsl3_program **out, bool *hit,
+                                     gsvm_error *err)
+{
+    char path[4096];
+    if (hit)
+        *hit = false;
+    bool use = dir && dir[0] &&
+               entry_path(dir, source, len, GSVM_LSL3_COMPILER_VERSION, GSVM_LSL3_ABI_VERSION,
+                          "fp3", path, sizeof path);
+    if (use) {
+        gsvm_buf bytes;
+        gsvm_error ignored;
+        if (entry_read(path, &bytes)) {
+            /* the loader verifies every field: a corrupt entry is recompiled */
+            gsvm_status st = gsvm_lsl3_program_load(bytes.data, bytes.len, path, out, &ignored);
+            gsvm_buf_free(&bytes);
+            if (st == GSVM_OK) {
+                if (hit)
+                    *hit = true;
+                return GSVM_OK;
+            }
+        }
     }
+    gsvm_status st = gsvm_lsl3_compile(source, len, file, out, err);
+    if (st != GSVM_OK || !use)
+        return st;
+    uint8_t *data;
+    size_t n;
+    gsvm_error ignored;
+    if (gsvm_lsl3_program_save(*out, &data, &n, &ignored) == GSVM_OK)
+        entry_write(path, data, n);
     return GSVM_OK;
 }

@@ -116,6 +116,17 @@ printf 'default { state_entry() { integer i; while (TRUE) i++; } }\n' >"$T/inf.l
 expect 4 "$G" lsl run "$T/inf.lsl" --no-cache --max-instructions 5000
 has "$T/out" '{"stopped":"instruction limit","executed":5000}'
 
+# ---- the compiled-program cache serves ABI 3 too (one .fp3 entry, same output) --------------
+expect 3 "$G" lsl run $ex/abi3_tour.lsl --events $ex/abi3_timeline.jsonl; cp "$T/out" "$T/c1"
+n3=$(find "$T/xdg/gsvm/lsl" -name '*.fp3' 2>/dev/null | wc -l)
+[ "$n3" -eq 1 ] && ok || bad "an ABI-3 run should leave one .fp3 cache entry, found $n3"
+expect 3 "$G" lsl run $ex/abi3_tour.lsl --events $ex/abi3_timeline.jsonl
+same "$T/c1" "$T/out" "the cached ABI-3 program runs differently"
+expect 3 "$G" lsl run $ex/abi3_tour.lsl --no-cache --events $ex/abi3_timeline.jsonl
+same "$T/c1" "$T/out" "the cached and the freshly compiled ABI-3 program differ"
+n3=$(find "$T/xdg/gsvm/lsl" -name '*.fp3' | wc -l)
+[ "$n3" -eq 1 ] && ok || bad "the second run should reuse the entry, found $n3"
+
 # ---- snapshots: stop at K, resume, same output as uninterrupted ----------------------------
 expect 0 "$G" lsl run bench/lsl/fib.lsl --no-cache --abi 3 >/dev/null
 cat >"$T/snap.lsl" <<'EOF'

@@ -548,6 +548,73 @@ static void test_snapshot_scheduler(void)
     gsvm_lsl3_program_free(p);
 }
 
+/* ---- the compiled-program cache (shared with ABI 2) ------------------------ */
+
+static void test_cache3(void)
+{
+    char dir[] = "/tmp/gsvm-lsl3-cache-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    /* a script outside the ABI-2 slice (user function, list) */
+    const char *src = "list l; integer f(integer n) { return n * 2; }\n"
+                      "default { state_entry() { l += [f(21)]; llOwnerSay(llList2CSV(l)); } }";
+    gsvm_lsl3_program *p, *q;
+    gsvm_error err;
+    bool hit = true;
+    CHECK(gsvm_lsl3_compile_cached(src, strlen(src), "c.lsl", dir, &p, &hit, &err) == GSVM_OK);
+    CHECK(!hit);
+    CHECK(gsvm_lsl3_compile_cached(src, strlen(src), "c.lsl", dir, &q, &hit, &err) == GSVM_OK);
+    CHECK(hit);
+    /* the cached program is the compiled one: same bytes, so same hash and
+     * a snapshot of one restores into the other */
+    uint8_t *a, *b;
+    size_t na, nb;
+    CHECK(gsvm_lsl3_program_save(p, &a, &na, &err) == GSVM_OK);
+    CHECK(gsvm_lsl3_program_save(q, &b, &nb, &err) == GSVM_OK);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    free(a);
+    free(b);
+    gsvm_lsl3_program_free(q);
+    /* ABI 2 and ABI 3 never share an entry, even for one source */
+    const char *both = "default { state_entry() { llOwnerSay(\"x\"); } }";
+    gsvm_lsl_program *p2;
+    CHECK(gsvm_lsl_compile_cached(both, strlen(both), "o.lsl", dir, &p2, &hit, &err) == GSVM_OK);
+    CHECK(!hit);
+    gsvm_lsl_program_free(p2);
+    CHECK(gsvm_lsl3_compile_cached(both, strlen(both), "o.lsl", dir, &q, &hit, &err) == GSVM_OK);
+    CHECK(!hit);
+    gsvm_lsl3_program_free(q);
+    CHECK(gsvm_lsl3_compile_cached(both, strlen(both), "o.lsl", dir, &q, &hit, &err) == GSVM_OK);
+    CHECK(hit);
+    gsvm_lsl3_program_free(q);
+    /* a corrupt entry is recompiled (and rewritten), never trusted */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "for f in %s/lsl/*/*.fp3; do printf 'HWZ3junk' > \"$f\"; done", dir);
+    CHECK(system(cmd) == 0);
+    CHECK(gsvm_lsl3_compile_cached(src, strlen(src), "c.lsl", dir, &q, &hit, &err) == GSVM_OK);
+    CHECK(!hit);
+    CHECK(gsvm_lsl3_program_save(q, &b, &nb, &err) == GSVM_OK);
+    CHECK(gsvm_lsl3_program_save(p, &a, &na, &err) == GSVM_OK);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    free(a);
+    free(b);
+    gsvm_lsl3_program_free(q);
+    CHECK(gsvm_lsl3_compile_cached(src, strlen(src), "c.lsl", dir, &q, &hit, &err) == GSVM_OK);
+    CHECK(hit);
+    gsvm_lsl3_program_free(q);
+    gsvm_lsl3_program_free(p);
+    /* a compile error is reported with its position, never cached */
+    const char *bad = "default { state_entry() { x = 1; } }";
+    CHECK(gsvm_lsl3_compile_cached(bad, strlen(bad), "b.lsl", dir, &q, &hit, &err) == GSVM_ERR_INPUT);
+    CHECK_INT(err.line, 1);
+    CHECK(gsvm_lsl3_compile_cached(bad, strlen(bad), "b.lsl", dir, &q, &hit, &err) == GSVM_ERR_INPUT);
+    CHECK(!hit);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 /* ---- 64 KiB of live data: snapshot size ------------------------------------ */
 
 static void test_snapshot_size(void)
@@ -687,6 +754,7 @@ int main(void)
     test_time();
     test_snapshot_rejects();
     test_snapshot_scheduler();
+    test_cache3();
     test_snapshot_size();
     test_program_file();
     test_tick();
