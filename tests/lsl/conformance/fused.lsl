@@ -1,0 +1,162 @@
+// Conformance: the shapes the ABI-3 compiler fuses into one instruction
+// (return of a local, integer operators and loop tests against a global,
+// float comparisons with a constant, a constant times a local, list
+// elements read from a list local) must give the same results as the
+// unfused forms.  Expected values are Second Life's (LSL wiki); the script
+// says "PASS <n>" when every check holds.
+// ---- check helpers (the same in every conformance script) ----
+// Each check call site runs exactly once; run.sh counts the call sites and
+// requires the script's last line to be "PASS <that count>".
+integer gPass;
+integer gFail;
+
+fail(string name, string got, string want)
+{
+    ++gFail;
+    llOwnerSay("FAIL " + name + ": got " + got + " want " + want);
+}
+
+checkI(string name, integer got, integer want)
+{
+    if (got == want)
+        ++gPass;
+    else
+        fail(name, (string)got, (string)want);
+}
+
+checkF(string name, float got, float want)
+{
+    if (got == want)
+        ++gPass;
+    else
+        fail(name, (string)got, (string)want);
+}
+
+// approximately: relative tolerance 1e-5
+checkA(string name, float got, float want)
+{
+    if (llFabs(got - want) <= 0.00001 * (1.0 + llFabs(want)))
+        ++gPass;
+    else
+        fail(name, (string)got, (string)want);
+}
+done()
+{
+    if (gFail == 0)
+        llOwnerSay("PASS " + (string)gPass);
+    else
+        llOwnerSay("FAILED " + (string)gFail + " of " + (string)(gPass + gFail));
+}
+
+integer G = 5;
+integer Z = 0;
+
+integer same(integer n)
+{
+    if (n < 2)
+        return n;
+    integer m = n - 1;
+    return m;
+}
+
+float twice(float x)
+{
+    return x;
+}
+
+default
+{
+    state_entry()
+    {
+        // return of a local
+        checkI("return local", same(1), 1);
+        checkI("return local 2", same(9), 8);
+        checkF("return float local", twice(2.5), 2.5);
+
+        // integer operators with a global on the right
+        integer i = 7;
+        checkI("local + global", i + G, 12);
+        checkI("local - global", i - G, 2);
+        checkI("local * global", i * G, 35);
+        checkI("local / global", i / G, 1);
+        checkI("local % global", i % G, 2);
+        checkI("local << global", i << G, 224);
+        checkI("local >> global", -i >> G, -1);
+        checkI("local & global", i & G, 5);
+        checkI("local | global", i | G, 7);
+        checkI("local ^ global", i ^ G, 2);
+        checkI("local < global", i < G, 0);
+        checkI("local <= global", i <= G, 0);
+        checkI("local > global", i > G, 1);
+        checkI("local >= global", i >= G, 1);
+        checkI("local == global", i == G, 0);
+        checkI("local != global", i != G, 1);
+
+        // loops bounded by a global, tested at the top and the bottom
+        integer n = 0;
+        integer k;
+        for (k = 0; k < G; ++k)
+            n += k;
+        checkI("for k < G", n, 10);
+        n = 0;
+        for (k = 0; k <= G; ++k)
+            n += k;
+        checkI("for k <= G", n, 15);
+        n = 0;
+        for (k = 0; k < Z; ++k)
+            n += 1;
+        checkI("for k < 0 never runs", n, 0);
+        n = 0;
+        k = 0;
+        while (k < G && n < 100)
+        {
+            n += 2;
+            ++k;
+        }
+        checkI("while k < G && ...", n, 10);
+
+        // float comparisons with a constant
+        float a = 0.5;
+        float b = 1.5;
+        checkI("a + b <= 2.0", a + b <= 2.0, 1);
+        checkI("a + b < 2.0", a + b < 2.0, 0);
+        checkI("a + b == 2.0", a + b == 2.0, 1);
+        checkI("a + b != 2.0", a + b != 2.0, 0);
+        checkI("a + b > 1.0", a + b > 1.0, 1);
+        checkI("a + b >= 2.5", a + b >= 2.5, 0);
+        checkI("a < 1.0", a < 1.0, 1);
+        integer it = 0;
+        while (a * b <= 4.0)
+        {
+            a = a * 2.0;
+            ++it;
+        }
+        checkI("while a * b <= 4.0", it, 3);
+
+        // a constant times a local
+        float c = 3.0;
+        checkF("2.0 * c", 2.0 * c, 6.0);
+        checkF("2.0 * c * b", 2.0 * c * b, 9.0);
+        checkF("0.5 * c + 1.0", 0.5 * c + 1.0, 2.5);
+
+        // elements of a list local, with conversions and negative and
+        // out-of-range indexes
+        list l = [1, 2.5, "7", <1, 2, 3>, "x"];
+        checkI("llList2Integer integer", llList2Integer(l, 0), 1);
+        checkI("llList2Integer float", llList2Integer(l, 1), 2);
+        checkI("llList2Integer string", llList2Integer(l, 2), 7);
+        checkI("llList2Integer vector", llList2Integer(l, 3), 0);
+        checkI("llList2Integer bad string", llList2Integer(l, 4), 0);
+        checkI("llList2Integer -5", llList2Integer(l, -5), 1);
+        checkI("llList2Integer -6", llList2Integer(l, -6), 0);
+        checkI("llList2Integer 5", llList2Integer(l, 5), 0);
+        checkF("llList2Float integer", llList2Float(l, k - 5), 1.0);
+        checkF("llList2Float float", llList2Float(l, -4), 2.5);
+        checkF("llList2Float string", llList2Float(l, 2), 7.0);
+        list e = [];
+        checkI("llList2Integer empty", llList2Integer(e, 0), 0);
+        integer j = 0;
+        checkI("index assigned in the call", llList2Integer(l, j = 2), 7);
+        done();
+    }
+}
