@@ -1459,6 +1459,14 @@ static const char *name_end(const asmb *A, const char *s, const char *end)
     return q;
 }
 
+/* Only blanks from s to the line end or a comment. */
+static bool is_blank_to_comment(const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+        s++;
+    return s == end || *s == ';';
+}
+
 static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
 {
     gsvm_patho_program *p = A->p;
@@ -1882,10 +1890,25 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
                 first += 4; /* the lister's indent, in one compare */
             while (first < le && *first == ' ')
                 first++;
-            if (first < le && *first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART) &&
-                fast_insn(&A, s, first, le)) {
+            if (first == le || *first == ';') { /* blank, or only a comment */
                 s = nl ? nl + 1 : end;
                 continue;
+            }
+            if (*first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART)) {
+                if (fast_insn(&A, s, first, le)) {
+                    s = nl ? nl + 1 : end;
+                    continue;
+                }
+                /* "L0014:" alone on its line, as the lister writes labels */
+                const char *q = first + 1;
+                while (q < le && is_ident(*q))
+                    q++;
+                if (q < le && *q == ':' && is_blank_to_comment(q + 1, le)) {
+                    token t = {first, (uint32_t)(q - first), (uint32_t)(first - s + 1), TK_IDENT};
+                    st = label_add(&A, &t, p->ninsns);
+                    s = nl ? nl + 1 : end;
+                    continue;
+                }
             }
         }
         if (!tokenize(s, le, L, &bad_col, &why))
