@@ -482,6 +482,13 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return op(c, F3_IOP_LG, slot, g, o) >= 0;
     }
+    if (o >= F3_ADD_I && o <= F3_GE_I && o != F3_LAND_I && o != F3_LOR_I && l->op == F3_PUSH_INT) {
+        /* a constant on the left: `1 << x` */
+        int32_t k = l->a;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return op(c, F3_IOP_KR, k, o, 0) >= 0;
+    }
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
                                      [F3_ADD_I] = F3_ADDI_LL};

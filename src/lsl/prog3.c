@@ -200,7 +200,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
                 case 'o': ok = in->op == F3_CMPF_K ? (v >= F3_EQ_F && v <= F3_GE_F)
-                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG ? (v >= F3_ADD_I && v <= F3_GE_I)
+                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
                           break;
                 case 'm': ok = v >= 0 && v <= 3; break;
@@ -428,6 +428,11 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = f->slot_types[in->a] != LSL_TYPE_LIST || t1 != LSL_TYPE_INTEGER ||
                       (in->b != LSL_ID_llList2Integer && in->b != LSL_ID_llList2Float) || !p->native_by_id[in->b];
                 res = in->b == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+                break;
+            case F3_IOP_KR:
+                bad = t1 != LSL_TYPE_INTEGER || in->b < F3_ADD_I || in->b > F3_GE_I || in->b == F3_LAND_I ||
+                      in->b == F3_LOR_I;
+                res = LSL_TYPE_INTEGER;
                 break;
             case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             default: bad = true; break;

@@ -992,6 +992,29 @@ top:
         sp[-1] = ret;
         NEXT();
     }
+    CASE(IOP_KR) {
+        int32_t l = pc->a, r = sp[-1].u.i, v;
+        switch (pc->b) {
+        case F3_ADD_I: v = wrap_add(l, r); break;
+        case F3_SUB_I: v = wrap_sub(l, r); break;
+        case F3_MUL_I: v = wrap_mul(l, r); break;
+        case F3_DIV_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? wrap_sub(0, l) : l / r; break;
+        case F3_MOD_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? 0 : l % r; break;
+        case F3_BAND_I: v = l & r; break;
+        case F3_BOR_I: v = l | r; break;
+        case F3_BXOR_I: v = l ^ r; break;
+        case F3_SHL_I: v = (int32_t)((uint32_t)l << (r & 31)); break;
+        case F3_SHR_I: v = l >> (r & 31); break;
+        case F3_EQ_I: v = l == r; break;
+        case F3_NE_I: v = l != r; break;
+        case F3_LT_I: v = l < r; break;
+        case F3_LE_I: v = l <= r; break;
+        case F3_GT_I: v = l > r; break;
+        default: v = l >= r; break;
+        }
+        sp[-1].u.i = v;
+        NEXT();
+    }
     CASE(RETV_L) {
         lsl_value rv = fp[pc->a];
         vretain(&rv);

@@ -92,6 +92,26 @@ default
         checkI("local == global", i == G, 0);
         checkI("local != global", i != G, 1);
 
+        // integer operators with a constant on the left
+        checkI("1 << local", 1 << i, 128);
+        checkI("1 << (local % 32)", 1 << (i % 32), 128);
+        checkI("100 / local", 100 / i, 14);
+        checkI("-100 / local", -100 / i, -14);
+        checkI("100 % local", 100 % i, 2);
+        checkI("3 - local", 3 - i, -4);
+        checkI("3 * (local + 1)", 3 * (i + 1), 24);
+        checkI("-8 >> (local - 6)", -8 >> (i - 6), -4);
+        checkI("6 & local", 6 & i, 6);
+        checkI("8 | local", 8 | i, 15);
+        checkI("5 ^ local", 5 ^ i, 2);
+        checkI("3 < local", 3 < i, 1);
+        checkI("7 <= local", 7 <= i, 1);
+        checkI("7 > local", 7 > i, 0);
+        checkI("8 >= local", 8 >= i, 1);
+        checkI("7 == local", 7 == i, 1);
+        checkI("7 != local", 7 != i, 0);
+        checkI("2147483647 + local wraps", 2147483647 + (i - 6), -2147483648);
+
         // loops bounded by a global, tested at the top and the bottom
         integer n = 0;
         integer k;
