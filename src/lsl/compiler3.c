@@ -118,6 +118,18 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->sd -= 1;
         return (long)n - 1;
     }
+    if ((o == F3_LIST_GET_L || o == F3_LIST_SET_LOCAL) && !c->failed && n > c->barrier &&
+        c->p->code[n - 1].op == F3_LOAD_LOCAL) {
+        /* the index is a local: read in its slot */
+        fal3_insn *last = &c->p->code[n - 1];
+        if (o == F3_LIST_GET_L) {
+            *last = (fal3_insn){F3_LIST_GET_LL, a, last->a, b};
+        } else {
+            *last = (fal3_insn){F3_LIST_SET_LL, a, last->a, 0};
+            c->sd -= 2;
+        }
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier) {
         /* an operation whose result is stored at once stores it itself */
         fal3_insn *last = &c->p->code[n - 1];

@@ -434,6 +434,16 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       in->b == F3_LOR_I;
                 res = LSL_TYPE_INTEGER;
                 break;
+            case F3_LIST_GET_LL:
+                bad = f->slot_types[in->a] != LSL_TYPE_LIST || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                      (in->c != LSL_ID_llList2Integer && in->c != LSL_ID_llList2Float) || !p->native_by_id[in->c];
+                res = in->c == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+                break;
+            case F3_LIST_SET_LL:
+                /* the VM pushes locals[b] for ListSetLocal's code: within max_stack's slack of 2 */
+                bad = f->slot_types[in->a] != LSL_TYPE_LIST || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                      t1 == LSL_TYPE_LIST || t1 == LSL_TYPE_VOID;
+                break;
             case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             default: bad = true; break;
             }

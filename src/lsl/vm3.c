@@ -517,6 +517,27 @@ static bool fast_builtin(gsvm_lsl3_vm *vm, int32_t id, const lsl_value *args, ls
     return false;
 }
 
+/* llList2Integer / llList2Float (`id`) of a list that stays where it is:
+ * an element already of the wanted type directly, any other through the
+ * library.  False (err filled) on a fault. */
+static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx, int32_t id, lsl_value *out,
+                            gsvm_error *err)
+{
+    int64_t len = (int64_t)lsl_list_len(lst), i = idx;
+    if (i < 0)
+        i += len;
+    lsl_type want = id == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
+    if (i >= 0 && i < len && lsl_list_items(lst)[i].type == want) {
+        *out = lsl_list_items(lst)[i];
+        return true;
+    }
+    lsl_value args[2] = {*lst, lsl_int(idx)};
+    out->type = LSL_TYPE_VOID;
+    err->message[0] = 0;
+    lsl_call_ctx ctx = {vm->hp, &vm->lib, err};
+    return vm->prog->native_by_id[id](&ctx, args, out) == GSVM_OK;
+}
+
 /* ---- the interpreter ----------------------------------------------------- */
 
 static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
@@ -854,7 +875,8 @@ top:
             FAULT("Stack-Heap Collision");
         NEXT();
     }
-    CASE(LIST_SET_LOCAL) {
+    CASE(LIST_SET_LOCAL)
+    list_set_local: {
         SYNC();
         lsl_value *dst = &fp[pc->a];
         int32_t idx = sp[-1].u.i;
@@ -972,25 +994,22 @@ top:
         NEXT();
     }
     CASE(LIST_GET_L) {
-        const lsl_value *lst = &fp[pc->a];
-        int64_t len = (int64_t)lsl_list_len(lst), i = sp[-1].u.i;
-        if (i < 0)
-            i += len;
-        lsl_type want = pc->b == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
-        if (i >= 0 && i < len && lsl_list_items(lst)[i].type == want) {
-            sp[-1] = lsl_list_items(lst)[i];
-            NEXT();
-        }
-        /* any other element: the library converts (the list is only borrowed) */
-        lsl_value args[2] = {*lst, sp[-1]}, ret;
-        ret.type = LSL_TYPE_VOID;
-        SYNC();
-        err.message[0] = 0;
-        lsl_call_ctx ctx = {vm->hp, &vm->lib, &err};
-        if (prog->native_by_id[pc->b](&ctx, args, &ret) != GSVM_OK)
+        if (!list_get(vm, &fp[pc->a], sp[-1].u.i, pc->b, &sp[-1], &err))
             FAULT(err.message[0] ? err.message : "builtin failed");
-        sp[-1] = ret;
         NEXT();
+    }
+    CASE(LIST_GET_LL) {
+        if (!list_get(vm, &fp[pc->a], fp[pc->b].u.i, pc->c, sp, &err))
+            FAULT(err.message[0] ? err.message : "builtin failed");
+        sp++;
+        NEXT();
+    }
+    CASE(LIST_SET_LL) {
+        /* the index goes on the stack and ListSetLocal's code does the rest */
+        sp->type = LSL_TYPE_INTEGER;
+        sp->u.i = fp[pc->b].u.i;
+        sp++;
+        goto list_set_local;
     }
     CASE(IOP_KR) {
         int32_t l = pc->a, r = sp[-1].u.i, v;

@@ -40,6 +40,31 @@ checkA(string name, float got, float want)
     else
         fail(name, (string)got, (string)want);
 }
+// a list's types and texts, e.g. [1, "a"] -> "1:1|3:a"
+string sig(list l)
+{
+    string out = "";
+    integer i;
+    integer n = llGetListLength(l);
+    for (i = 0; i < n; ++i)
+    {
+        if (i)
+            out += "|";
+        out += (string)llGetListEntryType(l, i) + ":" + llList2String(l, i);
+    }
+    return out;
+}
+
+checkL(string name, list got, list want)
+{
+    string g = sig(got);
+    string w = sig(want);
+    if (g == w)
+        ++gPass;
+    else
+        fail(name, "[" + g + "]", "[" + w + "]");
+}
+
 done()
 {
     if (gFail == 0)
@@ -177,6 +202,28 @@ default
         checkI("llList2Integer empty", llList2Integer(e, 0), 0);
         integer j = 0;
         checkI("index assigned in the call", llList2Integer(l, j = 2), 7);
+        // the index in a local
+        checkI("llList2Integer l, j string", llList2Integer(l, j), 7);
+        j = 1;
+        checkI("llList2Integer l, j float", llList2Integer(l, j), 2);
+        checkF("llList2Float l, j float", llList2Float(l, j), 2.5);
+        j = -1;
+        checkI("llList2Integer l, j = -1", llList2Integer(l, j), 0);
+        j = 9;
+        checkI("llList2Integer l, j = 9", llList2Integer(l, j), 0);
+        // replacing an element at a local index, in place and out of range
+        list m = [1, 2, 3];
+        list keep = m;
+        j = 1;
+        m = llListReplaceList(m, [20], j, j);
+        checkL("replace at j = 1", m, [1, 20, 3]);
+        checkL("the shared copy unchanged", keep, [1, 2, 3]);
+        j = -1;
+        m = llListReplaceList(m, ["z"], j, j);
+        checkL("replace at j = -1", m, [1, 20, "z"]);
+        j = 5;
+        m = llListReplaceList(m, [7], j, j);
+        checkL("replace at j = 5", m, [1, 20, "z", 7]);
         done();
     }
 }
