@@ -246,6 +246,7 @@ typedef struct asmb {
     gsvm_buf pool;
     uint32_t cap_globals, cap_imports, cap_tasks, cap_events, cap_insns, cap_args, cap_vtypes;
     uint32_t *cap_task_events; /* per task */
+    size_t block_used; /* bytes of p->block handed out by part_alloc */
     label *labels;
     uint32_t nlabels, cap_labels;
     uint32_t *label_hash; /* open addressing: label index + 1 */
@@ -448,12 +449,26 @@ static gsvm_status decode_string(asmb *A, const token *t, bool wide, bool termin
     return out->oom ? nomem(A) : GSVM_OK;
 }
 
+/* `n` bytes from the program's block (one allocation for the names and type
+ * lists of a listing, instead of one each); from malloc once it is full
+ * (gsvm_patho_free tells them apart by address).  NULL: out of memory. */
+static void *part_alloc(asmb *A, size_t n)
+{
+    gsvm_patho_program *p = A->p;
+    if (p->block && n <= p->block_size - A->block_used) {
+        void *q = p->block + A->block_used;
+        A->block_used += n;
+        return q;
+    }
+    return malloc(n ? n : 1);
+}
+
 /* A name: bare identifier or quoted 8-bit string. */
 static gsvm_status parse_name(asmb *A, const token *t, gsvm_patho_name *out)
 {
     if (t->kind == TK_IDENT && t->n <= 0x7FFF) {
         /* a bare name (nearly all): its bytes as they are, one exact malloc */
-        out->str = malloc(t->n + 1);
+        out->str = part_alloc(A, t->n + 1);
         if (!out->str)
             return nomem(A);
         memcpy(out->str, t->s, t->n);
@@ -551,7 +566,7 @@ static gsvm_status types_copy(asmb *A, gsvm_buf *b, uint8_t **out, uint32_t *n)
     if (b->oom)
         return nomem(A);
     *n = (uint32_t)b->len;
-    *out = malloc(b->len ? b->len : 1);
+    *out = part_alloc(A, b->len);
     if (!*out)
         return nomem(A);
     if (b->len)
@@ -798,7 +813,7 @@ static gsvm_status dir_task(asmb *A, const line_toks *L)
         }
     }
     if (!have_vars) {
-        t->var_types = malloc(1);
+        t->var_types = part_alloc(A, 0);
         if (!t->var_types)
             return nomem(A);
     }
@@ -1866,6 +1881,12 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? GSVM_PATHO_LAYOUT_HD : layout;
+    /* names and type lists take a small share of a listing's text: one
+     * block for them (beyond it, malloc; none at all is fine too) */
+    p->block_size = len / 16 + 64;
+    p->block = malloc(p->block_size);
+    if (!p->block)
+        p->block_size = 0;
     /* Listings hold about one instruction per 70 bytes of text: start the
      * array near its final size instead of doubling up to it. */
     gsvm_status st = GSVM_OK;

@@ -13,31 +13,41 @@
 #include "base/reader.h"
 #include "patho/isa.h"
 
+/* free(), unless `ptr` was carved out of the program's block */
+static void free_part(const gsvm_patho_program *p, void *ptr)
+{
+    uintptr_t a = (uintptr_t)ptr, lo = (uintptr_t)p->block;
+    if (p->block && a >= lo && a <= lo + p->block_size)
+        return;
+    free(ptr);
+}
+
 void gsvm_patho_free(gsvm_patho_program *p)
 {
     if (!p)
         return;
     /* Counts may have been read before their arrays were allocated. */
     for (uint32_t i = 0; p->globals && i < p->nglobals; i++)
-        free(p->globals[i].name.str);
-    free(p->globals);
+        free_part(p, p->globals[i].name.str);
+    free_part(p, p->globals);
     free(p->pool);
     for (uint32_t i = 0; p->imports && i < p->nimports; i++)
-        free(p->imports[i].name.str);
-    free(p->imports);
+        free_part(p, p->imports[i].name.str);
+    free_part(p, p->imports);
     for (uint32_t i = 0; p->tasks && i < p->ntasks; i++) {
-        free(p->tasks[i].var_types);
+        free_part(p, p->tasks[i].var_types);
         for (uint32_t e = 0; p->tasks[i].events && e < p->tasks[i].nevents; e++)
-            free(p->tasks[i].events[e].arg_types);
-        free(p->tasks[i].events);
+            free_part(p, p->tasks[i].events[e].arg_types);
+        free_part(p, p->tasks[i].events);
     }
-    free(p->tasks);
+    free_part(p, p->tasks);
     for (uint32_t e = 0; p->events && e < p->nevents; e++)
-        free(p->events[e].arg_types);
-    free(p->events);
+        free_part(p, p->events[e].arg_types);
+    free_part(p, p->events);
     free(p->insns);
     free(p->args);
     free(p->vtypes);
+    free(p->block);
     free(p);
 }
 
@@ -47,8 +57,32 @@ typedef struct loader {
     gsvm_reader r;
     gsvm_patho_program *p;
     uint32_t args_cap, vtypes_cap;
+    size_t block_used;
     bool oom;
 } loader;
+
+/* `n` bytes (zeroed when `zero`) from the program's block, 8-byte aligned;
+ * from malloc once the block is full (gsvm_patho_free tells them apart by
+ * address).  One block per program instead of an allocation per name,
+ * type list and event array. */
+static void *part_alloc(loader *L, size_t n, bool zero)
+{
+    gsvm_patho_program *p = L->p;
+    size_t at = (L->block_used + 7) & ~(size_t)7;
+    if (p->block && at <= p->block_size && n <= p->block_size - at) {
+        L->block_used = at + n;
+        void *q = p->block + at;
+        if (zero)
+            memset(q, 0, n);
+        return q;
+    }
+    void *q = zero ? calloc(n ? n : 1, 1) : malloc(n ? n : 1);
+    if (!q) {
+        L->oom = true;
+        gsvm_reader_fail(&L->r, "out of memory");
+    }
+    return q;
+}
 
 /* A count read from the file, checked against the bytes left: each item
  * takes at least `min_item` bytes. */
@@ -80,11 +114,8 @@ static bool read_name(loader *L, gsvm_patho_name *name, const char *what)
     const uint8_t *bytes;
     if (!gsvm_read_bytes(&L->r, len, &bytes, what))
         return false;
-    name->str = malloc(len + 1);
-    if (!name->str) {
-        L->oom = true;
-        return gsvm_reader_fail(&L->r, "out of memory");
-    }
+    if (!(name->str = part_alloc(L, len + 1, false)))
+        return false;
     memcpy(name->str, bytes, len);
     name->str[len] = 0;
     name->len = len;
@@ -96,22 +127,16 @@ static bool read_types(loader *L, uint32_t n, uint8_t **out, const char *what)
     const uint8_t *bytes;
     if (!gsvm_read_bytes(&L->r, n, &bytes, what))
         return false;
-    *out = malloc(n ? n : 1);
-    if (!*out) {
-        L->oom = true;
-        return gsvm_reader_fail(&L->r, "out of memory");
-    }
+    if (!(*out = part_alloc(L, n, false)))
+        return false;
     memcpy(*out, bytes, n);
     return true;
 }
 
 static bool read_events(loader *L, uint32_t n, gsvm_patho_event **out)
 {
-    *out = calloc(n ? n : 1, sizeof **out);
-    if (!*out) {
-        L->oom = true;
-        return gsvm_reader_fail(&L->r, "out of memory");
-    }
+    if (!(*out = part_alloc(L, (size_t)n * sizeof **out, true)))
+        return false;
     for (uint32_t i = 0; i < n; i++) {
         gsvm_patho_event *e = &(*out)[i];
         if (!gsvm_read_u32(&L->r, &e->id, "event id") || !gsvm_read_u32(&L->r, &e->op, "event op") ||
@@ -338,6 +363,11 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     p->layout = layout;
+    /* room for the parts in most files: names and type lists take at most
+     * the file's bytes, the arrays a few times their share (beyond, malloc) */
+    p->block_size = 3 * len + 64;
+    if (!(p->block = malloc(p->block_size)))
+        goto nomem;
     int8_t opmap[256];
     memset(opmap, -1, sizeof opmap);
     for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
@@ -349,9 +379,8 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     gsvm_reader *r = &L.r;
     if (!read_count(&L, &p->nglobals, 2, "global variable count"))
         goto fail;
-    p->globals = calloc(p->nglobals ? p->nglobals : 1, sizeof *p->globals);
-    if (!p->globals)
-        goto nomem;
+    if (!(p->globals = part_alloc(&L, (size_t)p->nglobals * sizeof *p->globals, true)))
+        goto fail;
     for (uint32_t i = 0; i < p->nglobals; i++) {
         gsvm_patho_global *g = &p->globals[i];
         if (!gsvm_read_u8(r, &g->type, "global type") ||
@@ -372,9 +401,8 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
 
     if (!read_count(&L, &p->nimports, 5, "import count"))
         goto fail;
-    p->imports = calloc(p->nimports ? p->nimports : 1, sizeof *p->imports);
-    if (!p->imports)
-        goto nomem;
+    if (!(p->imports = part_alloc(&L, (size_t)p->nimports * sizeof *p->imports, true)))
+        goto fail;
     for (uint32_t i = 0; i < p->nimports; i++)
         if (!read_name(&L, &p->imports[i].name, "import name") ||
             !gsvm_read_u32(r, &p->imports[i].argc, "import argument count"))
@@ -383,9 +411,8 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     if (!gsvm_read_u32(r, &p->run_task, "RunTask") || !gsvm_read_u32(r, &p->run_op, "RunOp") ||
         !read_count(&L, &p->ntasks, 12, "task count"))
         goto fail;
-    p->tasks = calloc(p->ntasks ? p->ntasks : 1, sizeof *p->tasks);
-    if (!p->tasks)
-        goto nomem;
+    if (!(p->tasks = part_alloc(&L, (size_t)p->ntasks * sizeof *p->tasks, true)))
+        goto fail;
     for (uint32_t i = 0; i < p->ntasks; i++) {
         gsvm_patho_task *t = &p->tasks[i];
         if (!read_count(&L, &t->nvars, 1, "task variable count") ||
