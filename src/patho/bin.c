@@ -220,6 +220,9 @@ static bool read_list(loader *L, gsvm_patho_insn *in, char c, uint32_t v, size_t
 static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
 {
     gsvm_patho_program *p = L->p;
+    /* zeroed here, while the line is being written anyway, not by calloc
+     * in a separate pass over the whole array */
+    memset(in, 0, sizeof *in);
     in->offset = (uint32_t)L->r.pos;
     uint16_t code;
     size_t left = L->r.pos <= L->r.len ? L->r.len - L->r.pos : 0; /* gsvm_reader_left, inlined */
@@ -429,7 +432,7 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     p->code_offset = (uint32_t)r->pos;
     if (!read_count(&L, &p->ninsns, 2, "instruction count"))
         goto fail;
-    p->insns = calloc(p->ninsns ? p->ninsns : 1, sizeof *p->insns);
+    p->insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->insns);
     if (!p->insns)
         goto nomem;
     for (uint32_t i = 0; i < p->ninsns; i++)
