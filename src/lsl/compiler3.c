@@ -954,6 +954,17 @@ static long ccond_false(c3 *c, const lsl_expr *e)
     if (t != LSL_TYPE_INTEGER && op(c, F3_TRUTH, 0, 0, 0) < 0)
         return -1;
     size_t n = c->p->ncode;
+    if (e->kind == E_BINARY && (e->op == T_EQ || e->op == T_NE) && e->rhs->kind == E_INT && e->rhs->ival == 0 &&
+        n >= c->barrier + 3 && c->p->code[c->barrier].op == F3_PUSH_INT && c->p->code[c->barrier].a == 0 &&
+        c->p->code[n - 1].op == (e->op == T_EQ ? F3_EQ_I : F3_NE_I)) {
+        /* `x == 0` / `x != 0`: x itself is the test.  The 0 was pushed
+         * first (at the barrier); an expression has no jumps, so its code
+         * can move down one place. */
+        fal3_insn *code = c->p->code;
+        memmove(code + c->barrier, code + c->barrier + 1, (n - 2 - c->barrier) * sizeof *code);
+        c->p->ncode = n - 2;
+        return emit(c, e->op == T_EQ ? F3_JNZ : F3_JZ, -1, 0, 0, 1, 0);
+    }
     if (n > c->barrier) {
         fal3_insn *last = &c->p->code[n - 1];
         fal3_op j = F3_COUNT;
@@ -1003,6 +1014,7 @@ static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
     fal3_insn *in = &c->p->code[at];
     switch (in->op) {
     case F3_JZ: in->op = F3_JNZ; break;
+    case F3_JNZ: in->op = F3_JZ; break;
     case F3_JNLT_I: in->op = F3_JNGE_I; break;
     case F3_JNLE_I: in->op = F3_JNGT_I; break;
     case F3_JNGT_I: in->op = F3_JNLE_I; break;

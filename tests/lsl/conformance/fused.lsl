@@ -160,6 +160,36 @@ default
         }
         checkI("while k < G && ...", n, 10);
 
+        // tests against zero
+        integer hits = 0;
+        for (k = 0; k < 8; ++k)
+        {
+            if ((k & 3) == 0)
+                hits += 1;
+            if ((k & 1) != 0)
+                hits += 10;
+            if (!((k * 2) == 0))
+                hits += 100;
+        }
+        checkI("(k & 3) == 0 / != 0", hits, 742);
+        n = 0;
+        k = 6;
+        while ((k & 7) != 0)
+        {
+            ++k;
+            ++n;
+        }
+        checkI("while (k & 7) != 0", n, 2);
+        n = 0;
+        k = 8;
+        do
+        {
+            ++n;
+            k = k + 1;
+        }
+        while ((k % 4) == 0);
+        checkI("do while (k % 4) == 0", n, 1);
+
         // float comparisons with a constant
         float a = 0.5;
         float b = 1.5;
@@ -195,7 +225,7 @@ default
         checkI("llList2Integer -5", llList2Integer(l, -5), 1);
         checkI("llList2Integer -6", llList2Integer(l, -6), 0);
         checkI("llList2Integer 5", llList2Integer(l, 5), 0);
-        checkF("llList2Float integer", llList2Float(l, k - 5), 1.0);
+        checkF("llList2Float integer", llList2Float(l, Z - 5), 1.0);
         checkF("llList2Float float", llList2Float(l, -4), 2.5);
         checkF("llList2Float string", llList2Float(l, 2), 7.0);
         list e = [];
