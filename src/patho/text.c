@@ -82,13 +82,20 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
         return;
     }
     /* few decimals (0.5, 0.05, 12.25): written directly and checked by
-     * reading back, the same text the loop below would find, far cheaper */
+     * reading back, the same text the loop below would find, far cheaper.
+     * Up to 8 decimals (f * 10^8 is still exact in a double) when |f| >=
+     * 0.001, where %g would not switch to an exponent either. */
     if (f > -1e7f && f < 1e7f) {
         double scale = 1;
-        for (int d = 1; d <= 4; d++) {
+        int maxd = (f >= 1e-3f || f <= -1e-3f) ? 8 : 4;
+        for (int d = 1; d <= maxd; d++) {
             scale *= 10;
             double m = (double)f * scale;
-            long long mi = (long long)(m < 0 ? m - 0.5 : m + 0.5);
+            /* m is exact: a tie rounds up (away from zero) with up to 4
+             * decimals, as ever, and to even beyond, as %g below does */
+            double am = m < 0 ? -m : m, fl = floor(am), fr = am - fl;
+            long long ai = (long long)fl + (fr > 0.5 || (fr == 0.5 && (d <= 4 || ((long long)fl & 1))));
+            long long mi = m < 0 ? -ai : ai;
             if (mi == 0 || (mi % 10) == 0)
                 continue; /* a shorter form was already tried, or too small */
             /* "-ip.fp" with fp as exactly d digits, written by hand */
