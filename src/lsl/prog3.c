@@ -444,6 +444,13 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = f->slot_types[in->a] != LSL_TYPE_LIST || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
                       t1 == LSL_TYPE_LIST || t1 == LSL_TYPE_VOID;
                 break;
+            case F3_IOP_LK_S: {
+                int32_t o = in->c & 255, d = in->c >> 8;
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || in->c < 0 || o < F3_ADD_I || o > F3_GE_I ||
+                      o == F3_LAND_I || o == F3_LOR_I || (uint32_t)d >= f->nslots ||
+                      f->slot_types[d] != LSL_TYPE_INTEGER;
+                break;
+            }
             case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             default: bad = true; break;
             }

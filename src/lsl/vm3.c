@@ -517,6 +517,31 @@ static bool fast_builtin(gsvm_lsl3_vm *vm, int32_t id, const lsl_value *args, ls
     return false;
 }
 
+/* l OP r for the integer operator whose opcode is `op`; false on a Math
+ * Error (division or modulo by zero). */
+static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v)
+{
+    switch (op) {
+    case F3_ADD_I: *v = (int32_t)((uint32_t)l + (uint32_t)r); break;
+    case F3_SUB_I: *v = (int32_t)((uint32_t)l - (uint32_t)r); break;
+    case F3_MUL_I: *v = (int32_t)((uint32_t)l * (uint32_t)r); break;
+    case F3_DIV_I: if (r == 0) return false; *v = r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r; break;
+    case F3_MOD_I: if (r == 0) return false; *v = r == -1 ? 0 : l % r; break;
+    case F3_BAND_I: *v = l & r; break;
+    case F3_BOR_I: *v = l | r; break;
+    case F3_BXOR_I: *v = l ^ r; break;
+    case F3_SHL_I: *v = (int32_t)((uint32_t)l << (r & 31)); break;
+    case F3_SHR_I: *v = l >> (r & 31); break;
+    case F3_EQ_I: *v = l == r; break;
+    case F3_NE_I: *v = l != r; break;
+    case F3_LT_I: *v = l < r; break;
+    case F3_LE_I: *v = l <= r; break;
+    case F3_GT_I: *v = l > r; break;
+    default: *v = l >= r; break;
+    }
+    return true;
+}
+
 /* llList2Integer / llList2Float (`id`) of a list that stays where it is:
  * an element already of the wanted type directly, any other through the
  * library.  False (err filled) on a fault. */
@@ -1032,6 +1057,13 @@ top:
         default: v = l >= r; break;
         }
         sp[-1].u.i = v;
+        NEXT();
+    }
+    CASE(IOP_LK_S) {
+        int32_t l = fp[pc->a].u.i, r = pc->b, v;
+        if (!int_op(pc->c & 255, l, r, &v))
+            FAULT("Math Error");
+        fp[pc->c >> 8] = lsl_int(v);
         NEXT();
     }
     CASE(RETV_L) {

@@ -117,6 +117,23 @@ default
         checkI("local == global", i == G, 0);
         checkI("local != global", i != G, 1);
 
+        // `x = y OP constant` stored straight into a local
+        integer y;
+        y = i / 2;
+        checkI("y = i / 2", y, 3);
+        y = i % 4;
+        checkI("y = i % 4", y, 3);
+        y = i << 3;
+        checkI("y = i << 3", y, 56);
+        y = i * -3;
+        checkI("y = i * -3", y, -21);
+        y = i - 10;
+        checkI("y = i - 10", y, -3);
+        y = i > 6;
+        checkI("y = i > 6", y, 1);
+        y = y / -1;
+        checkI("y = y / -1", y, -1);
+
         // integer operators with a constant on the left
         checkI("1 << local", 1 << i, 128);
         checkI("1 << (local % 32)", 1 << (i % 32), 128);
