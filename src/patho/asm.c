@@ -259,7 +259,6 @@ typedef struct asmb {
     gsvm_buf types; /* scratch for one type list, reused line after line */
     bool oom;
     uint8_t op_hash[512]; /* instruction names: op + 1, open addressing */
-    uint64_t op_words[GSVM_PATHO_OP_COUNT][2]; /* each name's bytes, zero-padded to 16 */
     const char *text_end; /* of the listing: how far a name may be read ahead */
     patho_import_index imports;
     bool op_hash_ready;
@@ -980,6 +979,17 @@ static unsigned op_hash(const char *s, size_t n)
             (unsigned)(uint8_t)s[n - 1] * 41u + (unsigned)n * 29u) & 511;
 }
 
+/* Each instruction name's bytes zero-padded to 16, as two words, fixed at
+ * compile time (isa.def names are at most 16 characters long). */
+static const union {
+    char c[16];
+    uint64_t w[2];
+} op_words[GSVM_PATHO_OP_COUNT] = {
+#define OP(name, alpha, hd, operands, cls, meaning) {.c = #name},
+#include "patho/isa.def"
+#undef OP
+};
+
 static int find_op(asmb *A, const char *s, size_t n)
 {
     if (!A->op_hash_ready) {
@@ -990,7 +1000,6 @@ static int find_op(asmb *A, const char *s, size_t n)
             while (A->op_hash[h])
                 h = (h + 1) & 511;
             A->op_hash[h] = (uint8_t)(op + 1);
-            memcpy(A->op_words[op], nm, len <= 16 ? len : 16);
         }
         A->op_hash_ready = true;
     }
@@ -1020,7 +1029,7 @@ static int find_op(asmb *A, const char *s, size_t n)
         if (o->name_len != n)
             continue;
         if (words) {
-            if (A->op_words[v - 1][0] == w0 && A->op_words[v - 1][1] == w1)
+            if (op_words[v - 1].w[0] == w0 && op_words[v - 1].w[1] == w1)
                 return (int)(v - 1);
             continue;
         }
