@@ -416,6 +416,9 @@ static void test_floats(void)
         if (i % 3 == 0) { /* few-decimal values, the common literals */
             float f = (float)((int32_t)(next_rand(&st) % 2000000) - 1000000) / 1000.0f;
             memcpy(&bits, &f, 4);
+        } else if (i % 3 == 1) { /* sixty-fourths: 425.078125 ties at 5 decimals */
+            float f = (float)((int32_t)(next_rand(&st) % 2000000) - 1000000) / 64.0f;
+            memcpy(&bits, &f, 4);
         }
         float f;
         memcpy(&f, &bits, 4);
