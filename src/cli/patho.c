@@ -28,15 +28,6 @@ static int parse_layout(const char *cmd, const char *s, gsvm_patho_layout *out)
     return -1;
 }
 
-static int write_out(const char *path, const void *data, size_t len)
-{
-    gsvm_error err;
-    gsvm_error_clear(&err);
-    if (gsvm_file_write(path ? path : "-", data, len, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    return 0;
-}
-
 static int cmd_list(int argc, char **argv)
 {
     const char *layout_s = NULL, *out = NULL;
@@ -70,7 +61,7 @@ static int cmd_list(int argc, char **argv)
     gsvm_patho_free(p);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = write_out(out, text, len);
+    rc = gsvm_cli_write(out, text, len);
     free(text);
     return rc;
 }
@@ -121,7 +112,7 @@ static int cmd_asm(int argc, char **argv)
     gsvm_patho_free(p);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = write_out(out, data, len);
+    rc = gsvm_cli_write(out, data, len);
     free(data);
     return rc;
 }
@@ -309,7 +300,7 @@ static int cmd_cfg(int argc, char **argv)
     gsvm_patho_free(p);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = write_out(out, text, len);
+    rc = gsvm_cli_write(out, text, len);
     free(text);
     return rc;
 }
