@@ -130,6 +130,12 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         }
         return (long)n - 1;
     }
+    if (o == F3_RETV && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_ADD_I) {
+        /* `return a + b;` on integers */
+        c->p->code[n - 1].op = F3_RETV_ADD_I;
+        c->sd -= 1;
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_IOP_LK && a >= 0 &&
         a < (1 << 22)) {
         /* `x = y OP k` on integer locals (a store to an integer slot) */

@@ -451,6 +451,10 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       f->slot_types[d] != LSL_TYPE_INTEGER;
                 break;
             }
+            case F3_RETV_ADD_I:
+                bad = f->ret != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
+                ends = true;
+                break;
             case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             default: bad = true; break;
             }

@@ -1066,6 +1066,14 @@ top:
         fp[pc->c >> 8] = lsl_int(v);
         NEXT();
     }
+    CASE(RETV_ADD_I) {
+        lsl_value rv = lsl_int(wrap_add(sp[-1].u.i, sp[-2].u.i));
+        sp -= 2;
+        while (sp > fp)
+            vrelease(--sp);
+        *sp++ = rv;
+        goto do_return;
+    }
     CASE(RETV_L) {
         lsl_value rv = fp[pc->a];
         vretain(&rv);

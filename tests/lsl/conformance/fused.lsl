@@ -84,6 +84,18 @@ integer same(integer n)
     return m;
 }
 
+integer sum2(integer a, integer b)
+{
+    return a + b;
+}
+
+integer fibr(integer n)
+{
+    if (n < 2)
+        return n;
+    return fibr(n - 1) + fibr(n - 2);
+}
+
 float twice(float x)
 {
     return x;
@@ -97,6 +109,9 @@ default
         checkI("return local", same(1), 1);
         checkI("return local 2", same(9), 8);
         checkF("return float local", twice(2.5), 2.5);
+        checkI("return a + b", sum2(40, 2), 42);
+        checkI("return a + b wraps", sum2(2147483647, 1), -2147483648);
+        checkI("return fib + fib", fibr(15), 610);
 
         // integer operators with a global on the right
         integer i = 7;
