@@ -295,33 +295,19 @@ static void free_events(event_line *ev, size_t n)
 static gsvm_status load_events(const char *path, const gsvm_lsl_program *prog, event_line **out,
                                size_t *n, gsvm_error *err)
 {
-    gsvm_buf text;
+    json_t *all = NULL;
+    long *lines = NULL;
     *out = NULL;
     *n = 0;
-    gsvm_status st = gsvm_file_read(path, &text, err);
+    gsvm_status st = gsvm_jsonl_load_lines(path, &all, &lines, err);
     if (st != GSVM_OK)
         return st;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    size_t cap = 0, pos = 0;
-    long lineno = 0;
+    size_t cap = 0;
     event_line *ev = NULL;
-    while (pos < text.len && st == GSVM_OK) {
-        lineno++;
-        const char *start = (const char *)text.data + pos;
-        const char *nl = memchr(start, '\n', text.len - pos);
-        size_t len = nl ? (size_t)(nl - start) : text.len - pos;
-        pos += len + (nl ? 1 : 0);
-        json_t *arr = NULL;
-        if ((st = gsvm_jsonl_parse(start, len, name, &arr, err)) != GSVM_OK) {
-            err->line = lineno;
-            break;
-        }
-        if (json_array_size(arr) == 0) {
-            json_decref(arr);
-            continue;
-        }
-        json_t *obj = json_incref(json_array_get(arr, 0));
-        json_decref(arr);
+    for (size_t k = 0; k < json_array_size(all) && st == GSVM_OK; k++) {
+        long lineno = lines[k];
+        json_t *obj = json_incref(json_array_get(all, k));
         json_t *jname = json_object_get(obj, "event"), *jargs = json_object_get(obj, "args");
         if (!jname && json_object_get(obj, "advance_ms")) {
             json_decref(obj);
@@ -376,7 +362,8 @@ static gsvm_status load_events(const char *path, const gsvm_lsl_program *prog, e
         if (!e->name)
             st = gsvm_error_set(err, GSVM_ERR_NOMEM, name, "out of memory");
     }
-    gsvm_buf_free(&text);
+    json_decref(all);
+    free(lines);
     if (st != GSVM_OK) {
         free_events(ev, *n);
         *n = 0;

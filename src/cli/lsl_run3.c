@@ -31,33 +31,19 @@ static void free_lines(timeline_line *t, size_t n)
 static gsvm_status load_timeline(const char *path, const gsvm_lsl3_program *prog, timeline_line **out,
                                  size_t *n, gsvm_error *err)
 {
-    gsvm_buf text;
+    json_t *all = NULL;
+    long *lines = NULL;
     *out = NULL;
     *n = 0;
-    gsvm_status st = gsvm_file_read(path, &text, err);
+    gsvm_status st = gsvm_jsonl_load_lines(path, &all, &lines, err);
     if (st != GSVM_OK)
         return st;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    size_t cap = 0, pos = 0;
-    long lineno = 0;
+    size_t cap = 0;
     timeline_line *tl = NULL;
-    while (pos < text.len && st == GSVM_OK) {
-        lineno++;
-        const char *start = (const char *)text.data + pos;
-        const char *nl = memchr(start, '\n', text.len - pos);
-        size_t len = nl ? (size_t)(nl - start) : text.len - pos;
-        pos += len + (nl ? 1 : 0);
-        json_t *arr = NULL;
-        if ((st = gsvm_jsonl_parse(start, len, name, &arr, err)) != GSVM_OK) {
-            err->line = lineno;
-            break;
-        }
-        if (json_array_size(arr) == 0) {
-            json_decref(arr);
-            continue;
-        }
-        json_t *obj = json_incref(json_array_get(arr, 0));
-        json_decref(arr);
+    for (size_t k = 0; k < json_array_size(all) && st == GSVM_OK; k++) {
+        long lineno = lines[k];
+        json_t *obj = json_incref(json_array_get(all, k));
         json_t *jname = json_object_get(obj, "event"), *jargs = json_object_get(obj, "args");
         json_t *jadv = json_object_get(obj, "advance_ms");
         const char *problem = NULL;
@@ -111,7 +97,8 @@ static gsvm_status load_timeline(const char *path, const gsvm_lsl3_program *prog
         t->is_advance = !jname;
         t->advance = t->is_advance ? (uint64_t)json_integer_value(jadv) : 0;
     }
-    gsvm_buf_free(&text);
+    json_decref(all);
+    free(lines);
     if (st != GSVM_OK) {
         free_lines(tl, *n);
         *n = 0;
