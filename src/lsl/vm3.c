@@ -943,24 +943,8 @@ top:
 
     CASE(IOP_LK) {
         int32_t l = fp[pc->a].u.i, r = pc->b, v;
-        switch (pc->c) {
-        case F3_ADD_I: v = wrap_add(l, r); break;
-        case F3_SUB_I: v = wrap_sub(l, r); break;
-        case F3_MUL_I: v = wrap_mul(l, r); break;
-        case F3_DIV_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? wrap_sub(0, l) : l / r; break;
-        case F3_MOD_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? 0 : l % r; break;
-        case F3_BAND_I: v = l & r; break;
-        case F3_BOR_I: v = l | r; break;
-        case F3_BXOR_I: v = l ^ r; break;
-        case F3_SHL_I: v = (int32_t)((uint32_t)l << (r & 31)); break;
-        case F3_SHR_I: v = l >> (r & 31); break;
-        case F3_EQ_I: v = l == r; break;
-        case F3_NE_I: v = l != r; break;
-        case F3_LT_I: v = l < r; break;
-        case F3_LE_I: v = l <= r; break;
-        case F3_GT_I: v = l > r; break;
-        default: v = l >= r; break;
-        }
+        if (!int_op(pc->c, l, r, &v))
+            FAULT("Math Error");
         sp->type = LSL_TYPE_INTEGER;
         sp->u.i = v;
         sp++;
@@ -968,24 +952,8 @@ top:
     }
     CASE(IOP_LG) {
         int32_t l = fp[pc->a].u.i, r = globals[pc->b].u.i, v;
-        switch (pc->c) {
-        case F3_ADD_I: v = wrap_add(l, r); break;
-        case F3_SUB_I: v = wrap_sub(l, r); break;
-        case F3_MUL_I: v = wrap_mul(l, r); break;
-        case F3_DIV_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? wrap_sub(0, l) : l / r; break;
-        case F3_MOD_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? 0 : l % r; break;
-        case F3_BAND_I: v = l & r; break;
-        case F3_BOR_I: v = l | r; break;
-        case F3_BXOR_I: v = l ^ r; break;
-        case F3_SHL_I: v = (int32_t)((uint32_t)l << (r & 31)); break;
-        case F3_SHR_I: v = l >> (r & 31); break;
-        case F3_EQ_I: v = l == r; break;
-        case F3_NE_I: v = l != r; break;
-        case F3_LT_I: v = l < r; break;
-        case F3_LE_I: v = l <= r; break;
-        case F3_GT_I: v = l > r; break;
-        default: v = l >= r; break;
-        }
+        if (!int_op(pc->c, l, r, &v))
+            FAULT("Math Error");
         sp->type = LSL_TYPE_INTEGER;
         sp->u.i = v;
         sp++;
@@ -1038,24 +1006,8 @@ top:
     }
     CASE(IOP_KR) {
         int32_t l = pc->a, r = sp[-1].u.i, v;
-        switch (pc->b) {
-        case F3_ADD_I: v = wrap_add(l, r); break;
-        case F3_SUB_I: v = wrap_sub(l, r); break;
-        case F3_MUL_I: v = wrap_mul(l, r); break;
-        case F3_DIV_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? wrap_sub(0, l) : l / r; break;
-        case F3_MOD_I: if (r == 0) FAULT("Math Error"); v = r == -1 ? 0 : l % r; break;
-        case F3_BAND_I: v = l & r; break;
-        case F3_BOR_I: v = l | r; break;
-        case F3_BXOR_I: v = l ^ r; break;
-        case F3_SHL_I: v = (int32_t)((uint32_t)l << (r & 31)); break;
-        case F3_SHR_I: v = l >> (r & 31); break;
-        case F3_EQ_I: v = l == r; break;
-        case F3_NE_I: v = l != r; break;
-        case F3_LT_I: v = l < r; break;
-        case F3_LE_I: v = l <= r; break;
-        case F3_GT_I: v = l > r; break;
-        default: v = l >= r; break;
-        }
+        if (!int_op(pc->b, l, r, &v))
+            FAULT("Math Error");
         sp[-1].u.i = v;
         NEXT();
     }
