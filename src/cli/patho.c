@@ -28,6 +28,21 @@ static int parse_layout(const char *cmd, const char *s, gsvm_patho_layout *out)
     return -1;
 }
 
+/* The --layout option and one .bin file, loaded: -1 when `*out` holds the
+ * program, else the exit code (the problem already printed). */
+static int load_program(const char *cmd, const char *layout_s, const char *path,
+                        gsvm_patho_program **out)
+{
+    gsvm_patho_layout layout;
+    int rc = parse_layout(cmd, layout_s, &layout);
+    if (rc >= 0)
+        return rc;
+    gsvm_error err;
+    if (gsvm_patho_load_file(path, layout, out, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return -1;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     const char *layout_s = NULL, *out = NULL;
@@ -48,13 +63,10 @@ static int cmd_list(int argc, char **argv)
     int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    gsvm_patho_layout layout;
-    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+    gsvm_patho_program *p;
+    if ((rc = load_program(spec.command, layout_s, pos[0], &p)) >= 0)
         return rc;
     gsvm_error err;
-    gsvm_patho_program *p;
-    if (gsvm_patho_load_file(pos[0], layout, &p, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
     char *text;
     size_t len;
     gsvm_status st = gsvm_patho_list(p, compact ? GSVM_PATHO_LIST_COMPACT : 0, &text, &len, &err);
@@ -135,13 +147,10 @@ static int cmd_verify(int argc, char **argv)
     int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    gsvm_patho_layout layout;
-    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+    gsvm_patho_program *p;
+    if ((rc = load_program(spec.command, layout_s, pos[0], &p)) >= 0)
         return rc;
     gsvm_error err;
-    gsvm_patho_program *p;
-    if (gsvm_patho_load_file(pos[0], layout, &p, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
     gsvm_patho_issue *issues;
     size_t n;
     gsvm_status st = gsvm_patho_verify(p, &issues, &n, &err);
@@ -279,13 +288,10 @@ static int cmd_cfg(int argc, char **argv)
     int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    gsvm_patho_layout layout;
-    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+    gsvm_patho_program *p;
+    if ((rc = load_program(spec.command, layout_s, pos[0], &p)) >= 0)
         return rc;
     gsvm_error err;
-    gsvm_patho_program *p;
-    if (gsvm_patho_load_file(pos[0], layout, &p, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
     if (!task_seen)
         task = p->run_task;
     if (task >= p->ntasks) {
