@@ -44,6 +44,27 @@ static inline void vrelease(lsl_value *v)
         lsl_value_release(v);
 }
 
+/* *d = *s, copying only the bytes the type uses.  Typed instructions write
+ * a number's 4 bytes alone; copying the whole 24-byte slot right after such
+ * a narrow write would make the CPU wait for the write to land (a failed
+ * store-to-load forward, ~a dozen cycles each time). */
+static inline void vcopy(lsl_value *d, const lsl_value *s)
+{
+    d->type = s->type;
+    if (s->type <= LSL_TYPE_FLOAT)
+        d->u.i = s->u.i;
+    else if (s->type == LSL_TYPE_VECTOR || s->type == LSL_TYPE_ROTATION)
+        memcpy(d->u.v, s->u.v, sizeof d->u.v);
+    else
+        d->u.s = s->u.s; /* string, key, list: the pointer (same place in the union) */
+}
+
+#define IS_NUMBER(t) ((t) == LSL_TYPE_INTEGER || (t) == LSL_TYPE_FLOAT)
+
+/* Number results written field by field, for the same reason. */
+#define SET_I(p, x) do { (p)->type = LSL_TYPE_INTEGER; (p)->u.i = (x); } while (0)
+#define SET_F(p, x) do { (p)->type = LSL_TYPE_FLOAT; (p)->u.f = (x); } while (0)
+
 static size_t extra_now(const gsvm_lsl3_vm *vm)
 {
     return vm->hp->extra;
@@ -517,6 +538,35 @@ static bool fast_builtin(gsvm_lsl3_vm *vm, int32_t id, const lsl_value *args, ls
     return false;
 }
 
+/* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
+ * MIN % -1 = 0).  A positive power of two (bit sets: `m / 32`, `m % 32`)
+ * takes shifts instead of a hardware division, which costs tens of cycles. */
+static inline int pow2_shift(int32_t r)
+{
+#if defined(__GNUC__)
+    return r > 0 && (r & (r - 1)) == 0 ? __builtin_ctz((unsigned)r) : -1;
+#else
+    (void)r;
+    return -1;
+#endif
+}
+
+static inline int32_t div_i(int32_t l, int32_t r)
+{
+    int k = pow2_shift(r);
+    if (k >= 0) /* round toward zero: bias a negative l by r - 1 first */
+        return (l + ((l >> 31) & (r - 1))) >> k;
+    return r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r;
+}
+
+static inline int32_t mod_i(int32_t l, int32_t r)
+{
+    int k = pow2_shift(r);
+    if (k >= 0)
+        return (int32_t)((uint32_t)l - ((uint32_t)div_i(l, r) << k));
+    return r == -1 ? 0 : l % r;
+}
+
 /* l OP r for the integer operator whose opcode is `op`; false on a Math
  * Error (division or modulo by zero). */
 static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v)
@@ -525,8 +575,8 @@ static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v)
     case F3_ADD_I: *v = (int32_t)((uint32_t)l + (uint32_t)r); break;
     case F3_SUB_I: *v = (int32_t)((uint32_t)l - (uint32_t)r); break;
     case F3_MUL_I: *v = (int32_t)((uint32_t)l * (uint32_t)r); break;
-    case F3_DIV_I: if (r == 0) return false; *v = r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r; break;
-    case F3_MOD_I: if (r == 0) return false; *v = r == -1 ? 0 : l % r; break;
+    case F3_DIV_I: if (r == 0) return false; *v = div_i(l, r); break;
+    case F3_MOD_I: if (r == 0) return false; *v = mod_i(l, r); break;
     case F3_BAND_I: *v = l & r; break;
     case F3_BOR_I: *v = l | r; break;
     case F3_BXOR_I: *v = l ^ r; break;
@@ -617,14 +667,14 @@ top:
     CASE(PUSH_FLOAT) sp->type = LSL_TYPE_FLOAT; memcpy(&sp->u.f, &pc->a, 4); sp++; NEXT();
     CASE(PUSH_CONST) *sp = consts[pc->a]; vretain(sp); sp++; NEXT();
     CASE(PUSH_EMPTY) *sp = fal3_zero((lsl_type)pc->a); sp++; NEXT();
-    CASE(LOAD_LOCAL) *sp = fp[pc->a]; vretain(sp); sp++; NEXT();
-    CASE(STORE_LOCAL) sp--; vrelease(&fp[pc->a]); fp[pc->a] = *sp; NEXT();
-    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&fp[pc->a]); fp[pc->a] = sp[-1]; NEXT();
-    CASE(LOAD_GLOBAL) *sp = globals[pc->a]; vretain(sp); sp++; NEXT();
-    CASE(STORE_GLOBAL) sp--; vrelease(&globals[pc->a]); globals[pc->a] = *sp; NEXT();
-    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&globals[pc->a]); globals[pc->a] = sp[-1]; NEXT();
+    CASE(LOAD_LOCAL) vcopy(sp, &fp[pc->a]); vretain(sp); sp++; NEXT();
+    CASE(STORE_LOCAL) sp--; vrelease(&fp[pc->a]); vcopy(&fp[pc->a], sp); NEXT();
+    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&fp[pc->a]); vcopy(&fp[pc->a], &sp[-1]); NEXT();
+    CASE(LOAD_GLOBAL) vcopy(sp, &globals[pc->a]); vretain(sp); sp++; NEXT();
+    CASE(STORE_GLOBAL) sp--; vrelease(&globals[pc->a]); vcopy(&globals[pc->a], sp); NEXT();
+    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&globals[pc->a]); vcopy(&globals[pc->a], &sp[-1]); NEXT();
     CASE(POP) sp--; vrelease(sp); NEXT();
-    CASE(DUP) *sp = sp[-1]; vretain(sp); sp++; NEXT();
+    CASE(DUP) vcopy(sp, &sp[-1]); vretain(sp); sp++; NEXT();
     CASE(ADD_I) sp[-2].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
     CASE(SUB_I) sp[-2].u.i = wrap_sub(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
     CASE(MUL_I) sp[-2].u.i = wrap_mul(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
@@ -632,7 +682,7 @@ top:
         int32_t l = sp[-1].u.i, r = sp[-2].u.i;
         if (r == 0)
             FAULT("Math Error");
-        sp[-2].u.i = (r == -1) ? wrap_sub(0, l) : l / r;
+        sp[-2].u.i = div_i(l, r);
         sp--;
         NEXT();
     }
@@ -640,7 +690,7 @@ top:
         int32_t l = sp[-1].u.i, r = sp[-2].u.i;
         if (r == 0)
             FAULT("Math Error");
-        sp[-2].u.i = (r == -1) ? 0 : l % r;
+        sp[-2].u.i = mod_i(l, r);
         sp--;
         NEXT();
     }
@@ -674,7 +724,7 @@ top:
         sp--;
         NEXT();
     }
-#define FCMP(name, OPR) CASE(name) { int32_t v = sp[-1].u.f OPR sp[-2].u.f; sp[-2] = lsl_int(v); sp--; NEXT(); }
+#define FCMP(name, OPR) CASE(name) { int32_t v = sp[-1].u.f OPR sp[-2].u.f; SET_I(&sp[-2], v); sp--; NEXT(); }
     FCMP(EQ_F, ==)
     FCMP(NE_F, !=)
     FCMP(LT_F, <)
@@ -682,9 +732,9 @@ top:
     FCMP(GT_F, >)
     FCMP(GE_F, >=)
     CASE(NEG_F) sp[-1].u.f = -sp[-1].u.f; NEXT();
-    CASE(I2F) sp[-1] = lsl_float((float)sp[-1].u.i); NEXT();
-    CASE(I2F_UNDER) sp[-2] = lsl_float((float)sp[-2].u.i); NEXT();
-    CASE(F2I) sp[-1] = lsl_int(lsl_float_to_int(sp[-1].u.f)); NEXT();
+    CASE(I2F) SET_F(&sp[-1], (float)sp[-1].u.i); NEXT();
+    CASE(I2F_UNDER) SET_F(&sp[-2], (float)sp[-2].u.i); NEXT();
+    CASE(F2I) SET_I(&sp[-1], lsl_float_to_int(sp[-1].u.f)); NEXT();
     CASE(CONCAT_S) {
         SYNC();
         gsvm_status st = lsl_string_concat(vm->hp, &sp[-1], &sp[-2], &tmp, &err);
@@ -729,7 +779,7 @@ top:
     CASE(TRUTH) {
         int32_t t = lsl_value_truthy(&sp[-1]);
         vrelease(&sp[-1]);
-        sp[-1] = lsl_int(t);
+        SET_I(&sp[-1], t);
         NEXT();
     }
     CASE(MKVEC) sp[-3] = lsl_vector(sp[-3].u.f, sp[-2].u.f, sp[-1].u.f); sp -= 2; NEXT();
@@ -744,7 +794,7 @@ top:
             FAULT("Stack-Heap Collision");
         NEXT();
     }
-    CASE(GET_MEMBER) sp[-1] = lsl_float(sp[-1].u.v[pc->a]); NEXT();
+    CASE(GET_MEMBER) SET_F(&sp[-1], sp[-1].u.v[pc->a]); NEXT();
     CASE(SET_MEMBER) {
         lsl_value v = sp[-1];
         v.u.v[pc->a] = sp[-2].u.f;
@@ -784,10 +834,11 @@ top:
         goto do_return;
     }
     CASE(RETV) {
-        lsl_value rv = *--sp;
+        lsl_value rv;
+        vcopy(&rv, --sp);
         while (sp > fp)
             vrelease(--sp);
-        *sp++ = rv;
+        vcopy(sp++, &rv);
         goto do_return;
     }
     CASE(CALLB) {
@@ -866,9 +917,9 @@ top:
     CASE(JGT_LI) if (fp[pc->a].u.i > pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JGT_LL) if (fp[pc->a].u.i > fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(LOAD_LL) {
-        sp[0] = fp[pc->a];
+        vcopy(&sp[0], &fp[pc->a]);
         vretain(sp);
-        sp[1] = fp[pc->b];
+        vcopy(&sp[1], &fp[pc->b]);
         vretain(sp + 1);
         sp += 2;
         NEXT();
@@ -902,10 +953,17 @@ top:
     }
     CASE(LIST_SET_LOCAL)
     list_set_local: {
-        SYNC();
         lsl_value *dst = &fp[pc->a];
         int32_t idx = sp[-1].u.i;
         int64_t len = (int64_t)lsl_list_len(dst), i = idx < 0 ? (int64_t)idx + len : idx;
+        if (i >= 0 && i < len && IS_NUMBER(sp[-2].type) && IS_NUMBER(dst->u.l->items[i].type) &&
+            dst->u.l->refs == 1 && dst->u.l->heap == vm->hp) {
+            /* a number over a number in an unshared list: same charge, nothing to free */
+            vcopy(&dst->u.l->items[i], &sp[-2]);
+            sp -= 2;
+            NEXT();
+        }
+        SYNC();
         gsvm_status st;
         if (i >= 0 && i < len) {
             st = lsl_list_set_inplace(vm->hp, dst, (size_t)i, &sp[-2], &err);
@@ -975,7 +1033,7 @@ top:
         case F3_GT_F: v = l > k; break;
         default: v = l >= k; break;
         }
-        sp[-1] = lsl_int(v);
+        SET_I(&sp[-1], v);
         NEXT();
     }
     CASE(MULF_LK) {
@@ -1015,23 +1073,25 @@ top:
         int32_t l = fp[pc->a].u.i, r = pc->b, v;
         if (!int_op(pc->c & 255, l, r, &v))
             FAULT("Math Error");
-        fp[pc->c >> 8] = lsl_int(v);
+        SET_I(&fp[pc->c >> 8], v);
         NEXT();
     }
     CASE(RETV_ADD_I) {
-        lsl_value rv = lsl_int(wrap_add(sp[-1].u.i, sp[-2].u.i));
+        int32_t rv = wrap_add(sp[-1].u.i, sp[-2].u.i);
         sp -= 2;
         while (sp > fp)
             vrelease(--sp);
-        *sp++ = rv;
+        SET_I(sp, rv);
+        sp++;
         goto do_return;
     }
     CASE(RETV_L) {
-        lsl_value rv = fp[pc->a];
+        lsl_value rv;
+        vcopy(&rv, &fp[pc->a]);
         vretain(&rv);
         while (sp > fp)
             vrelease(--sp);
-        *sp++ = rv;
+        vcopy(sp++, &rv);
         goto do_return;
     }
 #define JCMP(name, field, OPR) CASE(name) { sp -= 2; if (!(sp[1].u.field OPR sp[0].u.field)) { pc = code + pc->a; DISPATCH(); } NEXT(); }
