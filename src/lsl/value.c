@@ -789,11 +789,34 @@ void lsl_format_float(gsvm_buf *b, float f, int dp)
     }
 }
 
+/* The decimal text of i, as "%d" writes it, into out (no NUL); returns its
+ * length.  Without stdio: casting integers to strings is the hot step of
+ * string-building scripts. */
+static size_t int_text(int32_t i, char out[12])
+{
+    char tmp[12];
+    size_t n = 0, len = 0;
+    uint32_t u = i < 0 ? 0u - (uint32_t)i : (uint32_t)i;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (i < 0)
+        out[len++] = '-';
+    while (n)
+        out[len++] = tmp[--n];
+    return len;
+}
+
 void lsl_value_append_text(gsvm_buf *b, const lsl_value *v, bool list_style)
 {
     int d = list_style ? 6 : 5;
     switch (v->type) {
-    case LSL_TYPE_INTEGER: gsvm_buf_printf(b, "%d", (int)v->u.i); break;
+    case LSL_TYPE_INTEGER: {
+        char t[12];
+        gsvm_buf_append(b, t, int_text(v->u.i, t));
+        break;
+    }
     case LSL_TYPE_FLOAT: lsl_format_float(b, v->u.f, 6); break;
     case LSL_TYPE_STRING:
     case LSL_TYPE_KEY: gsvm_buf_append(b, lsl_str_data(v), lsl_str_len(v)); break;
@@ -881,6 +904,9 @@ gsvm_status lsl_value_cast(lsl_heap *h, const lsl_value *v, lsl_type to, lsl_val
             out->type = LSL_TYPE_STRING;
             lsl_value_retain(out);
             return GSVM_OK;
+        } else if (v->type == LSL_TYPE_INTEGER) {
+            char t[12];
+            return lsl_string_new(h, LSL_TYPE_STRING, t, int_text(v->u.i, t), out, err);
         } else {
             gsvm_buf b;
             gsvm_buf_init(&b);

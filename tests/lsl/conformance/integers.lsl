@@ -151,6 +151,12 @@ default
         checkI("run div max pow2", max / 1073741824, 1);
         checkI("run mod max pow2", max % 1073741824, 1073741823);
         checkI("run div 3", n7 / 3, -2);
+        // integer to text at run time
+        checkS("text min", (string)min, "-2147483648");
+        checkS("text max", (string)max, "2147483647");
+        checkS("text neg", (string)n7, "-7");
+        checkS("text zero", (string)(n7 + 7), "0");
+        checkS("text in list", (string)[min, n7 + 7, 10, max], "-21474836480102147483647");
         checkI("run mod 3", n7 % 3, -1);
         checkI("precedence", 2 + 3 * 4, 14);
         checkI("parens", (2 + 3) * 4, 20);
