@@ -258,10 +258,9 @@ typedef struct asmb {
     gsvm_buf strbytes;
     gsvm_buf types; /* scratch for one type list, reused line after line */
     bool oom;
-    uint8_t op_hash[512]; /* instruction names: op + 1, open addressing */
-    const char *text_end; /* of the listing: how far a name may be read ahead */
+    uint8_t op_slot[512]; /* instruction names: op + 1, see op_slot() */
+    const char *text_end; /* of the listing: how far the fast lane may read */
     patho_import_index imports;
-    bool op_hash_ready;
 } asmb;
 
 static gsvm_status fail_at(asmb *A, long col, const char *fmt, ...)
@@ -970,17 +969,9 @@ static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, 
     return GSVM_OK;
 }
 
-/* Instruction names through a small hash table built on first use. */
-static unsigned op_hash(const char *s, size_t n)
-{
-    /* three bytes and the length; with these factors the names of isa.def
-     * fall in distinct slots of 512 but one (n >= 1) */
-    return ((unsigned)(uint8_t)s[0] + (unsigned)(uint8_t)s[n / 2] * 7u +
-            (unsigned)(uint8_t)s[n - 1] * 41u + (unsigned)n * 29u) & 511;
-}
-
-/* Each instruction name's bytes zero-padded to 16, as two words, fixed at
- * compile time (isa.def names are at most 16 characters long). */
+/* Instruction names, looked up by their bytes as two 8-byte words
+ * zero-padded to 16 (so the length is part of them; isa.def names are at
+ * most 16 characters long), fixed at compile time. */
 static const union {
     char c[16];
     uint64_t w[2];
@@ -990,55 +981,51 @@ static const union {
 #undef OP
 };
 
-static int find_op(asmb *A, const char *s, size_t n)
+/* The slot of a name's words in the 512-entry table.  The multiplier was
+ * picked (by trying) so that the names of isa.def land in distinct slots
+ * on a little-endian machine; a collision, after a change to isa.def or on
+ * another byte order, only costs a second probe. */
+static unsigned op_slot(uint64_t w0, uint64_t w1)
 {
-    if (!A->op_hash_ready) {
-        for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
-            const char *nm = gsvm_patho_ops[op].name;
-            size_t len = gsvm_patho_ops[op].name_len;
-            unsigned h = op_hash(nm, len);
-            while (A->op_hash[h])
-                h = (h + 1) & 511;
-            A->op_hash[h] = (uint8_t)(op + 1);
-        }
-        A->op_hash_ready = true;
+    uint64_t key = w0 ^ w1 * 0x9E3779B97F4A7C15ull;
+    return (unsigned)((key * 0x511E8EBBCCF522F3ull) >> 55);
+}
+
+/* Fills the table (once per assembly: 90 stores, no global state). */
+static void op_table_init(asmb *A)
+{
+    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
+        unsigned h = op_slot(op_words[op].w[0], op_words[op].w[1]);
+        while (A->op_slot[h])
+            h = (h + 1) & 511;
+        A->op_slot[h] = (uint8_t)(op + 1);
     }
-    if (n == 0)
-        return -1;
-    /* Most lookups compare two 8-byte words with the padded name instead
-     * of a byte loop whose exit the CPU mispredicts: the token's first 16
-     * bytes (when the text has them) masked to its length.  The masks are
-     * built from bytes, so this holds whatever the byte order. */
-    static const uint8_t ones[24] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-    bool words = n <= 16 && A->text_end - s >= 16;
-    uint64_t w0 = 0, w1 = 0;
-    if (words) {
-        uint64_t m0, m1;
-        memcpy(&w0, s, 8);
-        memcpy(&w1, s + 8, 8);
-        memcpy(&m0, ones + 8 - (n < 8 ? n : 8), 8);
-        memcpy(&m1, ones + 8 - (n > 8 ? n - 8 : 0), 8);
-        w0 &= m0;
-        w1 &= m1;
-    }
-    for (unsigned h = op_hash(s, n);; h = (h + 1) & 511) {
-        unsigned v = A->op_hash[h];
+}
+
+/* The op whose padded name is (w0, w1), -1 when none. */
+static int find_op_words(const asmb *A, uint64_t w0, uint64_t w1)
+{
+    for (unsigned h = op_slot(w0, w1);; h = (h + 1) & 511) {
+        unsigned v = A->op_slot[h];
         if (!v)
             return -1;
-        const gsvm_patho_opinfo *o = &gsvm_patho_ops[v - 1];
-        if (o->name_len != n)
-            continue;
-        if (words) {
-            if (op_words[v - 1].w[0] == w0 && op_words[v - 1].w[1] == w1)
-                return (int)(v - 1);
-            continue;
-        }
-        size_t k = 0;
-        while (k < n && o->name[k] == s[k])
-            k++;
-        if (k == n)
+        if (op_words[v - 1].w[0] == w0 && op_words[v - 1].w[1] == w1)
             return (int)(v - 1);
     }
+}
+
+/* The op named by the n bytes at s, -1 when none. */
+static int find_op(const asmb *A, const char *s, size_t n)
+{
+    if (n == 0 || n > 16 || memchr(s, 0, n))
+        return -1;
+    union {
+        char c[16];
+        uint64_t w[2];
+    } key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.c, s, n);
+    return find_op_words(A, key.w[0], key.w[1]);
 }
 
 static gsvm_status instruction(asmb *A, const line_toks *L)
@@ -1354,30 +1341,36 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
  * instruction(), which accept every spelling and report errors.  So the
  * result is the same either way; the fast lane only saves time. */
 
+/* The fast lane reads from the line's first character on, bounded by the
+ * end of the listing rather than of the line (finding the line end first
+ * would be a scan of its own), so everything it scans stops at '\n'. */
 typedef struct fast_state {
-    const char *q, *end, *line;
+    const char *q, *end, *line; /* end: of the listing */
 } fast_state;
 
-/* After a value: the next operand, the end of an argument list, a comment,
- * blanks, or the line end (what the caller expects next is its business). */
-static bool fast_delim(const fast_state *F)
+/* What may follow a value: the next operand, the end of an argument list,
+ * a comment, blanks or the line end (what the caller expects next is its
+ * business). */
+static const uint8_t delim_char[256] = {
+    [','] = 1, [' '] = 1, [')'] = 1, [';'] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1,
+};
+
+static inline bool fast_delim(const fast_state *F)
 {
-    return F->q >= F->end || *F->q == ',' || *F->q == ' ' || *F->q == ')' || *F->q == ';' ||
-           *F->q == '\t' || *F->q == '\r';
+    return F->q >= F->end || delim_char[(uint8_t)*F->q];
 }
 
 /* Unsigned decimal, 1 to 10 digits, followed by a delimiter. */
-static bool fast_uint(fast_state *F, uint64_t *out)
+static inline bool fast_uint(fast_state *F, uint64_t *out)
 {
-    const char *q = F->q;
-    uint64_t v = 0;
-    int n = 0;
-    while (q < F->end && (unsigned)(*q - '0') <= 9 && n < 11) {
-        v = v * 10 + (unsigned)(*q - '0');
-        q++;
-        n++;
-    }
-    if (n == 0 || n > 10)
+    const char *q = F->q, *start = q, *e = F->end;
+    unsigned d;
+    if (q >= e || (d = (unsigned)(*q - '0')) > 9)
+        return false;
+    uint64_t v = d;
+    for (q++; q < e && (d = (unsigned)(*q - '0')) <= 9 && q - start < 11; q++)
+        v = v * 10 + d;
+    if (q - start > 10)
         return false;
     F->q = q;
     *out = v;
@@ -1385,7 +1378,7 @@ static bool fast_uint(fast_state *F, uint64_t *out)
 }
 
 /* Optionally signed decimal within [lo, hi]. */
-static bool fast_int(fast_state *F, int64_t lo, int64_t hi, int64_t *out)
+static inline bool fast_int(fast_state *F, int64_t lo, int64_t hi, int64_t *out)
 {
     bool neg = F->q < F->end && *F->q == '-';
     if (neg)
@@ -1401,7 +1394,7 @@ static bool fast_int(fast_state *F, int64_t lo, int64_t hi, int64_t *out)
 }
 
 /* sN or tN, as parse_var reads them for letter `want` (v, t or m). */
-static bool fast_var(fast_state *F, char want, uint32_t *var, unsigned *mode)
+static inline bool fast_var(fast_state *F, char want, uint32_t *var, unsigned *mode)
 {
     if (F->q >= F->end || (*F->q != 's' && *F->q != 't'))
         return false;
@@ -1414,6 +1407,24 @@ static bool fast_var(fast_state *F, char want, uint32_t *var, unsigned *mode)
         return false;
     *var = (uint32_t)v;
     *mode = m;
+    return true;
+}
+
+/* The character c next (consumed when it is). */
+static inline bool fast_char(fast_state *F, char c)
+{
+    if (F->q >= F->end || *F->q != c)
+        return false;
+    F->q++;
+    return true;
+}
+
+/* ", " next (consumed when it is). */
+static inline bool fast_comma(fast_state *F)
+{
+    if (F->end - F->q < 2 || F->q[0] != ',' || F->q[1] != ' ')
+        return false;
+    F->q += 2;
     return true;
 }
 
@@ -1433,54 +1444,99 @@ static bool fast_lit(fast_state *F, const char *s, size_t n)
 static bool fast_args(asmb *A, fast_state *F, gsvm_patho_insn *in)
 {
     gsvm_patho_program *p = A->p;
-    if (!fast_lit(F, "(", 1))
+    if (!fast_char(F, '('))
         return false;
     in->list = p->nargs;
     in->list_len = 0;
-    if (fast_lit(F, ")", 1))
+    if (fast_char(F, ')'))
         return true;
     for (;;) {
         uint32_t var;
         unsigned mode;
         if (!fast_var(F, 'm', &var, &mode) ||
-            !grow(A, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args))
+            (p->nargs >= A->cap_args &&
+             !grow(A, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args)))
             return false;
         p->args[p->nargs].var = var;
         p->args[p->nargs].mode = (uint8_t)mode;
         p->nargs++;
         in->list_len++;
-        if (fast_lit(F, ")", 1))
+        if (fast_char(F, ')'))
             return true;
-        if (!fast_lit(F, ", ", 2))
+        if (!fast_comma(F))
             return false;
     }
 }
 
-/* Where an instruction name starting at s ends: at the first space or the
- * line end.  Op names are identifiers, so when find_op knows the result it
- * is exactly the identifier tokenize() would take; anything else is no op
- * name and the line goes the general way.  The space is found 8 bytes at
- * a time (a loop over identifier characters mispredicts its exit). */
-static const char *name_end(const asmb *A, const char *s, const char *end)
+/* The instruction name at s: the bytes before the first one <= 0x20 (a
+ * blank, the line end, NUL), as two words zero-padded to 16 for
+ * find_op_words.  Returns its length; 0 when it is longer than 16 bytes
+ * (no op name is) or the text ends within 16 bytes (the general path
+ * takes those lines).  Op names are identifiers, so when find_op_words
+ * knows the result it is the identifier tokenize() would take. */
+static unsigned name_words(const char *s, const char *tend, uint64_t *w0, uint64_t *w1)
 {
-    const char *q = s;
+    if (tend - s < 16)
+        return 0;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (; A->text_end - q >= 8 && q < end; q += 8) {
-        uint64_t w;
-        memcpy(&w, q, 8);
-        uint64_t x = w ^ 0x2020202020202020ull; /* a zero byte where w has a space */
-        uint64_t hit = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
-        if (hit) {
-            const char *at = q + __builtin_ctzll(hit) / 8; /* the lowest is exact */
-            return at < end ? at : end;
-        }
+    /* the lowest byte below 0x21, 8 at a time (the lowest flag is exact) */
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t a, b;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + 8, 8);
+    uint64_t ha = (a - 0x21 * ones) & ~a & highs;
+    if (ha) {
+        unsigned n = (unsigned)__builtin_ctzll(ha) / 8;
+        *w0 = a & ((UINT64_C(1) << (8 * n)) - 1);
+        *w1 = 0;
+        return n;
     }
+    uint64_t hb = (b - 0x21 * ones) & ~b & highs;
+    if (!hb)
+        return 0;
+    unsigned n = (unsigned)__builtin_ctzll(hb) / 8;
+    *w0 = a;
+    *w1 = b & ((UINT64_C(1) << (8 * n)) - 1);
+    return 8 + n;
 #else
-    (void)A;
+    unsigned n = 0;
+    while (n < 16 && (uint8_t)s[n] > 0x20)
+        n++;
+    if (n == 16)
+        return 0;
+    union {
+        char c[16];
+        uint64_t w[2];
+    } key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.c, s, n);
+    *w0 = key.w[0];
+    *w1 = key.w[1];
+    return n;
 #endif
-    while (q < end && *q != ' ')
+}
+
+/* Past spaces, 8 at a time (listings pad to a comment column). */
+static const char *skip_spaces(const char *q, const char *end)
+{
+    while (end - q >= 8) {
+        uint64_t eight;
+        memcpy(&eight, q, 8);
+        uint64_t diff = eight ^ 0x2020202020202020ull;
+        if (diff)
+            return q + low_zero_bytes(diff);
+        q += 8;
+    }
+    while (q < end && *q == ' ')
         q++;
     return q;
+}
+
+/* The start of the line after the one s is in (end when it is the last). */
+static const char *next_line(const char *s, const char *end)
+{
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    return nl ? nl + 1 : end;
 }
 
 /* Only blanks from s to the line end or a comment. */
@@ -1491,24 +1547,32 @@ static bool is_blank_to_comment(const char *s, const char *end)
     return s == end || *s == ';';
 }
 
-static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
+/* The instruction line starting at `line` whose name is at s.  Returns
+ * where the next line starts, or NULL (nothing appended) when the line is
+ * not in the lister's form. */
+static const char *fast_insn(asmb *A, const char *line, const char *s)
 {
     gsvm_patho_program *p = A->p;
-    fast_state F = {s, end, line};
-    F.q = name_end(A, s, end);
-    int op = find_op(A, s, (size_t)(F.q - s));
+    const char *end = A->text_end;
+    uint64_t w0, w1;
+    unsigned n = name_words(s, end, &w0, &w1);
+    if (n == 0 || s[n - 1] == ':') /* too long, or a label: the caller's */
+        return NULL;
+    int op = find_op_words(A, w0, w1);
     if (op < 0 || gsvm_patho_code_of((unsigned)op, p->layout) < 0)
-        return false;
+        return NULL;
+    const gsvm_patho_shape shape = gsvm_patho_shapes[op];
+    if (shape.extras) /* mode, pad, keep and bits bytes: the general path */
+        return NULL;
+    if (p->ninsns >= A->cap_insns &&
+        !grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
+        return NULL;
     const char *ops = gsvm_patho_ops[op].operands;
-    if (gsvm_patho_shapes[op].extras) /* mode, pad, keep and bits bytes: the general path */
-        return false;
-    if (!grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
-        return false;
+    fast_state F = {s + n, end, line};
     uint32_t idx = p->ninsns;
     gsvm_patho_insn *in = &p->insns[idx];
     memset(in, 0, sizeof *in);
     in->op = (uint16_t)op;
-    const gsvm_patho_shape shape = gsvm_patho_shapes[op];
     /* what may be appended, to undo on the way out */
     uint32_t nargs0 = p->nargs, nvtypes0 = p->nvtypes, nstrs0 = A->nstrs, nfixups0 = A->nfixups;
     size_t strbytes0 = A->strbytes.len;
@@ -1516,7 +1580,7 @@ static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
     uint32_t flag_modes = 0;
     for (unsigned k = 0; ops[k]; k++) {
         char c = ops[k];
-        if (!fast_lit(&F, k ? ", " : " ", k ? 2 : 1))
+        if (!(k ? fast_comma(&F) : fast_char(&F, ' ')))
             goto undo;
         int64_t v = 0;
         uint64_t u = 0;
@@ -1555,7 +1619,7 @@ static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
                 goto undo;
             break;
         case 'g':
-            if (!fast_lit(&F, "g", 1) || !fast_uint(&F, &u) || u > UINT32_MAX)
+            if (!fast_char(&F, 'g') || !fast_uint(&F, &u) || u > UINT32_MAX)
                 goto undo;
             v = (int64_t)u;
             break;
@@ -1570,7 +1634,8 @@ static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
             while (F.q < end && is_ident(*F.q))
                 F.q++;
             if (F.q == t || !fast_delim(&F) ||
-                !grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups))
+                (A->nfixups >= A->cap_fixups &&
+                 !grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups)))
                 goto undo;
             fixup *x = &A->fixups[A->nfixups++];
             x->kind = FIX_INSN;
@@ -1621,15 +1686,19 @@ static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
             if (digits == 0 || digits > 8 || !fast_delim(&F))
                 goto undo;
             v = (int64_t)u;
-            if (F.q + 1 < end && F.q[0] == ' ' && F.q[1] == '"') {
-                /* the text: a string token as tokenize() finds it */
+            if (end - F.q >= 2 && F.q[0] == ' ' && F.q[1] == '"') {
+                /* the text: a string token as tokenize() finds it on
+                 * this line */
                 const char *t = F.q + 1, *e = t + 1;
-                while (e < end && *e != '"') {
-                    if (*e == '\\' && e + 1 < end)
+                while (e < end && *e != '"' && *e != '\n') {
+                    if (*e == '\\') {
+                        if (end - e < 2 || e[1] == '\n')
+                            goto undo;
                         e++;
+                    }
                     e++;
                 }
-                if (e >= end)
+                if (e >= end || *e != '"')
                     goto undo;
                 token tok = {t, (uint32_t)(e + 1 - t), (uint32_t)(t - line + 1), TK_STR};
                 F.q = e + 1;
@@ -1661,27 +1730,27 @@ static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
         case 'L': {
             static const char *const names[] = {"bool", "int", "float", "string", "object", "cvector"};
             static const uint8_t lens[] = {4, 3, 5, 6, 6, 7};
-            if (!fast_lit(&F, "(", 1))
+            if (!fast_char(&F, '('))
                 goto undo;
             in->list = p->nvtypes;
             in->list_len = 0;
-            if (!fast_lit(&F, ")", 1)) {
+            if (!fast_char(&F, ')')) {
                 for (;;) {
                     const char *t = F.q;
                     while (F.q < end && is_ident(*F.q))
                         F.q++;
-                    size_t n = (size_t)(F.q - t);
+                    size_t tn = (size_t)(F.q - t);
                     unsigned ty = 0;
                     for (unsigned tc = 0; tc < 6 && !ty; tc++)
-                        if (n == lens[tc] && memcmp(t, names[tc], n) == 0)
+                        if (tn == lens[tc] && memcmp(t, names[tc], tn) == 0)
                             ty = tc + 1;
                     if (!ty || !grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + 2, 1))
                         goto undo;
                     p->vtypes[p->nvtypes++] = (uint8_t)ty;
                     in->list_len++;
-                    if (fast_lit(&F, ")", 1))
+                    if (fast_char(&F, ')'))
                         break;
-                    if (!fast_lit(&F, ", ", 2))
+                    if (!fast_comma(&F))
                         goto undo;
                 }
             }
@@ -1695,31 +1764,28 @@ static bool fast_insn(asmb *A, const char *line, const char *s, const char *end)
         }
         in->a[k] = (uint32_t)v;
     }
-    /* nothing but blanks before the comment or the line end (the padding
-     * to the comment column skipped 8 bytes at a time, as in tokenize) */
-    while (end - F.q >= 8) {
-        uint64_t eight;
-        memcpy(&eight, F.q, 8);
-        uint64_t diff = eight ^ 0x2020202020202020ull;
-        if (diff) {
-            F.q += low_zero_bytes(diff);
-            break;
-        }
-        F.q += 8;
-    }
-    while (F.q < end && (*F.q == ' ' || *F.q == '\t' || *F.q == '\r'))
-        F.q++;
-    if (F.q < end && *F.q != ';')
+    /* nothing but blanks before the comment or the line end */
+    const char *q = skip_spaces(F.q, end);
+    while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
+        q++;
+    const char *next;
+    if (q >= end)
+        next = end;
+    else if (*q == '\n')
+        next = q + 1;
+    else if (*q == ';')
+        next = next_line(q, end);
+    else
         goto undo;
     p->ninsns++;
-    return true;
+    return next;
 undo:
     p->nargs = nargs0;
     p->nvtypes = nvtypes0;
     A->nstrs = nstrs0;
     A->nfixups = nfixups0;
     A->strbytes.len = strbytes0;
-    return false;
+    return NULL;
 }
 
 /* ---- resolution ---------------------------------------------------------- */
@@ -1906,41 +1972,53 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     if (!grow(&A, (void **)&p->insns, &A.cap_insns, len / 80 < 65536 ? len / 80 + 1 : 65536,
               sizeof *p->insns))
         st = GSVM_ERR_NOMEM;
+    op_table_init(&A);
     const char *s = text, *end = text + len;
     while (s < end && st == GSVM_OK) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *le = nl ? nl : end;
         A.line++;
-        long bad_col;
-        const char *why;
         if (A.sec == SEC_CODE) {
             /* an instruction as the lister writes it takes the fast lane */
             const char *first = s;
-            if (le - first >= 4 && memcmp(first, "    ", 4) == 0)
+            if (end - first >= 4 && memcmp(first, "    ", 4) == 0)
                 first += 4; /* the lister's indent, in one compare */
-            while (first < le && *first == ' ')
+            while (first < end && *first == ' ')
                 first++;
-            if (first == le || *first == ';') { /* blank, or only a comment */
-                s = nl ? nl + 1 : end;
+            if (first == end)
+                break;
+            if (*first == '\n') { /* blank */
+                s = first + 1;
+                continue;
+            }
+            if (*first == ';') { /* only a comment */
+                s = next_line(first, end);
                 continue;
             }
             if (*first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART)) {
-                if (fast_insn(&A, s, first, le)) {
-                    s = nl ? nl + 1 : end;
+                const char *next = fast_insn(&A, s, first);
+                if (next) {
+                    s = next;
                     continue;
                 }
                 /* "L0014:" alone on its line, as the lister writes labels */
                 const char *q = first + 1;
-                while (q < le && is_ident(*q))
+                while (q < end && is_ident(*q))
                     q++;
-                if (q < le && *q == ':' && is_blank_to_comment(q + 1, le)) {
-                    token t = {first, (uint32_t)(q - first), (uint32_t)(first - s + 1), TK_IDENT};
-                    st = label_add(&A, &t, p->ninsns);
-                    s = nl ? nl + 1 : end;
-                    continue;
+                if (q < end && *q == ':') {
+                    const char *nl = memchr(q, '\n', (size_t)(end - q));
+                    const char *le = nl ? nl : end;
+                    if (is_blank_to_comment(q + 1, le)) {
+                        token t = {first, (uint32_t)(q - first), (uint32_t)(first - s + 1), TK_IDENT};
+                        st = label_add(&A, &t, p->ninsns);
+                        s = nl ? nl + 1 : end;
+                        continue;
+                    }
                 }
             }
         }
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        long bad_col;
+        const char *why;
         if (!tokenize(s, le, L, &bad_col, &why))
             st = fail_at(&A, bad_col, "%s", why);
         else
