@@ -123,8 +123,16 @@ typedef struct fal3_frame {
  * or reset; state_entry jumps the queue and is never queued, as SL). */
 enum { FAL3_PHASE_NONE = 0, FAL3_PHASE_EXIT = 1, FAL3_PHASE_ENTRY = 2 };
 
+/* An instruction as the threaded interpreter runs it (vm3.c): the address
+ * of its handler in place of the opcode. */
+typedef struct fal3_threaded_insn {
+    const void *handler;
+    int32_t a, b, c;
+} fal3_threaded_insn;
+
 struct gsvm_lsl3_vm {
     const gsvm_lsl3_program *prog;
+    fal3_threaded_insn *threaded; /* prog's code for the threaded interpreter, or NULL */
     lsl_heap *hp; /* separately allocated: objects point at it, so a restore may swap VMs */
     lsl_lib_state lib;
     lsl_value *globals;

@@ -182,6 +182,7 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
     if (vm->consts)
         for (size_t i = 0; i < vm->nconsts; i++)
             vrelease(&vm->consts[i]);
+    free(vm->threaded);
     free(vm->consts);
     free(vm->globals);
     free(vm->stack);
@@ -625,8 +626,30 @@ static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_
 static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 {
     const gsvm_lsl3_program *prog = vm->prog;
-    const fal3_insn *code = prog->code;
-    const fal3_insn *pc = code + vm->ip;
+#if F3_THREADED
+    static const void *const labels[F3_COUNT] = {
+#define FALCON3_OP(name, mnem, operands, pops, pushes, meaning) &&L_##name,
+#include "lsl/isa3.def"
+#undef FALCON3_OP
+    };
+    /* Direct threading: the VM's copy of the code holds each instruction's
+     * handler address in place of its opcode, which saves a table load on
+     * every dispatch.  Built on the first run; indices (ip) are the same. */
+    if (!vm->threaded) {
+        vm->threaded = malloc((prog->ncode ? prog->ncode : 1) * sizeof *vm->threaded);
+        if (!vm->threaded) {
+            set_fault(vm, vm->ip, "out of memory");
+            return false;
+        }
+        for (size_t i = 0; i < prog->ncode; i++) {
+            const fal3_insn *in = &prog->code[i];
+            vm->threaded[i] = (fal3_threaded_insn){labels[in->op], in->a, in->b, in->c};
+        }
+    }
+    const fal3_threaded_insn *code = vm->threaded, *pc = code + vm->ip;
+#else
+    const fal3_insn *code = prog->code, *pc = code + vm->ip;
+#endif
     lsl_value *stack = vm->stack;
     lsl_value *sp = stack + vm->sp;
     lsl_value *fp = stack + vm->frames[vm->nframes - 1].fp;
@@ -642,13 +665,8 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define CHECK(st) do { if ((st) != GSVM_OK) FAULT(err.message); } while (0)
 
 #if F3_THREADED
-    static const void *const labels[F3_COUNT] = {
-#define FALCON3_OP(name, mnem, operands, pops, pushes, meaning) &&L_##name,
-#include "lsl/isa3.def"
-#undef FALCON3_OP
-    };
 #define CASE(name) L_##name:
-#define DISPATCH() do { if (n == 0) goto out; n--; goto *labels[pc->op]; } while (0)
+#define DISPATCH() do { if (n == 0) goto out; n--; goto *pc->handler; } while (0)
 #define NEXT() do { pc++; DISPATCH(); } while (0)
     DISPATCH();
 #else
