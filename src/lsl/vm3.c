@@ -632,9 +632,16 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #include "lsl/isa3.def"
 #undef FALCON3_OP
     };
+    static const char *const operand_kinds[F3_COUNT] = {
+#define FALCON3_OP(name, mnem, operands, pops, pushes, meaning) operands,
+#include "lsl/isa3.def"
+#undef FALCON3_OP
+    };
     /* Direct threading: the VM's copy of the code holds each instruction's
      * handler address in place of its opcode, which saves a table load on
-     * every dispatch.  Built on the first run; indices (ip) are the same. */
+     * every dispatch, and its local and global slot operands as byte
+     * offsets, which saves scaling them on every access.  Built on the
+     * first run; indices (ip) are the same. */
     if (!vm->threaded) {
         vm->threaded = malloc((prog->ncode ? prog->ncode : 1) * sizeof *vm->threaded);
         if (!vm->threaded) {
@@ -643,7 +650,12 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
         }
         for (size_t i = 0; i < prog->ncode; i++) {
             const fal3_insn *in = &prog->code[i];
-            vm->threaded[i] = (fal3_threaded_insn){labels[in->op], in->a, in->b, in->c};
+            const char *kinds = operand_kinds[in->op];
+            int32_t f[3] = {in->a, in->b, in->c};
+            for (int k = 0; k < 3 && kinds[k]; k++)
+                if (kinds[k] == 'l' || kinds[k] == 'g')
+                    f[k] *= (int32_t)sizeof(lsl_value);
+            vm->threaded[i] = (fal3_threaded_insn){labels[in->op], f[0], f[1], f[2]};
         }
     }
     const fal3_threaded_insn *code = vm->threaded, *pc = code + vm->ip;
@@ -665,11 +677,15 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define CHECK(st) do { if ((st) != GSVM_OK) FAULT(err.message); } while (0)
 
 #if F3_THREADED
+#define LOC(off) (*(lsl_value *)((char *)fp + (off)))
+#define GLB(off) (*(lsl_value *)((char *)globals + (off)))
 #define CASE(name) L_##name:
 #define DISPATCH() do { if (n == 0) goto out; n--; goto *pc->handler; } while (0)
 #define NEXT() do { pc++; DISPATCH(); } while (0)
     DISPATCH();
 #else
+#define LOC(i) fp[i]
+#define GLB(i) globals[i]
 #define CASE(name) case F3_##name:
 #define DISPATCH() goto top
 #define NEXT() { pc++; goto top; }
@@ -685,12 +701,12 @@ top:
     CASE(PUSH_FLOAT) sp->type = LSL_TYPE_FLOAT; memcpy(&sp->u.f, &pc->a, 4); sp++; NEXT();
     CASE(PUSH_CONST) *sp = consts[pc->a]; vretain(sp); sp++; NEXT();
     CASE(PUSH_EMPTY) *sp = fal3_zero((lsl_type)pc->a); sp++; NEXT();
-    CASE(LOAD_LOCAL) vcopy(sp, &fp[pc->a]); vretain(sp); sp++; NEXT();
-    CASE(STORE_LOCAL) sp--; vrelease(&fp[pc->a]); vcopy(&fp[pc->a], sp); NEXT();
-    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&fp[pc->a]); vcopy(&fp[pc->a], &sp[-1]); NEXT();
-    CASE(LOAD_GLOBAL) vcopy(sp, &globals[pc->a]); vretain(sp); sp++; NEXT();
-    CASE(STORE_GLOBAL) sp--; vrelease(&globals[pc->a]); vcopy(&globals[pc->a], sp); NEXT();
-    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&globals[pc->a]); vcopy(&globals[pc->a], &sp[-1]); NEXT();
+    CASE(LOAD_LOCAL) vcopy(sp, &LOC(pc->a)); vretain(sp); sp++; NEXT();
+    CASE(STORE_LOCAL) sp--; vrelease(&LOC(pc->a)); vcopy(&LOC(pc->a), sp); NEXT();
+    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&LOC(pc->a)); vcopy(&LOC(pc->a), &sp[-1]); NEXT();
+    CASE(LOAD_GLOBAL) vcopy(sp, &GLB(pc->a)); vretain(sp); sp++; NEXT();
+    CASE(STORE_GLOBAL) sp--; vrelease(&GLB(pc->a)); vcopy(&GLB(pc->a), sp); NEXT();
+    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&GLB(pc->a)); vcopy(&GLB(pc->a), &sp[-1]); NEXT();
     CASE(POP) sp--; vrelease(sp); NEXT();
     CASE(DUP) vcopy(sp, &sp[-1]); vretain(sp); sp++; NEXT();
     CASE(ADD_I) sp[-2].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
@@ -928,26 +944,26 @@ top:
             vm->next_state = target;
         goto stop;
     }
-    CASE(INC_LOCAL_I) fp[pc->a].u.i = wrap_add(fp[pc->a].u.i, pc->b); NEXT();
-    CASE(INC_GLOBAL_I) globals[pc->a].u.i = wrap_add(globals[pc->a].u.i, pc->b); NEXT();
-    CASE(JGE_LI) if (fp[pc->a].u.i >= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGE_LL) if (fp[pc->a].u.i >= fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGT_LI) if (fp[pc->a].u.i > pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGT_LL) if (fp[pc->a].u.i > fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(INC_LOCAL_I) LOC(pc->a).u.i = wrap_add(LOC(pc->a).u.i, pc->b); NEXT();
+    CASE(INC_GLOBAL_I) GLB(pc->a).u.i = wrap_add(GLB(pc->a).u.i, pc->b); NEXT();
+    CASE(JGE_LI) if (LOC(pc->a).u.i >= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGE_LL) if (LOC(pc->a).u.i >= LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGT_LI) if (LOC(pc->a).u.i > pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGT_LL) if (LOC(pc->a).u.i > LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(LOAD_LL) {
-        vcopy(&sp[0], &fp[pc->a]);
+        vcopy(&sp[0], &LOC(pc->a));
         vretain(sp);
-        vcopy(&sp[1], &fp[pc->b]);
+        vcopy(&sp[1], &LOC(pc->b));
         vretain(sp + 1);
         sp += 2;
         NEXT();
     }
-    CASE(ADD_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(fp[pc->a].u.i, pc->b); sp++; NEXT();
-    CASE(JLT_LI) if (fp[pc->a].u.i < pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(ADD_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(LOC(pc->a).u.i, pc->b); sp++; NEXT();
+    CASE(JLT_LI) if (LOC(pc->a).u.i < pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
 
     CASE(APPEND_LOCAL) {
         SYNC();
-        lsl_value *dst = &fp[pc->a];
+        lsl_value *dst = &LOC(pc->a);
         gsvm_status st = dst->type == LSL_TYPE_STRING ? lsl_string_append_inplace(vm->hp, dst, &sp[-1], &err)
                                                       : lsl_list_append_inplace(vm->hp, dst, &sp[-1], &err);
         vrelease(&sp[-1]);
@@ -959,7 +975,7 @@ top:
     }
     CASE(APPEND_GLOBAL) {
         SYNC();
-        lsl_value *dst = &globals[pc->a];
+        lsl_value *dst = &GLB(pc->a);
         gsvm_status st = dst->type == LSL_TYPE_STRING ? lsl_string_append_inplace(vm->hp, dst, &sp[-1], &err)
                                                       : lsl_list_append_inplace(vm->hp, dst, &sp[-1], &err);
         vrelease(&sp[-1]);
@@ -971,7 +987,7 @@ top:
     }
     CASE(LIST_SET_LOCAL)
     list_set_local: {
-        lsl_value *dst = &fp[pc->a];
+        lsl_value *dst = &LOC(pc->a);
         int32_t idx = sp[-1].u.i;
         int64_t len = (int64_t)lsl_list_len(dst), i = idx < 0 ? (int64_t)idx + len : idx;
         if (i >= 0 && i < len && IS_NUMBER(sp[-2].type) && IS_NUMBER(dst->u.l->items[i].type) &&
@@ -1006,19 +1022,19 @@ top:
             FAULT("Stack-Heap Collision");
         NEXT();
     }
-    CASE(SUB_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_sub(fp[pc->a].u.i, pc->b); sp++; NEXT();
-    CASE(ADDF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = fp[pc->a].u.f + fp[pc->b].u.f; sp++; NEXT();
-    CASE(SUBF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = fp[pc->a].u.f - fp[pc->b].u.f; sp++; NEXT();
-    CASE(MULF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = fp[pc->a].u.f * fp[pc->b].u.f; sp++; NEXT();
-    CASE(ADDF_L) sp[-1].u.f = fp[pc->a].u.f + sp[-1].u.f; NEXT();
-    CASE(SUBF_L) sp[-1].u.f = fp[pc->a].u.f - sp[-1].u.f; NEXT();
-    CASE(MULF_L) sp[-1].u.f = fp[pc->a].u.f * sp[-1].u.f; NEXT();
+    CASE(SUB_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_sub(LOC(pc->a).u.i, pc->b); sp++; NEXT();
+    CASE(ADDF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = LOC(pc->a).u.f + LOC(pc->b).u.f; sp++; NEXT();
+    CASE(SUBF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = LOC(pc->a).u.f - LOC(pc->b).u.f; sp++; NEXT();
+    CASE(MULF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = LOC(pc->a).u.f * LOC(pc->b).u.f; sp++; NEXT();
+    CASE(ADDF_L) sp[-1].u.f = LOC(pc->a).u.f + sp[-1].u.f; NEXT();
+    CASE(SUBF_L) sp[-1].u.f = LOC(pc->a).u.f - sp[-1].u.f; NEXT();
+    CASE(MULF_L) sp[-1].u.f = LOC(pc->a).u.f * sp[-1].u.f; NEXT();
     CASE(MULF_K) { float k; memcpy(&k, &pc->a, 4); sp[-1].u.f = k * sp[-1].u.f; NEXT(); }
-    CASE(ADDI_LL) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(fp[pc->a].u.i, fp[pc->b].u.i); sp++; NEXT();
-    CASE(ADDI_L) sp[-1].u.i = wrap_add(fp[pc->a].u.i, sp[-1].u.i); NEXT();
+    CASE(ADDI_LL) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(LOC(pc->a).u.i, LOC(pc->b).u.i); sp++; NEXT();
+    CASE(ADDI_L) sp[-1].u.i = wrap_add(LOC(pc->a).u.i, sp[-1].u.i); NEXT();
 
     CASE(IOP_LK) {
-        int32_t l = fp[pc->a].u.i, r = pc->b, v;
+        int32_t l = LOC(pc->a).u.i, r = pc->b, v;
         if (!int_op(pc->c, l, r, &v))
             FAULT("Math Error");
         sp->type = LSL_TYPE_INTEGER;
@@ -1027,7 +1043,7 @@ top:
         NEXT();
     }
     CASE(IOP_LG) {
-        int32_t l = fp[pc->a].u.i, r = globals[pc->b].u.i, v;
+        int32_t l = LOC(pc->a).u.i, r = GLB(pc->b).u.i, v;
         if (!int_op(pc->c, l, r, &v))
             FAULT("Math Error");
         sp->type = LSL_TYPE_INTEGER;
@@ -1035,10 +1051,10 @@ top:
         sp++;
         NEXT();
     }
-    CASE(JGE_LG) if (fp[pc->a].u.i >= globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGT_LG) if (fp[pc->a].u.i > globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLT_LG) if (fp[pc->a].u.i < globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLE_LG) if (fp[pc->a].u.i <= globals[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGE_LG) if (LOC(pc->a).u.i >= GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JGT_LG) if (LOC(pc->a).u.i > GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLT_LG) if (LOC(pc->a).u.i < GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLE_LG) if (LOC(pc->a).u.i <= GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(CMPF_K) {
         float k, l = sp[-1].u.f;
         memcpy(&k, &pc->a, 4);
@@ -1058,17 +1074,17 @@ top:
         float k;
         memcpy(&k, &pc->b, 4);
         sp->type = LSL_TYPE_FLOAT;
-        sp->u.f = k * fp[pc->a].u.f;
+        sp->u.f = k * LOC(pc->a).u.f;
         sp++;
         NEXT();
     }
     CASE(LIST_GET_L) {
-        if (!list_get(vm, &fp[pc->a], sp[-1].u.i, pc->b, &sp[-1], &err))
+        if (!list_get(vm, &LOC(pc->a), sp[-1].u.i, pc->b, &sp[-1], &err))
             FAULT(err.message[0] ? err.message : "builtin failed");
         NEXT();
     }
     CASE(LIST_GET_LL) {
-        if (!list_get(vm, &fp[pc->a], fp[pc->b].u.i, pc->c, sp, &err))
+        if (!list_get(vm, &LOC(pc->a), LOC(pc->b).u.i, pc->c, sp, &err))
             FAULT(err.message[0] ? err.message : "builtin failed");
         sp++;
         NEXT();
@@ -1076,7 +1092,7 @@ top:
     CASE(LIST_SET_LL) {
         /* the index goes on the stack and ListSetLocal's code does the rest */
         sp->type = LSL_TYPE_INTEGER;
-        sp->u.i = fp[pc->b].u.i;
+        sp->u.i = LOC(pc->b).u.i;
         sp++;
         goto list_set_local;
     }
@@ -1088,7 +1104,7 @@ top:
         NEXT();
     }
     CASE(IOP_LK_S) {
-        int32_t l = fp[pc->a].u.i, r = pc->b, v;
+        int32_t l = LOC(pc->a).u.i, r = pc->b, v;
         if (!int_op(pc->c & 255, l, r, &v))
             FAULT("Math Error");
         SET_I(&fp[pc->c >> 8], v);
@@ -1105,7 +1121,7 @@ top:
     }
     CASE(RETV_L) {
         lsl_value rv;
-        vcopy(&rv, &fp[pc->a]);
+        vcopy(&rv, &LOC(pc->a));
         vretain(&rv);
         while (sp > fp)
             vrelease(--sp);
@@ -1124,14 +1140,14 @@ top:
     JCMP(JNGT_F, f, >)
     JCMP(JNGE_F, f, >=)
 
-    CASE(ADD_F_S) fp[pc->a].u.f = sp[-1].u.f + sp[-2].u.f; sp -= 2; NEXT();
-    CASE(SUB_F_S) fp[pc->a].u.f = sp[-1].u.f - sp[-2].u.f; sp -= 2; NEXT();
-    CASE(MUL_F_S) fp[pc->a].u.f = sp[-1].u.f * sp[-2].u.f; sp -= 2; NEXT();
-    CASE(ADDF_LL_S) fp[pc->c].u.f = fp[pc->a].u.f + fp[pc->b].u.f; NEXT();
-    CASE(SUBF_LL_S) fp[pc->c].u.f = fp[pc->a].u.f - fp[pc->b].u.f; NEXT();
-    CASE(MULF_LL_S) fp[pc->c].u.f = fp[pc->a].u.f * fp[pc->b].u.f; NEXT();
-    CASE(ADDI_LL_S) fp[pc->c].u.i = wrap_add(fp[pc->a].u.i, fp[pc->b].u.i); NEXT();
-    CASE(ADD_I_S) fp[pc->a].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp -= 2; NEXT();
+    CASE(ADD_F_S) LOC(pc->a).u.f = sp[-1].u.f + sp[-2].u.f; sp -= 2; NEXT();
+    CASE(SUB_F_S) LOC(pc->a).u.f = sp[-1].u.f - sp[-2].u.f; sp -= 2; NEXT();
+    CASE(MUL_F_S) LOC(pc->a).u.f = sp[-1].u.f * sp[-2].u.f; sp -= 2; NEXT();
+    CASE(ADDF_LL_S) LOC(pc->c).u.f = LOC(pc->a).u.f + LOC(pc->b).u.f; NEXT();
+    CASE(SUBF_LL_S) LOC(pc->c).u.f = LOC(pc->a).u.f - LOC(pc->b).u.f; NEXT();
+    CASE(MULF_LL_S) LOC(pc->c).u.f = LOC(pc->a).u.f * LOC(pc->b).u.f; NEXT();
+    CASE(ADDI_LL_S) LOC(pc->c).u.i = wrap_add(LOC(pc->a).u.i, LOC(pc->b).u.i); NEXT();
+    CASE(ADD_I_S) LOC(pc->a).u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp -= 2; NEXT();
     CASE(JZ_AND) sp -= 2; if (!(sp[1].u.i && sp[0].u.i)) { pc = code + pc->a; DISPATCH(); } NEXT();
 
 #define JTRUE(name, field, OPR) CASE(name) { sp -= 2; if (sp[1].u.field OPR sp[0].u.field) { pc = code + pc->a; DISPATCH(); } NEXT(); }
@@ -1140,9 +1156,9 @@ top:
     JTRUE(JGT_F, f, >)
     JTRUE(JGE_F, f, >=)
     CASE(JNZ_AND) sp -= 2; if (sp[1].u.i && sp[0].u.i) { pc = code + pc->a; DISPATCH(); } NEXT();
-    CASE(JLE_LI) if (fp[pc->a].u.i <= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLT_LL) if (fp[pc->a].u.i < fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLE_LL) if (fp[pc->a].u.i <= fp[pc->b].u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLE_LI) if (LOC(pc->a).u.i <= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLT_LL) if (LOC(pc->a).u.i < LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    CASE(JLE_LL) if (LOC(pc->a).u.i <= LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
 
 #if !F3_THREADED
         default:
@@ -1185,6 +1201,8 @@ fault:
 #undef CASE
 #undef DISPATCH
 #undef NEXT
+#undef LOC
+#undef GLB
 }
 
 gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget)
