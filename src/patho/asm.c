@@ -969,18 +969,6 @@ static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, 
     return GSVM_OK;
 }
 
-/* Instruction names, looked up by their bytes as two 8-byte words
- * zero-padded to 16 (so the length is part of them; isa.def names are at
- * most 16 characters long), fixed at compile time. */
-static const union {
-    char c[16];
-    uint64_t w[2];
-} op_words[GSVM_PATHO_OP_COUNT] = {
-#define OP(name, alpha, hd, operands, cls, meaning) {.c = #name},
-#include "patho/isa.def"
-#undef OP
-};
-
 /* The slot of a name's words in the 512-entry table.  The multiplier was
  * picked (by trying) so that the names of isa.def land in distinct slots
  * on a little-endian machine; a collision, after a change to isa.def or on
@@ -995,7 +983,7 @@ static unsigned op_slot(uint64_t w0, uint64_t w1)
 static void op_table_init(asmb *A)
 {
     for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
-        unsigned h = op_slot(op_words[op].w[0], op_words[op].w[1]);
+        unsigned h = op_slot(gsvm_patho_op_words[op].w[0], gsvm_patho_op_words[op].w[1]);
         while (A->op_slot[h])
             h = (h + 1) & 511;
         A->op_slot[h] = (uint8_t)(op + 1);
@@ -1009,7 +997,7 @@ static int find_op_words(const asmb *A, uint64_t w0, uint64_t w1)
         unsigned v = A->op_slot[h];
         if (!v)
             return -1;
-        if (op_words[v - 1].w[0] == w0 && op_words[v - 1].w[1] == w1)
+        if (gsvm_patho_op_words[v - 1].w[0] == w0 && gsvm_patho_op_words[v - 1].w[1] == w1)
             return (int)(v - 1);
     }
 }

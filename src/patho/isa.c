@@ -13,6 +13,12 @@ const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT] = {
 #undef OP
 };
 
+const gsvm_patho_op_name16 gsvm_patho_op_words[GSVM_PATHO_OP_COUNT] = {
+#define OP(name, alpha, hd, operands, cls, meaning) {.c = #name},
+#include "patho/isa.def"
+#undef OP
+};
+
 /* The shapes are derived from the operand letters, so the table stays a
  * pure expansion of isa.def; the compiler folds the letters of each string
  * literal (an operand string has at most GSVM_PATHO_MAX_OPERANDS letters,

@@ -45,6 +45,16 @@ typedef struct gsvm_patho_opinfo {
 
 extern const gsvm_patho_opinfo gsvm_patho_ops[GSVM_PATHO_OP_COUNT];
 
+/* Each instruction name's bytes zero-padded to 16 (isa.def names are at
+ * most 16 characters long), also as two words: the assembler looks names
+ * up by the words (the length is part of them), the lister copies a name
+ * with one 16-byte store. */
+typedef union gsvm_patho_op_name16 {
+    char c[16];
+    uint64_t w[2];
+} gsvm_patho_op_name16;
+extern const gsvm_patho_op_name16 gsvm_patho_op_words[GSVM_PATHO_OP_COUNT];
+
 /* Facts derived from an operand string, computed by gsvm_patho_op_shape. */
 typedef struct gsvm_patho_shape {
     uint8_t nmodes;  /* number of 'm' operands (flag-addressed) */

@@ -23,18 +23,18 @@ typedef struct lister {
     gsvm_buf *b;
     uint8_t *is_label; /* per instruction: a target of something */
     uint8_t *pool_ref; /* per pool byte: 1 wide ref, 2 narrow ref */
-    const uint8_t *ambiguous; /* per import, or NULL (checked on the spot) */
+    const uint8_t *imflags; /* per import (patho_import_flags), or NULL (checked on the spot) */
     bool comments;            /* the comment columns (not with GSVM_PATHO_LIST_COMPACT) */
 } lister;
 
 static void pad_to(gsvm_buf *b, size_t line_start, size_t col) { patho_pad(b, line_start, col); }
 
 /* The comment columns of a code line, "; INDEX @0xOFFSET" at COMMENT_COL:
- * one room check and direct stores, as every code line has them. */
+ * one room check and straight-line stores, as every code line has them. */
 static void put_code_comment(gsvm_buf *b, size_t line_start, uint32_t index, uint32_t offset)
 {
     size_t used = b->len - line_start, n = used < COMMENT_COL ? COMMENT_COL - used : 1;
-    if (index > 0xFFFF || offset > 0xFFFF || !(b->len + n + 8 + 14 <= b->cap || gsvm_buf_reserve(b, n + 8 + 14))) {
+    if (index > 0xFFFF || offset > 0xFFFF || !pb_room(b, COMMENT_COL + 16)) {
         /* wider than 4 digits (or no memory: the calls below see it) */
         patho_pad(b, line_start, COMMENT_COL);
         pb_put(b, "; ", 2);
@@ -43,29 +43,32 @@ static void put_code_comment(gsvm_buf *b, size_t line_start, uint32_t index, uin
         patho_put_hex(b, offset, 4);
         return;
     }
-    static const char hex[] = "0123456789abcdef";
+    /* COMMENT_COL spaces whatever n is (no loop), the excess overwritten */
+    static const char spaces[COMMENT_COL + 1] = "                                            ";
     uint8_t *w = b->data + b->len;
-    const uint64_t spaces = 0x2020202020202020ull;
-    for (size_t i = 0; i < n; i += 8)
-        memcpy(w + i, &spaces, 8); /* may run past n: the room is there */
+    memcpy(w, spaces, COMMENT_COL);
     w += n;
     w[0] = ';';
     w[1] = ' ';
-    w[2] = (uint8_t)hex[index >> 12];
-    w[3] = (uint8_t)hex[(index >> 8) & 15];
-    w[4] = (uint8_t)hex[(index >> 4) & 15];
-    w[5] = (uint8_t)hex[index & 15];
+    memcpy(w + 2, patho_hex_pairs[index >> 8], 2);
+    memcpy(w + 4, patho_hex_pairs[index & 0xFF], 2);
     memcpy(w + 6, " @0x", 4);
-    w[10] = (uint8_t)hex[offset >> 12];
-    w[11] = (uint8_t)hex[(offset >> 8) & 15];
-    w[12] = (uint8_t)hex[(offset >> 4) & 15];
-    w[13] = (uint8_t)hex[offset & 15];
+    memcpy(w + 10, patho_hex_pairs[offset >> 8], 2);
+    memcpy(w + 12, patho_hex_pairs[offset & 0xFF], 2);
     b->len += n + 14;
 }
 
 static void put_target(lister *L, uint32_t t)
 {
-    if (t < L->p->ninsns) {
+    gsvm_buf *b = L->b;
+    if (t < L->p->ninsns && t <= 0xFFFF && pb_room(b, 5)) {
+        /* "L" and 4 hex digits, the usual label */
+        uint8_t *w = b->data + b->len;
+        w[0] = 'L';
+        memcpy(w + 1, patho_hex_pairs[t >> 8], 2);
+        memcpy(w + 3, patho_hex_pairs[t & 0xFF], 2);
+        b->len += 5;
+    } else if (t < L->p->ninsns) {
         pb_putc(L->b, 'L');
         patho_put_hex(L->b, t, 4);
     } else {
@@ -118,13 +121,34 @@ static bool import_unique(const gsvm_patho_program *p, uint32_t idx)
     return true;
 }
 
-/* " " before the first operand, ", " before the others */
-static void sep(gsvm_buf *b, unsigned *printed)
+/* " " before the first operand, ", " before the others (two bytes
+ * stored either way, the length moved by one or two) */
+static inline void sep(gsvm_buf *b, unsigned *printed)
 {
-    if ((*printed)++)
-        pb_put(b, ", ", 2);
+    if (pb_room(b, 2)) {
+        b->data[b->len] = *printed ? ',' : ' ';
+        b->data[b->len + 1] = ' ';
+        b->len += *printed ? 2 : 1;
+    }
+    (*printed)++;
+}
+
+/* The name of a native: bare or quoted, with #index when another import
+ * has the same name and argument count. */
+static void put_import(lister *L, uint32_t v)
+{
+    const gsvm_patho_program *p = L->p;
+    gsvm_buf *b = L->b;
+    const gsvm_patho_import *im = &p->imports[v];
+    unsigned fl = L->imflags ? L->imflags[v]
+                             : (patho_name_is_bare(im->name.str, im->name.len) ? PATHO_IMPORT_BARE : 0) |
+                                   (import_unique(p, v) ? 0 : PATHO_IMPORT_AMBIGUOUS);
+    if (fl & PATHO_IMPORT_BARE)
+        pb_put(b, im->name.str, im->name.len);
     else
-        pb_putc(b, ' ');
+        patho_put_quoted(b, im->name.str, im->name.len);
+    if (fl & PATHO_IMPORT_AMBIGUOUS)
+        gsvm_buf_printf(b, "#%u", v);
 }
 
 static void put_insn(lister *L, const gsvm_patho_insn *in)
@@ -132,69 +156,67 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
     const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
-    const gsvm_patho_shape shape = gsvm_patho_shapes[in->op];
+    const gsvm_patho_shape *shape = &gsvm_patho_shapes[in->op];
     const char *ops = info->operands;
-    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
-    pb_put(b, info->name, info->name_len);
+    uint32_t flag = shape->flag_at >= 0 ? in->a[shape->flag_at] : 0;
+    if (pb_room(b, 16)) {
+        /* the name padded to 16 bytes in one store, the length moved by its own */
+        memcpy(b->data + b->len, gsvm_patho_op_words[in->op].c, 16);
+        b->len += info->name_len;
+    }
     unsigned mi = 0, printed = 0;
     for (unsigned k = 0; ops[k]; k++) {
         uint32_t v = in->a[k];
         char c = ops[k];
-        /* keyword operands (printed only when they carry information) */
-        if (c == 'f' || c == 'h') {
+        switch (c) {
+        /* keyword operands (the last four printed only when they carry information) */
+        case 'f': case 'h':
             sep(b, &printed);
             pb_put(b, "pop=", 4);
-            patho_put_u(b, c == 'f' ? v & shape.popmask : v);
-            continue;
-        }
-        if (c == 'T') {
+            patho_put_u(b, c == 'f' ? v & shape->popmask : v);
+            break;
+        case 'T':
             if (v > 1)
                 gsvm_buf_printf(b, "%smode=%u", printed++ ? ", " : " ", v);
-            continue;
-        }
-        if (c == 'P') {
+            break;
+        case 'P':
             if (v)
                 gsvm_buf_printf(b, "%spad=0x%06x", printed++ ? ", " : " ", v);
-            continue;
-        }
-        if (c == 'Q' || c == 'G') {
+            break;
+        case 'Q': case 'G': {
             unsigned keep = c == 'Q' ? 2u : 1u, known = c == 'Q' ? 3u : 1u;
             if (v & keep)
                 gsvm_buf_printf(b, "%skeep", printed++ ? ", " : " ");
             if (v & ~known & 0xFFu)
                 gsvm_buf_printf(b, "%sbits=0x%02x", printed++ ? ", " : " ", v & ~known & 0xFFu);
-            continue;
+            break;
         }
-        sep(b, &printed);
-        switch (c) {
-        case 'v': put_var(b, v, 0); break;
-        case 't': put_var(b, v, 1); break;
-        case 'm': put_var(b, v, (flag & gsvm_patho_mode_bit(mi++)) ? 1 : 0); break;
+        /* positional operands */
+        case 'v': sep(b, &printed); put_var(b, v, 0); break;
+        case 't': sep(b, &printed); put_var(b, v, 1); break;
+        case 'm':
+            sep(b, &printed);
+            put_var(b, v, (flag & gsvm_patho_mode_bit(mi++)) ? 1 : 0);
+            break;
         case 'a': {
             /* mode from the following T byte (PushE) or Q bit 0 (PopE) */
             unsigned mode = ops[k + 1] == 'T' ? (in->a[k + 1] == 1) : (ops[k + 2] == 'Q' ? in->a[k + 2] & 1 : 0);
+            sep(b, &printed);
             put_var(b, v, mode);
             break;
         }
-        case 'b': case 'p': case 'k': patho_put_u(b, v); break;
-        case 'i': case 'E': patho_put_d(b, (int32_t)v); break;
-        case 'x': patho_put_d(b, (int8_t)(uint8_t)v); break;
-        case 'r': patho_put_float(b, v); break;
-        case 's': put_pool_ref(L, v, true); break;
-        case 'n': put_pool_ref(L, v, false); break;
-        case 'j': put_target(L, v); break;
-        case 'g': pb_putc(b, 'g'); patho_put_u(b, v); break;
-        case 'F': {
-            const gsvm_patho_import *im = &p->imports[v];
-            patho_put_name(b, im->name.str, im->name.len);
-            if (L->ambiguous ? L->ambiguous[v] : !import_unique(p, v))
-                gsvm_buf_printf(b, "#%u", v);
-            put_args(L, in);
-            break;
-        }
-        case 'R': put_args(L, in); break;
-        case 'L': patho_put_types(b, p->vtypes + in->list, in->list_len); break;
-        default: gsvm_buf_printf(b, "%u", v); break;
+        case 'b': case 'p': case 'k': sep(b, &printed); patho_put_u(b, v); break;
+        case 'i': case 'E': sep(b, &printed); patho_put_d(b, (int32_t)v); break;
+        case 'x': sep(b, &printed); patho_put_d(b, (int8_t)(uint8_t)v); break;
+        case 'r': sep(b, &printed); patho_put_float(b, v); break;
+        case 's': sep(b, &printed); put_pool_ref(L, v, true); break;
+        case 'n': sep(b, &printed); put_pool_ref(L, v, false); break;
+        case 'j': sep(b, &printed); put_target(L, v); break;
+        case 'g': sep(b, &printed); pb_putc(b, 'g'); patho_put_u(b, v); break;
+        case 'F': sep(b, &printed); put_import(L, v); put_args(L, in); break;
+        case 'R': sep(b, &printed); put_args(L, in); break;
+        case 'L': sep(b, &printed); patho_put_types(b, p->vtypes + in->list, in->list_len); break;
+        default: sep(b, &printed); gsvm_buf_printf(b, "%u", v); break;
         }
     }
 }
@@ -295,8 +317,8 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     gsvm_error_clear(err);
     *text = NULL;
     *len = 0;
-    uint8_t *ambiguous = patho_import_ambiguous(p);
-    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), ambiguous, comments};
+    uint8_t *imflags = patho_import_flags(p);
+    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), imflags, comments};
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;
@@ -304,10 +326,10 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
      * an instruction line), so the text is not copied as it grows. */
     gsvm_buf_reserve(&buf, 64 * (size_t)p->ninsns + 2 * (size_t)p->pool_size +
                                64 * ((size_t)p->nimports + p->nglobals + p->ntasks + p->nevents) + 256);
-    if (!L.is_label || !L.pool_ref || !ambiguous) {
+    if (!L.is_label || !L.pool_ref || !imflags) {
         free(L.is_label);
         free(L.pool_ref);
-        free(ambiguous);
+        free(imflags);
         gsvm_buf_free(&buf);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
@@ -359,7 +381,10 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         const gsvm_patho_import *im = &p->imports[i];
         size_t line = b->len;
         pb_puts(b, ".import ");
-        patho_put_name(b, im->name.str, im->name.len);
+        if (imflags[i] & PATHO_IMPORT_BARE)
+            pb_put(b, im->name.str, im->name.len);
+        else
+            patho_put_quoted(b, im->name.str, im->name.len);
         pb_putc(b, ' ');
         patho_put_u(b, im->argc);
         if (im->name.long_prefix)
@@ -421,7 +446,7 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     }
     free(L.is_label);
     free(L.pool_ref);
-    free(ambiguous);
+    free(imflags);
     if (b->oom) {
         gsvm_buf_free(b);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");

@@ -6,6 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define HEX_ROW(h)                                                                          \
+    {h, '0'}, {h, '1'}, {h, '2'}, {h, '3'}, {h, '4'}, {h, '5'}, {h, '6'}, {h, '7'}, {h, '8'}, \
+        {h, '9'}, {h, 'a'}, {h, 'b'}, {h, 'c'}, {h, 'd'}, {h, 'e'}, {h, 'f'}
+const char patho_hex_pairs[256][2] = {
+    HEX_ROW('0'), HEX_ROW('1'), HEX_ROW('2'), HEX_ROW('3'), HEX_ROW('4'), HEX_ROW('5'),
+    HEX_ROW('6'), HEX_ROW('7'), HEX_ROW('8'), HEX_ROW('9'), HEX_ROW('a'), HEX_ROW('b'),
+    HEX_ROW('c'), HEX_ROW('d'), HEX_ROW('e'), HEX_ROW('f'),
+};
+#undef HEX_ROW
+
 bool patho_parse_float_exact(const char *s, size_t n, float *out)
 {
 #if FLT_EVAL_METHOD == 0
@@ -168,9 +178,51 @@ static void put_char(gsvm_buf *b, unsigned c, bool wide)
     }
 }
 
+/* Printable ASCII that stands for itself in a quoted literal. */
+static const uint8_t plain_char[256] = {
+#define P4(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1
+    [0x20] = 1, [0x21] = 1, /* not 0x22 '"' */ [0x23] = 1, P4(0x24), P4(0x28), P4(0x2C),
+    P4(0x30), P4(0x34), P4(0x38), P4(0x3C), P4(0x40), P4(0x44), P4(0x48), P4(0x4C), P4(0x50),
+    P4(0x54), P4(0x58), /* not 0x5C '\\' */ [0x5D] = 1, [0x5E] = 1, [0x5F] = 1, P4(0x60),
+    P4(0x64), P4(0x68), P4(0x6C), P4(0x70), P4(0x74), P4(0x78), [0x7C] = 1, [0x7D] = 1, [0x7E] = 1,
+#undef P4
+};
+
+/* The common case of patho_put_pool_string in one pass: a string of
+ * plain characters (no escapes) ending within the next 256 units, copied
+ * as it is scanned.  Returns false, having written nothing, otherwise. */
+static bool put_plain_string(gsvm_buf *b, const uint8_t *pool, uint32_t size, uint32_t off,
+                             bool wide)
+{
+    enum { MAX_UNITS = 256 };
+    if (!pb_room(b, MAX_UNITS + 2))
+        return false;
+    uint8_t *w0 = b->data + b->len, *w = w0;
+    *w++ = '"';
+    uint32_t i = off;
+    if (wide) {
+        uint32_t stop = size - off > 2 * MAX_UNITS + 1 ? off + 2 * MAX_UNITS + 1 : size;
+        for (; i + 1 < stop && !pool[i + 1] && plain_char[pool[i]]; i += 2)
+            *w++ = pool[i];
+        if (!(i + 1 < stop && !pool[i] && !pool[i + 1]))
+            return false;
+    } else {
+        uint32_t stop = size - off > MAX_UNITS ? off + MAX_UNITS : size;
+        for (; i < stop && plain_char[pool[i]]; i++)
+            *w++ = pool[i];
+        if (!(i < stop && !pool[i]))
+            return false;
+    }
+    *w++ = '"';
+    b->len += (size_t)(w - w0);
+    return true;
+}
+
 bool patho_put_pool_string(gsvm_buf *b, const uint8_t *pool, uint32_t size, uint32_t off,
                            bool wide)
 {
+    if (off < size && put_plain_string(b, pool, size, off, wide))
+        return true;
     uint32_t n = patho_pool_string_size(pool, size, off, wide);
     if (!n)
         return false;
@@ -185,18 +237,36 @@ bool patho_put_pool_string(gsvm_buf *b, const uint8_t *pool, uint32_t size, uint
     return true;
 }
 
+/* [A-Za-z0-9_]: 1; [A-Za-z_] (may start a bare name): 3 */
+static const uint8_t name_char[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['_'] = 3,
+    ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3,
+    ['I'] = 3, ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3,
+    ['Q'] = 3, ['R'] = 3, ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3,
+    ['Y'] = 3, ['Z'] = 3,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3,
+    ['i'] = 3, ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3,
+    ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3,
+    ['y'] = 3, ['z'] = 3,
+};
+
+bool patho_name_is_bare(const char *s, uint32_t len)
+{
+    if (len == 0 || name_char[(uint8_t)s[0]] != 3)
+        return false;
+    for (uint32_t i = 1; i < len; i++)
+        if (!name_char[(uint8_t)s[i]])
+            return false;
+    return true;
+}
+
 void patho_put_name(gsvm_buf *b, const char *s, uint32_t len)
 {
-    bool bare = len > 0 && !(s[0] >= '0' && s[0] <= '9');
-    for (uint32_t i = 0; i < len && bare; i++) {
-        char c = s[i];
-        bare = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    }
-    if (bare) {
+    if (patho_name_is_bare(s, len))
         pb_put(b, s, len);
-        return;
-    }
-    patho_put_quoted(b, s, len);
+    else
+        patho_put_quoted(b, s, len);
 }
 
 void patho_put_quoted(gsvm_buf *b, const char *s, uint32_t len)
@@ -207,11 +277,19 @@ void patho_put_quoted(gsvm_buf *b, const char *s, uint32_t len)
     pb_putc(b, '"');
 }
 
+/* The type names with ", " before them, so a list is one fixed-size copy
+ * per type (10 bytes from the start, or from the name for the first). */
+static const struct {
+    char text[12];
+    uint8_t len;
+} type_words[7] = {
+    {"", 0}, {", bool", 6}, {", int", 5}, {", float", 7}, {", string", 8}, {", object", 8}, {", cvector", 9},
+};
+
 void patho_put_type(gsvm_buf *b, uint8_t type)
 {
-    const char *n = gsvm_patho_type_name(type);
-    if (n)
-        pb_puts(b, n);
+    if (type >= 1 && type <= 6)
+        pb_put(b, type_words[type].text + 2, type_words[type].len - 2u);
     else
         gsvm_buf_printf(b, "%u", type);
 }
@@ -220,9 +298,16 @@ void patho_put_types(gsvm_buf *b, const uint8_t *types, uint32_t n)
 {
     pb_putc(b, '(');
     for (uint32_t i = 0; i < n; i++) {
+        uint8_t t = types[i];
+        if (t >= 1 && t <= 6 && pb_room(b, 10)) {
+            /* ", name" stored whole (10 bytes), the first one without its ", " */
+            memcpy(b->data + b->len, type_words[t].text + (i ? 0 : 2), 10);
+            b->len += type_words[t].len - (i ? 0u : 2u);
+            continue;
+        }
         if (i)
-            pb_puts(b, ", ");
-        patho_put_type(b, types[i]);
+            pb_put(b, ", ", 2);
+        patho_put_type(b, t);
     }
     pb_putc(b, ')');
 }
@@ -322,19 +407,27 @@ static bool import_same(const gsvm_patho_import *a, const gsvm_patho_import *b)
            memcmp(a->name.str, b->name.str, a->name.len) == 0;
 }
 
-uint8_t *patho_import_ambiguous(const gsvm_patho_program *p)
+uint8_t *patho_import_flags(const gsvm_patho_program *p)
 {
-    uint8_t *amb = calloc(p->nimports + 1, 1);
+    uint8_t *flags = calloc(p->nimports + 1, 1);
     uint32_t cap = 16;
     while (cap < 2 * (uint64_t)p->nimports)
         cap *= 2;
-    uint32_t *table = calloc(cap, sizeof *table);
-    if (!amb || !table) {
-        free(amb);
-        free(table);
+    /* the table on the stack for the usual few dozen imports */
+    uint32_t local[256];
+    uint32_t *table = cap <= 256 ? local : calloc(cap, sizeof *table);
+    if (!flags || !table) {
+        free(flags);
+        if (table != local)
+            free(table);
         return NULL;
     }
+    if (table == local)
+        memset(local, 0, cap * sizeof *local);
     for (uint32_t i = 0; i < p->nimports; i++) {
+        const gsvm_patho_name *nm = &p->imports[i].name;
+        if (patho_name_is_bare(nm->str, nm->len))
+            flags[i] |= PATHO_IMPORT_BARE;
         uint32_t h = import_hash(&p->imports[i]) & (cap - 1);
         for (;; h = (h + 1) & (cap - 1)) {
             if (!table[h]) {
@@ -342,13 +435,15 @@ uint8_t *patho_import_ambiguous(const gsvm_patho_program *p)
                 break;
             }
             if (import_same(&p->imports[table[h] - 1], &p->imports[i])) {
-                amb[table[h] - 1] = amb[i] = 1;
+                flags[table[h] - 1] |= PATHO_IMPORT_AMBIGUOUS;
+                flags[i] |= PATHO_IMPORT_AMBIGUOUS;
                 break;
             }
         }
     }
-    free(table);
-    return amb;
+    if (table != local)
+        free(table);
+    return flags;
 }
 
 void patho_import_index_free(patho_import_index *x)

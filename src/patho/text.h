@@ -27,6 +27,14 @@ static inline void pb_put(gsvm_buf *b, const char *s, size_t n)
     }
 }
 static inline void pb_puts(gsvm_buf *b, const char *s) { pb_put(b, s, strlen(s)); }
+/* Room for n more bytes (and the terminator), for writers that store
+ * several pieces after one check. */
+static inline bool pb_room(gsvm_buf *b, size_t n)
+{
+    return b->len + n + 1 <= b->cap || gsvm_buf_reserve(b, n);
+}
+/* "00" .. "ff": a byte as two lowercase hex digits. */
+extern const char patho_hex_pairs[256][2];
 /* Decimal, signed decimal, and hex with at least `width` digits.  Most
  * numbers in a listing are one digit (s1, pop=0): those inline. */
 void patho_put_u_any(gsvm_buf *b, uint32_t v);
@@ -70,9 +78,12 @@ uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsig
 /* Marks, per pool byte, the operands pointing there: 1 wide (data strings),
  * 2 narrow (method names).  `refs` has pool_size bytes, zeroed. */
 void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs);
-/* Per import: 1 when another import has the same (name, argc), so a call
- * to it must be written Name#index.  malloc'd (NULL on out-of-memory). */
-uint8_t *patho_import_ambiguous(const gsvm_patho_program *p);
+/* Per import: PATHO_IMPORT_AMBIGUOUS when another import has the same
+ * (name, argc), so a call to it must be written Name#index;
+ * PATHO_IMPORT_BARE when its name is written bare (patho_name_is_bare).
+ * malloc'd (NULL on out-of-memory). */
+enum { PATHO_IMPORT_AMBIGUOUS = 1, PATHO_IMPORT_BARE = 2 };
+uint8_t *patho_import_flags(const gsvm_patho_program *p);
 /* Imports by (name, argc), for the assembler: the first such import, -1
  * when there is none, -2 on out-of-memory.  Rebuilt when imports grow. */
 typedef struct patho_import_index {
@@ -81,7 +92,9 @@ typedef struct patho_import_index {
 int64_t patho_import_find(patho_import_index *x, const gsvm_patho_program *p, const char *name,
                           uint32_t len, uint32_t argc);
 void patho_import_index_free(patho_import_index *x);
-/* A name: bare when it is [A-Za-z_][A-Za-z0-9_]*, else a quoted literal. */
+/* Whether a name is written bare: [A-Za-z_][A-Za-z0-9_]*. */
+bool patho_name_is_bare(const char *s, uint32_t len);
+/* A name: bare when patho_name_is_bare, else a quoted literal. */
 void patho_put_name(gsvm_buf *b, const char *s, uint32_t len);
 /* Always quoted, bytes >= 0x7F as \xNN. */
 void patho_put_quoted(gsvm_buf *b, const char *s, uint32_t len);
