@@ -58,6 +58,25 @@ static int load_options(const load_args *la, gsvm_hks_load_options *o, const cha
     return -1;
 }
 
+/* The start of the verbs that take several chunks: parses the arguments,
+ * then the load options.  Returns -1 with *pos (the files: free it) and
+ * *npos set, or the exit code. */
+static int parse_chunks_verb(const gsvm_verb_spec *spec, int argc, char **argv, const load_args *la,
+                             const char ***pos, int *npos, gsvm_hks_load_options *o)
+{
+    *pos = malloc(sizeof **pos * (size_t)(argc > 0 ? argc : 1));
+    if (!*pos)
+        return EXIT_INPUT;
+    int rc = gsvm_args_parse(spec, argc, argv, *pos, npos);
+    if (rc < 0)
+        rc = load_options(la, o, spec->command);
+    if (rc >= 0) {
+        free(*pos);
+        *pos = NULL;
+    }
+    return rc;
+}
+
 /* Reads and loads one chunk; returns -1 on success or the exit code. */
 static int load_chunk(const char *path, const gsvm_hks_load_options *o, gsvm_hks_chunk **out)
 {
@@ -193,14 +212,12 @@ static int verb_verify(int argc, char **argv)
         "are needed.  Prints each violation with function and pc; exits 1 if any.\n"
         "With --hypothesis the count is the result and the exit code is 0.",
         opts, 1, 100000};
-    const char **pos = malloc(sizeof *pos * (size_t)(argc > 0 ? argc : 1));
-    if (!pos)
-        return EXIT_INPUT;
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) {
-        free(pos);
+    const char **pos;
+    int npos;
+    gsvm_hks_load_options o;
+    int rc = parse_chunks_verb(&spec, argc, argv, &la, &pos, &npos, &o);
+    if (rc >= 0)
         return rc;
-    }
     gsvm_hks_hypothesis h = GSVM_HKS_HYP_NONE;
     if (hyp) {
         if (strcmp(hyp, "swap-ab") == 0)
@@ -213,11 +230,6 @@ static int verb_verify(int argc, char **argv)
             free(pos);
             return EXIT_USAGE;
         }
-    }
-    gsvm_hks_load_options o;
-    if ((rc = load_options(&la, &o, spec.command)) >= 0) {
-        free(pos);
-        return rc;
     }
     gsvm_hks_verify_result total = {0, 0, 0, 0};
     int worst = 0;
@@ -272,17 +284,12 @@ static int verb_stats(int argc, char **argv)
                                  "included), DATA words,\nconstants, structures and each "
                                  "opcode's occurrences over one or more chunks.",
                                  opts, 1, 100000};
-    const char **pos = malloc(sizeof *pos * (size_t)(argc > 0 ? argc : 1));
-    if (!pos)
-        return EXIT_INPUT;
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    const char **pos;
+    int npos;
     gsvm_hks_load_options o;
-    if (rc < 0)
-        rc = load_options(&la, &o, spec.command);
-    if (rc >= 0) {
-        free(pos);
+    int rc = parse_chunks_verb(&spec, argc, argv, &la, &pos, &npos, &o);
+    if (rc >= 0)
         return rc;
-    }
     gsvm_hks_stats *s = calloc(1, sizeof *s);
     if (!s) {
         free(pos);
@@ -459,17 +466,12 @@ static int verb_roundtrip(int argc, char **argv)
         "file byte for byte (what 'list' then 'asm' does, without temporary files).\n"
         "Exits 1 if any file differs.",
         opts, 1, 100000};
-    const char **pos = malloc(sizeof *pos * (size_t)(argc > 0 ? argc : 1));
-    if (!pos)
-        return EXIT_INPUT;
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    const char **pos;
+    int npos;
     gsvm_hks_load_options o;
-    if (rc < 0)
-        rc = load_options(&la, &o, spec.command);
-    if (rc >= 0) {
-        free(pos);
+    int rc = parse_chunks_verb(&spec, argc, argv, &la, &pos, &npos, &o);
+    if (rc >= 0)
         return rc;
-    }
     int same = 0, worst = 0;
     unsigned long long bytes = 0, text_bytes = 0;
     for (int i = 0; i < npos; i++) {
