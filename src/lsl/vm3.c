@@ -539,6 +539,24 @@ static bool fast_builtin(gsvm_lsl3_vm *vm, int32_t id, const lsl_value *args, ls
     return false;
 }
 
+static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+
+/* The integer operators that fused instructions carry in an operand
+ * (IOpLK, IOpLG, IOpKR, IOpLKS) and their results on l and r; division and
+ * modulo, which can fault, are apart.  int_op and the threaded
+ * interpreter's handlers per operator expand from this list. */
+#define F3_INT_OPS(X)                                                          \
+    X(ADD_I, wrap_add(l, r)) X(SUB_I, wrap_sub(l, r)) X(MUL_I, wrap_mul(l, r)) \
+    X(BAND_I, l & r) X(BOR_I, l | r) X(BXOR_I, l ^ r)                          \
+    X(SHL_I, (int32_t)((uint32_t)l << (r & 31))) X(SHR_I, l >> (r & 31))       \
+    X(EQ_I, l == r) X(NE_I, l != r) X(LT_I, l < r) X(LE_I, l <= r)             \
+    X(GT_I, l > r) X(GE_I, l >= r)
+
+/* The float comparisons CmpFK carries in an operand. */
+#define F3_FLOAT_CMPS(X) X(EQ_F, ==) X(NE_F, !=) X(LT_F, <) X(LE_F, <=) X(GT_F, >) X(GE_F, >=)
+
 /* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
  * MIN % -1 = 0).  A positive power of two (bit sets: `m / 32`, `m % 32`)
  * takes shifts instead of a hardware division, which costs tens of cycles. */
@@ -573,24 +591,13 @@ static inline int32_t mod_i(int32_t l, int32_t r)
 static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v)
 {
     switch (op) {
-    case F3_ADD_I: *v = (int32_t)((uint32_t)l + (uint32_t)r); break;
-    case F3_SUB_I: *v = (int32_t)((uint32_t)l - (uint32_t)r); break;
-    case F3_MUL_I: *v = (int32_t)((uint32_t)l * (uint32_t)r); break;
-    case F3_DIV_I: if (r == 0) return false; *v = div_i(l, r); break;
-    case F3_MOD_I: if (r == 0) return false; *v = mod_i(l, r); break;
-    case F3_BAND_I: *v = l & r; break;
-    case F3_BOR_I: *v = l | r; break;
-    case F3_BXOR_I: *v = l ^ r; break;
-    case F3_SHL_I: *v = (int32_t)((uint32_t)l << (r & 31)); break;
-    case F3_SHR_I: *v = l >> (r & 31); break;
-    case F3_EQ_I: *v = l == r; break;
-    case F3_NE_I: *v = l != r; break;
-    case F3_LT_I: *v = l < r; break;
-    case F3_LE_I: *v = l <= r; break;
-    case F3_GT_I: *v = l > r; break;
-    default: *v = l >= r; break;
+#define X(name, expr) case F3_##name: *v = (expr); return true;
+        F3_INT_OPS(X)
+#undef X
+    case F3_DIV_I: if (r == 0) return false; *v = div_i(l, r); return true;
+    case F3_MOD_I: if (r == 0) return false; *v = mod_i(l, r); return true;
+    default: *v = 0; return true; /* the verifier admits no other operator */
     }
-    return true;
 }
 
 /* llList2Integer / llList2Float (`id`) of a list that stays where it is:
@@ -616,9 +623,13 @@ static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx,
 
 /* ---- the interpreter ----------------------------------------------------- */
 
-static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+
+/* The handler table[op] for an operator operand op, or `generic` when the
+ * operator has none of its own (division and modulo: they can fault). */
+static inline const void *by_operator(const void *const *table, int32_t op, const void *generic)
+{
+    return op >= 0 && op < F3_COUNT && table[op] ? table[op] : generic;
+}
 
 /* Runs instructions of the active handler; `*left` is the remaining
  * budget.  Returns false on a fault.  Stops when the handler ends, the
@@ -637,6 +648,21 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #include "lsl/isa3.def"
 #undef FALCON3_OP
     };
+#define X(name, expr) [F3_##name] = &&L_IOP_LK_##name,
+    static const void *const iop_lk[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_LG_##name,
+    static const void *const iop_lg[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_KR_##name,
+    static const void *const iop_kr[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_LK_S_##name,
+    static const void *const iop_lk_s[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_CMPF_K_##name,
+    static const void *const cmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
     /* Direct threading: the VM's copy of the code holds each instruction's
      * handler address in place of its opcode, which saves a table load on
      * every dispatch, and its local and global slot operands as byte
@@ -650,12 +676,22 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
         }
         for (size_t i = 0; i < prog->ncode; i++) {
             const fal3_insn *in = &prog->code[i];
+            const void *h = labels[in->op];
+            /* an operator carried in an operand: that operator's own handler */
+            switch (in->op) {
+            case F3_IOP_LK: h = by_operator(iop_lk, in->c, h); break;
+            case F3_IOP_LG: h = by_operator(iop_lg, in->c, h); break;
+            case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
+            case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
+            case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
+            default: break;
+            }
             const char *kinds = operand_kinds[in->op];
             int32_t f[3] = {in->a, in->b, in->c};
             for (int k = 0; k < 3 && kinds[k]; k++)
                 if (kinds[k] == 'l' || kinds[k] == 'g')
                     f[k] *= (int32_t)sizeof(lsl_value);
-            vm->threaded[i] = (fal3_threaded_insn){labels[in->op], f[0], f[1], f[2]};
+            vm->threaded[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
         }
     }
     const fal3_threaded_insn *code = vm->threaded, *pc = code + vm->ip;
@@ -1058,14 +1094,12 @@ top:
     CASE(CMPF_K) {
         float k, l = sp[-1].u.f;
         memcpy(&k, &pc->a, 4);
-        int32_t v;
+        int32_t v = 0;
         switch (pc->b) {
-        case F3_EQ_F: v = l == k; break;
-        case F3_NE_F: v = l != k; break;
-        case F3_LT_F: v = l < k; break;
-        case F3_LE_F: v = l <= k; break;
-        case F3_GT_F: v = l > k; break;
-        default: v = l >= k; break;
+#define X(name, OPR) case F3_##name: v = l OPR k; break;
+            F3_FLOAT_CMPS(X)
+#undef X
+        default: break; /* the verifier admits no other comparison */
         }
         SET_I(&sp[-1], v);
         NEXT();
@@ -1159,6 +1193,21 @@ top:
     CASE(JLE_LI) if (LOC(pc->a).u.i <= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JLT_LL) if (LOC(pc->a).u.i < LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JLE_LL) if (LOC(pc->a).u.i <= LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+
+#if F3_THREADED
+    /* the fused instructions' handlers per operator (see by_operator) */
+#define X(name, expr)                                                                       \
+    L_IOP_LK_##name: { int32_t l = LOC(pc->a).u.i, r = pc->b; SET_I(sp, expr); sp++; NEXT(); } \
+    L_IOP_LG_##name: { int32_t l = LOC(pc->a).u.i, r = GLB(pc->b).u.i; SET_I(sp, expr); sp++; NEXT(); } \
+    L_IOP_KR_##name: { int32_t l = pc->a, r = sp[-1].u.i; sp[-1].u.i = (expr); NEXT(); }   \
+    L_IOP_LK_S_##name: { int32_t l = LOC(pc->a).u.i, r = pc->b; SET_I(&fp[pc->c >> 8], expr); NEXT(); }
+    F3_INT_OPS(X)
+#undef X
+#define X(name, OPR) \
+    L_CMPF_K_##name: { float k, l = sp[-1].u.f; memcpy(&k, &pc->a, 4); SET_I(&sp[-1], l OPR k); NEXT(); }
+    F3_FLOAT_CMPS(X)
+#undef X
+#endif
 
 #if !F3_THREADED
         default:

@@ -132,6 +132,24 @@ default
         checkI("local == global", i == G, 0);
         checkI("local != global", i != G, 1);
 
+        // integer operators with a constant on the right
+        checkI("local + constant", i + 5, 12);
+        checkI("local - constant", i - 5, 2);
+        checkI("local * constant", i * 5, 35);
+        checkI("local / constant", i / 5, 1);
+        checkI("local % constant", i % 5, 2);
+        checkI("local << constant", i << 5, 224);
+        checkI("local >> constant", (-i) >> 5, -1);
+        checkI("local & constant", i & 5, 5);
+        checkI("local | constant", i | 5, 7);
+        checkI("local ^ constant", i ^ 5, 2);
+        checkI("local < constant", i < 5, 0);
+        checkI("local <= constant", i <= 7, 1);
+        checkI("local > constant", i > 5, 1);
+        checkI("local >= constant", i >= 8, 0);
+        checkI("local == constant", i == 7, 1);
+        checkI("local != constant", i != 7, 0);
+
         // `x = y OP constant` stored straight into a local
         integer y;
         y = i / 2;
