@@ -149,10 +149,10 @@ typedef struct gsvm_patho_program {
     uint32_t code_offset; /* byte offset of the code section's count field */
     uint32_t file_size;   /* bytes the program occupies when saved */
 
-    /* Internal to gsvm_patho_free: the loader carves names, type lists and
-     * the global/import/task/event arrays out of this one block (anything
-     * inside it is not freed on its own).  NULL when every array is its own
-     * allocation, as the assembler makes them; leave it alone. */
+    /* Internal to gsvm_patho_free: the loader and the assembler carve
+     * names, type lists and arrays out of this one block (anything inside
+     * it is not freed on its own).  NULL when every array is its own
+     * allocation; leave it alone. */
     uint8_t *block;
     size_t block_size;
 } gsvm_patho_program;

@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#endif
+
 #include "base/buf.h"
 #include "patho/internal.h"
 #include "patho/isa.h"
@@ -235,6 +239,30 @@ typedef struct label {
     uint32_t len, index;
 } label;
 
+/* One allocation that arrays and names are carved from, so a listing
+ * costs a handful of mallocs rather than one per array and growth step.
+ * Nothing inside is freed or reallocated on its own: an array that
+ * outgrows its piece moves to malloc (see grow). */
+typedef struct region {
+    uint8_t *base;
+    size_t size, used;
+} region;
+
+static void *region_take(region *R, size_t n)
+{
+    size_t at = (R->used + 7) & ~(size_t)7; /* arrays of structs: 8-byte aligned */
+    if (!R->base || at > R->size || n > R->size - at)
+        return NULL;
+    R->used = at + n;
+    return R->base + at;
+}
+
+static bool in_region(const region *R, const void *ptr)
+{
+    uintptr_t a = (uintptr_t)ptr, lo = (uintptr_t)R->base;
+    return R->base && a >= lo && a <= lo + R->size;
+}
+
 typedef struct asmb {
     const char *file;
     gsvm_error *err;
@@ -246,7 +274,8 @@ typedef struct asmb {
     gsvm_buf pool;
     uint32_t cap_globals, cap_imports, cap_tasks, cap_events, cap_insns, cap_args, cap_vtypes;
     uint32_t *cap_task_events; /* per task */
-    size_t block_used; /* bytes of p->block handed out by part_alloc */
+    region prog;    /* p->block: the program's names, type lists and arrays */
+    region scratch; /* the assembler's own arrays (labels, fixups, strings) */
     label *labels;
     uint32_t nlabels, cap_labels;
     uint32_t *label_hash; /* open addressing: label index + 1 */
@@ -281,8 +310,10 @@ static gsvm_status nomem(asmb *A)
     return gsvm_error_set(A->err, GSVM_ERR_NOMEM, A->file, "out of memory");
 }
 
-/* Grows *arr (of elem-size items) to hold `need`. */
-static bool grow(asmb *A, void **arr, uint32_t *cap, uint64_t need, size_t elem)
+/* Grows *arr (of elem-size items) to hold `need`: its first room from
+ * region R when it fits, then malloc'd (copied out of the region) and
+ * realloc'd. */
+static bool grow(asmb *A, region *R, void **arr, uint32_t *cap, uint64_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
@@ -290,10 +321,21 @@ static bool grow(asmb *A, void **arr, uint32_t *cap, uint64_t need, size_t elem)
         nomem(A);
         return false;
     }
-    uint32_t ncap = *cap ? *cap : 64;
+    /* the first room exactly as asked (callers size it from the text),
+     * doubling after */
+    uint32_t ncap = *cap ? *cap * 2 : need > 16 ? (uint32_t)need : 16;
     while (ncap < need)
         ncap *= 2;
-    void *n = realloc(*arr, (size_t)ncap * elem);
+    void *n;
+    if (*arr && !in_region(R, *arr)) {
+        n = realloc(*arr, (size_t)ncap * elem);
+    } else {
+        n = region_take(R, (size_t)ncap * elem);
+        if (!n)
+            n = malloc((size_t)ncap * elem);
+        if (n && *cap)
+            memcpy(n, *arr, (size_t)*cap * elem);
+    }
     if (!n) {
         nomem(A);
         return false;
@@ -301,6 +343,13 @@ static bool grow(asmb *A, void **arr, uint32_t *cap, uint64_t need, size_t elem)
     *arr = n;
     *cap = ncap;
     return true;
+}
+
+/* free(), unless ptr was carved out of R */
+static void free_unless_in(const region *R, void *ptr)
+{
+    if (!in_region(R, ptr))
+        free(ptr);
 }
 
 /* ---- numbers, strings, names --------------------------------------------- */
@@ -452,10 +501,10 @@ static gsvm_status decode_string(asmb *A, const token *t, bool wide, bool termin
  * (gsvm_patho_free tells them apart by address).  NULL: out of memory. */
 static void *part_alloc(asmb *A, size_t n)
 {
-    gsvm_patho_program *p = A->p;
-    if (p->block && n <= p->block_size - A->block_used) {
-        void *q = p->block + A->block_used;
-        A->block_used += n;
+    region *R = &A->prog;
+    if (R->base && n <= R->size - R->used) {
+        void *q = R->base + R->used;
+        R->used += n;
         return q;
     }
     return malloc(n ? n : 1);
@@ -600,12 +649,14 @@ static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
 {
     if (label_find(A, t->s, t->n) >= 0)
         return fail_at(A, t->col, "label '%.*s' defined twice", (int)t->n, t->s);
-    if (!grow(A, (void **)&A->labels, &A->cap_labels, (uint64_t)A->nlabels + 1, sizeof *A->labels))
+    if (!grow(A, &A->scratch, (void **)&A->labels, &A->cap_labels, (uint64_t)A->nlabels + 1, sizeof *A->labels))
         return GSVM_ERR_NOMEM;
     if ((A->nlabels + 1) * 2 > A->hash_cap) {
         uint32_t ncap = A->hash_cap ? A->hash_cap * 2 : 64;
-        uint32_t *nh = calloc(ncap, sizeof *nh);
-        if (!nh)
+        uint32_t *nh = region_take(&A->scratch, ncap * sizeof *nh);
+        if (nh)
+            memset(nh, 0, ncap * sizeof *nh);
+        else if (!(nh = calloc(ncap, sizeof *nh)))
             return nomem(A);
         for (uint32_t k = 0; k < A->nlabels; k++) {
             const label *l = &A->labels[k];
@@ -614,7 +665,7 @@ static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
                 h = (h + 1) & (ncap - 1);
             nh[h] = k + 1;
         }
-        free(A->label_hash);
+        free_unless_in(&A->scratch, A->label_hash);
         A->label_hash = nh;
         A->hash_cap = ncap;
     }
@@ -643,7 +694,7 @@ static gsvm_status parse_target(asmb *A, const token *t, int kind, uint32_t fa, 
     }
     if (t->kind != TK_IDENT)
         return fail_at(A, t->col, "expected a label or an instruction index");
-    if (!grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups))
+    if (!grow(A, &A->scratch, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups))
         return GSVM_ERR_NOMEM;
     fixup *f = &A->fixups[A->nfixups++];
     f->name = t->s;
@@ -669,7 +720,7 @@ static gsvm_status end_of_line(asmb *A, const line_toks *L, int i)
 static gsvm_status dir_global(asmb *A, const line_toks *L)
 {
     gsvm_patho_program *p = A->p;
-    if (!grow(A, (void **)&p->globals, &A->cap_globals, (uint64_t)p->nglobals + 1, sizeof *p->globals))
+    if (!grow(A, &A->prog, (void **)&p->globals, &A->cap_globals, (uint64_t)p->nglobals + 1, sizeof *p->globals))
         return GSVM_ERR_NOMEM;
     gsvm_patho_global *g = &p->globals[p->nglobals];
     memset(g, 0, sizeof *g);
@@ -703,7 +754,7 @@ static gsvm_status dir_global(asmb *A, const line_toks *L)
 static gsvm_status dir_import(asmb *A, const line_toks *L)
 {
     gsvm_patho_program *p = A->p;
-    if (!grow(A, (void **)&p->imports, &A->cap_imports, (uint64_t)p->nimports + 1, sizeof *p->imports))
+    if (!grow(A, &A->prog, (void **)&p->imports, &A->cap_imports, (uint64_t)p->nimports + 1, sizeof *p->imports))
         return GSVM_ERR_NOMEM;
     gsvm_patho_import *im = &p->imports[p->nimports];
     memset(im, 0, sizeof *im);
@@ -751,12 +802,12 @@ static gsvm_status dir_event(asmb *A, const line_toks *L, bool in_task)
         if (!p->ntasks)
             return fail_at(A, L->t[0].col, ".on outside a .task");
         gsvm_patho_task *t = &p->tasks[p->ntasks - 1];
-        if (!grow(A, (void **)&t->events, &A->cap_task_events[p->ntasks - 1], (uint64_t)t->nevents + 1,
+        if (!grow(A, &A->prog, (void **)&t->events, &A->cap_task_events[p->ntasks - 1], (uint64_t)t->nevents + 1,
                   sizeof *t->events))
             return GSVM_ERR_NOMEM;
         e = &t->events[t->nevents++];
     } else {
-        if (!grow(A, (void **)&p->events, &A->cap_events, (uint64_t)p->nevents + 1, sizeof *p->events))
+        if (!grow(A, &A->prog, (void **)&p->events, &A->cap_events, (uint64_t)p->nevents + 1, sizeof *p->events))
             return GSVM_ERR_NOMEM;
         e = &p->events[p->nevents++];
     }
@@ -778,7 +829,7 @@ static gsvm_status dir_task(asmb *A, const line_toks *L)
     if (p->ntasks >= 0x1000000)
         return fail_at(A, L->t[1].col, "too many tasks");
     uint32_t cap = A->cap_tasks;
-    if (!grow(A, (void **)&p->tasks, &A->cap_tasks, (uint64_t)p->ntasks + 1, sizeof *p->tasks))
+    if (!grow(A, &A->prog, (void **)&p->tasks, &A->cap_tasks, (uint64_t)p->ntasks + 1, sizeof *p->tasks))
         return GSVM_ERR_NOMEM;
     if (A->cap_tasks != cap) {
         uint32_t *n = realloc(A->cap_task_events, A->cap_tasks * sizeof *n);
@@ -929,7 +980,7 @@ static gsvm_status parse_args(asmb *A, const line_toks *L, int *i, gsvm_patho_in
         gsvm_status st = parse_var(A, L, &g, 'm', &var, &mode);
         if (st != GSVM_OK)
             return st;
-        if (!grow(A, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args))
+        if (!grow(A, &A->prog, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args))
             return GSVM_ERR_NOMEM;
         p->args[p->nargs].var = var;
         p->args[p->nargs].mode = (uint8_t)mode;
@@ -949,7 +1000,7 @@ static gsvm_status parse_args(asmb *A, const line_toks *L, int *i, gsvm_patho_in
 static gsvm_status add_strref(asmb *A, const token *t, uint32_t insn, int slot, bool wide,
                               bool has_offset)
 {
-    if (!grow(A, (void **)&A->strs, &A->cap_strs, (uint64_t)A->nstrs + 1, sizeof *A->strs))
+    if (!grow(A, &A->scratch, (void **)&A->strs, &A->cap_strs, (uint64_t)A->nstrs + 1, sizeof *A->strs))
         return GSVM_ERR_NOMEM;
     size_t at = A->strbytes.len;
     gsvm_status st = decode_string(A, t, wide, true, &A->strbytes);
@@ -1026,7 +1077,7 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
     if ((p->layout == GSVM_PATHO_LAYOUT_ALPHA ? gsvm_patho_ops[op].alpha : gsvm_patho_ops[op].hd) < 0)
         return fail_at(A, nt->col, "%s does not exist in the %s layout", gsvm_patho_ops[op].name,
                        gsvm_patho_layout_name(p->layout));
-    if (!grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
+    if (!grow(A, &A->prog, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
         return GSVM_ERR_NOMEM;
     uint32_t idx = p->ninsns;
     gsvm_patho_insn *in = &p->insns[idx];
@@ -1262,7 +1313,7 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
             if (st == GSVM_OK && j != g->end)
                 st = fail_at(A, L->t[j].col, "unexpected '%.*s'", (int)L->t[j].n, L->t[j].s);
             if (st == GSVM_OK &&
-                grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + b->len + 1, 1)) {
+                grow(A, &A->prog, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + b->len + 1, 1)) {
                 if (b->len)
                     memcpy(p->vtypes + p->nvtypes, b->data, b->len);
                 in->list = p->nvtypes;
@@ -1443,7 +1494,7 @@ static bool fast_args(asmb *A, fast_state *F, gsvm_patho_insn *in)
         unsigned mode;
         if (!fast_var(F, 'm', &var, &mode) ||
             (p->nargs >= A->cap_args &&
-             !grow(A, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args)))
+             !grow(A, &A->prog, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args)))
             return false;
         p->args[p->nargs].var = var;
         p->args[p->nargs].mode = (uint8_t)mode;
@@ -1504,9 +1555,21 @@ static unsigned name_words(const char *s, const char *tend, uint64_t *w0, uint64
 #endif
 }
 
-/* Past spaces, 8 at a time (listings pad to a comment column). */
-static const char *skip_spaces(const char *q, const char *end)
+/* Past spaces (listings indent lines and pad them to a comment column):
+ * 16 bytes a step with SSE2, else 8 (the lowest byte that is not a space
+ * ends the run). */
+static inline const char *skip_spaces(const char *q, const char *end)
 {
+#if defined(__SSE2__) && defined(__GNUC__)
+    const __m128i spaces = _mm_set1_epi8(' ');
+    while (end - q >= 16) {
+        __m128i sixteen = _mm_loadu_si128((const __m128i *)(const void *)q);
+        unsigned other = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(sixteen, spaces)) ^ 0xFFFFu;
+        if (other)
+            return q + __builtin_ctz(other);
+        q += 16;
+    }
+#endif
     while (end - q >= 8) {
         uint64_t eight;
         memcpy(&eight, q, 8);
@@ -1520,9 +1583,21 @@ static const char *skip_spaces(const char *q, const char *end)
     return q;
 }
 
-/* The start of the line after the one s is in (end when it is the last). */
-static const char *next_line(const char *s, const char *end)
+/* The start of the line after the one s is in (end when it is the last):
+ * the comment after an instruction is short, so 16 bytes a step with SSE2
+ * beats a call to memchr. */
+static inline const char *next_line(const char *s, const char *end)
 {
+#if defined(__SSE2__) && defined(__GNUC__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    while (end - s >= 16) {
+        __m128i sixteen = _mm_loadu_si128((const __m128i *)(const void *)s);
+        unsigned hit = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(sixteen, newline));
+        if (hit)
+            return s + __builtin_ctz(hit) + 1;
+        s += 16;
+    }
+#endif
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     return nl ? nl + 1 : end;
 }
@@ -1549,11 +1624,11 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
     int op = find_op_words(A, w0, w1);
     if (op < 0 || gsvm_patho_code_of((unsigned)op, p->layout) < 0)
         return NULL;
-    const gsvm_patho_shape shape = gsvm_patho_shapes[op];
-    if (shape.extras) /* mode, pad, keep and bits bytes: the general path */
+    const gsvm_patho_shape *shape = &gsvm_patho_shapes[op];
+    if (shape->extras) /* mode, pad, keep and bits bytes: the general path */
         return NULL;
     if (p->ninsns >= A->cap_insns &&
-        !grow(A, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
+        !grow(A, &A->prog, (void **)&p->insns, &A->cap_insns, (uint64_t)p->ninsns + 1, sizeof *p->insns))
         return NULL;
     const char *ops = gsvm_patho_ops[op].operands;
     fast_state F = {s + n, end, line};
@@ -1586,7 +1661,7 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
         }
         case 'f': case 'h':
             if (!fast_lit(&F, "pop=", 4) || !fast_uint(&F, &u) || u > 0xFFFF ||
-                (c == 'f' && u > shape.popmask))
+                (c == 'f' && u > shape->popmask))
                 goto undo;
             v = c == 'f' ? (int64_t)(flag_modes | (uint32_t)u) : (int64_t)u;
             break;
@@ -1623,7 +1698,7 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
                 F.q++;
             if (F.q == t || !fast_delim(&F) ||
                 (A->nfixups >= A->cap_fixups &&
-                 !grow(A, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups)))
+                 !grow(A, &A->scratch, (void **)&A->fixups, &A->cap_fixups, (uint64_t)A->nfixups + 1, sizeof *A->fixups)))
                 goto undo;
             fixup *x = &A->fixups[A->nfixups++];
             x->kind = FIX_INSN;
@@ -1732,7 +1807,7 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
                     for (unsigned tc = 0; tc < 6 && !ty; tc++)
                         if (tn == lens[tc] && memcmp(t, names[tc], tn) == 0)
                             ty = tc + 1;
-                    if (!ty || !grow(A, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + 2, 1))
+                    if (!ty || !grow(A, &A->prog, (void **)&p->vtypes, &A->cap_vtypes, (uint64_t)p->nvtypes + 2, 1))
                         goto undo;
                     p->vtypes[p->nvtypes++] = (uint8_t)ty;
                     in->list_len++;
@@ -1836,17 +1911,33 @@ static gsvm_status resolve(asmb *A)
     return GSVM_OK;
 }
 
+/* *arr when it is set, else one zeroed element (from the block when it
+ * has room); false on out-of-memory. */
+static bool empty_array(asmb *A, void **arr, size_t elem)
+{
+    if (*arr)
+        return true;
+    void *q = region_take(&A->prog, elem);
+    if (q)
+        memset(q, 0, elem);
+    else
+        q = calloc(1, elem);
+    *arr = q;
+    return q != NULL;
+}
+
 static void asmb_free(asmb *A)
 {
     gsvm_buf_free(&A->pool);
-    free(A->labels);
-    free(A->label_hash);
-    free(A->fixups);
+    free_unless_in(&A->scratch, A->labels);
+    free_unless_in(&A->scratch, A->label_hash);
+    free_unless_in(&A->scratch, A->fixups);
     gsvm_buf_free(&A->strbytes);
     gsvm_buf_free(&A->types);
-    free(A->strs);
+    free_unless_in(&A->scratch, A->strs);
     patho_import_index_free(&A->imports);
     free(A->cap_task_events);
+    free(A->scratch.base);
 }
 
 static gsvm_status one_line(asmb *A, const line_toks *L)
@@ -1944,21 +2035,32 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? GSVM_PATHO_LAYOUT_HD : layout;
-    /* names and type lists take a small share of a listing's text: one
-     * block for them (beyond it, malloc; none at all is fine too) */
-    p->block_size = len / 16 + 64;
+    /* One block for the program's names, type lists and arrays, one for
+     * the assembler's own arrays, sized from the text (a listing of the
+     * corpus holds an instruction per ~70 bytes, a label or a jump per
+     * ~500, a pool string per ~750); what does not fit goes to malloc, and
+     * no block at all is fine too. */
+    size_t estimate = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;
+    p->block_size = estimate / 4 * 3 + 256;
     p->block = malloc(p->block_size);
     if (!p->block)
         p->block_size = 0;
-    /* Listings hold about one instruction per 70 bytes of text: start the
-     * array near its final size instead of doubling up to it. */
+    A.prog.base = p->block;
+    A.prog.size = p->block_size;
+    A.scratch.size = estimate / 4 + 1024;
+    A.scratch.base = malloc(A.scratch.size);
+    if (!A.scratch.base)
+        A.scratch.size = 0;
     gsvm_status st = GSVM_OK;
     /* the pool and the operand strings together take well under a
      * sixteenth of a listing's text: room for them up front too */
     gsvm_buf_reserve(&A.pool, len / 32 < 65536 ? len / 32 : 65536);
     gsvm_buf_reserve(&A.strbytes, len / 32 < 65536 ? len / 32 : 65536);
-    if (!grow(&A, (void **)&p->insns, &A.cap_insns, len / 80 < 65536 ? len / 80 + 1 : 65536,
-              sizeof *p->insns))
+    /* the arrays near their final sizes instead of doubling up to them */
+    if (!grow(&A, &A.prog, (void **)&p->insns, &A.cap_insns, estimate / 80 + 1, sizeof *p->insns) ||
+        !grow(&A, &A.scratch, (void **)&A.labels, &A.cap_labels, estimate / 512 + 1, sizeof *A.labels) ||
+        !grow(&A, &A.scratch, (void **)&A.fixups, &A.cap_fixups, estimate / 400 + 1, sizeof *A.fixups) ||
+        !grow(&A, &A.scratch, (void **)&A.strs, &A.cap_strs, estimate / 640 + 1, sizeof *A.strs))
         st = GSVM_ERR_NOMEM;
     op_table_init(&A);
     const char *s = text, *end = text + len;
@@ -1966,11 +2068,7 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
         A.line++;
         if (A.sec == SEC_CODE) {
             /* an instruction as the lister writes it takes the fast lane */
-            const char *first = s;
-            if (end - first >= 4 && memcmp(first, "    ", 4) == 0)
-                first += 4; /* the lister's indent, in one compare */
-            while (first < end && *first == ' ')
-                first++;
+            const char *first = skip_spaces(s, end);
             if (first == end)
                 break;
             if (*first == '\n') { /* blank */
@@ -2020,24 +2118,24 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     if (st == GSVM_OK && A.pool.len > UINT32_MAX / 2)
         st = gsvm_error_set(err, GSVM_ERR_INPUT, file, "pool too large");
     if (st == GSVM_OK) {
-        p->pool_size = (uint32_t)A.pool.len;
-        p->pool = malloc(A.pool.len ? A.pool.len : 1);
-        if (!p->pool)
+        /* the pool buffer becomes the program's pool (no copy) */
+        size_t plen;
+        p->pool = gsvm_buf_take(&A.pool, &plen);
+        p->pool_size = (uint32_t)plen;
+        if (!p->pool && !(p->pool = malloc(1)))
             st = nomem(&A);
-        else if (A.pool.len)
-            memcpy(p->pool, A.pool.data, A.pool.len);
     }
     /* arrays never allocated (empty sections) must still be valid pointers */
-    if (st == GSVM_OK && ((!p->globals && !(p->globals = calloc(1, sizeof *p->globals))) ||
-                          (!p->imports && !(p->imports = calloc(1, sizeof *p->imports))) ||
-                          (!p->tasks && !(p->tasks = calloc(1, sizeof *p->tasks))) ||
-                          (!p->events && !(p->events = calloc(1, sizeof *p->events))) ||
-                          (!p->insns && !(p->insns = calloc(1, sizeof *p->insns))) ||
-                          (!p->args && !(p->args = calloc(1, sizeof *p->args))) ||
-                          (!p->vtypes && !(p->vtypes = calloc(1, 1)))))
+    if (st == GSVM_OK && (!empty_array(&A, (void **)&p->globals, sizeof *p->globals) ||
+                          !empty_array(&A, (void **)&p->imports, sizeof *p->imports) ||
+                          !empty_array(&A, (void **)&p->tasks, sizeof *p->tasks) ||
+                          !empty_array(&A, (void **)&p->events, sizeof *p->events) ||
+                          !empty_array(&A, (void **)&p->insns, sizeof *p->insns) ||
+                          !empty_array(&A, (void **)&p->args, sizeof *p->args) ||
+                          !empty_array(&A, (void **)&p->vtypes, 1)))
         st = nomem(&A);
     for (uint32_t t = 0; st == GSVM_OK && t < p->ntasks; t++)
-        if (!p->tasks[t].events && !(p->tasks[t].events = calloc(1, sizeof *p->tasks[t].events)))
+        if (!empty_array(&A, (void **)&p->tasks[t].events, sizeof *p->tasks[t].events))
             st = nomem(&A);
     asmb_free(&A);
     if (st == GSVM_OK)

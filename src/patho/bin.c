@@ -30,7 +30,7 @@ void gsvm_patho_free(gsvm_patho_program *p)
     for (uint32_t i = 0; p->globals && i < p->nglobals; i++)
         free_part(p, p->globals[i].name.str);
     free_part(p, p->globals);
-    free(p->pool);
+    free_part(p, p->pool);
     for (uint32_t i = 0; p->imports && i < p->nimports; i++)
         free_part(p, p->imports[i].name.str);
     free_part(p, p->imports);
@@ -44,9 +44,9 @@ void gsvm_patho_free(gsvm_patho_program *p)
     for (uint32_t e = 0; p->events && e < p->nevents; e++)
         free_part(p, p->events[e].arg_types);
     free_part(p, p->events);
-    free(p->insns);
-    free(p->args);
-    free(p->vtypes);
+    free_part(p, p->insns);
+    free_part(p, p->args);
+    free_part(p, p->vtypes);
     free(p->block);
     free(p);
 }
