@@ -877,22 +877,23 @@ top:
     CASE(JNZ) sp--; if (sp->u.i != 0) { pc = code + pc->a; DISPATCH(); } NEXT();
     CASE(CALL) {
         const fal3_func *g = &prog->funcs[pc->a];
-        if (vm->nframes >= FAL3_MAX_DEPTH)
+        uint32_t depth = vm->nframes;
+        if (depth >= FAL3_MAX_DEPTH)
             FAULT("Stack-Heap Collision");
         vm->hp->extra += g->frame_bytes;
-        vm->frames[vm->nframes] = (fal3_frame){(uint32_t)(pc - code) + 1, (uint32_t)(sp - stack) - g->nparams, (uint32_t)pc->a};
-        vm->nframes++;
+        size_t at = (size_t)(sp - stack) - g->nparams; /* the callee's fp: its arguments are its first locals */
+        vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, (uint32_t)at, (uint32_t)pc->a};
+        vm->nframes = depth + 1;
         if (heap_over(vm))
             FAULT("Stack-Heap Collision");
-        size_t need = (size_t)(sp - stack) + g->nslots + g->max_stack + 4;
-        if (need > vm->cap) {
+        if (at + g->nslots + g->max_stack + 4 > vm->cap) {
             SYNC();
-            if (!fal3_grow_stack(vm, need))
+            if (!fal3_grow_stack(vm, at + g->nslots + g->max_stack + 4))
                 FAULT("out of memory");
             sp = vm->stack + (sp - stack);
             stack = vm->stack;
         }
-        fp = stack + vm->frames[vm->nframes - 1].fp;
+        fp = stack + at;
         for (uint32_t k = g->nparams; k < g->nslots; k++)
             *sp++ = fal3_zero((lsl_type)g->slot_types[k]);
         pc = code + g->entry;
