@@ -1851,6 +1851,88 @@ undo:
     return NULL;
 }
 
+/* The end of a directive or pool line once its last item was read at q:
+ * blanks, then a comment or the line end.  Where the next line starts, or
+ * NULL when something else follows. */
+static const char *fast_line_end(const char *q, const char *end)
+{
+    q = skip_spaces(q, end);
+    while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
+        q++;
+    if (q >= end)
+        return end;
+    if (*q == '\n')
+        return q + 1;
+    return *q == ';' ? next_line(q, end) : NULL;
+}
+
+/* ".import NAME ARGC" (and " long"), as the lister writes it: a bare
+ * name, a decimal count.  Adds the import as dir_import does and returns
+ * where the next line starts; NULL (nothing changed) for any other form,
+ * which the general path then reads. */
+static const char *fast_import(asmb *A, const char *line)
+{
+    gsvm_patho_program *p = A->p;
+    const char *end = A->text_end, *q = line + 8;
+    if (end - line < 9 || memcmp(line, ".import ", 8) != 0 || !(char_class[(uint8_t)*q] & CC_IDSTART))
+        return NULL;
+    const char *name = q;
+    while (q < end && is_ident(*q))
+        q++;
+    size_t nlen = (size_t)(q - name);
+    if (nlen > 0x7FFF || q >= end || *q != ' ')
+        return NULL;
+    fast_state F = {q + 1, end, line};
+    uint64_t argc;
+    if (!fast_uint(&F, &argc) || argc > UINT32_MAX)
+        return NULL;
+    q = F.q;
+    bool long_prefix = end - q >= 5 && memcmp(q, " long", 5) == 0 && (end - q == 5 || !is_ident(q[5]));
+    const char *next = fast_line_end(long_prefix ? q + 5 : q, end);
+    if (!next ||
+        !grow(A, &A->prog, (void **)&p->imports, &A->cap_imports, (uint64_t)p->nimports + 1, sizeof *p->imports))
+        return NULL;
+    gsvm_patho_import *im = &p->imports[p->nimports];
+    memset(im, 0, sizeof *im);
+    token t = {name, (uint32_t)nlen, (uint32_t)(name - line + 1), TK_IDENT};
+    if (parse_name(A, &t, &im->name) != GSVM_OK)
+        return NULL;
+    p->nimports++;
+    im->argc = (uint32_t)argc;
+    im->name.long_prefix = long_prefix;
+    A->sec = SEC_NONE;
+    return next;
+}
+
+/* A pool line `W "text"` or `A "text"` as the lister writes it (after
+ * blanks).  Returns where the next line starts, with *st the result of
+ * decoding the text into the pool (as pool_item would: the same token,
+ * the same error); NULL (nothing changed) for any other form. */
+static const char *fast_pool_item(asmb *A, const char *line, gsvm_status *st)
+{
+    const char *end = A->text_end, *q = skip_spaces(line, end);
+    if (end - q < 3 || (q[0] != 'W' && q[0] != 'A') || q[1] != ' ' || q[2] != '"')
+        return NULL;
+    /* the string token as tokenize() finds it on this line */
+    const char *t = q + 2, *e = t + 1;
+    while (e < end && *e != '"' && *e != '\n') {
+        if (*e == '\\') {
+            if (end - e < 2 || e[1] == '\n')
+                return NULL;
+            e++;
+        }
+        e++;
+    }
+    if (e >= end || *e != '"')
+        return NULL;
+    const char *next = fast_line_end(e + 1, end);
+    if (!next)
+        return NULL;
+    token tok = {t, (uint32_t)(e + 1 - t), (uint32_t)(t - line + 1), TK_STR};
+    *st = decode_string(A, &tok, q[0] == 'W', true, &A->pool);
+    return next;
+}
+
 /* ---- resolution ---------------------------------------------------------- */
 
 static gsvm_status resolve(asmb *A)
@@ -2099,6 +2181,15 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
                         continue;
                     }
                 }
+            }
+        }
+        if (A.sec != SEC_CODE) {
+            /* imports and pool strings as the lister writes them */
+            const char *next = *s == '.' ? fast_import(&A, s)
+                               : A.sec == SEC_POOL ? fast_pool_item(&A, s, &st) : NULL;
+            if (next) {
+                s = next;
+                continue;
             }
         }
         const char *nl = memchr(s, '\n', (size_t)(end - s));

@@ -173,12 +173,14 @@ static bool read_arg_list(loader *L, gsvm_patho_insn *in, uint32_t n)
         return false;
     in->list = p->nargs;
     in->list_len = n;
-    for (uint32_t i = 0; i < n; i++) {
+    /* the n * 5 bytes are there (checked above): read in place */
+    const uint8_t *d = L->r.data + L->r.pos;
+    for (uint32_t i = 0; i < n; i++, d += 5) {
         gsvm_patho_arg *a = &p->args[p->nargs + i];
-        if (!gsvm_read_u32(&L->r, &a->var, "argument variable") ||
-            !gsvm_read_u8(&L->r, &a->mode, "argument mode"))
-            return false;
+        a->var = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+        a->mode = d[4];
     }
+    L->r.pos += (size_t)n * 5;
     p->nargs += n;
     return true;
 }
@@ -224,10 +226,35 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
      * in a separate pass over the whole array */
     memset(in, 0, sizeof *in);
     in->offset = (uint32_t)L->r.pos;
-    uint16_t code;
     size_t left = L->r.pos <= L->r.len ? L->r.len - L->r.pos : 0; /* gsvm_reader_left, inlined */
+    const uint8_t *q = L->r.data + L->r.pos;
+    int known = left >= 2 && q[1] == 0 ? opmap[q[0]] : -1;
+    if (known >= 0 && left >= (size_t)gsvm_patho_shapes[known].fixed_size + 3) {
+        /* the common case: a known opcode whose fixed part is there with 3
+         * bytes to spare, so each operand is read as 4 bytes and cut to its
+         * size (no check, no switch per letter); a list's count is the last
+         * operand, the list itself is read checked */
+        static const uint32_t keep[4] = {0xFFu, 0xFFFFu, 0xFFFFFFu, 0xFFFFFFFFu};
+        const gsvm_patho_shape *sh = &gsvm_patho_shapes[known];
+        in->raw = q[0];
+        in->op = (uint16_t)known;
+        q += 2;
+        for (unsigned k = 0, nops = gsvm_patho_ops[known].noperands; k < nops; k++) {
+            unsigned sz = (sh->sizes >> (2 * k)) & 3;
+            in->a[k] = ((uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+                        (uint32_t)q[3] << 24) & keep[sz];
+            q += sz + 1;
+        }
+        L->r.pos = (size_t)(q - L->r.data);
+        if (sh->list_at < 0) {
+            in->size = (uint32_t)(L->r.pos - in->offset);
+            return true;
+        }
+        return read_list(L, in, gsvm_patho_ops[known].operands[sh->list_at], in->a[sh->list_at],
+                         L->r.pos - 4);
+    }
+    uint16_t code;
     if (left >= 2) {
-        /* the common case read in place (no call per instruction) */
         code = (uint16_t)(L->r.data[L->r.pos] | L->r.data[L->r.pos + 1] << 8);
         L->r.pos += 2;
     } else if (!gsvm_read_u16(&L->r, &code, "opcode")) {
@@ -242,21 +269,6 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     in->op = (uint16_t)opmap[code];
     const char *ops = gsvm_patho_ops[in->op].operands;
     const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
-    if (sh->list_at < 0 && left >= (size_t)sh->fixed_size + 3) {
-        /* no list, and 3 bytes to spare: each operand read as 4 bytes and
-         * cut to its size, with no switch per letter */
-        static const uint32_t keep[4] = {0xFFu, 0xFFFFu, 0xFFFFFFu, 0xFFFFFFFFu};
-        const uint8_t *d = L->r.data + L->r.pos;
-        for (unsigned k = 0, nops = gsvm_patho_ops[in->op].noperands; k < nops; k++) {
-            unsigned sz = (sh->sizes >> (2 * k)) & 3;
-            in->a[k] = ((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-                        (uint32_t)d[3] << 24) & keep[sz];
-            d += sz + 1;
-        }
-        L->r.pos = (size_t)(d - L->r.data);
-        in->size = (uint32_t)(L->r.pos - in->offset);
-        return true;
-    }
     if (left >= (size_t)sh->fixed_size) { /* opcode included */
         /* fast path: the fixed operands are all there, read them in place
          * (lists, whose length is known only now, are read checked below) */
@@ -353,8 +365,34 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     return true;
 }
 
+/* How many operands of a decoded instruction point nowhere (targets past
+ * the code, task ids past the tasks, pool offsets past the pool): summed
+ * over a program, the tie-breaker when both layouts decode the bytes. */
+static inline unsigned bad_operands(const gsvm_patho_program *p, const gsvm_patho_insn *in)
+{
+    const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+    /* most instructions have none of these operands: one test */
+    unsigned any = sh->ref_mask, bad = 0;
+    for (unsigned k = 0; any >> k; k++) {
+        if (!((any >> k) & 1))
+            continue;
+        uint32_t v = in->a[k];
+        if ((sh->jump_mask >> k) & 1)
+            bad += v >= p->ninsns;
+        else if ((sh->task_mask >> k) & 1)
+            bad += v >= p->ntasks;
+        else
+            bad += v >= p->pool_size;
+    }
+    return bad;
+}
+
+/* Decodes the bytes with one layout; *bad (when set) gets the number of
+ * references that point nowhere (see bad_operands, plus RunTask and
+ * RunOp). */
 static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout layout,
-                          const char *file, gsvm_patho_program **out, gsvm_error *err)
+                          const char *file, gsvm_patho_program **out, unsigned *bad,
+                          gsvm_error *err)
 {
     *out = NULL;
     if (len > UINT32_MAX)
@@ -435,9 +473,12 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     p->insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->insns);
     if (!p->insns)
         goto nomem;
-    for (uint32_t i = 0; i < p->ninsns; i++)
+    unsigned nbad = (p->ntasks && p->run_task >= p->ntasks) + (p->run_op >= p->ninsns);
+    for (uint32_t i = 0; i < p->ninsns; i++) {
         if (!read_insn(&L, opmap, &p->insns[i]))
             goto fail;
+        nbad += bad_operands(p, &p->insns[i]);
+    }
     if (r->pos != len) {
         gsvm_reader_fail(r, "%zu unexpected bytes after the last instruction", len - r->pos);
         goto fail;
@@ -446,6 +487,8 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     if ((!p->vtypes && !(p->vtypes = malloc(1))) || (!p->args && !(p->args = malloc(sizeof *p->args))))
         goto nomem;
     p->file_size = (uint32_t)len;
+    if (bad)
+        *bad = nbad;
     *out = p;
     return GSVM_OK;
 nomem:
@@ -458,56 +501,28 @@ fail:
     return GSVM_ERR_INPUT;
 }
 
-/* How many references of a decoded program point nowhere: the tie-breaker
- * when both layouts decode the bytes. */
-static unsigned bad_references(const gsvm_patho_program *p)
-{
-    unsigned bad = 0;
-    if (p->ntasks && p->run_task >= p->ntasks)
-        bad++;
-    if (p->run_op >= p->ninsns)
-        bad++;
-    for (uint32_t i = 0; i < p->ninsns; i++) {
-        const gsvm_patho_insn *in = &p->insns[i];
-        const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
-        /* most instructions have none of these operands: one test each */
-        unsigned any = sh->jump_mask | sh->task_mask | sh->wide_mask | sh->narrow_mask;
-        for (unsigned k = 0; any >> k; k++) {
-            if (!((any >> k) & 1))
-                continue;
-            uint32_t v = in->a[k];
-            if ((sh->jump_mask >> k) & 1)
-                bad += v >= p->ninsns;
-            else if ((sh->task_mask >> k) & 1)
-                bad += v >= p->ntasks;
-            else
-                bad += v >= p->pool_size;
-        }
-    }
-    return bad;
-}
-
 gsvm_status gsvm_patho_load(const uint8_t *data, size_t len, gsvm_patho_layout layout,
                             const char *file, gsvm_patho_program **out, gsvm_error *err)
 {
     gsvm_error_clear(err);
     if (layout == GSVM_PATHO_LAYOUT_ALPHA || layout == GSVM_PATHO_LAYOUT_HD)
-        return decode(data, len, layout, file, out, err);
+        return decode(data, len, layout, file, out, NULL, err);
     /* Detect: only opcodes 0x4D and up differ, and their operand sizes
      * differ too, so a file decodes exactly to its end in at most one
      * layout unless it uses none of them. */
     gsvm_error ehd, ealpha;
     gsvm_patho_program *hd = NULL, *alpha = NULL;
-    gsvm_status shd = decode(data, len, GSVM_PATHO_LAYOUT_HD, file, &hd, &ehd);
+    unsigned bad_hd = 0, bad_alpha = 0;
+    gsvm_status shd = decode(data, len, GSVM_PATHO_LAYOUT_HD, file, &hd, &bad_hd, &ehd);
     /* hd with every reference valid wins whatever alpha would say (ties go
      * to hd), so the second decoding is only needed otherwise */
-    if (shd == GSVM_OK && bad_references(hd) == 0) {
+    if (shd == GSVM_OK && bad_hd == 0) {
         *out = hd;
         return GSVM_OK;
     }
-    gsvm_status salpha = decode(data, len, GSVM_PATHO_LAYOUT_ALPHA, file, &alpha, &ealpha);
+    gsvm_status salpha = decode(data, len, GSVM_PATHO_LAYOUT_ALPHA, file, &alpha, &bad_alpha, &ealpha);
     if (shd == GSVM_OK && salpha == GSVM_OK) {
-        if (bad_references(alpha) < bad_references(hd)) {
+        if (bad_alpha < bad_hd) {
             gsvm_patho_free(hd);
             *out = alpha;
         } else {

@@ -50,7 +50,9 @@ const gsvm_patho_op_name16 gsvm_patho_op_words[GSVM_PATHO_OP_COUNT] = {
     {(uint8_t)SUM(ops, IS_M), (uint8_t)(FIRST(ops, IS_F) >= 0 ? 0xFFu >> SUM(ops, IS_M) : 0), \
      (int8_t)FIRST(ops, IS_F), (int8_t)FIRST(ops, IS_LIST), (uint8_t)(2 + SUM(ops, SIZE_OF)),  \
      (uint8_t)MASK(ops, IS_S), (uint8_t)MASK(ops, IS_N), (uint8_t)MASK(ops, IS_J),             \
-     (uint8_t)MASK(ops, IS_K), (uint16_t)SIZES(ops), (uint8_t)SUM(ops, IS_EXTRA)},
+     (uint8_t)MASK(ops, IS_K),                                                                  \
+     (uint8_t)(MASK(ops, IS_S) | MASK(ops, IS_N) | MASK(ops, IS_J) | MASK(ops, IS_K)),           \
+     (uint16_t)SIZES(ops), (uint8_t)SUM(ops, IS_EXTRA)},
 
 const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
 #define OP(name, alpha, hd, operands, cls, meaning) SHAPE(operands)
@@ -68,7 +70,7 @@ const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
 gsvm_patho_shape gsvm_patho_op_shape(unsigned op)
 {
     if (op >= GSVM_PATHO_OP_COUNT) {
-        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0, 0, 0};
+        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0, 0, 0, 0};
         return none;
     }
     return gsvm_patho_shapes[op];

@@ -66,6 +66,7 @@ typedef struct gsvm_patho_shape {
      * ('n'), a jump target ('j'), a task id ('k'); the whole-program scans
      * (labels, pool references, layout detection) visit only these */
     uint8_t wide_mask, narrow_mask, jump_mask, task_mask;
+    uint8_t ref_mask; /* the four above together: one test for "none" */
     /* encoded size - 1 of operand k in bits 2k+1..2k (1-4 bytes), so the
      * writer and the loader move fixed operands without a switch per letter */
     uint16_t sizes;
