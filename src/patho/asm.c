@@ -1406,6 +1406,12 @@ static inline bool fast_uint(fast_state *F, uint64_t *out)
     unsigned d;
     if (q >= e || (d = (unsigned)(*q - '0')) > 9)
         return false;
+    if (e - q >= 2 && (unsigned)(q[1] - '0') > 9) {
+        /* one digit, as most numbers in a listing are (s1, pop=0) */
+        F->q = q + 1;
+        *out = d;
+        return delim_char[(uint8_t)q[1]];
+    }
     uint64_t v = d;
     for (q++; q < e && (d = (unsigned)(*q - '0')) <= 9 && q - start < 11; q++)
         v = v * 10 + d;
@@ -1458,10 +1464,16 @@ static inline bool fast_char(fast_state *F, char c)
     return true;
 }
 
-/* ", " next (consumed when it is). */
+/* ", " next (consumed when it is): the two bytes compared as one word. */
 static inline bool fast_comma(fast_state *F)
 {
-    if (F->end - F->q < 2 || F->q[0] != ',' || F->q[1] != ' ')
+    static const char comma_space[2] = {',', ' '};
+    uint16_t two, want;
+    if (F->end - F->q < 2)
+        return false;
+    memcpy(&two, F->q, 2);
+    memcpy(&want, comma_space, 2);
+    if (two != want)
         return false;
     F->q += 2;
     return true;
@@ -1479,31 +1491,34 @@ static bool fast_lit(fast_state *F, const char *s, size_t n)
     return true;
 }
 
-/* "(sN, tN, ...)" into p->args, as parse_args. */
-static bool fast_args(asmb *A, fast_state *F, gsvm_patho_insn *in)
+/* "(sN, tN, ...)" at q into p->args, as parse_args.  Returns the end of
+ * the list, NULL when there is none in the lister's form.  (Positions go
+ * in and out by value, so the caller's state stays in registers.) */
+static const char *fast_args(asmb *A, const char *q, const char *end, gsvm_patho_insn *in)
 {
     gsvm_patho_program *p = A->p;
-    if (!fast_char(F, '('))
-        return false;
+    fast_state F = {q, end, NULL};
+    if (!fast_char(&F, '('))
+        return NULL;
     in->list = p->nargs;
     in->list_len = 0;
-    if (fast_char(F, ')'))
-        return true;
+    if (fast_char(&F, ')'))
+        return F.q;
     for (;;) {
         uint32_t var;
         unsigned mode;
-        if (!fast_var(F, 'm', &var, &mode) ||
+        if (!fast_var(&F, 'm', &var, &mode) ||
             (p->nargs >= A->cap_args &&
              !grow(A, &A->prog, (void **)&p->args, &A->cap_args, (uint64_t)p->nargs + 1, sizeof *p->args)))
-            return false;
+            return NULL;
         p->args[p->nargs].var = var;
         p->args[p->nargs].mode = (uint8_t)mode;
         p->nargs++;
         in->list_len++;
-        if (fast_char(F, ')'))
-            return true;
-        if (!fast_comma(F))
-            return false;
+        if (fast_char(&F, ')'))
+            return F.q;
+        if (!fast_comma(&F))
+            return NULL;
     }
 }
 
@@ -1777,7 +1792,7 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
             while (F.q < end && is_ident(*F.q))
                 F.q++;
             uint32_t nlen = (uint32_t)(F.q - name);
-            if (!fast_args(A, &F, in) || !fast_delim(&F))
+            if (!(F.q = fast_args(A, F.q, end, in)) || !fast_delim(&F))
                 goto undo;
             v = patho_import_find(&A->imports, p, name, nlen, in->list_len);
             if (v < 0 || v >= p->nimports || p->imports[v].argc != in->list_len ||
@@ -1786,7 +1801,7 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
             break;
         }
         case 'R':
-            if (!fast_args(A, &F, in) || !fast_delim(&F))
+            if (!(F.q = fast_args(A, F.q, end, in)) || !fast_delim(&F))
                 goto undo;
             v = in->list_len;
             break;
@@ -1828,10 +1843,13 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
         in->a[k] = (uint32_t)v;
     }
     /* nothing but blanks before the comment or the line end */
-    const char *q = skip_spaces(F.q, end);
+    const char *q = skip_spaces(F.q, end), *next;
+    if (q < end && *q == ';') { /* the lister's comment column */
+        p->ninsns++;
+        return next_line(q, end);
+    }
     while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
         q++;
-    const char *next;
     if (q >= end)
         next = end;
     else if (*q == '\n')

@@ -108,6 +108,18 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
             long long mi = m < 0 ? -ai : ai;
             if (mi == 0 || (mi % 10) == 0)
                 continue; /* a shorter form was already tried, or too small */
+#if FLT_EVAL_METHOD == 0
+            /* the text would have at most 2^24 as its digits: it then reads
+             * back as (float)ai / 10^d (patho_parse_float_exact), so a
+             * candidate that misses is dropped without being written */
+            static const float pow10f[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f,
+                                           1e5f, 1e6f, 1e7f, 1e8f};
+            if (ai <= (1 << 24)) {
+                float back = (float)ai / pow10f[d];
+                if (gsvm_patho_f32_bits(mi < 0 ? -back : back) != bits)
+                    continue;
+            }
+#endif
             /* "-ip.fp" with fp as exactly d digits, written by hand */
             char num[32];
             int len = 0;
