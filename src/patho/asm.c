@@ -313,10 +313,8 @@ static gsvm_status nomem(asmb *A)
 /* Grows *arr (of elem-size items) to hold `need`: its first room from
  * region R when it fits, then malloc'd (copied out of the region) and
  * realloc'd. */
-static bool grow(asmb *A, region *R, void **arr, uint32_t *cap, uint64_t need, size_t elem)
+static bool grow_slow(asmb *A, region *R, void **arr, uint32_t *cap, uint64_t need, size_t elem)
 {
-    if (need <= *cap)
-        return true;
     if (need > UINT32_MAX / 2) {
         nomem(A);
         return false;
@@ -343,6 +341,12 @@ static bool grow(asmb *A, region *R, void **arr, uint32_t *cap, uint64_t need, s
     *arr = n;
     *cap = ncap;
     return true;
+}
+
+/* grow(), with the usual "there is room" answered inline */
+static inline bool grow(asmb *A, region *R, void **arr, uint32_t *cap, uint64_t need, size_t elem)
+{
+    return need <= *cap || grow_slow(A, R, arr, cap, need, elem);
 }
 
 /* free(), unless ptr was carved out of R */
@@ -2136,18 +2140,19 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     p->layout = layout == GSVM_PATHO_LAYOUT_AUTO ? GSVM_PATHO_LAYOUT_HD : layout;
     /* One block for the program's names, type lists and arrays, one for
-     * the assembler's own arrays, sized from the text (a listing of the
-     * corpus holds an instruction per ~70 bytes, a label or a jump per
-     * ~500, a pool string per ~750); what does not fit goes to malloc, and
-     * no block at all is fine too. */
+     * the assembler's own arrays, sized from the text: a listing of the
+     * corpus holds an instruction per ~70 bytes (~56 in dense code), a
+     * call argument per ~300, a PushV type, a label or a jump per ~500, a
+     * pool string per ~750.  What does not fit goes to malloc, and no
+     * block at all is fine too. */
     size_t estimate = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;
-    p->block_size = estimate / 4 * 3 + 256;
+    p->block_size = estimate + 4096;
     p->block = malloc(p->block_size);
     if (!p->block)
         p->block_size = 0;
     A.prog.base = p->block;
     A.prog.size = p->block_size;
-    A.scratch.size = estimate / 4 + 1024;
+    A.scratch.size = estimate / 4 + 4096;
     A.scratch.base = malloc(A.scratch.size);
     if (!A.scratch.base)
         A.scratch.size = 0;
@@ -2157,7 +2162,9 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     gsvm_buf_reserve(&A.pool, len / 32 < 65536 ? len / 32 : 65536);
     gsvm_buf_reserve(&A.strbytes, len / 32 < 65536 ? len / 32 : 65536);
     /* the arrays near their final sizes instead of doubling up to them */
-    if (!grow(&A, &A.prog, (void **)&p->insns, &A.cap_insns, estimate / 80 + 1, sizeof *p->insns) ||
+    if (!grow(&A, &A.prog, (void **)&p->insns, &A.cap_insns, estimate / 56 + 1, sizeof *p->insns) ||
+        !grow(&A, &A.prog, (void **)&p->args, &A.cap_args, estimate / 256 + 1, sizeof *p->args) ||
+        !grow(&A, &A.prog, (void **)&p->vtypes, &A.cap_vtypes, estimate / 256 + 1, 1) ||
         !grow(&A, &A.scratch, (void **)&A.labels, &A.cap_labels, estimate / 512 + 1, sizeof *A.labels) ||
         !grow(&A, &A.scratch, (void **)&A.fixups, &A.cap_fixups, estimate / 400 + 1, sizeof *A.fixups) ||
         !grow(&A, &A.scratch, (void **)&A.strs, &A.cap_strs, estimate / 640 + 1, sizeof *A.strs))

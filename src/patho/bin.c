@@ -84,6 +84,18 @@ static void *part_alloc(loader *L, size_t n, bool zero)
     return q;
 }
 
+/* `n` bytes (8-byte aligned) from the block when they fit, else NULL (the
+ * caller then allocates as it would without a block). */
+static void *part_try(loader *L, size_t n)
+{
+    gsvm_patho_program *p = L->p;
+    size_t at = (L->block_used + 7) & ~(size_t)7;
+    if (!p->block || at > p->block_size || n > p->block_size - at)
+        return NULL;
+    L->block_used = at + n;
+    return p->block + at;
+}
+
 /* A count read from the file, checked against the bytes left: each item
  * takes at least `min_item` bytes. */
 static bool read_count(loader *L, uint32_t *n, size_t min_item, const char *what)
@@ -147,21 +159,31 @@ static bool read_events(loader *L, uint32_t n, gsvm_patho_event **out)
     return true;
 }
 
-static bool grow(loader *L, void **arr, uint32_t *cap, uint32_t need, size_t elem)
+static bool grow_slow(loader *L, void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
-    if (need <= *cap)
-        return true;
     uint32_t ncap = *cap ? *cap : 64;
     while (ncap < need)
         ncap *= 2;
-    void *n = realloc(*arr, (size_t)ncap * elem);
+    /* an array in the block is sized to never grow; were it to, it moves
+     * out (the block is not realloc'd piecewise) */
+    uintptr_t a = (uintptr_t)*arr, lo = (uintptr_t)L->p->block;
+    bool in_block = *arr && L->p->block && a >= lo && a < lo + L->p->block_size;
+    void *n = in_block ? malloc((size_t)ncap * elem) : realloc(*arr, (size_t)ncap * elem);
     if (!n) {
         L->oom = true;
         return gsvm_reader_fail(&L->r, "out of memory");
     }
+    if (in_block)
+        memcpy(n, *arr, (size_t)*cap * elem);
     *arr = n;
     *cap = ncap;
     return true;
+}
+
+/* grow_slow, with the usual "there is room" answered inline */
+static inline bool grow(loader *L, void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    return need <= *cap || grow_slow(L, arr, cap, need, elem);
 }
 
 static bool read_arg_list(loader *L, gsvm_patho_insn *in, uint32_t n)
@@ -404,9 +426,11 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     p->layout = layout;
-    /* room for the parts in most files: names and type lists take at most
-     * the file's bytes, the arrays a few times their share (beyond, malloc) */
-    p->block_size = 3 * len + 64;
+    /* room for the parts in most files: names, type lists and the pool take
+     * at most the file's bytes, the arrays a few times their share (an
+     * instruction ~4 times its bytes, the argument array 1.6 times the
+     * code's); beyond, malloc */
+    p->block_size = 8 * len + 256;
     if (!(p->block = malloc(p->block_size)))
         goto nomem;
     int8_t opmap[256];
@@ -435,8 +459,8 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     if (!read_count(&L, &p->pool_size, 1, "pool size") ||
         !gsvm_read_bytes(r, p->pool_size, &pool, "pool"))
         goto fail;
-    p->pool = malloc(p->pool_size ? p->pool_size : 1);
-    if (!p->pool)
+    p->pool = part_try(&L, p->pool_size ? p->pool_size : 1);
+    if (!p->pool && !(p->pool = malloc(p->pool_size ? p->pool_size : 1)))
         goto nomem;
     memcpy(p->pool, pool, p->pool_size);
 
@@ -470,9 +494,17 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     p->code_offset = (uint32_t)r->pos;
     if (!read_count(&L, &p->ninsns, 2, "instruction count"))
         goto fail;
-    p->insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->insns);
-    if (!p->insns)
+    /* the code's arrays from the block too when they fit: the instructions,
+     * and the call arguments and PushV types at the most the code bytes
+     * can hold (5 bytes an argument, 1 a type), so they never grow */
+    p->insns = part_try(&L, (p->ninsns ? p->ninsns : 1) * sizeof *p->insns);
+    if (!p->insns && !(p->insns = malloc((p->ninsns ? p->ninsns : 1) * sizeof *p->insns)))
         goto nomem;
+    size_t code_left = gsvm_reader_left(r);
+    if ((p->args = part_try(&L, (code_left / 5 + 1) * sizeof *p->args)))
+        L.args_cap = (uint32_t)(code_left / 5 + 1);
+    if ((p->vtypes = part_try(&L, code_left + 1)))
+        L.vtypes_cap = (uint32_t)(code_left + 1);
     unsigned nbad = (p->ntasks && p->run_task >= p->ntasks) + (p->run_op >= p->ninsns);
     for (uint32_t i = 0; i < p->ninsns; i++) {
         if (!read_insn(&L, opmap, &p->insns[i]))
@@ -676,10 +708,24 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
                                   gsvm_patho_layout_name(p->layout));
         }
         const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
-        if (sh->list_at < 0 && (b.len + sh->fixed_size + 4u <= b.cap || gsvm_buf_reserve(&b, sh->fixed_size + 4u))) {
-            /* no list: the opcode and each operand as 4 little-endian
-             * bytes, advancing by its real size (the next store overwrites
-             * the rest; 4 bytes of room past the end are reserved) */
+        /* a list that matches its count (else the checked path below
+         * reports it): its bytes, 5 an argument or 1 a type */
+        size_t list_bytes = 0;
+        char list_kind = sh->list_at >= 0 ? gsvm_patho_ops[in->op].operands[sh->list_at] : 0;
+        if (list_kind) {
+            uint32_t v = in->a[sh->list_at];
+            bool fits = list_kind == 'L' ? (uint64_t)in->list + in->list_len <= p->nvtypes
+                                         : (uint64_t)in->list + in->list_len <= p->nargs;
+            bool counts = list_kind == 'F' ? v < p->nimports && p->imports[v].argc == in->list_len
+                                           : v == in->list_len;
+            list_bytes = fits && counts ? (size_t)in->list_len * (list_kind == 'L' ? 1 : 5) : SIZE_MAX / 4;
+        }
+        size_t room = sh->fixed_size + 4u + list_bytes;
+        if (list_bytes < SIZE_MAX / 4 && (b.len + room + 1 <= b.cap || gsvm_buf_reserve(&b, room))) {
+            /* the opcode and each operand as 4 little-endian bytes,
+             * advancing by its real size (the next store overwrites the
+             * rest; 4 bytes of room past the end are reserved), then the
+             * list */
             uint8_t *w = b.data + b.len;
             w[0] = (uint8_t)code;
             w[1] = (uint8_t)(code >> 8);
@@ -691,6 +737,20 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
                 w[2] = (uint8_t)(v >> 16);
                 w[3] = (uint8_t)(v >> 24);
                 w += ((sh->sizes >> (2 * k)) & 3) + 1;
+            }
+            if (list_kind == 'L') {
+                if (in->list_len)
+                    memcpy(w, p->vtypes + in->list, in->list_len);
+                w += in->list_len;
+            } else if (list_kind) {
+                for (uint32_t a = 0; a < in->list_len; a++, w += 5) {
+                    const gsvm_patho_arg *arg = &p->args[in->list + a];
+                    w[0] = (uint8_t)arg->var;
+                    w[1] = (uint8_t)(arg->var >> 8);
+                    w[2] = (uint8_t)(arg->var >> 16);
+                    w[3] = (uint8_t)(arg->var >> 24);
+                    w[4] = arg->mode;
+                }
             }
             b.len = (size_t)(w - b.data);
             continue;
@@ -777,11 +837,11 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
                                   "instruction %u: no opcode for it in the %s layout", i,
                                   gsvm_patho_layout_name(p->layout));
         in->raw = (uint16_t)code;
-        const gsvm_patho_shape shape = gsvm_patho_shapes[in->op];
-        uint64_t size = shape.fixed_size;
-        if (shape.list_at >= 0) {
-            char c = gsvm_patho_ops[in->op].operands[shape.list_at];
-            uint32_t v = in->a[shape.list_at];
+        const gsvm_patho_shape *shape = &gsvm_patho_shapes[in->op];
+        uint64_t size = shape->fixed_size;
+        if (shape->list_at >= 0) {
+            char c = gsvm_patho_ops[in->op].operands[shape->list_at];
+            uint32_t v = in->a[shape->list_at];
             if (c == 'F' && (v >= p->nimports || p->imports[v].argc != in->list_len))
                 return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
                                       "instruction %u: Func import/argument count mismatch", i);
