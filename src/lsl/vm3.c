@@ -623,7 +623,6 @@ static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx,
 
 /* ---- the interpreter ----------------------------------------------------- */
 
-
 /* The handler table[op] for an operator operand op, or `generic` when the
  * operator has none of its own (division and modulo: they can fault). */
 static inline const void *by_operator(const void *const *table, int32_t op, const void *generic)
