@@ -407,31 +407,35 @@ static gsvm_status want_int(asmb *A, const token *t, int64_t lo, int64_t hi, int
 static gsvm_status decode_string(asmb *A, const token *t, bool wide, bool terminate, gsvm_buf *out)
 {
     const char *s = t->s + 1, *end = t->s + t->n - 1;
-    /* fast path: printable ASCII with no escapes, written straight in */
+    /* fast path: printable ASCII with no escapes, written straight in as
+     * it is checked; at the first other character the loop below starts
+     * over (nothing written here counts until the end) */
     size_t n = (size_t)(end - s), k = 0;
-    while (k < n && (uint8_t)s[k] >= 0x20 && (uint8_t)s[k] < 0x7F && s[k] != '\\')
-        k++;
-    if (k == n) {
-        if (!gsvm_buf_reserve(out, (n + 1) * 2))
-            return nomem(A);
-        uint8_t *w = out->data + out->len;
-        if (wide) {
-            for (size_t i = 0; i < n; i++) {
-                w[2 * i] = (uint8_t)s[i];
-                w[2 * i + 1] = 0;
-            }
+    if (!(out->len + (n + 1) * 2 + 1 <= out->cap || gsvm_buf_reserve(out, (n + 1) * 2)))
+        return nomem(A);
+    uint8_t *w = out->data + out->len;
+    if (wide) {
+        for (; k < n && (uint8_t)s[k] >= 0x20 && (uint8_t)s[k] < 0x7F && s[k] != '\\'; k++) {
+            w[2 * k] = (uint8_t)s[k];
+            w[2 * k + 1] = 0;
+        }
+        if (k == n) {
             out->len += 2 * n;
             if (terminate) {
                 w[2 * n] = w[2 * n + 1] = 0;
                 out->len += 2;
             }
-        } else {
-            memcpy(w, s, n);
+            return GSVM_OK;
+        }
+    } else {
+        for (; k < n && (uint8_t)s[k] >= 0x20 && (uint8_t)s[k] < 0x7F && s[k] != '\\'; k++)
+            w[k] = (uint8_t)s[k];
+        if (k == n) {
             out->len += n;
             if (terminate)
                 out->data[out->len++] = 0;
+            return GSVM_OK;
         }
-        return GSVM_OK;
     }
     while (s < end) {
         uint32_t c = (uint8_t)*s;

@@ -18,6 +18,63 @@
 
 #define COMMENT_COL 44
 
+/* Most of a line is written through a cursor `w` into room reserved
+ * beforehand, not through gsvm_buf calls: a byte stored through b->data
+ * may alias b->len as far as the compiler knows, so every pb_putc reloads
+ * and stores the length, where a cursor stays in a register. */
+
+/* Room for one fixed-width operand: its separator and the widest number. */
+#define OPERAND_ROOM 32
+
+/* Unsigned decimal at w; returns the end. */
+static inline uint8_t *w_u(uint8_t *w, uint32_t v)
+{
+    if (v < 10) {
+        *w = (uint8_t)('0' + v);
+        return w + 1;
+    }
+    char tmp[10];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *w++ = (uint8_t)tmp[--n];
+    return w;
+}
+
+static inline uint8_t *w_d(uint8_t *w, int32_t v)
+{
+    if (v < 0) {
+        *w++ = '-';
+        return w_u(w, (uint32_t)0 - (uint32_t)v);
+    }
+    return w_u(w, (uint32_t)v);
+}
+
+/* sN, tN, or N:MODE for an unusual mode byte */
+static inline uint8_t *w_var(uint8_t *w, uint32_t var, unsigned mode)
+{
+    if (mode <= 1) {
+        *w++ = mode ? 't' : 's';
+        return w_u(w, var);
+    }
+    w = w_u(w, var);
+    *w++ = ':';
+    return w_u(w, mode);
+}
+
+/* " " before the first operand, ", " before the others (two bytes stored
+ * either way) */
+static inline uint8_t *w_sep(uint8_t *w, unsigned *printed)
+{
+    bool first = (*printed)++ == 0;
+    w[0] = first ? ' ' : ',';
+    w[1] = ' ';
+    return w + (first ? 1 : 2);
+}
+
 typedef struct lister {
     const gsvm_patho_program *p;
     gsvm_buf *b;
@@ -76,28 +133,25 @@ static void put_target(lister *L, uint32_t t)
     }
 }
 
-static void put_var(gsvm_buf *b, uint32_t var, unsigned mode)
-{
-    if (mode <= 1) {
-        pb_putc(b, mode ? 't' : 's');
-        patho_put_u(b, var);
-    } else {
-        patho_put_u(b, var);
-        pb_putc(b, ':');
-        patho_put_u(b, mode);
-    }
-}
-
 static void put_args(lister *L, const gsvm_patho_insn *in)
 {
-    pb_putc(L->b, '(');
+    gsvm_buf *b = L->b;
+    /* "(" and ", N:M" (at most 2 + 10 + 1 + 3 bytes) an argument, ")" */
+    if (!pb_room(b, 2 + 16 * (size_t)in->list_len))
+        return;
+    uint8_t *w = b->data + b->len;
+    *w++ = '(';
     for (uint32_t i = 0; i < in->list_len; i++) {
         const gsvm_patho_arg *a = &L->p->args[in->list + i];
-        if (i)
-            pb_put(L->b, ", ", 2);
-        put_var(L->b, a->var, a->mode);
+        if (i) {
+            w[0] = ',';
+            w[1] = ' ';
+            w += 2;
+        }
+        w = w_var(w, a->var, a->mode);
     }
-    pb_putc(L->b, ')');
+    *w++ = ')';
+    b->len = (size_t)(w - b->data);
 }
 
 static void put_pool_ref(lister *L, uint32_t off, bool wide)
@@ -159,11 +213,15 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
     const gsvm_patho_shape *shape = &gsvm_patho_shapes[in->op];
     const char *ops = info->operands;
     uint32_t flag = shape->flag_at >= 0 ? in->a[shape->flag_at] : 0;
-    if (pb_room(b, 16)) {
-        /* the name padded to 16 bytes in one store, the length moved by its own */
-        memcpy(b->data + b->len, gsvm_patho_op_words[in->op].c, 16);
-        b->len += info->name_len;
-    }
+    /* room for the name and every fixed-width operand, checked once (and
+     * again after an operand written through the buffer) */
+    const size_t room = 16 + OPERAND_ROOM * GSVM_PATHO_MAX_OPERANDS;
+    if (!pb_room(b, room))
+        return; /* out of memory: the buffer says so */
+    /* the name padded to 16 bytes in one store, the length moved by its own */
+    uint8_t *w = b->data + b->len;
+    memcpy(w, gsvm_patho_op_words[in->op].c, 16);
+    w += info->name_len;
     unsigned mi = 0, printed = 0;
     for (unsigned k = 0; ops[k]; k++) {
         uint32_t v = in->a[k];
@@ -171,10 +229,33 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
         switch (c) {
         /* keyword operands (the last four printed only when they carry information) */
         case 'f': case 'h':
-            sep(b, &printed);
-            pb_put(b, "pop=", 4);
-            patho_put_u(b, c == 'f' ? v & shape->popmask : v);
-            break;
+            w = w_sep(w, &printed);
+            memcpy(w, "pop=", 4);
+            w = w_u(w + 4, c == 'f' ? v & shape->popmask : v);
+            continue;
+        case 'v': w = w_var(w_sep(w, &printed), v, 0); continue;
+        case 't': w = w_var(w_sep(w, &printed), v, 1); continue;
+        case 'm':
+            w = w_var(w_sep(w, &printed), v, (flag & gsvm_patho_mode_bit(mi++)) ? 1 : 0);
+            continue;
+        case 'a': {
+            /* mode from the following T byte (PushE) or Q bit 0 (PopE) */
+            unsigned mode = ops[k + 1] == 'T' ? (in->a[k + 1] == 1) : (ops[k + 2] == 'Q' ? in->a[k + 2] & 1 : 0);
+            w = w_var(w_sep(w, &printed), v, mode);
+            continue;
+        }
+        case 'b': case 'p': case 'k': w = w_u(w_sep(w, &printed), v); continue;
+        case 'i': case 'E': w = w_d(w_sep(w, &printed), (int32_t)v); continue;
+        case 'x': w = w_d(w_sep(w, &printed), (int8_t)(uint8_t)v); continue;
+        case 'g':
+            w = w_sep(w, &printed);
+            *w++ = 'g';
+            w = w_u(w, v);
+            continue;
+        }
+        /* the rest through the buffer (the length handed back and forth) */
+        b->len = (size_t)(w - b->data);
+        switch (c) {
         case 'T':
             if (v > 1)
                 gsvm_buf_printf(b, "%smode=%u", printed++ ? ", " : " ", v);
@@ -191,34 +272,20 @@ static void put_insn(lister *L, const gsvm_patho_insn *in)
                 gsvm_buf_printf(b, "%sbits=0x%02x", printed++ ? ", " : " ", v & ~known & 0xFFu);
             break;
         }
-        /* positional operands */
-        case 'v': sep(b, &printed); put_var(b, v, 0); break;
-        case 't': sep(b, &printed); put_var(b, v, 1); break;
-        case 'm':
-            sep(b, &printed);
-            put_var(b, v, (flag & gsvm_patho_mode_bit(mi++)) ? 1 : 0);
-            break;
-        case 'a': {
-            /* mode from the following T byte (PushE) or Q bit 0 (PopE) */
-            unsigned mode = ops[k + 1] == 'T' ? (in->a[k + 1] == 1) : (ops[k + 2] == 'Q' ? in->a[k + 2] & 1 : 0);
-            sep(b, &printed);
-            put_var(b, v, mode);
-            break;
-        }
-        case 'b': case 'p': case 'k': sep(b, &printed); patho_put_u(b, v); break;
-        case 'i': case 'E': sep(b, &printed); patho_put_d(b, (int32_t)v); break;
-        case 'x': sep(b, &printed); patho_put_d(b, (int8_t)(uint8_t)v); break;
         case 'r': sep(b, &printed); patho_put_float(b, v); break;
         case 's': sep(b, &printed); put_pool_ref(L, v, true); break;
         case 'n': sep(b, &printed); put_pool_ref(L, v, false); break;
         case 'j': sep(b, &printed); put_target(L, v); break;
-        case 'g': sep(b, &printed); pb_putc(b, 'g'); patho_put_u(b, v); break;
         case 'F': sep(b, &printed); put_import(L, v); put_args(L, in); break;
         case 'R': sep(b, &printed); put_args(L, in); break;
         case 'L': sep(b, &printed); patho_put_types(b, p->vtypes + in->list, in->list_len); break;
         default: sep(b, &printed); gsvm_buf_printf(b, "%u", v); break;
         }
+        if (!pb_room(b, room))
+            return;
+        w = b->data + b->len;
     }
+    b->len = (size_t)(w - b->data);
 }
 
 void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, gsvm_buf *b)
@@ -239,14 +306,21 @@ static void mark(lister *L)
     for (uint32_t e = 0; e < p->nevents; e++)
         if (p->events[e].op < p->ninsns)
             L->is_label[p->events[e].op] = 1;
+    /* jump targets and pool references in one pass over the code (most
+     * instructions have neither: one test) */
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
-        unsigned jumps = gsvm_patho_shapes[in->op].jump_mask;
+        const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+        if (!sh->ref_mask)
+            continue;
+        unsigned jumps = sh->jump_mask, strs = sh->wide_mask | sh->narrow_mask;
         for (unsigned k = 0; jumps >> k; k++)
             if (((jumps >> k) & 1) && in->a[k] < p->ninsns)
                 L->is_label[in->a[k]] = 1;
+        for (unsigned k = 0; strs >> k; k++)
+            if (((strs >> k) & 1) && in->a[k] < p->pool_size)
+                L->pool_ref[in->a[k]] |= ((sh->wide_mask >> k) & 1) ? 1 : 2;
     }
-    patho_pool_refs(p, L->pool_ref);
 }
 
 void patho_pool_refs(const gsvm_patho_program *p, uint8_t *refs)

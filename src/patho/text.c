@@ -420,8 +420,12 @@ static uint32_t import_hash(const gsvm_patho_import *im)
         h ^= h >> 29;
     }
     uint64_t tail = 0;
-    for (; i < len; i++)
-        tail = tail << 8 | (uint8_t)s[i];
+    if (len >= 8 && i < len) {
+        memcpy(&tail, s + len - 8, 8); /* the last 8 bytes, overlapping */
+    } else {
+        for (; i < len; i++)
+            tail = tail << 8 | (uint8_t)s[i];
+    }
     h = (h ^ tail) * k;
     return (uint32_t)(h >> 32);
 }
