@@ -639,6 +639,13 @@ static uint32_t hash_name(const char *s, size_t n)
     return h;
 }
 
+/* Is label l named by the n bytes at s?  (The last bytes differ first in
+ * the lister's labels, L0012 and L0013: one compare before memcmp.) */
+static inline bool label_is(const label *l, const char *s, size_t n)
+{
+    return l->len == n && (n == 0 || l->name[n - 1] == s[n - 1]) && memcmp(l->name, s, n) == 0;
+}
+
 static int64_t label_find(asmb *A, const char *s, size_t n)
 {
     if (!A->hash_cap)
@@ -648,15 +655,13 @@ static int64_t label_find(asmb *A, const char *s, size_t n)
         if (!slot)
             return -1;
         const label *l = &A->labels[slot - 1];
-        if (l->len == n && memcmp(l->name, s, n) == 0)
+        if (label_is(l, s, n))
             return l->index;
     }
 }
 
 static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
 {
-    if (label_find(A, t->s, t->n) >= 0)
-        return fail_at(A, t->col, "label '%.*s' defined twice", (int)t->n, t->s);
     if (!grow(A, &A->scratch, (void **)&A->labels, &A->cap_labels, (uint64_t)A->nlabels + 1, sizeof *A->labels))
         return GSVM_ERR_NOMEM;
     if ((A->nlabels + 1) * 2 > A->hash_cap) {
@@ -677,13 +682,15 @@ static gsvm_status label_add(asmb *A, const token *t, uint32_t index)
         A->label_hash = nh;
         A->hash_cap = ncap;
     }
+    /* one probe sequence finds a duplicate or the free slot */
+    uint32_t h = hash_name(t->s, t->n) & (A->hash_cap - 1);
+    for (; A->label_hash[h]; h = (h + 1) & (A->hash_cap - 1))
+        if (label_is(&A->labels[A->label_hash[h] - 1], t->s, t->n))
+            return fail_at(A, t->col, "label '%.*s' defined twice", (int)t->n, t->s);
     label *l = &A->labels[A->nlabels];
     l->name = t->s;
     l->len = t->n;
     l->index = index;
-    uint32_t h = hash_name(t->s, t->n) & (A->hash_cap - 1);
-    while (A->label_hash[h])
-        h = (h + 1) & (A->hash_cap - 1);
     A->label_hash[h] = ++A->nlabels;
     return GSVM_OK;
 }
@@ -2201,7 +2208,8 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
                 while (q < end && is_ident(*q))
                     q++;
                 if (q < end && *q == ':') {
-                    const char *nl = memchr(q, '\n', (size_t)(end - q));
+                    /* the lister ends the line right there */
+                    const char *nl = end - q >= 2 && q[1] == '\n' ? q + 1 : memchr(q, '\n', (size_t)(end - q));
                     const char *le = nl ? nl : end;
                     if (is_blank_to_comment(q + 1, le)) {
                         token t = {first, (uint32_t)(q - first), (uint32_t)(first - s + 1), TK_IDENT};

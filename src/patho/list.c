@@ -205,7 +205,7 @@ static void put_import(lister *L, uint32_t v)
         gsvm_buf_printf(b, "#%u", v);
 }
 
-static void put_insn(lister *L, const gsvm_patho_insn *in)
+static inline void put_insn(lister *L, const gsvm_patho_insn *in)
 {
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
@@ -392,7 +392,9 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     *text = NULL;
     *len = 0;
     uint8_t *imflags = patho_import_flags(p);
-    lister L = {p, NULL, calloc(p->ninsns + 1, 1), calloc(p->pool_size + 1, 1), imflags, comments};
+    /* the label and pool-reference marks in one zeroed allocation */
+    uint8_t *marks = calloc((size_t)p->ninsns + 1 + (size_t)p->pool_size + 1, 1);
+    lister L = {p, NULL, marks, marks ? marks + p->ninsns + 1 : NULL, imflags, comments};
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     L.b = &buf;
@@ -400,9 +402,8 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
      * an instruction line), so the text is not copied as it grows. */
     gsvm_buf_reserve(&buf, 64 * (size_t)p->ninsns + 2 * (size_t)p->pool_size +
                                64 * ((size_t)p->nimports + p->nglobals + p->ntasks + p->nevents) + 256);
-    if (!L.is_label || !L.pool_ref || !imflags) {
-        free(L.is_label);
-        free(L.pool_ref);
+    if (!marks || !imflags) {
+        free(marks);
         free(imflags);
         gsvm_buf_free(&buf);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -518,8 +519,7 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         if (c == GSVM_PATHO_C_JUMP || c == GSVM_PATHO_C_RETURN)
             pb_putc(b, '\n');
     }
-    free(L.is_label);
-    free(L.pool_ref);
+    free(marks);
     free(imflags);
     if (b->oom) {
         gsvm_buf_free(b);
