@@ -241,7 +241,7 @@ static bool read_list(loader *L, gsvm_patho_insn *in, char c, uint32_t v, size_t
     return true;
 }
 
-static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
+static bool read_insn(loader *L, const uint8_t *opmap, gsvm_patho_insn *in)
 {
     gsvm_patho_program *p = L->p;
     /* zeroed here, while the line is being written anyway, not by calloc
@@ -250,7 +250,7 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     in->offset = (uint32_t)L->r.pos;
     size_t left = L->r.pos <= L->r.len ? L->r.len - L->r.pos : 0; /* gsvm_reader_left, inlined */
     const uint8_t *q = L->r.data + L->r.pos;
-    int known = left >= 2 && q[1] == 0 ? opmap[q[0]] : -1;
+    int known = left >= 2 && q[1] == 0 ? opmap[q[0]] - 1 : -1;
     if (known >= 0 && left >= (size_t)gsvm_patho_shapes[known].fixed_size + 3) {
         /* the common case: a known opcode whose fixed part is there with 3
          * bytes to spare, so each operand is read as 4 bytes and cut to its
@@ -282,13 +282,13 @@ static bool read_insn(loader *L, const int8_t *opmap, gsvm_patho_insn *in)
     } else if (!gsvm_read_u16(&L->r, &code, "opcode")) {
         return false;
     }
-    if (code > 0xFF || opmap[code] < 0) {
+    if (code > 0xFF || !opmap[code]) {
         L->r.pos = in->offset;
         return gsvm_reader_fail(&L->r, "unknown opcode 0x%02x in the %s layout", code,
                                 gsvm_patho_layout_name(p->layout));
     }
     in->raw = code;
-    in->op = (uint16_t)opmap[code];
+    in->op = (uint16_t)(opmap[code] - 1);
     const char *ops = gsvm_patho_ops[in->op].operands;
     const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
     if (left >= (size_t)sh->fixed_size) { /* opcode included */
@@ -433,13 +433,8 @@ static gsvm_status decode(const uint8_t *data, size_t len, gsvm_patho_layout lay
     p->block_size = 8 * len + 256;
     if (!(p->block = malloc(p->block_size)))
         goto nomem;
-    int8_t opmap[256];
-    memset(opmap, -1, sizeof opmap);
-    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++) {
-        int c = gsvm_patho_code_of(op, layout);
-        if (c >= 0)
-            opmap[c] = (int8_t)op;
-    }
+    /* op + 1 by opcode (isa.c) */
+    const uint8_t *opmap = layout == GSVM_PATHO_LAYOUT_ALPHA ? gsvm_patho_op_of_alpha : gsvm_patho_op_of_hd;
 
     gsvm_reader *r = &L.r;
     if (!read_count(&L, &p->nglobals, 2, "global variable count"))

@@ -19,6 +19,23 @@ const gsvm_patho_op_name16 gsvm_patho_op_words[GSVM_PATHO_OP_COUNT] = {
 #undef OP
 };
 
+/* Opcode -> op + 1 (0: none) per layout, as designated initializers from
+ * isa.def: an op absent from a layout goes to a slot past 255 of its own,
+ * and two ops with one code would initialize one entry twice, which the
+ * compiler rejects (-Werror=override-init). */
+const uint8_t gsvm_patho_op_of_hd[256 + GSVM_PATHO_OP_COUNT] = {
+#define OP(name, alpha, hd, operands, cls, meaning) \
+    [(hd) < 0 ? 256 + GSVM_PATHO_OP_##name : (hd)] = GSVM_PATHO_OP_##name + 1,
+#include "patho/isa.def"
+#undef OP
+};
+const uint8_t gsvm_patho_op_of_alpha[256 + GSVM_PATHO_OP_COUNT] = {
+#define OP(name, alpha, hd, operands, cls, meaning) \
+    [(alpha) < 0 ? 256 + GSVM_PATHO_OP_##name : (alpha)] = GSVM_PATHO_OP_##name + 1,
+#include "patho/isa.def"
+#undef OP
+};
+
 /* The shapes are derived from the operand letters, so the table stays a
  * pure expansion of isa.def; the compiler folds the letters of each string
  * literal (an operand string has at most GSVM_PATHO_MAX_OPERANDS letters,
@@ -102,11 +119,9 @@ int gsvm_patho_op_code(unsigned op, gsvm_patho_layout layout)
 
 int gsvm_patho_op_from_code(unsigned code, gsvm_patho_layout layout)
 {
-    /* Small table; a linear scan is clear and the decoder caches by layout. */
-    for (unsigned op = 0; op < GSVM_PATHO_OP_COUNT; op++)
-        if (gsvm_patho_op_code(op, layout) == (int)code)
-            return (int)op;
-    return -1;
+    if (code > 0xFF)
+        return -1;
+    return (layout == GSVM_PATHO_LAYOUT_ALPHA ? gsvm_patho_op_of_alpha : gsvm_patho_op_of_hd)[code] - 1;
 }
 
 int gsvm_patho_op_by_name(const char *name, size_t len)

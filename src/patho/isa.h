@@ -55,6 +55,11 @@ typedef union gsvm_patho_op_name16 {
 } gsvm_patho_op_name16;
 extern const gsvm_patho_op_name16 gsvm_patho_op_words[GSVM_PATHO_OP_COUNT];
 
+/* Op + 1 stored as each opcode (0 when none) in the hd and alpha layouts;
+ * only entries 0-255 are codes (opcodes fit a byte in both layouts). */
+extern const uint8_t gsvm_patho_op_of_hd[256 + GSVM_PATHO_OP_COUNT];
+extern const uint8_t gsvm_patho_op_of_alpha[256 + GSVM_PATHO_OP_COUNT];
+
 /* Facts derived from an operand string, computed by gsvm_patho_op_shape. */
 typedef struct gsvm_patho_shape {
     uint8_t nmodes;  /* number of 'm' operands (flag-addressed) */
