@@ -623,6 +623,27 @@ static inline void w32(gsvm_buf *b, uint32_t v)
     }
 }
 
+/* The opcode and the fixed operands at w, each operand stored as 4
+ * little-endian bytes and w advanced by its real size (the next store
+ * overwrites the rest: the caller has 4 bytes of room past the end).
+ * Returns the end. */
+static inline uint8_t *put_fixed(uint8_t *w, uint16_t code, const gsvm_patho_insn *in,
+                                 const gsvm_patho_shape *sh)
+{
+    w[0] = (uint8_t)code;
+    w[1] = (uint8_t)(code >> 8);
+    w += 2;
+    for (unsigned k = 0, nops = gsvm_patho_ops[in->op].noperands; k < nops; k++) {
+        uint32_t v = in->a[k];
+        w[0] = (uint8_t)v;
+        w[1] = (uint8_t)(v >> 8);
+        w[2] = (uint8_t)(v >> 16);
+        w[3] = (uint8_t)(v >> 24);
+        w += ((sh->sizes >> (2 * k)) & 3) + 1;
+    }
+    return w;
+}
+
 static void put_name(gsvm_buf *b, const gsvm_patho_name *n)
 {
     if (n->len >= 0x80 || n->long_prefix) {
@@ -703,11 +724,13 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
                                   gsvm_patho_layout_name(p->layout));
         }
         const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
-        /* a list that matches its count (else the checked path below
-         * reports it): its bytes, 5 an argument or 1 a type */
+        /* the bytes after the fixed part: a list that matches its count
+         * (else the checked path below reports it), 5 an argument or 1 a
+         * type */
         size_t list_bytes = 0;
-        char list_kind = sh->list_at >= 0 ? gsvm_patho_ops[in->op].operands[sh->list_at] : 0;
-        if (list_kind) {
+        char list_kind = 0;
+        if (sh->list_at >= 0) {
+            list_kind = gsvm_patho_ops[in->op].operands[sh->list_at];
             uint32_t v = in->a[sh->list_at];
             bool fits = list_kind == 'L' ? (uint64_t)in->list + in->list_len <= p->nvtypes
                                          : (uint64_t)in->list + in->list_len <= p->nargs;
@@ -717,22 +740,7 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
         }
         size_t room = sh->fixed_size + 4u + list_bytes;
         if (list_bytes < SIZE_MAX / 4 && (b.len + room + 1 <= b.cap || gsvm_buf_reserve(&b, room))) {
-            /* the opcode and each operand as 4 little-endian bytes,
-             * advancing by its real size (the next store overwrites the
-             * rest; 4 bytes of room past the end are reserved), then the
-             * list */
-            uint8_t *w = b.data + b.len;
-            w[0] = (uint8_t)code;
-            w[1] = (uint8_t)(code >> 8);
-            w += 2;
-            for (unsigned k = 0, nops = gsvm_patho_ops[in->op].noperands; k < nops; k++) {
-                uint32_t v = in->a[k];
-                w[0] = (uint8_t)v;
-                w[1] = (uint8_t)(v >> 8);
-                w[2] = (uint8_t)(v >> 16);
-                w[3] = (uint8_t)(v >> 24);
-                w += ((sh->sizes >> (2 * k)) & 3) + 1;
-            }
+            uint8_t *w = put_fixed(b.data + b.len, (uint16_t)code, in, sh);
             if (list_kind == 'L') {
                 if (in->list_len)
                     memcpy(w, p->vtypes + in->list, in->list_len);

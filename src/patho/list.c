@@ -156,8 +156,19 @@ static void put_args(lister *L, const gsvm_patho_insn *in)
 
 static void put_pool_ref(lister *L, uint32_t off, bool wide)
 {
-    pb_put(L->b, "@0x", 3);
-    patho_put_hex(L->b, off, 1);
+    gsvm_buf *b = L->b;
+    if (pb_room(b, 3 + 8)) {
+        /* "@0x" and the offset's hex digits (as few as it takes) */
+        static const char digits[] = "0123456789abcdef";
+        uint8_t *w = b->data + b->len;
+        int n = 1;
+        while (n < 8 && (off >> (4 * n)))
+            n++;
+        memcpy(w, "@0x", 3);
+        for (int i = n - 1; i >= 0; i--)
+            w[3 + i] = (uint8_t)digits[(off >> (4 * (n - 1 - i))) & 15];
+        b->len += 3 + (size_t)n;
+    }
     size_t at = L->b->len;
     pb_putc(L->b, ' ');
     if (!patho_put_pool_string(L->b, L->p->pool, L->p->pool_size, off, wide))
@@ -496,9 +507,20 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
     for (uint32_t i = 0; i < p->ninsns; i++) {
         const gsvm_patho_insn *in = &p->insns[i];
         if (L.is_label[i]) {
-            pb_putc(b, 'L');
-            patho_put_hex(b, i, 4);
-            pb_put(b, ":\n", 2);
+            if (i <= 0xFFFF && pb_room(b, 7)) {
+                /* "L0012:\n" in direct stores, as nearly every label */
+                uint8_t *w = b->data + b->len;
+                w[0] = 'L';
+                memcpy(w + 1, patho_hex_pairs[i >> 8], 2);
+                memcpy(w + 3, patho_hex_pairs[i & 0xFF], 2);
+                w[5] = ':';
+                w[6] = '\n';
+                b->len += 7;
+            } else {
+                pb_putc(b, 'L');
+                patho_put_hex(b, i, 4);
+                pb_put(b, ":\n", 2);
+            }
         }
         size_t line = b->len;
         pb_put(b, "    ", 4);
