@@ -290,6 +290,7 @@ typedef struct asmb {
     uint8_t op_slot[512]; /* instruction names: op + 1, see op_slot() */
     const char *text_end; /* of the listing: how far the fast lane may read */
     patho_import_index imports;
+    uint32_t import_cache[64]; /* see fast_import_find: import + 1 */
 } asmb;
 
 static gsvm_status fail_at(asmb *A, long col, const char *fmt, ...)
@@ -1384,6 +1385,16 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
 
 /* ---- the fast lane for instruction lines -------------------------------- */
 
+/* The fast lane runs once per line: its parts are inlined into one loop
+ * (code_lines) kept out of the big assembler function. */
+#if defined(__GNUC__)
+#define FAST_INLINE inline __attribute__((always_inline))
+#define FAST_LOOP __attribute__((noinline))
+#else
+#define FAST_INLINE inline
+#define FAST_LOOP
+#endif
+
 /* Nearly every line of a listing is an instruction written exactly as the
  * lister prints it ("Add s2, t1, pop=1", "Func Trace(s1)").  fast_insn
  * parses such a line straight from its characters, without the token
@@ -1640,10 +1651,40 @@ static bool is_blank_to_comment(const char *s, const char *end)
     return s == end || *s == ';';
 }
 
+/* The import named by the nlen bytes at name taking argc arguments (the
+ * first such, as patho_import_find answers), -1 when there is none.  A
+ * script calls the same few natives over and over: a small cache keyed by
+ * the first 8 bytes at the name (with what follows a short one), its
+ * length and argc answers most lines without hashing the name (an entry
+ * only ever holds an index's answer, and a hit is checked against the
+ * import itself). */
+static int64_t fast_import_find(asmb *A, const char *name, uint32_t nlen, uint32_t argc)
+{
+    const gsvm_patho_program *p = A->p;
+    unsigned slot = 64;
+    if (A->text_end - name >= 8) {
+        uint64_t w;
+        memcpy(&w, name, 8);
+        slot = (unsigned)(((w ^ (uint64_t)nlen << 40 ^ (uint64_t)argc << 52) * 0x9E3779B97F4A7C15ull) >> 58);
+        uint32_t c = A->import_cache[slot];
+        if (c && c <= p->nimports) {
+            const gsvm_patho_import *im = &p->imports[c - 1];
+            if (im->argc == argc && im->name.len == nlen && memcmp(im->name.str, name, nlen) == 0)
+                return c - 1;
+        }
+    }
+    int64_t v = patho_import_find(&A->imports, p, name, nlen, argc);
+    if (v < 0)
+        return -1;
+    if (slot < 64)
+        A->import_cache[slot] = (uint32_t)v + 1;
+    return v;
+}
+
 /* The instruction line starting at `line` whose name is at s.  Returns
  * where the next line starts, or NULL (nothing appended) when the line is
  * not in the lister's form. */
-static const char *fast_insn(asmb *A, const char *line, const char *s)
+static FAST_INLINE const char *fast_insn(asmb *A, const char *line, const char *s)
 {
     gsvm_patho_program *p = A->p;
     const char *end = A->text_end;
@@ -1809,9 +1850,7 @@ static const char *fast_insn(asmb *A, const char *line, const char *s)
             uint32_t nlen = (uint32_t)(F.q - name);
             if (!(F.q = fast_args(A, F.q, end, in)) || !fast_delim(&F))
                 goto undo;
-            v = patho_import_find(&A->imports, p, name, nlen, in->list_len);
-            if (v < 0 || v >= p->nimports || p->imports[v].argc != in->list_len ||
-                p->imports[v].name.len != nlen || memcmp(p->imports[v].name.str, name, nlen) != 0)
+            if ((v = fast_import_find(A, name, nlen, in->list_len)) < 0)
                 goto undo;
             break;
         }
@@ -1882,6 +1921,56 @@ undo:
     A->nfixups = nfixups0;
     A->strbytes.len = strbytes0;
     return NULL;
+}
+
+/* Lines of the code section in the lister's form, taken one after another
+ * in one loop (no call per line): instructions through the fast lane,
+ * lone labels, blank and comment-only lines.  Returns where the first line
+ * it leaves to the general path starts (A->line counts the lines before
+ * it), or the end; *st is set when a label is defined twice. */
+static FAST_LOOP const char *code_lines(asmb *A, const char *s, gsvm_status *st)
+{
+    const char *end = A->text_end;
+    while (s < end) {
+        const char *first = skip_spaces(s, end);
+        A->line++;
+        if (first == end)
+            return end;
+        if (*first == '\n') { /* blank */
+            s = first + 1;
+            continue;
+        }
+        if (*first == ';') { /* only a comment */
+            s = next_line(first, end);
+            continue;
+        }
+        if (*first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART)) {
+            const char *next = fast_insn(A, s, first);
+            if (next) {
+                s = next;
+                continue;
+            }
+            /* "L0014:" alone on its line, as the lister writes labels */
+            const char *q = first + 1;
+            while (q < end && is_ident(*q))
+                q++;
+            if (q < end && *q == ':') {
+                /* the lister ends the line right there */
+                const char *nl = end - q >= 2 && q[1] == '\n' ? q + 1 : memchr(q, '\n', (size_t)(end - q));
+                const char *le = nl ? nl : end;
+                if (is_blank_to_comment(q + 1, le)) {
+                    token t = {first, (uint32_t)(q - first), (uint32_t)(first - s + 1), TK_IDENT};
+                    if ((*st = label_add(A, &t, A->p->ninsns)) != GSVM_OK)
+                        return s;
+                    s = nl ? nl + 1 : end;
+                    continue;
+                }
+            }
+        }
+        A->line--; /* the general path counts it */
+        return s;
+    }
+    return s;
 }
 
 /* The end of a directive or pool line once its last item was read at q:
@@ -2183,43 +2272,13 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
     op_table_init(&A);
     const char *s = text, *end = text + len;
     while (s < end && st == GSVM_OK) {
-        A.line++;
         if (A.sec == SEC_CODE) {
-            /* an instruction as the lister writes it takes the fast lane */
-            const char *first = skip_spaces(s, end);
-            if (first == end)
+            /* code lines as the lister writes them, one after another */
+            s = code_lines(&A, s, &st);
+            if (s >= end || st != GSVM_OK)
                 break;
-            if (*first == '\n') { /* blank */
-                s = first + 1;
-                continue;
-            }
-            if (*first == ';') { /* only a comment */
-                s = next_line(first, end);
-                continue;
-            }
-            if (*first != '.' && (char_class[(uint8_t)*first] & CC_IDSTART)) {
-                const char *next = fast_insn(&A, s, first);
-                if (next) {
-                    s = next;
-                    continue;
-                }
-                /* "L0014:" alone on its line, as the lister writes labels */
-                const char *q = first + 1;
-                while (q < end && is_ident(*q))
-                    q++;
-                if (q < end && *q == ':') {
-                    /* the lister ends the line right there */
-                    const char *nl = end - q >= 2 && q[1] == '\n' ? q + 1 : memchr(q, '\n', (size_t)(end - q));
-                    const char *le = nl ? nl : end;
-                    if (is_blank_to_comment(q + 1, le)) {
-                        token t = {first, (uint32_t)(q - first), (uint32_t)(first - s + 1), TK_IDENT};
-                        st = label_add(&A, &t, p->ninsns);
-                        s = nl ? nl + 1 : end;
-                        continue;
-                    }
-                }
-            }
         }
+        A.line++;
         if (A.sec != SEC_CODE) {
             /* imports and pool strings as the lister writes them */
             const char *next = *s == '.' ? fast_import(&A, s)

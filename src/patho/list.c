@@ -23,6 +23,16 @@
  * may alias b->len as far as the compiler knows, so every pb_putc reloads
  * and stores the length, where a cursor stays in a register. */
 
+/* The code section's loop runs once per instruction: the parts of a line
+ * are inlined into it (put_code), which is kept out of gsvm_patho_list. */
+#if defined(__GNUC__)
+#define LIST_INLINE inline __attribute__((always_inline))
+#define LIST_LOOP __attribute__((noinline))
+#else
+#define LIST_INLINE inline
+#define LIST_LOOP
+#endif
+
 /* Room for one fixed-width operand: its separator and the widest number. */
 #define OPERAND_ROOM 32
 
@@ -216,7 +226,7 @@ static void put_import(lister *L, uint32_t v)
         gsvm_buf_printf(b, "#%u", v);
 }
 
-static inline void put_insn(lister *L, const gsvm_patho_insn *in)
+static LIST_INLINE void put_insn(lister *L, const gsvm_patho_insn *in)
 {
     const gsvm_patho_program *p = L->p;
     gsvm_buf *b = L->b;
@@ -395,6 +405,51 @@ static void put_pool(lister *L)
     }
 }
 
+/* The code section, one line per instruction (and its label): one loop
+ * with the line's parts inlined, kept out of gsvm_patho_list. */
+static LIST_LOOP void put_code(lister *L)
+{
+    const gsvm_patho_program *p = L->p;
+    gsvm_buf *b = L->b;
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        const gsvm_patho_insn *in = &p->insns[i];
+        if (L->is_label[i]) {
+            if (i <= 0xFFFF && pb_room(b, 7)) {
+                /* "L0012:\n" in direct stores, as nearly every label */
+                uint8_t *w = b->data + b->len;
+                w[0] = 'L';
+                memcpy(w + 1, patho_hex_pairs[i >> 8], 2);
+                memcpy(w + 3, patho_hex_pairs[i & 0xFF], 2);
+                w[5] = ':';
+                w[6] = '\n';
+                b->len += 7;
+            } else {
+                pb_putc(b, 'L');
+                patho_put_hex(b, i, 4);
+                pb_put(b, ":\n", 2);
+            }
+        }
+        size_t line = b->len;
+        pb_put(b, "    ", 4);
+        put_insn(L, in);
+        if (!L->comments) {
+            pb_putc(b, '\n');
+            continue;
+        }
+        put_code_comment(b, line, i, in->offset);
+        if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks) {
+            pb_puts(b, "  task vars ");
+            patho_put_u(b, p->tasks[in->a[0]].nvars);
+            pb_puts(b, ", params ");
+            patho_put_u(b, p->tasks[in->a[0]].nparams);
+        }
+        pb_putc(b, '\n');
+        gsvm_patho_class c = gsvm_patho_ops[in->op].cls;
+        if (c == GSVM_PATHO_C_JUMP || c == GSVM_PATHO_C_RETURN)
+            pb_putc(b, '\n');
+    }
+}
+
 gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **text,
                             size_t *len, gsvm_error *err)
 {
@@ -504,43 +559,7 @@ gsvm_status gsvm_patho_list(const gsvm_patho_program *p, unsigned flags, char **
         put_event(&L, ".event", &p->events[e]);
 
     pb_puts(b, "\n.code\n");
-    for (uint32_t i = 0; i < p->ninsns; i++) {
-        const gsvm_patho_insn *in = &p->insns[i];
-        if (L.is_label[i]) {
-            if (i <= 0xFFFF && pb_room(b, 7)) {
-                /* "L0012:\n" in direct stores, as nearly every label */
-                uint8_t *w = b->data + b->len;
-                w[0] = 'L';
-                memcpy(w + 1, patho_hex_pairs[i >> 8], 2);
-                memcpy(w + 3, patho_hex_pairs[i & 0xFF], 2);
-                w[5] = ':';
-                w[6] = '\n';
-                b->len += 7;
-            } else {
-                pb_putc(b, 'L');
-                patho_put_hex(b, i, 4);
-                pb_put(b, ":\n", 2);
-            }
-        }
-        size_t line = b->len;
-        pb_put(b, "    ", 4);
-        put_insn(&L, in);
-        if (!comments) {
-            pb_putc(b, '\n');
-            continue;
-        }
-        put_code_comment(b, line, i, in->offset);
-        if (in->op == GSVM_PATHO_OP_TaskCall && in->a[0] < p->ntasks) {
-            pb_puts(b, "  task vars ");
-            patho_put_u(b, p->tasks[in->a[0]].nvars);
-            pb_puts(b, ", params ");
-            patho_put_u(b, p->tasks[in->a[0]].nparams);
-        }
-        pb_putc(b, '\n');
-        gsvm_patho_class c = gsvm_patho_ops[in->op].cls;
-        if (c == GSVM_PATHO_C_JUMP || c == GSVM_PATHO_C_RETURN)
-            pb_putc(b, '\n');
-    }
+    put_code(&L);
     free(marks);
     free(imflags);
     if (b->oom) {

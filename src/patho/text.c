@@ -477,8 +477,10 @@ uint8_t *patho_import_flags(const gsvm_patho_program *p)
 
 void patho_import_index_free(patho_import_index *x)
 {
-    free(x->table);
-    memset(x, 0, sizeof *x);
+    if (x->table != x->local)
+        free(x->table);
+    x->table = NULL;
+    x->cap = x->count = 0;
 }
 
 int64_t patho_import_find(patho_import_index *x, const gsvm_patho_program *p, const char *name,
@@ -489,10 +491,13 @@ int64_t patho_import_find(patho_import_index *x, const gsvm_patho_program *p, co
         uint32_t cap = 16;
         while (cap < 2 * (uint64_t)p->nimports)
             cap *= 2;
-        uint32_t *t = calloc(cap, sizeof *t);
+        uint32_t *t = cap <= sizeof x->local / sizeof x->local[0] ? x->local : calloc(cap, sizeof *t);
         if (!t)
             return -2;
-        free(x->table);
+        if (t == x->local)
+            memset(t, 0, cap * sizeof *t);
+        if (x->table != x->local && x->table != t)
+            free(x->table);
         x->table = t;
         x->cap = cap;
         x->count = p->nimports;

@@ -88,6 +88,9 @@ uint8_t *patho_import_flags(const gsvm_patho_program *p);
  * when there is none, -2 on out-of-memory.  Rebuilt when imports grow. */
 typedef struct patho_import_index {
     uint32_t *table, cap, count;
+    /* room for the table of up to 64 imports, so most programs need no
+     * allocation for it */
+    uint32_t local[128];
 } patho_import_index;
 int64_t patho_import_find(patho_import_index *x, const gsvm_patho_program *p, const char *name,
                           uint32_t len, uint32_t argc);
