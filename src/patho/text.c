@@ -308,18 +308,29 @@ void patho_put_type(gsvm_buf *b, uint8_t type)
 
 void patho_put_types(gsvm_buf *b, const uint8_t *types, uint32_t n)
 {
-    pb_putc(b, '(');
-    for (uint32_t i = 0; i < n; i++) {
-        uint8_t t = types[i];
-        if (t >= 1 && t <= 6 && pb_room(b, 10)) {
-            /* ", name" stored whole (10 bytes), the first one without its ", " */
-            memcpy(b->data + b->len, type_words[t].text + (i ? 0 : 2), 10);
-            b->len += type_words[t].len - (i ? 0u : 2u);
-            continue;
+    uint32_t i = 0;
+    /* "(" and ", name" (10 bytes stored whole) a known type, ")": through
+     * a cursor after one room check; an unknown code ends that */
+    if (pb_room(b, 12 + 10 * (size_t)n)) {
+        uint8_t *w = b->data + b->len;
+        *w++ = '(';
+        for (; i < n && types[i] >= 1 && types[i] <= 6; i++) {
+            /* the first one without its ", " */
+            memcpy(w, type_words[types[i]].text + (i ? 0 : 2), 10);
+            w += type_words[types[i]].len - (i ? 0u : 2u);
         }
+        if (i == n) {
+            *w++ = ')';
+            b->len = (size_t)(w - b->data);
+            return;
+        }
+        i = 0; /* an unknown code: the general loop, from the start */
+    }
+    pb_putc(b, '(');
+    for (; i < n; i++) {
         if (i)
             pb_put(b, ", ", 2);
-        patho_put_type(b, t);
+        patho_put_type(b, types[i]);
     }
     pb_putc(b, ')');
 }
