@@ -1467,6 +1467,19 @@ static inline bool fast_int(fast_state *F, int64_t lo, int64_t hi, int64_t *out)
 /* sN or tN, as parse_var reads them for letter `want` (v, t or m). */
 static inline bool fast_var(fast_state *F, char want, uint32_t *var, unsigned *mode)
 {
+    const char *q = F->q;
+    if (F->end - q >= 3) {
+        /* s1, t0: one digit, as nearly every variable in a listing */
+        unsigned m = (unsigned)(uint8_t)q[0] - 's', d = (unsigned)(q[1] - '0');
+        if (m <= 1 && d <= 9 && (unsigned)(q[2] - '0') > 9 && delim_char[(uint8_t)q[2]]) {
+            if ((want == 'v' && m) || (want == 't' && !m))
+                return false;
+            F->q = q + 2;
+            *var = d;
+            *mode = m;
+            return true;
+        }
+    }
     if (F->q >= F->end || (*F->q != 's' && *F->q != 't'))
         return false;
     unsigned m = *F->q == 't';
