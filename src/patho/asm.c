@@ -270,6 +270,7 @@ typedef struct asmb {
     gsvm_patho_program *p;
     gsvm_patho_layout layout_override;
     bool layout_seen;
+    bool recode; /* the layout changed after code: a full gsvm_patho_finish */
     enum { SEC_NONE, SEC_POOL, SEC_CODE } sec;
     gsvm_buf pool;
     uint32_t cap_globals, cap_imports, cap_tasks, cap_events, cap_insns, cap_args, cap_vtypes;
@@ -1083,6 +1084,18 @@ static int find_op(const asmb *A, const char *s, size_t n)
     return find_op_words(A, key.w[0], key.w[1]);
 }
 
+/* An instruction's code in the program's layout and its encoded size, set
+ * as it is assembled, so the assembly ends with offsets only (see
+ * patho_finish_offsets) unless the layout changed after code. */
+static inline void set_encoding(const gsvm_patho_program *p, gsvm_patho_insn *in)
+{
+    const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
+    in->raw = (uint16_t)gsvm_patho_code_of(in->op, p->layout);
+    in->size = sh->fixed_size;
+    if (sh->list_at >= 0)
+        in->size += in->list_len * (gsvm_patho_ops[in->op].operands[sh->list_at] == 'L' ? 1u : 5u);
+}
+
 static gsvm_status instruction(asmb *A, const line_toks *L)
 {
     gsvm_patho_program *p = A->p;
@@ -1379,6 +1392,7 @@ static gsvm_status instruction(asmb *A, const line_toks *L)
             break;
         }
     }
+    set_encoding(p, in);
     p->ninsns++;
     return GSVM_OK;
 }
@@ -1912,6 +1926,7 @@ static FAST_INLINE const char *fast_insn(asmb *A, const char *line, const char *
     /* nothing but blanks before the comment or the line end */
     const char *q = skip_spaces(F.q, end), *next;
     if (q < end && *q == ';') { /* the lister's comment column */
+        set_encoding(p, in);
         p->ninsns++;
         return next_line(q, end);
     }
@@ -1925,6 +1940,7 @@ static FAST_INLINE const char *fast_insn(asmb *A, const char *line, const char *
         next = next_line(q, end);
     else
         goto undo;
+    set_encoding(p, in);
     p->ninsns++;
     return next;
 undo:
@@ -2174,8 +2190,11 @@ static gsvm_status one_line(asmb *A, const line_toks *L)
             memcpy(tmp, v->s, v->n < 15 ? v->n : 15);
             if (!gsvm_patho_layout_parse(tmp, &l) || l == GSVM_PATHO_LAYOUT_AUTO)
                 return fail_at(A, v->col, "unknown layout '%s' (alpha or hd)", tmp);
-            if (A->layout_override == GSVM_PATHO_LAYOUT_AUTO)
+            if (A->layout_override == GSVM_PATHO_LAYOUT_AUTO) {
+                if (l != p->layout && p->ninsns)
+                    A->recode = true; /* codes and sizes set so far are stale */
                 p->layout = l;
+            }
             A->layout_seen = true;
             return end_of_line(A, L, 2);
         }
@@ -2340,7 +2359,7 @@ gsvm_status gsvm_patho_asm(const char *text, size_t len, const char *file,
             st = nomem(&A);
     asmb_free(&A);
     if (st == GSVM_OK)
-        st = gsvm_patho_finish(p, err);
+        st = A.recode ? gsvm_patho_finish(p, err) : patho_finish_offsets(p, err);
     if (st != GSVM_OK) {
         gsvm_patho_free(p);
         return st;

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "base/reader.h"
+#include "patho/internal.h"
 #include "patho/isa.h"
 
 /* free(), unless `ptr` was carved out of the program's block */
@@ -806,9 +807,9 @@ gsvm_status gsvm_patho_save(const gsvm_patho_program *p, uint8_t **data, size_t 
     return GSVM_OK;
 }
 
-gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
+/* Bytes of the sections before the code: where the code section starts. */
+static uint64_t sections_size(const gsvm_patho_program *p)
 {
-    gsvm_error_clear(err);
     uint64_t at = 4; /* globals */
     for (uint32_t i = 0; i < p->nglobals; i++) {
         const gsvm_patho_name *n = &p->globals[i].name;
@@ -830,6 +831,29 @@ gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
     at += 4;
     for (uint32_t e = 0; e < p->nevents; e++)
         at += 12 + (uint64_t)p->events[e].nargs;
+    return at;
+}
+
+gsvm_status patho_finish_offsets(gsvm_patho_program *p, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    uint64_t at = sections_size(p);
+    p->code_offset = (uint32_t)at;
+    at += 4;
+    for (uint32_t i = 0; i < p->ninsns; i++) {
+        p->insns[i].offset = (uint32_t)at;
+        at += p->insns[i].size;
+        if (at > UINT32_MAX)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "program larger than 4 GiB");
+    }
+    p->file_size = (uint32_t)at;
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    uint64_t at = sections_size(p);
     p->code_offset = (uint32_t)at;
     at += 4;
     for (uint32_t i = 0; i < p->ninsns; i++) {

@@ -484,13 +484,60 @@ static void test_shapes(void)
         CHECK_INT(sh.task_mask, task);
         CHECK_INT(sh.sizes, sizes);
         CHECK_INT(sh.extras, extras);
+        CHECK_INT(sh.ref_mask, wide | narrow | jump | task);
+        /* the opcode tables give each op back from its code */
+        for (int lay = GSVM_PATHO_LAYOUT_ALPHA; lay <= GSVM_PATHO_LAYOUT_HD; lay++) {
+            int code = gsvm_patho_op_code(op, (gsvm_patho_layout)lay);
+            if (code >= 0)
+                CHECK_INT(gsvm_patho_op_from_code((unsigned)code, (gsvm_patho_layout)lay), (int)op);
+        }
     }
     CHECK_INT(gsvm_patho_op_shape(gsvm_patho_op_count()).fixed_size, 2);
+    CHECK_INT(gsvm_patho_op_from_code(0x5A, GSVM_PATHO_LAYOUT_HD), -1);
+    CHECK_INT(gsvm_patho_op_from_code(0x58, GSVM_PATHO_LAYOUT_ALPHA), -1);
+    CHECK_INT(gsvm_patho_op_from_code(0x100, GSVM_PATHO_LAYOUT_HD), -1);
+}
+
+/* A .layout line after code changes the codes (and so the bytes) of what
+ * came before it, as if it had come first; an op the new layout lacks is
+ * an error naming the instruction. */
+static void test_layout_after_code(void)
+{
+    const char *first = ".layout alpha\n.code\nL0:\n    Call L0\n    TaskReturn\n    Return 0\n";
+    const char *last = ".code\nL0:\n    Call L0\n    TaskReturn\n    Return 0\n.layout alpha\n";
+    gsvm_patho_program *a = assemble(first, GSVM_PATHO_LAYOUT_AUTO);
+    gsvm_patho_program *b = assemble(last, GSVM_PATHO_LAYOUT_AUTO);
+    CHECK(a && b);
+    if (a && b) {
+        gsvm_error err;
+        uint8_t *da = NULL, *db = NULL;
+        size_t la = 0, lb = 0;
+        CHECK_INT(gsvm_patho_save(a, &da, &la, &err), GSVM_OK);
+        CHECK_INT(gsvm_patho_save(b, &db, &lb, &err), GSVM_OK);
+        CHECK(la == lb && la > 0 && memcmp(da, db, la) == 0);
+        CHECK_INT(b->insns[0].raw, gsvm_patho_op_code(GSVM_PATHO_OP_Call, GSVM_PATHO_LAYOUT_ALPHA));
+        for (uint32_t i = 0; i < a->ninsns && i < b->ninsns; i++) {
+            CHECK_INT(b->insns[i].offset, a->insns[i].offset);
+            CHECK_INT(b->insns[i].size, a->insns[i].size);
+        }
+        CHECK_INT(b->file_size, a->file_size);
+        free(da);
+        free(db);
+    }
+    gsvm_patho_free(a);
+    gsvm_patho_free(b);
+    const char *lacking = ".layout hd\n.code\n    CString s1, pop=0\n.layout alpha\n";
+    gsvm_error err;
+    gsvm_patho_program *c = NULL;
+    CHECK_INT(gsvm_patho_asm(lacking, strlen(lacking), "t.lst", GSVM_PATHO_LAYOUT_AUTO, &c, &err),
+              GSVM_ERR_INPUT);
+    CHECK(c == NULL && strstr(err.message, "no opcode for it in the alpha layout") != NULL);
 }
 
 int main(void)
 {
     test_shapes();
+    test_layout_after_code();
     test_floats();
     test_features();
     test_corners();
