@@ -836,7 +836,7 @@ static uint64_t sections_size(const gsvm_patho_program *p)
 
 gsvm_status patho_finish_offsets(gsvm_patho_program *p, gsvm_error *err)
 {
-    gsvm_error_clear(err);
+    /* err is the assembler's, cleared when it started */
     uint64_t at = sections_size(p);
     p->code_offset = (uint32_t)at;
     at += 4;
