@@ -59,7 +59,7 @@ static inline void putu(printer *P, uint64_t v)
         hks_put_u(&P->b, v); /* (or it sets the buffer's oom) */
         return;
     }
-    P->b.len = (size_t)(hks_w_u32((char *)P->b.data + P->b.len, (uint32_t)v) - (char *)P->b.data);
+    P->b.len = (size_t)(gsvm_decimal_u32((char *)P->b.data + P->b.len, (uint32_t)v) - (char *)P->b.data);
 }
 
 static void put_hex32(printer *P, uint32_t v)
@@ -162,7 +162,7 @@ static bool kcache_build(printer *P, const gsvm_hks_proto *f, kcache *kc)
 }
 
 /* Writers on a pointer into space already reserved. */
-static inline char *w_u(char *o, uint32_t v) { return hks_w_u32(o, v); }
+static inline char *w_u(char *o, uint32_t v) { return gsvm_decimal_u32(o, v); }
 
 static inline char *w_i(char *o, int64_t v)
 {

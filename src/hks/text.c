@@ -5,29 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char hks_digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
-
 void hks_put_u(gsvm_buf *b, uint64_t v)
 {
-    if (v <= UINT32_MAX) {
-        if (!gsvm_buf_reserve(b, 10))
-            return;
-        b->len = (size_t)(hks_w_u32((char *)b->data + b->len, (uint32_t)v) - (char *)b->data);
+    if (!gsvm_buf_reserve(b, 20))
         return;
-    }
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (!gsvm_buf_reserve(b, (size_t)n))
-        return;
-    while (n)
-        b->data[b->len++] = (uint8_t)tmp[--n];
+    b->len = (size_t)(gsvm_decimal_u64((char *)b->data + b->len, v) - (char *)b->data);
 }
 
 void hks_put_i(gsvm_buf *b, int64_t v)

@@ -236,7 +236,7 @@ static bool verify_function(vstate *V, const gsvm_hks_proto *f)
         /* (snprintf here cost more than checking a small function) */
         char *o = V->path + plen;
         *o++ = '/';
-        *hks_w_u32(o, i) = 0;
+        *gsvm_decimal_u32(o, i) = 0;
         if (!verify_function(V, &f->p[i]))
             return false;
         V->last_pc = 0;

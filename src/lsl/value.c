@@ -2,6 +2,7 @@
  * truthiness, casts and JSON rendering.  See value.h for the model. */
 #include "lsl/value.h"
 
+#include "base/decimal.h"
 #include "lsl/lib_math.h"
 
 #include <ctype.h>
@@ -790,22 +791,13 @@ void lsl_format_float(gsvm_buf *b, float f, int dp)
 }
 
 /* The decimal text of i, as "%d" writes it, into out (no NUL); returns its
- * length.  Without stdio: casting integers to strings is the hot step of
- * string-building scripts. */
+ * length. */
 static size_t int_text(int32_t i, char out[12])
 {
-    char tmp[12];
-    size_t n = 0, len = 0;
-    uint32_t u = i < 0 ? 0u - (uint32_t)i : (uint32_t)i;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    char *o = out;
     if (i < 0)
-        out[len++] = '-';
-    while (n)
-        out[len++] = tmp[--n];
-    return len;
+        *o++ = '-';
+    return (size_t)(gsvm_decimal_u32(o, i < 0 ? 0u - (uint32_t)i : (uint32_t)i) - out);
 }
 
 void lsl_value_append_text(gsvm_buf *b, const lsl_value *v, bool list_style)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/decimal.h"
 #include "patho/isa.h"
 #include "patho/internal.h"
 #include "patho/text.h"
@@ -43,15 +44,7 @@ static inline uint8_t *w_u(uint8_t *w, uint32_t v)
         *w = (uint8_t)('0' + v);
         return w + 1;
     }
-    char tmp[10];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *w++ = (uint8_t)tmp[--n];
-    return w;
+    return (uint8_t *)gsvm_decimal_u32((char *)w, v);
 }
 
 static inline uint8_t *w_d(uint8_t *w, int32_t v)

@@ -1,5 +1,7 @@
 #include "patho/text.h"
 
+#include "base/decimal.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -127,14 +129,7 @@ void patho_put_float(gsvm_buf *b, uint32_t bits)
             unsigned long long ip = a / (unsigned long long)scale, fp = a % (unsigned long long)scale;
             if (mi < 0)
                 num[len++] = '-';
-            char rev[20];
-            int r = 0;
-            do {
-                rev[r++] = (char)('0' + ip % 10);
-                ip /= 10;
-            } while (ip);
-            while (r)
-                num[len++] = rev[--r];
+            len = (int)(gsvm_decimal_u64(num + len, ip) - num);
             num[len++] = '.';
             for (int k = d - 1; k >= 0; k--, fp /= 10)
                 num[len + k] = (char)('0' + fp % 10);
@@ -351,18 +346,8 @@ uint32_t patho_pool_item(const uint8_t *pool, uint32_t size, uint32_t pos, unsig
 
 void patho_put_u_any(gsvm_buf *b, uint32_t v)
 {
-    char tmp[10];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (b->len + (size_t)n + 1 <= b->cap || gsvm_buf_reserve(b, (size_t)n)) {
-        uint8_t *w = b->data + b->len;
-        for (int i = 0; i < n; i++)
-            w[i] = (uint8_t)tmp[n - 1 - i];
-        b->len += (size_t)n;
-    }
+    if (b->len + 11 <= b->cap || gsvm_buf_reserve(b, 10))
+        b->len = (size_t)((uint8_t *)gsvm_decimal_u32((char *)b->data + b->len, v) - b->data);
 }
 
 void patho_put_d(gsvm_buf *b, int32_t v)

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "base/buf.h"
+#include "base/decimal.h"
 #include "base/hash.h"
 #include "base/jsonl.h"
 #include "base/reader.h"
@@ -89,6 +90,42 @@ static void test_buf_printf(void)
     gsvm_buf_free(&b);
 }
 
+/* The decimal writers against printf, at every digit count's edges and on
+ * a spread of values. */
+static void check_decimal(uint64_t v)
+{
+    char want[32], got[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    *gsvm_decimal_u64(got, v) = 0;
+    CHECK(strcmp(got, want) == 0);
+    if (v <= UINT32_MAX) {
+        *gsvm_decimal_u32(got, (uint32_t)v) = 0;
+        CHECK(strcmp(got, want) == 0);
+    }
+}
+
+static void test_decimal(void)
+{
+    uint64_t p = 1;
+    for (int d = 0; d < 20; d++, p *= 10) {
+        check_decimal(p);
+        check_decimal(p - 1);
+        check_decimal(p + 1);
+        check_decimal(p * 9 + (p - 1)); /* 99..9 */
+    }
+    check_decimal(UINT32_MAX);
+    check_decimal((uint64_t)UINT32_MAX + 1);
+    check_decimal(UINT64_MAX);
+    check_decimal(1000000000ull * 1000000000ull); /* nine zeros padded */
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 10000; i++) { /* xorshift: values of every size */
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        check_decimal(x >> (i % 64));
+    }
+}
+
 static void test_hash(void)
 {
     uint8_t d[32];
@@ -133,6 +170,7 @@ int main(void)
     test_reader_rejects_huge_lengths();
     test_error_format();
     test_buf_printf();
+    test_decimal();
     test_hash();
     test_jsonl();
     TEST_MAIN_END();
