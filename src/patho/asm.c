@@ -1623,6 +1623,23 @@ static unsigned name_words(const char *s, const char *tend, uint64_t *w0, uint64
 #endif
 }
 
+/* The closing quote of the string token that starts at the quote t, as
+ * tokenize() finds it on this line (a backslash escapes the next
+ * character); NULL when the line or the text ends first. */
+static inline const char *string_token_end(const char *t, const char *end)
+{
+    const char *e = t + 1;
+    while (e < end && *e != '"' && *e != '\n') {
+        if (*e == '\\') {
+            if (end - e < 2 || e[1] == '\n')
+                return NULL;
+            e++;
+        }
+        e++;
+    }
+    return e < end && *e == '"' ? e : NULL;
+}
+
 /* Past spaces (listings indent lines and pad them to a comment column):
  * 16 bytes a step with SSE2, else 8 (the lowest byte that is not a space
  * ends the run). */
@@ -1848,18 +1865,9 @@ static FAST_INLINE const char *fast_insn(asmb *A, const char *line, const char *
                 goto undo;
             v = (int64_t)u;
             if (end - F.q >= 2 && F.q[0] == ' ' && F.q[1] == '"') {
-                /* the text: a string token as tokenize() finds it on
-                 * this line */
-                const char *t = F.q + 1, *e = t + 1;
-                while (e < end && *e != '"' && *e != '\n') {
-                    if (*e == '\\') {
-                        if (end - e < 2 || e[1] == '\n')
-                            goto undo;
-                        e++;
-                    }
-                    e++;
-                }
-                if (e >= end || *e != '"')
+                /* the text */
+                const char *t = F.q + 1, *e = string_token_end(t, end);
+                if (!e)
                     goto undo;
                 token tok = {t, (uint32_t)(e + 1 - t), (uint32_t)(t - line + 1), TK_STR};
                 F.q = e + 1;
@@ -2065,17 +2073,8 @@ static const char *fast_pool_item(asmb *A, const char *line, gsvm_status *st)
     const char *end = A->text_end, *q = skip_spaces(line, end);
     if (end - q < 3 || (q[0] != 'W' && q[0] != 'A') || q[1] != ' ' || q[2] != '"')
         return NULL;
-    /* the string token as tokenize() finds it on this line */
-    const char *t = q + 2, *e = t + 1;
-    while (e < end && *e != '"' && *e != '\n') {
-        if (*e == '\\') {
-            if (end - e < 2 || e[1] == '\n')
-                return NULL;
-            e++;
-        }
-        e++;
-    }
-    if (e >= end || *e != '"')
+    const char *t = q + 2, *e = string_token_end(t, end);
+    if (!e)
         return NULL;
     const char *next = fast_line_end(e + 1, end);
     if (!next)
