@@ -1070,18 +1070,27 @@ static int find_op_words(const asmb *A, uint64_t w0, uint64_t w1)
     }
 }
 
-/* The op named by the n bytes at s, -1 when none. */
-static int find_op(const asmb *A, const char *s, size_t n)
+/* The n <= 16 bytes at s as two words, zero-padded: how op names are keyed. */
+static inline void padded_words(const char *s, size_t n, uint64_t *w0, uint64_t *w1)
 {
-    if (n == 0 || n > 16 || memchr(s, 0, n))
-        return -1;
     union {
         char c[16];
         uint64_t w[2];
     } key;
     memset(&key, 0, sizeof key);
     memcpy(key.c, s, n);
-    return find_op_words(A, key.w[0], key.w[1]);
+    *w0 = key.w[0];
+    *w1 = key.w[1];
+}
+
+/* The op named by the n bytes at s, -1 when none. */
+static int find_op(const asmb *A, const char *s, size_t n)
+{
+    if (n == 0 || n > 16 || memchr(s, 0, n))
+        return -1;
+    uint64_t w0, w1;
+    padded_words(s, n, &w0, &w1);
+    return find_op_words(A, w0, w1);
 }
 
 /* An instruction's code in the program's layout and its encoded size, set
@@ -1611,14 +1620,7 @@ static unsigned name_words(const char *s, const char *tend, uint64_t *w0, uint64
         n++;
     if (n == 16)
         return 0;
-    union {
-        char c[16];
-        uint64_t w[2];
-    } key;
-    memset(&key, 0, sizeof key);
-    memcpy(key.c, s, n);
-    *w0 = key.w[0];
-    *w1 = key.w[1];
+    padded_words(s, n, w0, w1);
     return n;
 #endif
 }
