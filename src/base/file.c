@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 gsvm_status gsvm_file_read(const char *path, gsvm_buf *out, gsvm_error *err)
@@ -40,6 +41,23 @@ gsvm_status gsvm_file_write(const char *path, const void *data, size_t len, gsvm
         if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
             return gsvm_error_set(err, GSVM_ERR_IO, "<stdout>", "write failed");
         return GSVM_OK;
+    }
+    /* A regular file (or a new one) is written to a temporary file renamed
+     * over it, so readers never see half of it.  Anything else (/dev/null,
+     * /dev/stdout, a FIFO) is written in place: renaming over a device node
+     * would replace it with a regular file. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        FILE *f = fopen(path, "wb");
+        if (!f)
+            return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot open: %s", strerror(errno));
+        bool ok = fwrite(data, 1, len, f) == len;
+        int e = errno;
+        if (fclose(f) != 0 && ok) {
+            ok = false;
+            e = errno;
+        }
+        return ok ? GSVM_OK : gsvm_error_set(err, GSVM_ERR_IO, path, "write failed: %s", strerror(e));
     }
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)

@@ -1,8 +1,15 @@
 /* Base code: byte reader/writer in both byte orders, buffers, errors, hashing, JSON Lines. */
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/decimal.h"
+#include "base/file.h"
 #include "base/hash.h"
 #include "base/jsonl.h"
 #include "base/reader.h"
@@ -126,6 +133,49 @@ static void test_decimal(void)
     }
 }
 
+/* Writing to a path that is not a regular file (a FIFO here; /dev/null in
+ * real use) writes into it: the atomic temporary-file-and-rename used for
+ * regular files would replace the node with a regular file. */
+static void test_file_write_into_fifo(void)
+{
+    char dir[] = "/tmp/gsvm_test_XXXXXX", fifo[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    int back[2];
+    CHECK(pipe(back) == 0);
+    pid_t pid = fork();
+    if (pid == 0) { /* the reader: hands what it read back through the pipe */
+        char buf[16];
+        int fd = open(fifo, O_RDONLY);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+        if (n > 0 && write(back[1], buf, (size_t)n) != n)
+            _exit(1);
+        _exit(0);
+    }
+    close(back[1]);
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK(gsvm_file_write(fifo, "hello", 5, &err) == GSVM_OK);
+    struct stat sb;
+    CHECK(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode));
+    /* a reader nobody wrote to would wait forever: give it 2 s */
+    int status, waited = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0 && waited++ < 200) {
+        struct timespec ms10 = {0, 10000000};
+        nanosleep(&ms10, NULL);
+    }
+    if (waited > 200) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    char got[16] = {0};
+    CHECK(read(back[0], got, sizeof got - 1) == 5 && strcmp(got, "hello") == 0);
+    close(back[0]);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 static void test_hash(void)
 {
     uint8_t d[32];
@@ -171,6 +221,7 @@ int main(void)
     test_error_format();
     test_buf_printf();
     test_decimal();
+    test_file_write_into_fifo();
     test_hash();
     test_jsonl();
     TEST_MAIN_END();
