@@ -176,28 +176,6 @@ static size_t items_charge(const lsl_value *items, size_t n)
     return c;
 }
 
-gsvm_status lsl_list_new(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
-                         gsvm_error *err)
-{
-    *out = lsl_empty(LSL_TYPE_LIST);
-    if (n == 0)
-        return GSVM_OK;
-    for (size_t i = 0; i < n; i++)
-        if (items[i].type == LSL_TYPE_LIST || items[i].type == LSL_TYPE_VOID)
-            return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "a list cannot hold a %s",
-                                  lsl_type_name(items[i].type));
-    lsl_list *l;
-    gsvm_status st = list_alloc(h, n, LSL_MEM_LIST_HEADER + items_charge(items, n), &l, err);
-    if (st)
-        return st;
-    for (size_t i = 0; i < n; i++) {
-        l->items[i] = items[i];
-        lsl_value_retain(&items[i]);
-    }
-    out->u.l = l;
-    return GSVM_OK;
-}
-
 gsvm_status lsl_list_adopt(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
                            gsvm_error *err)
 {
@@ -215,6 +193,16 @@ gsvm_status lsl_list_adopt(lsl_heap *h, const lsl_value *items, size_t n, lsl_va
     memcpy(l->items, items, n * sizeof *items);
     out->u.l = l;
     return GSVM_OK;
+}
+
+gsvm_status lsl_list_new(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
+                         gsvm_error *err)
+{
+    gsvm_status st = lsl_list_adopt(h, items, n, out, err);
+    if (st == GSVM_OK) /* the list holds references of its own */
+        for (size_t i = 0; i < n; i++)
+            lsl_value_retain(&items[i]);
+    return st;
 }
 
 gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b, lsl_value *out,
