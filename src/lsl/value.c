@@ -558,6 +558,20 @@ static size_t scan_digits(const char *s, size_t len, size_t i, bool hex)
     return i;
 }
 
+/* Past an exponent at s[e] marked by `mark` (either case: 'e', or 'p' in
+ * hex floats) with an optional sign and at least one digit; e itself when
+ * there is none. */
+static size_t scan_exponent(const char *s, size_t len, size_t e, char mark)
+{
+    if (e >= len || (s[e] | 0x20) != mark)
+        return e;
+    size_t k = e + 1;
+    if (k < len && (s[k] == '+' || s[k] == '-'))
+        k++;
+    size_t m = scan_digits(s, len, k, false);
+    return m > k ? m : e;
+}
+
 /* The end of the number that starts at s[i] (after optional white space and
  * sign): decimal with optional fraction and exponent, C99 hex float, "inf"
  * or "nan" (in vectors, "infinity" or an "inf" not followed by 'i').
@@ -579,17 +593,8 @@ static size_t scan_number(const char *s, size_t len, size_t i, bool in_vector)
         } else {
             e = 0;
         }
-        if (e) {
-            if (e < len && (s[e] == 'p' || s[e] == 'P')) {
-                size_t k = e + 1;
-                if (k < len && (s[k] == '+' || s[k] == '-'))
-                    k++;
-                size_t m = scan_digits(s, len, k, false);
-                if (m > k)
-                    e = m;
-            }
-            return e;
-        }
+        if (e)
+            return scan_exponent(s, len, e, 'p');
         /* "0x" without hex digits: fall through to read the "0" */
     }
     size_t d = scan_digits(s, len, i, false), e;
@@ -606,15 +611,7 @@ static size_t scan_number(const char *s, size_t len, size_t i, bool in_vector)
             return i + 3;
         return start;
     }
-    if (e < len && (s[e] == 'e' || s[e] == 'E')) {
-        size_t k = e + 1;
-        if (k < len && (s[k] == '+' || s[k] == '-'))
-            k++;
-        size_t m = scan_digits(s, len, k, false);
-        if (m > k)
-            e = m;
-    }
-    return e;
+    return scan_exponent(s, len, e, 'e');
 }
 
 /* The value of s[from, to) (a span scan_number accepted), via strtod. */
