@@ -291,43 +291,6 @@ static bool read_insn(loader *L, const uint8_t *opmap, gsvm_patho_insn *in)
     in->raw = code;
     in->op = (uint16_t)(opmap[code] - 1);
     const char *ops = gsvm_patho_ops[in->op].operands;
-    const gsvm_patho_shape *sh = &gsvm_patho_shapes[in->op];
-    if (left >= (size_t)sh->fixed_size) { /* opcode included */
-        /* fast path: the fixed operands are all there, read them in place
-         * (lists, whose length is known only now, are read checked below) */
-        const uint8_t *d = L->r.data + L->r.pos;
-        unsigned i = 0;
-        for (; ops[i]; i++) {
-            switch (ops[i]) {
-            case 'b': case 'x': case 'T': case 'f': case 'Q': case 'G':
-                in->a[i] = *d++;
-                continue;
-            case 'h':
-                in->a[i] = (uint32_t)d[0] | (uint32_t)d[1] << 8;
-                d += 2;
-                continue;
-            case 'P':
-                in->a[i] = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16;
-                d += 3;
-                continue;
-            default:
-                in->a[i] = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-                           (uint32_t)d[3] << 24;
-                d += 4;
-                if (ops[i] == 'F' || ops[i] == 'R' || ops[i] == 'L')
-                    break;
-                continue;
-            }
-            break;
-        }
-        L->r.pos = (size_t)(d - L->r.data);
-        if (!ops[i]) {
-            in->size = (uint32_t)(L->r.pos - in->offset);
-            return true;
-        }
-        /* a list operand at i (always the last letter): its count is read */
-        return read_list(L, in, ops[i], in->a[i], L->r.pos - 4);
-    }
     for (unsigned i = 0; ops[i]; i++) {
         uint32_t v = 0;
         uint8_t b;
@@ -357,32 +320,8 @@ static bool read_insn(loader *L, const uint8_t *opmap, gsvm_patho_insn *in)
             break;
         }
         in->a[i] = v;
-        if (ops[i] == 'F') {
-            if (v >= p->nimports) {
-                L->r.pos = at;
-                return gsvm_reader_fail(&L->r, "Func import index %u out of range (%u imports)", v,
-                                        p->nimports);
-            }
-            if (!read_arg_list(L, in, p->imports[v].argc))
-                return false;
-        } else if (ops[i] == 'R') {
-            if (!read_arg_list(L, in, v))
-                return false;
-        } else if (ops[i] == 'L') {
-            if ((size_t)v > gsvm_reader_left(&L->r)) {
-                L->r.pos = at;
-                return gsvm_reader_fail(&L->r, "PushV count %u is larger than the bytes left", v);
-            }
-            const uint8_t *types;
-            if (!gsvm_read_bytes(&L->r, v, &types, "PushV types") ||
-                !grow(L, (void **)&p->vtypes, &L->vtypes_cap, p->nvtypes + v, 1))
-                return false;
-            if (v)
-                memcpy(p->vtypes + p->nvtypes, types, v);
-            in->list = p->nvtypes;
-            in->list_len = v;
-            p->nvtypes += v;
-        }
+        if ((ops[i] == 'F' || ops[i] == 'R' || ops[i] == 'L') && !read_list(L, in, ops[i], v, at))
+            return false;
     }
     in->size = (uint32_t)(L->r.pos - in->offset);
     return true;
