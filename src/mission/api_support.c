@@ -69,7 +69,7 @@ bool mapi_key_is(lua_State *L, const char *k)
 
 /* ---- names and values ---- */
 
-bool mapi_name_chars_ok(const char *s, size_t n)
+bool ms_name_ok(const char *s, size_t n)
 {
     if (n < 1 || n > GSVM_MISSION_MAX_NAME)
         return false;
@@ -85,7 +85,7 @@ bool mapi_name_chars_ok(const char *s, size_t n)
 const char *mapi_check_var_name(lua_State *L, int idx, size_t *n)
 {
     const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, n) : NULL;
-    if (!s || !mapi_name_chars_ok(s, *n))
+    if (!s || !ms_name_ok(s, *n))
         luaL_argerror(L, idx, "mission variable name is invalid");
     return s;
 }
@@ -93,7 +93,7 @@ const char *mapi_check_var_name(lua_State *L, int idx, size_t *n)
 const char *mapi_check_timer_name(lua_State *L, int idx, size_t *n)
 {
     const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, n) : NULL;
-    if (!s || !mapi_name_chars_ok(s, *n) || (*n >= 8 && memcmp(s, "sunrise/", 8) == 0))
+    if (!s || !ms_name_ok(s, *n) || (*n >= 8 && memcmp(s, "sunrise/", 8) == 0))
         luaL_argerror(L, idx, "mission timer name is invalid or reserved");
     return s;
 }

@@ -35,6 +35,11 @@ enum {
 bool ms_event_reaches_script(int kind);
 int ms_event_first_report_rule(int kind);
 
+/* A variable or timer name: 1..GSVM_MISSION_MAX_NAME characters of
+ * [A-Za-z0-9_./-] (api_support.c).  Scripts' names and names read back
+ * from the store are held to the same rule. */
+bool ms_name_ok(const char *s, size_t n);
+
 /* ---- scalar values ---- */
 typedef struct mval {
     uint8_t type; /* gsvm_mission_vtype */

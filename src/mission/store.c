@@ -416,19 +416,6 @@ gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err)
     return finish(s, ok, err, "cannot keep a client report");
 }
 
-static bool name_ok(const char *s, size_t n)
-{
-    if (n < 1 || n > GSVM_MISSION_MAX_NAME)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.' || c == '/'))
-            return false;
-    }
-    return true;
-}
-
 static gsvm_status corrupt(mstore *s, gsvm_error *err, const char *what)
 {
     return gsvm_error_set(err, GSVM_ERR_INPUT, s->name, "state store is corrupt: %s", what);
@@ -480,7 +467,7 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
         const void *name = sqlite3_column_blob(q, 0);
         size_t nlen = (size_t)sqlite3_column_bytes(q, 0);
         int type = sqlite3_column_int(q, 1);
-        if (!name || !name_ok(name, nlen) || r->vars.count >= m->cfg.max_variables) {
+        if (!name || !ms_name_ok(name, nlen) || r->vars.count >= m->cfg.max_variables) {
             st = corrupt(s, err, "bad variable");
             break;
         }
@@ -526,7 +513,7 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     r->timers.n = 0;
     while (st == GSVM_OK && sqlite3_step(q) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(q, 0);
-        if (!name || !name_ok(name, strlen(name)) ||
+        if (!name || !ms_name_ok(name, strlen(name)) ||
             !ms_timers_set(&r->timers, name, (uint64_t)sqlite3_column_int64(q, 1),
                         (uint64_t)sqlite3_column_int64(q, 2)))
             st = corrupt(s, err, "bad timer");
