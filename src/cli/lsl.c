@@ -122,9 +122,9 @@ static int cmd_compile(int argc, char **argv)
     any_free(&prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    st = gsvm_file_write(out_path ? out_path : "-", data, len, &err);
+    rc = gsvm_cli_write(out_path, data, len);
     free(data);
-    return st == GSVM_OK ? 0 : gsvm_cli_fail(&err);
+    return rc;
 }
 
 /* ---- list ---------------------------------------------------------------------- */
@@ -154,9 +154,9 @@ static int cmd_list(int argc, char **argv)
     any_free(&prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    st = gsvm_file_write(out_path ? out_path : "-", text, strlen(text), &err);
+    rc = gsvm_cli_write(out_path, text, strlen(text));
     free(text);
-    return st == GSVM_OK ? 0 : gsvm_cli_fail(&err);
+    return rc;
 }
 
 /* ---- verify ---------------------------------------------------------------------- */
@@ -389,9 +389,9 @@ static int write_snapshot(const gsvm_lsl_vm *vm, const char *path)
     size_t len;
     if (gsvm_lsl_vm_snapshot(vm, &data, &len, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
-    gsvm_status st = gsvm_file_write(path, data, len, &err);
+    int rc = gsvm_cli_write(path, data, len);
     free(data);
-    return st == GSVM_OK ? 0 : gsvm_cli_fail(&err);
+    return rc;
 }
 
 /* Runs the current handler to its end in slices of `budget` instructions.

@@ -136,9 +136,9 @@ static int write_snapshot(const gsvm_lsl3_vm *vm, const char *path)
     size_t len;
     if (gsvm_lsl3_vm_snapshot(vm, &data, &len, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
-    gsvm_status st = gsvm_file_write(path, data, len, &err);
+    int rc = gsvm_cli_write(path, data, len);
     free(data);
-    return st == GSVM_OK ? 0 : gsvm_cli_fail(&err);
+    return rc;
 }
 
 /* Runs until the script is idle or sleeping (DRIVE_DONE), or returns the
