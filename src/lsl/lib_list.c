@@ -46,16 +46,21 @@ static void vec_push(vec *v, const lsl_value *x)
     v->items[v->n++] = *x; /* borrowed or owned: see vec_finish */
 }
 
-/* Builds the list (retaining), then releases the vector's owned values
- * when `owned`. */
-static gsvm_status vec_finish(lsl_call_ctx *ctx, vec *v, bool owned, lsl_value *ret)
+/* Frees the vector, releasing its values first when it owns them. */
+static void vec_free(vec *v, bool owned)
 {
-    gsvm_status st = v->oom ? gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory")
-                            : ret_items(ctx, v->items, v->n, ret);
     if (owned)
         for (size_t i = 0; i < v->n; i++)
             lsl_value_release(&v->items[i]);
     free(v->items);
+}
+
+/* Builds the list (retaining), then frees the vector (see vec_free). */
+static gsvm_status vec_finish(lsl_call_ctx *ctx, vec *v, bool owned, lsl_value *ret)
+{
+    gsvm_status st = v->oom ? gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "out of memory")
+                            : ret_items(ctx, v->items, v->n, ret);
+    vec_free(v, owned);
     return st;
 }
 
@@ -279,9 +284,7 @@ gsvm_status lsl_lib_llCSV2List(lsl_call_ctx *ctx, const lsl_value *a, lsl_value 
         }
     }
     if (st) {
-        for (size_t i = 0; i < v.n; i++)
-            lsl_value_release(&v.items[i]);
-        free(v.items);
+        vec_free(&v, true);
         return st;
     }
     return vec_finish(ctx, &v, true, ret);
@@ -529,9 +532,7 @@ static gsvm_status parse(lsl_call_ctx *ctx, const lsl_value *a, bool keep_nulls,
     for (size_t i = 0; i < nd; i++)
         gsvm_buf_free(&d[i].text);
     if (st) {
-        for (size_t i = 0; i < v.n; i++)
-            lsl_value_release(&v.items[i]);
-        free(v.items);
+        vec_free(&v, true);
         return st;
     }
     return vec_finish(ctx, &v, true, ret);
