@@ -119,3 +119,14 @@ void gsvm_buf_f64(gsvm_buf *b, double v, bool be)
     memcpy(&bits, &v, 8);
     put_uint(b, bits, 8, be);
 }
+
+char *gsvm_dup_bytes(const void *data, size_t len)
+{
+    char *d = malloc(len + 1);
+    if (d) {
+        if (len)
+            memcpy(d, data, len);
+        d[len] = 0;
+    }
+    return d;
+}

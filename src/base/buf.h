@@ -30,6 +30,10 @@ const char *gsvm_buf_cstr(gsvm_buf *b);
 /* Hands the bytes to the caller (who frees them) and resets the buffer. */
 uint8_t *gsvm_buf_take(gsvm_buf *b, size_t *len);
 
+/* A malloc'd copy of `len` bytes with a NUL after them (NULL when out of
+ * memory); the bytes may hold NULs of their own. */
+char *gsvm_dup_bytes(const void *data, size_t len);
+
 void gsvm_buf_u8(gsvm_buf *b, uint8_t v);
 void gsvm_buf_u16(gsvm_buf *b, uint16_t v, bool big_endian);
 void gsvm_buf_u32(gsvm_buf *b, uint32_t v, bool big_endian);

@@ -707,13 +707,9 @@ static char *read_name(gsvm_reader *r, const char *what)
     }
     if (!gsvm_read_bytes(r, n, &s, what))
         return NULL;
-    char *c = malloc(n + 1);
-    if (!c) {
+    char *c = gsvm_dup_bytes(s, n);
+    if (!c)
         gsvm_reader_fail(r, "out of memory");
-        return NULL;
-    }
-    memcpy(c, s, n);
-    c[n] = 0;
     return c;
 }
 

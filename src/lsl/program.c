@@ -86,17 +86,6 @@ static bool grow(gsvm_lsl_program *p, void **arr, size_t *cap, size_t n, size_t 
     return true;
 }
 
-static char *dup_bytes(const char *s, size_t len)
-{
-    char *d = malloc(len + 1);
-    if (d) {
-        if (len)
-            memcpy(d, s, len);
-        d[len] = 0;
-    }
-    return d;
-}
-
 long fal_program_emit(gsvm_lsl_program *p, fal_op op, int32_t a, int32_t b)
 {
     if (!grow(p, (void **)&p->code, &p->capcode, p->ncode, sizeof *p->code))
@@ -188,7 +177,7 @@ long fal_program_const_str(gsvm_lsl_program *p, const char *s, size_t len)
         return found < 0 ? -1 : found;
     if (!grow(p, (void **)&p->consts, &p->capconst, p->nconst, sizeof *p->consts))
         return -1;
-    char *d = dup_bytes(s, len);
+    char *d = gsvm_dup_bytes(s, len);
     if (!d) {
         p->oom = true;
         return -1;
@@ -204,7 +193,7 @@ long fal_program_host(gsvm_lsl_program *p, const char *name)
             return (long)i;
     if (!grow(p, (void **)&p->host_names, &p->caphost, p->nhost, sizeof *p->host_names))
         return -1;
-    char *d = dup_bytes(name, strlen(name));
+    char *d = gsvm_dup_bytes(name, strlen(name));
     if (!d) {
         p->oom = true;
         return -1;
@@ -229,13 +218,13 @@ long fal_program_global(gsvm_lsl_program *p, const char *name, fal_pvalue def)
     fal_pvalue v = def;
     v.s = NULL;
     if (def.type == GSVM_LSL_STRING) {
-        v.s = dup_bytes(def.s ? def.s : "", def.len);
+        v.s = gsvm_dup_bytes(def.s ? def.s : "", def.len);
         if (!v.s) {
             p->oom = true;
             return -1;
         }
     }
-    char *n = name ? dup_bytes(name, strlen(name)) : NULL;
+    char *n = name ? gsvm_dup_bytes(name, strlen(name)) : NULL;
     if (name && !n) {
         free(v.s);
         p->oom = true;
@@ -251,7 +240,7 @@ long fal_program_event(gsvm_lsl_program *p, const char *name, uint32_t entry_ip,
 {
     if (!grow(p, (void **)&p->events, &p->capevent, p->nevent, sizeof *p->events))
         return -1;
-    fal_event e = {dup_bytes(name, strlen(name)), entry_ip, malloc(nparams ? nparams : 1), nparams,
+    fal_event e = {gsvm_dup_bytes(name, strlen(name)), entry_ip, malloc(nparams ? nparams : 1), nparams,
                    local_count};
     if (!e.name || !e.param_types) {
         free(e.name);
@@ -376,7 +365,7 @@ static char *read_name(gsvm_reader *r, bool allow_empty, const char *what)
         gsvm_reader_fail(r, "%s is %s", what, len ? "not a valid name (contains NUL)" : "empty");
         return NULL;
     }
-    char *s = dup_bytes((const char *)bytes, len);
+    char *s = gsvm_dup_bytes((const char *)bytes, len);
     if (!s)
         gsvm_reader_fail(r, "out of memory reading %s", what);
     return s;
@@ -409,7 +398,7 @@ static bool read_value(gsvm_reader *r, fal_pvalue *v, const char *what)
         return false;
     v->type = GSVM_LSL_STRING;
     v->len = len;
-    v->s = dup_bytes((const char *)bytes, len);
+    v->s = gsvm_dup_bytes((const char *)bytes, len);
     if (!v->s)
         return gsvm_reader_fail(r, "out of memory reading %s", what);
     return true;

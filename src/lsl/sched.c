@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/reader.h"
 #include "lsl/builtins.h"
 
@@ -367,17 +368,6 @@ void lsl_sched_event_release(lsl_sched_event *ev)
 
 /* ---- listens -------------------------------------------------------------- */
 
-static char *dup_bytes(const char *p, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, p, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 static bool same_filter(const char *a, const char *b)
 {
     if (!a || !b)
@@ -404,9 +394,9 @@ gsvm_status lsl_sched_listen(lsl_sched *s, int32_t channel, const lsl_value *nam
     size_t nlen = lsl_str_len(name), mlen = lsl_str_len(msg), klen = lsl_str_len(key);
     const char *kd = lsl_str_data(key);
     bool key_filter = lsl_is_uuid(kd, klen) && !uuid_is_null(kd);
-    if ((nlen && !(l.name = dup_bytes(lsl_str_data(name), nlen))) ||
-        (mlen && !(l.msg = dup_bytes(lsl_str_data(msg), mlen))) ||
-        (key_filter && !(l.key = dup_bytes(kd, 36)))) {
+    if ((nlen && !(l.name = gsvm_dup_bytes(lsl_str_data(name), nlen))) ||
+        (mlen && !(l.msg = gsvm_dup_bytes(lsl_str_data(msg), mlen))) ||
+        (key_filter && !(l.key = gsvm_dup_bytes(kd, 36)))) {
         listen_free(&l);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for a listen");
     }
@@ -578,7 +568,7 @@ static bool read_text(gsvm_reader *r, char **out, uint32_t *len, const char *wha
     if (n && memchr(p, 0, n))
         return gsvm_reader_fail(r, "%s holds a NUL byte", what);
     if (n) {
-        *out = dup_bytes((const char *)p, n);
+        *out = gsvm_dup_bytes((const char *)p, n);
         if (!*out)
             return gsvm_reader_fail(r, "out of memory for %s", what);
     }
@@ -753,7 +743,7 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
             if (!lower || !lsl_is_uuid((const char *)p, 36) || uuid_is_null((const char *)p)) {
                 FAIL_AT("listen key filter is not a lower-case, non-null UUID");
             }
-            l->key = dup_bytes((const char *)p, 36);
+            l->key = gsvm_dup_bytes((const char *)p, 36);
             if (!l->key)
                 return decode_fail(s, gsvm_error_set(err, GSVM_ERR_NOMEM, NULL,
                                                      "out of memory for a listen"));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "mission/internal.h"
 
 static const struct {
@@ -125,13 +126,11 @@ bool ms_mevent_set_str(mevent *e, const char *name, const char *s, size_t len)
     mfield *f = field_slot(e, name);
     if (!f)
         return false;
-    f->s = malloc(len + 1);
+    f->s = gsvm_dup_bytes(s, len);
     if (!f->s) {
         f->type = EF_NIL;
         return false;
     }
-    memcpy(f->s, s, len);
-    f->s[len] = 0;
     f->len = len;
     f->type = EF_STR;
     return true;

@@ -435,11 +435,9 @@ static gsvm_status set_name(importer *I, gsvm_patho_name *nm, const char *s, siz
 {
     if (n > 0x7FFF)
         return fail_at(I, 1, "name longer than 32767 bytes");
-    nm->str = malloc(n + 1);
+    nm->str = gsvm_dup_bytes(s, n);
     if (!nm->str)
         return nomem(I);
-    memcpy(nm->str, s, n);
-    nm->str[n] = 0;
     nm->len = (uint32_t)n;
     return GSVM_OK;
 }
