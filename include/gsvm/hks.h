@@ -229,6 +229,15 @@ typedef enum gsvm_hks_debug_level {
     GSVM_HKS_DEBUG_NONE
 } gsvm_hks_debug_level;
 
+/* Call of Duty keeps no debug info in the chunk, only a 32-bit hash per
+ * function of its source name followed by its name (djb2: h = h * 33 + c
+ * from 5381, chars signed); Black Ops 2 hashes every second byte. */
+typedef enum gsvm_hks_hash_form {
+    GSVM_HKS_HASH_NONE = 0, /* debug info as --debug says */
+    GSVM_HKS_HASH_T6,       /* Black Ops 2: every second byte */
+    GSVM_HKS_HASH_T7        /* Black Ops 3 (PC): every byte */
+} gsvm_hks_hash_form;
+
 typedef struct gsvm_hks_compile_options {
     const char *chunkname;    /* source name kept in debug info ("@file.lua") */
     const char *file;         /* file name in error messages */
@@ -238,7 +247,7 @@ typedef struct gsvm_hks_compile_options {
     uint8_t format;           /* 13 or 14 */
     uint8_t build_flags;      /* header byte: 1 memoization, 2 structures, 8 float64 */
     gsvm_hks_profile profile; /* BASE, BO3 (bit operators) or GHOSTS (hdelete) */
-    bool hash_debug;          /* Call of Duty: one name hash per function, no debug info */
+    gsvm_hks_hash_form hash;  /* Call of Duty: one name hash per function, no debug info */
     gsvm_hks_debug_level debug;
 } gsvm_hks_compile_options;
 

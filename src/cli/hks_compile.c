@@ -74,10 +74,16 @@ int hks_compile_options(const hks_compile_args *a, const char *command,
             o->profile == GSVM_HKS_PROFILE_AUTO)
             return bad(command, "profile", a->profile, "base, bo3, ghosts");
     }
-    if (a->hash_debug)
-        o->hash_debug = true;
-    if (a->no_hash_debug)
-        o->hash_debug = false;
+    if (a->hash) {
+        if (strcmp(a->hash, "none") == 0)
+            o->hash = GSVM_HKS_HASH_NONE;
+        else if (strcmp(a->hash, "t6") == 0)
+            o->hash = GSVM_HKS_HASH_T6;
+        else if (strcmp(a->hash, "t7") == 0)
+            o->hash = GSVM_HKS_HASH_T7;
+        else
+            return bad(command, "hash form", a->hash, "none, t6, t7");
+    }
     return -1;
 }
 

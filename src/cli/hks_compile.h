@@ -10,9 +10,9 @@
 #include "gsvm/hks.h"
 
 typedef struct hks_compile_args {
-    const char *target, *debug, *endian, *number, *profile;
+    const char *target, *debug, *endian, *number, *profile, *hash;
     uint64_t size_size, format, flags;
-    bool size_t_seen, format_seen, flags_seen, hash_debug, no_hash_debug;
+    bool size_t_seen, format_seen, flags_seen;
 } hks_compile_args;
 
 #define HKS_COMPILE_OPTS(a)                                                                    \
@@ -28,10 +28,9 @@ typedef struct hks_compile_args {
      "header build flags: 1 memoization, 2 structures, 8 float64", &(a).flags_seen},           \
     {"--profile", 0, OPT_STRING, &(a).profile, "NAME", "opcode table: base, bo3 or ghosts",    \
      NULL},                                                                                     \
-    {"--hash-debug", 0, OPT_FLAG, &(a).hash_debug, NULL,                                       \
-     "Call of Duty form: one name hash per function instead of debug info", NULL},            \
-    {"--no-hash-debug", 0, OPT_FLAG, &(a).no_hash_debug, NULL, "keep debug info in the chunk", \
-     NULL}
+    {"--hash-debug", 0, OPT_STRING, &(a).hash, "FORM",                                         \
+     "Call of Duty: one name hash per function instead of debug info: t6 (every second "      \
+     "byte), t7 (every byte) or none", NULL}
 
 /* Fills `o` from the arguments; -1 on success, else the exit code. */
 int hks_compile_options(const hks_compile_args *a, const char *command,

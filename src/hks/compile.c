@@ -13,14 +13,14 @@ bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o)
         bool be;
         uint8_t number_size, format, flags;
         gsvm_hks_profile profile;
-        bool hash;
+        gsvm_hks_hash_form hash;
     } presets[] = {
-        {"sekiro", true, 4, 14, 0x03, GSVM_HKS_PROFILE_BASE, false},
-        {"sow", false, 4, 14, 0x03, GSVM_HKS_PROFILE_BASE, false},
-        {"ghosts", false, 4, 14, 0x03, GSVM_HKS_PROFILE_GHOSTS, false},
-        {"doubles", true, 8, 14, 0x0b, GSVM_HKS_PROFILE_BASE, false},
-        {"bo2", false, 4, 13, 0x00, GSVM_HKS_PROFILE_BASE, true},
-        {"bo3", false, 4, 14, 0x00, GSVM_HKS_PROFILE_BO3, true},
+        {"sekiro", true, 4, 14, 0x03, GSVM_HKS_PROFILE_BASE, GSVM_HKS_HASH_NONE},
+        {"sow", false, 4, 14, 0x03, GSVM_HKS_PROFILE_BASE, GSVM_HKS_HASH_NONE},
+        {"ghosts", false, 4, 14, 0x03, GSVM_HKS_PROFILE_GHOSTS, GSVM_HKS_HASH_NONE},
+        {"doubles", true, 8, 14, 0x0b, GSVM_HKS_PROFILE_BASE, GSVM_HKS_HASH_NONE},
+        {"bo2", false, 4, 13, 0x00, GSVM_HKS_PROFILE_BASE, GSVM_HKS_HASH_T6},
+        {"bo3", false, 4, 14, 0x00, GSVM_HKS_PROFILE_BO3, GSVM_HKS_HASH_T7},
     };
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
         if (strcmp(presets[i].name, target) == 0) {
@@ -31,7 +31,7 @@ bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o)
             o->format = presets[i].format;
             o->build_flags = presets[i].flags;
             o->profile = presets[i].profile;
-            o->hash_debug = presets[i].hash;
+            o->hash = presets[i].hash;
             o->debug = GSVM_HKS_DEBUG_FULL;
             return true;
         }
@@ -39,7 +39,6 @@ bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o)
 }
 
 void hc_func_release(hc_func *fs);
-void hc_assign_hashes(hc_compiler *C, gsvm_hks_proto *f, const char *source);
 
 static void free_compiler(hc_compiler *C)
 {
@@ -91,7 +90,7 @@ gsvm_status gsvm_hks_compile(const char *source, size_t len, const gsvm_hks_comp
     C->ghosts_delete = o->profile == GSVM_HKS_PROFILE_GHOSTS;
     C->structs = (o->build_flags & 2) != 0;
     C->memo = (o->build_flags & 1) != 0;
-    C->hash_debug = o->hash_debug;
+    C->hash_debug = o->hash != GSVM_HKS_HASH_NONE;
     C->chunk = c;
     C->err = err;
     c->version = 0x51;
@@ -124,7 +123,8 @@ gsvm_status gsvm_hks_compile(const char *source, size_t len, const gsvm_hks_comp
     }
     hc_parse_chunk(C);
     if (C->hash_debug)
-        hc_assign_hashes(C, &c->main, o->chunkname ? o->chunkname : "=?");
+        hc_assign_hashes(&c->main, o->chunkname ? o->chunkname : "=?",
+                         o->hash == GSVM_HKS_HASH_T6 ? 2 : 1);
     free_compiler(C);
     free(C);
     *out = c;

@@ -229,6 +229,10 @@ static inline void hc_init_exp(hc_exp *e, hc_ekind k, int info)
     e->stype = -1;
 }
 
+/* Call of Duty name hashes (compile_hash.c): sets debug.hash of f and its
+ * children from the source name and each function's name. */
+void hc_assign_hashes(gsvm_hks_proto *f, const char *source, unsigned step);
+
 /* parser (compile_parse.c) */
 void hc_parse_chunk(hc_compiler *C);
 

@@ -285,9 +285,7 @@ static void close_func(hc_compiler *C)
     f->npad = 4;
     memcpy(f->pad, "____", 4);
     gsvm_hks_debug *d = &f->debug;
-    if (C->hash_debug) {
-        d->flag = 1;
-    } else if (C->o.debug != GSVM_HKS_DEBUG_NONE) {
+    if (C->hash_debug || C->o.debug != GSVM_HKS_DEBUG_NONE) {
         d->flag = 1;
         d->linedefined = (uint32_t)fs->linedefined;
         if (!fs->prev) {
@@ -310,7 +308,7 @@ static void close_func(hc_compiler *C)
             d->name.data[n + 1] = 0;
             d->name.size = n + 1;
         }
-        if (C->o.debug == GSVM_HKS_DEBUG_FULL) {
+        if (C->o.debug == GSVM_HKS_DEBUG_FULL && !C->hash_debug) {
             d->nlines = f->ncode;
             d->lines = fs->lines;
             fs->lines = NULL;
