@@ -249,6 +249,7 @@ typedef struct gsvm_hks_compile_options {
     gsvm_hks_profile profile; /* BASE, BO3 (bit operators) or GHOSTS (hdelete) */
     gsvm_hks_hash_form hash;  /* Call of Duty: one name hash per function, no debug info */
     gsvm_hks_debug_level debug;
+    bool no_arg_table;        /* vararg functions get no Lua 5.0 `arg` local (Call of Duty) */
 } gsvm_hks_compile_options;
 
 /* Fills `o` with a target's settings: "sekiro", "sow", "ghosts", "doubles",

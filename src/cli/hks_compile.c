@@ -74,6 +74,14 @@ int hks_compile_options(const hks_compile_args *a, const char *command,
             o->profile == GSVM_HKS_PROFILE_AUTO)
             return bad(command, "profile", a->profile, "base, bo3, ghosts");
     }
+    if (a->arg_table) {
+        if (strcmp(a->arg_table, "yes") == 0)
+            o->no_arg_table = false;
+        else if (strcmp(a->arg_table, "no") == 0)
+            o->no_arg_table = true;
+        else
+            return bad(command, "--arg-table value", a->arg_table, "yes, no");
+    }
     if (a->hash) {
         if (strcmp(a->hash, "none") == 0)
             o->hash = GSVM_HKS_HASH_NONE;

@@ -10,7 +10,7 @@
 #include "gsvm/hks.h"
 
 typedef struct hks_compile_args {
-    const char *target, *debug, *endian, *number, *profile, *hash;
+    const char *target, *debug, *endian, *number, *profile, *hash, *arg_table;
     uint64_t size_size, format, flags;
     bool size_t_seen, format_seen, flags_seen;
 } hks_compile_args;
@@ -30,7 +30,9 @@ typedef struct hks_compile_args {
      NULL},                                                                                     \
     {"--hash-debug", 0, OPT_STRING, &(a).hash, "FORM",                                         \
      "Call of Duty: one name hash per function instead of debug info: t6 (every second "      \
-     "byte), t7 (every byte) or none", NULL}
+     "byte), t7 (every byte) or none", NULL},                                                 \
+    {"--arg-table", 0, OPT_STRING, &(a).arg_table, "yes|no",                                    \
+     "vararg functions declare Lua 5.0's `arg` local (yes but in bo2/bo3)", NULL}
 
 /* Fills `o` from the arguments; -1 on success, else the exit code. */
 int hks_compile_options(const hks_compile_args *a, const char *command,

@@ -33,6 +33,7 @@ bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o)
             o->profile = presets[i].profile;
             o->hash = presets[i].hash;
             o->debug = GSVM_HKS_DEBUG_FULL;
+            o->no_arg_table = presets[i].hash != GSVM_HKS_HASH_NONE;
             return true;
         }
     return false;

@@ -398,8 +398,11 @@ static void parlist(hc_compiler *C)
             case TK_DOTS:
                 /* Lua 5.0's `arg` table, as hksc keeps it: a hidden local */
                 hc_next(C);
-                new_localvar(C, hc_intern(C, "arg", 3), nparams++);
-                fs->f->flags = 1 | 2 | 4;
+                if (!C->o.no_arg_table) {
+                    new_localvar(C, hc_intern(C, "arg", 3), nparams++);
+                    fs->f->flags = 1 | 4;
+                }
+                fs->f->flags |= 2;
                 fs->is_vararg = true;
                 break;
             default: hc_syntax_error(C, "<name> or '...' expected");
