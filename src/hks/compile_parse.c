@@ -1195,6 +1195,33 @@ static void retstat(hc_compiler *C)
     hc_ret(fs, first, nret);
 }
 
+/* Ghosts: hdelete(var) removes a local, global, upvalue or field; C of the
+ * DELETE says which (0 local, 1 global, 2 upvalue, 3 indexed). */
+static void hdeletestat(hc_compiler *C)
+{
+    hc_func *fs = C->fs;
+    int line = C->t.line;
+    hc_next(C);
+    checknext(C, '(');
+    hc_exp v;
+    suffixedexp(C, &v);
+    switch (v.k) {
+    case E_LOCAL: hc_code(fs, HKS_I_DELETE, (uint32_t)v.info, 0, 0); break;
+    case E_GLOBAL: hc_code(fs, HKS_I_DELETE_BK, 0, (uint32_t)v.info, 1); break;
+    case E_UPVAL: hc_code(fs, HKS_I_DELETE, (uint32_t)v.info, 0, 2); break;
+    case E_INDEXED:
+        if (v.aux >= 256)
+            hc_code(fs, HKS_I_DELETE_BK, (uint32_t)v.info, (uint32_t)(v.aux - 256), 3);
+        else
+            hc_code(fs, HKS_I_DELETE, (uint32_t)v.info, (uint32_t)v.aux, 3);
+        break;
+    default:
+        hc_error_at(C, line, C->t.col,
+                    "hdelete needs a variable or a field (a local, global, upvalue or t[k])");
+    }
+    check_match(C, ')', '(', line);
+}
+
 static bool statement(hc_compiler *C)
 {
     int line = C->t.line;
@@ -1221,6 +1248,7 @@ static bool statement(hc_compiler *C)
         hc_next(C);
         breakstat(C);
         return true;
+    case TK_HDELETE: hdeletestat(C); return false;
     case TK_HSTRUCTURE:
     case TK_HMAKE:
         if (!C->structs)
