@@ -63,13 +63,17 @@ typedef struct hc_exp {
     int slot;      /* E_SLOT: slot index; E_INDEXED/E_SLOT: the structure of the table */
     double nval;   /* E_KNUM */
     int t, f;      /* patch lists: exit when true, when false */
-    int stype;     /* the structure type the value is known to have (-1 none) */
+    int stype;     /* E_LOCAL/E_UPVAL: the variable's declared type (HC_T_*) */
+    int etype;     /* the HKS type the value is known to have, -1 unknown */
 } hc_exp;
+
+/* Declared types of typed locals: an HKS type number (0..11), or these. */
+enum { HC_T_NONE = -1, HC_T_ANY = -2, HC_T_STRUCT0 = 100 /* + structure index */ };
 
 typedef struct hc_var {
     const hc_str *name;
     int startpc, endpc;
-    int stype; /* structure index of a typed local (-1 none) */
+    int stype; /* declared type (HC_T_*, or an HKS type number) */
 } hc_var;
 
 typedef struct hc_block {
@@ -226,7 +230,8 @@ static inline void hc_init_exp(hc_exp *e, hc_ekind k, int info)
     e->slot = -1;
     e->nval = 0;
     e->t = e->f = HC_NOJUMP;
-    e->stype = -1;
+    e->stype = HC_T_NONE;
+    e->etype = -1;
 }
 
 /* Call of Duty name hashes (compile_hash.c): sets debug.hash of f and its

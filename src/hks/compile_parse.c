@@ -188,16 +188,18 @@ static hc_ekind singlevaraux(hc_compiler *C, hc_func *fs, const hc_str *n, hc_ex
     if (v >= 0) {
         hc_init_exp(var, E_LOCAL, v);
         var->stype = getlocvar(fs, v)->stype;
+        var->etype = var->stype >= 0 && var->stype < HC_T_STRUCT0 ? var->stype : -1;
         if (!base)
             markupval(fs, v);
         return E_LOCAL;
     }
     if (singlevaraux(C, fs->prev, n, var, false) == E_GLOBAL)
         return E_GLOBAL;
-    int st = var->stype;
+    int st = var->stype, et = var->etype;
     var->info = indexupvalue(C, fs, n, var);
     var->k = E_UPVAL;
     var->stype = st;
+    var->etype = et;
     return E_UPVAL;
 }
 
@@ -376,6 +378,24 @@ static void pushclosure(hc_compiler *C, hc_func *func, hc_exp *v)
         hc_code_data(fs, func->ups[i].kind == E_LOCAL ? 1 : 2, (uint32_t)func->ups[i].index);
 }
 
+/* A typed local whose value is not known to have its type is checked at
+ * run time (CHECKTYPE, or CHECKTYPES for a structure). */
+static void checktype(hc_compiler *C, int reg, int declared, int known)
+{
+    if (declared == HC_T_NONE || declared == HC_T_ANY || declared == known)
+        return;
+    if (declared >= HC_T_STRUCT0)
+        hc_code_bx(C->fs, HKS_I_CHECKTYPES, (uint32_t)reg, (uint32_t)(declared - HC_T_STRUCT0));
+    else
+        hc_code_bx(C->fs, HKS_I_CHECKTYPE, (uint32_t)reg, (uint32_t)declared);
+}
+
+static void setvartype(hc_compiler *C, int n, int type)
+{
+    hc_func *fs = C->fs;
+    fs->vars[fs->actvar[fs->nactvar + n]].stype = type;
+}
+
 static int parse_type(hc_compiler *C);
 
 static void parlist(hc_compiler *C)
@@ -390,7 +410,7 @@ static void parlist(hc_compiler *C)
                 new_localvar(C, str_checkname(C), nparams);
                 if (TOK == ':') {
                     hc_next(C);
-                    fs->vars[fs->actvar[fs->nactvar + nparams]].stype = parse_type(C);
+                    setvartype(C, nparams, parse_type(C));
                 }
                 nparams++;
                 break;
@@ -441,6 +461,8 @@ static void body(hc_compiler *C, hc_exp *e, bool needself, int line, const char 
     }
     parlist(C);
     checknext(C, ')');
+    for (int i = 0; i < nfs->nactvar; i++)
+        checktype(C, i, getlocvar(nfs, i)->stype, -1);
     chunk(C);
     nfs->f->debug.lastlinedefined = (uint32_t)C->line;
     check_match(C, TK_END, TK_FUNCTION, line);
@@ -693,23 +715,37 @@ static void simpleexp(hc_compiler *C, hc_exp *v)
     case TK_NUMBER:
         hc_init_exp(v, E_KNUM, 0);
         v->nval = C->t.num;
+        v->etype = GSVM_HKS_K_NUMBER;
         break;
-    case TK_LUD: hc_init_exp(v, E_K, hc_k_lud(fs, C->t.bits, GSVM_HKS_K_LUD)); break;
-    case TK_UI64: hc_init_exp(v, E_K, hc_k_lud(fs, C->t.bits, GSVM_HKS_K_UI64)); break;
-    case TK_STRING: codestring(C, v, hc_intern(C, C->t.s, C->t.len)); break;
-    case TK_NIL: hc_init_exp(v, E_NIL, 0); break;
-    case TK_TRUE: hc_init_exp(v, E_TRUE, 0); break;
-    case TK_FALSE: hc_init_exp(v, E_FALSE, 0); break;
+    case TK_LUD:
+        hc_init_exp(v, E_K, hc_k_lud(fs, C->t.bits, GSVM_HKS_K_LUD));
+        v->etype = GSVM_HKS_K_LUD;
+        break;
+    case TK_UI64:
+        hc_init_exp(v, E_K, hc_k_lud(fs, C->t.bits, GSVM_HKS_K_UI64));
+        v->etype = GSVM_HKS_K_UI64;
+        break;
+    case TK_STRING:
+        codestring(C, v, hc_intern(C, C->t.s, C->t.len));
+        v->etype = GSVM_HKS_K_STRING;
+        break;
+    case TK_NIL: hc_init_exp(v, E_NIL, 0); v->etype = GSVM_HKS_K_NIL; break;
+    case TK_TRUE: hc_init_exp(v, E_TRUE, 0); v->etype = GSVM_HKS_K_BOOL; break;
+    case TK_FALSE: hc_init_exp(v, E_FALSE, 0); v->etype = GSVM_HKS_K_BOOL; break;
     case TK_DOTS:
         if (!fs->is_vararg)
             hc_syntax_error(C, "cannot use '...' outside a vararg function");
         fs->f->flags &= (uint8_t)~4; /* the function uses ... : no `arg` table needed */
         hc_init_exp(v, E_VARARG, hc_code(fs, HKS_I_VARARG, 0, 1, 0));
         break;
-    case '{': constructor(C, v); return;
+    case '{':
+        constructor(C, v);
+        v->etype = 5; /* TTABLE */
+        return;
     case TK_FUNCTION:
         hc_next(C);
         body(C, v, false, C->line, NULL);
+        v->etype = 9; /* TIFUNCTION */
         return;
     default: suffixedexp(C, v); return;
     }
@@ -771,7 +807,10 @@ static int subexpr(hc_compiler *C, hc_exp *v, int limit)
     if (uop != OPR_NOUNOPR) {
         hc_next(C);
         subexpr(C, v, UNARY_PRIORITY);
+        int et = uop == OPR_MINUS && v->etype == GSVM_HKS_K_NUMBER ? GSVM_HKS_K_NUMBER
+                 : uop == OPR_NOT ? GSVM_HKS_K_BOOL : -1;
         hc_prefix(C->fs, uop, v);
+        v->etype = et;
     } else
         simpleexp(C, v);
     int op = getbinopr(C, TOK);
@@ -780,7 +819,13 @@ static int subexpr(hc_compiler *C, hc_exp *v, int limit)
         hc_next(C);
         hc_infix(C->fs, op, v);
         int nextop = subexpr(C, &v2, priority[op].right);
+        int et = -1;
+        if (op <= OPR_POW && v->etype == GSVM_HKS_K_NUMBER && v2.etype == GSVM_HKS_K_NUMBER)
+            et = GSVM_HKS_K_NUMBER; /* arithmetic on two numbers needs no metamethod */
+        else if (op >= OPR_NE && op <= OPR_GE)
+            et = GSVM_HKS_K_BOOL;
         hc_posfix(C->fs, op, v, &v2);
+        v->etype = et;
         op = nextop;
     }
     leavelevel(C);
@@ -861,12 +906,17 @@ static void restassign(hc_compiler *C, lhs *lh, int nvars)
                 C->fs->freereg -= nexps - nvars;
         } else {
             hc_setoneret(C->fs, &e);
+            int known = e.etype;
             hc_storevar(C->fs, &lh->v, &e);
+            if (lh->v.k == E_LOCAL)
+                checktype(C, lh->v.info, lh->v.stype, known);
             return;
         }
     }
     hc_init_exp(&e, E_NONRELOC, C->fs->freereg - 1);
     hc_storevar(C->fs, &lh->v, &e);
+    if (lh->v.k == E_LOCAL)
+        checktype(C, lh->v.info, lh->v.stype, -1);
 }
 
 static int cond(hc_compiler *C)
@@ -944,6 +994,10 @@ static void exp1(hc_compiler *C)
 
 static void forbody(hc_compiler *C, int base, int line, int nvars, bool isnum)
 {
+    /* the loop variables' declared types, checked at the top of each pass */
+    int types[HC_MAXVARS];
+    for (int i = 0; i < nvars; i++)
+        types[i] = getlocvar(C->fs, C->fs->nactvar + 3 + i)->stype;
     hc_func *fs = C->fs;
     hc_block bl;
     adjustlocalvars(C, 3);
@@ -953,6 +1007,8 @@ static void forbody(hc_compiler *C, int base, int line, int nvars, bool isnum)
     enterblock(fs, &bl, false);
     adjustlocalvars(C, nvars);
     hc_reserve(fs, nvars);
+    for (int i = 0; i < nvars; i++)
+        checktype(C, base + 3 + i, types[i], -1);
     block(C);
     leaveblock(C);
     hc_patchtohere(fs, prep);
@@ -962,7 +1018,7 @@ static void forbody(hc_compiler *C, int base, int line, int nvars, bool isnum)
     hc_patchlist(fs, isnum ? endfor : hc_jump(fs), prep + 1);
 }
 
-static void fornum(hc_compiler *C, const hc_str *varname, int line)
+static void fornum(hc_compiler *C, const hc_str *varname, int vtype, int line)
 {
     hc_func *fs = C->fs;
     int base = fs->freereg;
@@ -970,6 +1026,7 @@ static void fornum(hc_compiler *C, const hc_str *varname, int line)
     new_localvar(C, hc_intern(C, "(for limit)", 11), 1);
     new_localvar(C, hc_intern(C, "(for step)", 10), 2);
     new_localvar(C, varname, 3);
+    setvartype(C, 3, vtype);
     checknext(C, '=');
     exp1(C);
     checknext(C, ',');
@@ -983,7 +1040,7 @@ static void fornum(hc_compiler *C, const hc_str *varname, int line)
     forbody(C, base, line, 1, true);
 }
 
-static void forlist(hc_compiler *C, const hc_str *indexname)
+static void forlist(hc_compiler *C, const hc_str *indexname, int vtype)
 {
     hc_func *fs = C->fs;
     hc_exp e;
@@ -992,17 +1049,15 @@ static void forlist(hc_compiler *C, const hc_str *indexname)
     new_localvar(C, hc_intern(C, "(for generator)", 15), nvars++);
     new_localvar(C, hc_intern(C, "(for state)", 11), nvars++);
     new_localvar(C, hc_intern(C, "(for control)", 13), nvars++);
-    new_localvar(C, indexname, nvars++);
-    if (TOK == ':') {
-        hc_next(C);
-        parse_type(C);
-    }
+    new_localvar(C, indexname, nvars);
+    setvartype(C, nvars++, vtype);
     while (testnext(C, ',')) {
-        new_localvar(C, str_checkname(C), nvars++);
+        new_localvar(C, str_checkname(C), nvars);
         if (TOK == ':') {
             hc_next(C);
-            parse_type(C);
+            setvartype(C, nvars, parse_type(C));
         }
+        nvars++;
     }
     checknext(C, TK_IN);
     int line = C->t.line;
@@ -1018,14 +1073,15 @@ static void forstat(hc_compiler *C, int line)
     enterblock(fs, &bl, true);
     hc_next(C);
     const hc_str *varname = str_checkname(C);
-    if (TOK == ':' ) {
+    int vtype = HC_T_NONE;
+    if (TOK == ':') {
         hc_next(C);
-        parse_type(C);
+        vtype = parse_type(C);
     }
     switch (TOK) {
-    case '=': fornum(C, varname, line); break;
+    case '=': fornum(C, varname, vtype, line); break;
     case ',':
-    case TK_IN: forlist(C, varname); break;
+    case TK_IN: forlist(C, varname, vtype); break;
     default: hc_syntax_error(C, "'=' or 'in' expected");
     }
     check_match(C, TK_END, TK_FOR, line);
@@ -1078,19 +1134,30 @@ static void localfunc(hc_compiler *C)
 
 static void localstat(hc_compiler *C)
 {
-    int nvars = 0, nexps;
+    hc_func *fs = C->fs;
+    int nvars = 0, nexps = 0;
     hc_exp e;
+    int types[HC_MAXVARS]; /* known value types of the expressions */
     do {
         new_localvar(C, str_checkname(C), nvars);
         if (TOK == ':') {
             hc_next(C);
-            int st = parse_type(C);
-            C->fs->vars[C->fs->actvar[C->fs->nactvar + nvars]].stype = st;
+            setvartype(C, nvars, parse_type(C));
         }
         nvars++;
     } while (testnext(C, ','));
     if (testnext(C, '=')) {
-        nexps = explist1(C, &e);
+        expr(C, &e);
+        nexps = 1;
+        while (testnext(C, ',')) {
+            if (nexps - 1 < HC_MAXVARS)
+                types[nexps - 1] = e.etype;
+            hc_exp2nextreg(fs, &e);
+            expr(C, &e);
+            nexps++;
+        }
+        if (nexps - 1 < HC_MAXVARS)
+            types[nexps - 1] = hasmultret(e.k) ? -1 : e.etype;
         adjust_assign(C, nvars, nexps, &e);
     } else {
         /* hksc gives the LOADNIL of `local x` the line of the token after it */
@@ -1099,6 +1166,14 @@ static void localstat(hc_compiler *C)
         C->lastline = C->t.line;
         adjust_assign(C, nvars, 0, &e);
         C->lastline = saved;
+    }
+    for (int i = 0; i < nvars; i++) {
+        /* values beyond the expressions are nil (no check), except those a
+         * last multiple-result expression supplies */
+        int known = i < nexps ? types[i] : hasmultret(e.k) ? -1 : GSVM_HKS_K_NIL;
+        if (known == GSVM_HKS_K_NIL)
+            continue;
+        checktype(C, fs->nactvar + i, getlocvar(fs, fs->nactvar + i)->stype, known);
     }
     adjustlocalvars(C, nvars);
 }
@@ -1276,12 +1351,26 @@ static void chunk(hc_compiler *C)
 /* A type annotation after ':' (typed locals and parameters). */
 static int parse_type(hc_compiler *C)
 {
+    static const struct {
+        const char *name;
+        int type;
+    } types[] = {{"number", 3},   {"string", 4},  {"boolean", 1},   {"table", 5},
+                 {"ifunction", 9}, {"cfunction", 10}, {"userdata", 7}, {"lightuserdata", 2},
+                 {"ui64", 11},    {"thread", 8},  {"object", HC_T_ANY}};
     if (!C->structs)
         hc_error_at(C, C->t.line, C->t.col,
                     "cannot use typed local variables when the virtual machine is built "
-                    "without structures");
-    str_checkname(C);
-    return -1;
+                    "without structures (this target has none)");
+    int line = C->t.line, col = C->t.col;
+    const hc_str *n = str_checkname(C);
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(n->data, types[i].name) == 0)
+            return types[i].type;
+    for (int i = 0; i < C->nsdefs; i++)
+        if (C->sdefs[i].name == n)
+            return HC_T_STRUCT0 + i;
+    hc_error_at(C, line, col, "unknown type '%s' (not a built-in type or a declared hstructure)",
+                n->data);
 }
 
 void hc_parse_chunk(hc_compiler *C)
