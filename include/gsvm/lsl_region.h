@@ -60,7 +60,7 @@ typedef struct gsvm_lsl_region_opts {
     uint32_t throttle_period;
     /* Wall-clock guard: a slice is stopped once it has run this many
      * microseconds (checked every 256 instructions), a frame once it has run
-     * frame_guard_us; 0 = none.  Defaults 5000 and 50000. */
+     * frame_guard_us; 0 = none.  Defaults 20000 and 250000. */
     uint64_t slice_guard_us, frame_guard_us;
     bool print_chat; /* print chat between scripts as host lines too */
     const char *cache_dir; /* compiled-program cache (NULL: none) */

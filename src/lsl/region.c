@@ -31,8 +31,8 @@ void gsvm_lsl_region_opts_default(gsvm_lsl_region_opts *o)
     o->script_budget = 10000;
     o->throttle_above = 5000;
     o->throttle_period = 4;
-    o->slice_guard_us = 5000;
-    o->frame_guard_us = 50000;
+    o->slice_guard_us = 20000;
+    o->frame_guard_us = 250000;
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)

@@ -488,6 +488,13 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
         lsl_value v;
         st = lsl_value_from_json(vm->hp, res, b->ret, &v, err);
         json_decref(res);
+        if (st == GSVM_ERR_INPUT) {
+            /* name the function whose host answered with the wrong type */
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "the host's result for %s (%s): %s", b->name,
+                           lsl_type_name(b->ret), msg);
+        }
         if (st != GSVM_OK)
             return CALL_FAULT;
         *ret = v;

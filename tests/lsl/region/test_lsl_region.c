@@ -75,10 +75,13 @@ static void test_world_shares_programs(void)
 static void test_idle_scripts_cost_nothing(void)
 {
     gsvm_lsl3_program *idle = compile(IDLE);
+    gsvm_lsl_region_opts o;
+    gsvm_lsl_region_opts_default(&o);
+    o.slice_guard_us = o.frame_guard_us = 0; /* counts must not depend on the machine's load */
     gsvm_lsl_region *r;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_lsl_region_new(NULL, &r, &err);
+    gsvm_lsl_region_new(&o, &r, &err);
     enum { N = 500 };
     for (int i = 0; i < N; i++) {
         char id[32];
@@ -257,8 +260,77 @@ static void test_bad_input(void)
     CHECK_INT(gsvm_lsl_region_new(&o, &r, &err), GSVM_ERR_USAGE);
 }
 
+
+/* The per-VM queries a region needs (gsvm/lsl.h): the running event and its
+ * tag, queue length, next deadline, state, listens, globals by name; and a
+ * host answering with the wrong type is named in the fault. */
+static gsvm_status wrong_host(void *user, const char *name, const json_t *args, json_t **result, gsvm_error *err)
+{
+    (void)user, (void)args, (void)err;
+    *result = strcmp(name, "llGetPos") == 0 ? json_string("not a vector") : NULL;
+    return GSVM_OK;
+}
+
+static void test_vm_queries(void)
+{
+    gsvm_lsl3_program *p = compile(
+        "integer count = 5; string who = \"x\";\n"
+        "default { state_entry() { llListen(3, \"Bob\", NULL_KEY, \"hi\"); llSetTimerEvent(2.0); }\n"
+        "  touch_start(integer n) { count += n; if (count > 100) state open; } }\n"
+        "state open { state_entry() { llOwnerSay((string)llGetPos()); } }\n");
+    gsvm_lsl3_vm *vm;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK_INT(gsvm_lsl3_vm_new(p, &vm, &err), GSVM_OK);
+    gsvm_lsl3_vm_set_host(vm, wrong_host, NULL);
+    uint32_t tag = 99;
+    CHECK(gsvm_lsl3_vm_current_event(vm, &tag) == NULL);
+    CHECK_INT(tag, 0);
+    gsvm_lsl3_vm_start(vm, &err);
+    CHECK_INT(gsvm_lsl3_vm_run(vm, 1000), GSVM_LSL_FINISHED);
+    CHECK_STR(gsvm_lsl3_vm_current_event(vm, NULL), "state_entry");
+    CHECK_STR(gsvm_lsl3_vm_state(vm), "default");
+    uint64_t at = 0;
+    CHECK(gsvm_lsl3_vm_next_deadline(vm, &at));
+    CHECK_INT(at, 2000);
+    CHECK_INT(gsvm_lsl3_vm_listen_count(vm), 1);
+    gsvm_lsl3_listen_info li;
+    CHECK(gsvm_lsl3_vm_listen(vm, 0, &li));
+    CHECK_INT(li.channel, 3);
+    CHECK_STR(li.name, "Bob");
+    CHECK_STR(li.msg, "hi");
+    CHECK_STR(li.key, "");
+    CHECK(!gsvm_lsl3_vm_listen(vm, 1, &li));
+    json_t *a1 = json_pack("[i]", 1), *a200 = json_pack("[i]", 200);
+    bool q;
+    CHECK_INT(gsvm_lsl3_vm_post_tagged(vm, "touch_start", a1, 7, &q, &err), GSVM_OK);
+    CHECK(q);
+    CHECK_INT(gsvm_lsl3_vm_post_tagged(vm, "touch_start", a200, 8, &q, &err), GSVM_OK);
+    CHECK_INT(gsvm_lsl3_vm_queue_length(vm), 2);
+    CHECK_INT(gsvm_lsl3_vm_run(vm, 3), GSVM_LSL_YIELDED); /* inside the first touch */
+    CHECK_STR(gsvm_lsl3_vm_current_event(vm, &tag), "touch_start");
+    CHECK_INT(tag, 7);
+    CHECK_INT(gsvm_lsl3_vm_queue_length(vm), 1);
+    json_t *g = gsvm_lsl3_vm_global_by_name(vm, "count");
+    CHECK_INT(json_integer_value(g), 5);
+    json_decref(g);
+    CHECK(gsvm_lsl3_vm_global_by_name(vm, "nobody") == NULL);
+    /* the second touch changes state, whose state_entry gets a string for llGetPos */
+    CHECK_INT(gsvm_lsl3_vm_run(vm, 1000), GSVM_LSL_ERROR);
+    CHECK_STR(gsvm_lsl3_vm_state(vm), "open");
+    CHECK(strstr(gsvm_lsl3_vm_fault(vm), "llGetPos") != NULL);
+    g = gsvm_lsl3_vm_global_by_name(vm, "count");
+    CHECK_INT(json_integer_value(g), 206);
+    json_decref(g);
+    json_decref(a1);
+    json_decref(a200);
+    gsvm_lsl3_vm_free(vm);
+    gsvm_lsl3_program_free(p);
+}
+
 int main(void)
 {
+    test_vm_queries();
     test_world_shares_programs();
     test_idle_scripts_cost_nothing();
     test_round_robin_and_budgets();
