@@ -608,6 +608,7 @@ static const gsvm_verb verbs[] = {
     {"verify", cmd_verify, "check statically that a program cannot fault"},
     {"isa", cmd_isa, "print the instruction set (from isa.def)"},
     {"run", cmd_run, "run a script: host calls and faults as JSON Lines; budgets, snapshots"},
+    {"region", gsvm_cli_lsl_region, "run a world of objects and scripts on simulated frames"},
     {NULL, NULL, NULL},
 };
 
