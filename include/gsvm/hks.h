@@ -274,6 +274,20 @@ const gsvm_hks_proto *gsvm_hks_find_function(const gsvm_hks_chunk *c, const char
 gsvm_status gsvm_hks_cfg_dot(const gsvm_hks_chunk *c, const gsvm_hks_proto *f, const char *path,
                              char **out, size_t *len, gsvm_error *err);
 
+/* ---- decompiling ---- */
+typedef struct gsvm_hks_decompile_options {
+    const char *function; /* a path ("0/2") for one function, NULL the whole chunk */
+    bool strict;          /* a function whose structure is not recovered is an error */
+} gsvm_hks_decompile_options;
+typedef struct gsvm_hks_decompile_result {
+    uint64_t functions; /* decompiled */
+    uint64_t fallbacks; /* of them printed as a loop over their blocks (or a stub) */
+} gsvm_hks_decompile_result;
+/* Lua 5.1 / HKS source of a chunk (or one function) as malloc'd text. */
+gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile_options *opts,
+                               char **out, size_t *len, gsvm_hks_decompile_result *res,
+                               gsvm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "cli/hks_cli.h"
 #include "cli/hks_compile.h"
 #include "gsvm/hks.h"
 
@@ -589,6 +590,7 @@ static const gsvm_verb verbs[] = {
     {"compile", gsvm_cli_hks_compile, "compile Lua 5.1 + HavokScript source into a chunk"},
     {"scri", verb_scri, "unpack or pack a SCRI script payload"},
     {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
+    {"decompile", gsvm_cli_hks_decompile, "Lua source from a chunk"},
     {NULL, NULL, NULL},
 };
 

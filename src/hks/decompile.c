@@ -1,0 +1,2567 @@
+/* The HavokScript decompiler: chunks back to Lua 5.1 / HKS source.
+ *
+ * Per function: the code is decoded with the chunk's profile, then analysed
+ * once: which register values are temporaries (defined once, read once, in
+ * the same basic block, with only other temporaries built in between) and
+ * may be folded into the expression that reads them, and which stores go
+ * into a table constructor still being built.  Everything else is a
+ * variable: named from debug info where the chunk has it, else by register
+ * (arg1.., loc5; i for numeric for loops, k, v for generic ones), declared
+ * `local` in the innermost block that holds every access.
+ *
+ * The structure comes back from the jumps, in the order the compiler laid
+ * them out: FORPREP/FORLOOP and TFORLOOP are for loops, a backward JMP is a
+ * while loop (with its condition when one starts it), a backward
+ * conditional jump a repeat-until, forward test chains are if / else and
+ * `and` / `or`.  When a function's jumps do not fit, it is printed as one
+ * loop over its basic blocks (`local pc = ...; while true do if pc == ...`),
+ * which still compiles and runs; a comment says so, and --strict makes it an
+ * error.  Recursion is bounded (block nesting and function depth), so no
+ * input hangs or overflows the stack. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hks/decompile.h"
+#include "hks/internal.h"
+#include "hks/isa.h"
+
+enum { MAX_NEST = 150, MAX_FN_DEPTH = 140, MAX_REGS = 256, MAX_DISPATCH_VARS = 190 };
+enum { PK_NONE, PK_EXPR, PK_MULTI, PK_TABLE, PK_SELFFN, PK_SELFOBJ };
+
+typedef struct pend {
+    uint8_t kind;
+    bool table_local; /* a table constructor that is a variable once closed */
+    dx e;
+    int nres; /* PK_MULTI: 0 all results, else how many */
+    uint32_t def_pc;
+    gsvm_buf items; /* PK_TABLE: the entries so far, comma separated */
+    int nitems;
+} pend;
+
+typedef struct dvar {
+    char name[64];
+    int reg;
+    int64_t lo, hi; /* first and last pc that touch it as a variable */
+    int owner;      /* nesting level of the block that declares it, -1 none yet */
+    bool declared;
+} dvar;
+
+typedef struct region {
+    gsvm_buf body, decl;
+    int64_t from, to;
+    int ndecl;
+} region;
+
+typedef struct dc {
+    const gsvm_hks_chunk *c;
+    bool strict;
+    uint64_t functions, fallbacks;
+    gsvm_error *err;
+    bool failed;
+} dc;
+
+typedef struct fn fn;
+struct fn {
+    dc *D;
+    const gsvm_hks_proto *f;
+    int depth;  /* function nesting */
+    int base;   /* indentation of the body's statements */
+    int extra;  /* more indentation (the block loop's branches) */
+    int locbase; /* index of the first debug-local variable */
+    int nregvars;
+    uint8_t *backt; /* targets of backward jumps */
+    char path[1100];
+    uint32_t n;
+    uint8_t *op, *isdata, *leader, *absorbed, *vjoin;
+    int32_t *use; /* for a folded definition: the pc that reads it; -1 not folded */
+    bool *folded_read; /* (pc * 3 + slot) not needed: reads resolved by use[] */
+    bool debug;       /* local names from debug info */
+    /* variables */
+    dvar *vars;
+    int nvars, capvars;
+    int *loc_reg; /* debug: register of each debug local (-1 internal) */
+    int64_t *init_pc; /* debug: the write that initialises each local (-1 none) */
+    int override[MAX_REGS]; /* loop variables: register -> var (-1 none) */
+    const char **upnames;
+    uint32_t nups;
+    /* names that generated names must avoid */
+    char **taken;
+    int ntaken, captaken;
+    /* emission */
+    pend P[MAX_REGS];
+    region R[MAX_NEST + 2];
+    int nr;
+    bool fail;
+    const char *why;
+    bool dispatch;
+    int multret_top; /* register of the last multret value, -1 none */
+    int64_t force_pc; /* a definition that stays a pending value (-1 none) */
+};
+
+static void fail(fn *F, const char *why)
+{
+    if (!F->fail)
+        F->why = why;
+    F->fail = true;
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+static inline uint32_t W(const fn *F, int64_t pc) { return F->f->code[pc]; }
+static inline unsigned OPAT(const fn *F, int64_t pc)
+{
+    return pc >= 0 && pc < F->n && !F->isdata[pc] ? F->op[pc] : HKS_NO_OP;
+}
+static inline uint32_t A_(uint32_t w) { return GSVM_HKS_A(w); }
+static inline uint32_t B_(uint32_t w) { return GSVM_HKS_B(w); }
+static inline uint32_t C_(uint32_t w) { return GSVM_HKS_C(w); }
+
+static bool is_test(unsigned op)
+{
+    switch (op) {
+    case HKS_I_TEST: case HKS_I_TEST_R1: case HKS_I_TESTSET: case HKS_I_EQ: case HKS_I_EQ_BK:
+    case HKS_I_LT: case HKS_I_LT_BK: case HKS_I_LE: case HKS_I_LE_BK:
+        return true;
+    default: return false;
+    }
+}
+static bool is_call(unsigned op)
+{
+    switch (op) {
+    case HKS_I_CALL: case HKS_I_CALL_I: case HKS_I_CALL_C: case HKS_I_CALL_M:
+    case HKS_I_CALL_I_R1:
+        return true;
+    default: return false;
+    }
+}
+static bool is_tailcall(unsigned op)
+{
+    switch (op) {
+    case HKS_I_TAILCALL: case HKS_I_TAILCALL_I: case HKS_I_TAILCALL_C: case HKS_I_TAILCALL_M:
+    case HKS_I_TAILCALL_I_R1:
+        return true;
+    default: return false;
+    }
+}
+static bool is_store(unsigned op)
+{
+    switch (op) {
+    case HKS_I_SETFIELD: case HKS_I_SETFIELD_R1: case HKS_I_SETTABLE: case HKS_I_SETTABLE_BK:
+    case HKS_I_SETTABLE_S: case HKS_I_SETTABLE_S_BK: case HKS_I_SETTABLE_N:
+    case HKS_I_SETTABLE_N_BK:
+        return true;
+    default: return false;
+    }
+}
+/* Instructions whose B is a constant index. */
+static bool b_is_k(unsigned op) { return op < HKS_I_COUNT && hks_ops[op].b == HKS_K; }
+
+static int64_t jmp_target(const fn *F, int64_t pc) { return pc + 1 + GSVM_HKS_SBX(W(F, pc)); }
+
+/* The next instruction after pc (DATA words skipped). */
+static int64_t next_pc(const fn *F, int64_t pc)
+{
+    pc++;
+    while (pc < F->n && F->isdata[pc])
+        pc++;
+    return pc;
+}
+
+/* Registers an instruction reads and writes.  `top` is the register of the
+ * last open multret value (for B = 0 / C = 0 operands). */
+typedef struct rw {
+    int rd[MAX_REGS + 8], nrd;
+    int wr[MAX_REGS + 8], nwr;
+} rw;
+
+static void add_rd(rw *x, int64_t r)
+{
+    if (r >= 0 && r < MAX_REGS && x->nrd < MAX_REGS + 8)
+        x->rd[x->nrd++] = (int)r;
+}
+static void add_wr(rw *x, int64_t r)
+{
+    if (r >= 0 && r < MAX_REGS && x->nwr < MAX_REGS + 8)
+        x->wr[x->nwr++] = (int)r;
+}
+static void add_rk(rw *x, uint32_t v)
+{
+    if (v < 256)
+        add_rd(x, v);
+}
+
+static void operands(const fn *F, int64_t pc, int top, rw *x)
+{
+    x->nrd = x->nwr = 0;
+    unsigned op = F->op[pc];
+    uint32_t w = W(F, pc), a = A_(w), b = B_(w), c = C_(w);
+    switch (op) {
+    case HKS_I_MOVE: case HKS_I_UNM: case HKS_I_NOT: case HKS_I_NOT_R1: case HKS_I_LEN:
+    case HKS_I_GETFIELD: case HKS_I_GETFIELD_R1: case HKS_I_GETFIELD_MM: case HKS_I_GETSLOT:
+    case HKS_I_GETSLOTMT: case HKS_I_GETSLOT_D:
+        add_rd(x, b);
+        add_wr(x, a);
+        break;
+    case HKS_I_LOADK: case HKS_I_LOADBOOL: case HKS_I_GETGLOBAL: case HKS_I_GETGLOBAL_MEM:
+    case HKS_I_GETUPVAL: case HKS_I_NEWTABLE: case HKS_I_NEWSTRUCT:
+        add_wr(x, a);
+        break;
+    case HKS_I_CLOSURE: {
+        add_wr(x, a);
+        uint32_t bx = GSVM_HKS_BX(w);
+        if (bx < F->f->np)
+            for (uint32_t i = 0; i < F->f->p[bx].nups && pc + 1 + i < F->n; i++) {
+                uint32_t d = W(F, pc + 1 + i);
+                if (A_(d) == 1)
+                    add_rd(x, GSVM_HKS_BX(d));
+            }
+        break;
+    }
+    case HKS_I_LOADNIL:
+        for (uint32_t r = a; r <= b && r < MAX_REGS; r++)
+            add_wr(x, r);
+        break;
+    case HKS_I_GETTABLE: case HKS_I_GETTABLE_S: case HKS_I_GETTABLE_N:
+        add_rd(x, b);
+        add_rk(x, c);
+        add_wr(x, a);
+        break;
+    case HKS_I_SETGLOBAL: case HKS_I_SETUPVAL: case HKS_I_SETUPVAL_R1: case HKS_I_TEST:
+    case HKS_I_TEST_R1: case HKS_I_SETSLOTN:
+        add_rd(x, a);
+        break;
+    case HKS_I_SETFIELD: case HKS_I_SETFIELD_R1: case HKS_I_SETTABLE_BK: case HKS_I_SETTABLE_S_BK:
+    case HKS_I_SETTABLE_N_BK: case HKS_I_SETSLOTI: case HKS_I_SETSLOT: case HKS_I_SETSLOTMT:
+        add_rd(x, a);
+        add_rk(x, c);
+        break;
+    case HKS_I_SETSLOTS:
+        add_rd(x, a);
+        add_rd(x, c);
+        break;
+    case HKS_I_SETTABLE: case HKS_I_SETTABLE_S: case HKS_I_SETTABLE_N:
+        add_rd(x, a);
+        add_rd(x, b);
+        add_rk(x, c);
+        break;
+    case HKS_I_ADD: case HKS_I_SUB: case HKS_I_MUL: case HKS_I_DIV: case HKS_I_MOD:
+    case HKS_I_POW: case HKS_I_LEFT_SHIFT: case HKS_I_RIGHT_SHIFT: case HKS_I_BIT_AND:
+    case HKS_I_BIT_OR:
+        add_rd(x, b);
+        add_rk(x, c);
+        add_wr(x, a);
+        break;
+    case HKS_I_ADD_BK: case HKS_I_SUB_BK: case HKS_I_MUL_BK: case HKS_I_DIV_BK: case HKS_I_MOD_BK:
+    case HKS_I_POW_BK: case HKS_I_LEFT_SHIFT_BK: case HKS_I_RIGHT_SHIFT_BK: case HKS_I_BIT_AND_BK:
+    case HKS_I_BIT_OR_BK:
+        add_rk(x, c);
+        add_wr(x, a);
+        break;
+    case HKS_I_CONCAT:
+        for (uint32_t r = b; r <= c && r < MAX_REGS; r++)
+            add_rd(x, r);
+        add_wr(x, a);
+        break;
+    case HKS_I_SELF: case HKS_I_SELFSLOT: case HKS_I_SELFSLOTMT:
+        add_rd(x, b);
+        if (op == HKS_I_SELF)
+            add_rk(x, c);
+        add_wr(x, a);
+        add_wr(x, a + 1);
+        break;
+    case HKS_I_EQ: case HKS_I_LT: case HKS_I_LE:
+        add_rd(x, b);
+        add_rk(x, c);
+        break;
+    case HKS_I_EQ_BK: case HKS_I_LT_BK: case HKS_I_LE_BK:
+        add_rk(x, c);
+        break;
+    case HKS_I_TESTSET:
+        add_rd(x, b);
+        add_wr(x, a);
+        break;
+    case HKS_I_RETURN: {
+        int64_t end = b == 0 ? top : (int64_t)a + b - 2;
+        for (int64_t r = a; r <= end; r++)
+            add_rd(x, r);
+        break;
+    }
+    case HKS_I_VARARG:
+        if (b == 0)
+            add_wr(x, a);
+        else
+            for (uint32_t r = a; r + 2 <= a + b; r++)
+                add_wr(x, r);
+        break;
+    case HKS_I_FORPREP:
+        add_rd(x, a);
+        add_rd(x, a + 1);
+        add_rd(x, a + 2);
+        add_wr(x, a);
+        break;
+    case HKS_I_FORLOOP:
+        add_rd(x, a);
+        add_rd(x, a + 1);
+        add_rd(x, a + 2);
+        add_wr(x, a);
+        add_wr(x, a + 3);
+        break;
+    case HKS_I_TFORLOOP:
+        add_rd(x, a);
+        add_rd(x, a + 1);
+        add_rd(x, a + 2);
+        for (uint32_t r = a + 3; r <= a + 2 + c; r++)
+            add_wr(x, r);
+        add_wr(x, a + 2);
+        break;
+    case HKS_I_SETLIST: {
+        add_rd(x, a);
+        int64_t end = b == 0 ? top : (int64_t)a + b;
+        for (int64_t r = a + 1; r <= end; r++)
+            add_rd(x, r);
+        break;
+    }
+    case HKS_I_DELETE:
+        add_rd(x, a);
+        if (c == HKS_DEL_INDEXED)
+            add_rd(x, b);
+        break;
+    case HKS_I_DELETE_BK:
+        if (c == HKS_DEL_INDEXED)
+            add_rd(x, a);
+        break;
+    default:
+        if (is_call(op) || is_tailcall(op)) {
+            int64_t end = b == 0 ? top : (int64_t)a + b - 1;
+            for (int64_t r = a; r <= end; r++)
+                add_rd(x, r);
+            if (is_call(op)) {
+                if (c == 0)
+                    add_wr(x, a);
+                else
+                    for (uint32_t r = a; r + 2 <= a + c; r++)
+                        add_wr(x, r);
+            }
+        }
+        break;
+    }
+}
+
+static bool writes_multret(const fn *F, int64_t pc)
+{
+    unsigned op = F->op[pc];
+    uint32_t w = W(F, pc);
+    return (is_call(op) && C_(w) == 0) || (op == HKS_I_VARARG && B_(w) == 0);
+}
+static bool reads_multret(const fn *F, int64_t pc)
+{
+    unsigned op = F->op[pc];
+    uint32_t w = W(F, pc);
+    return ((is_call(op) || is_tailcall(op) || op == HKS_I_RETURN) && B_(w) == 0) ||
+           (op == HKS_I_SETLIST && B_(w) == 0);
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+/* A single-register definition that can be an expression. */
+static bool defines_value(const fn *F, int64_t pc)
+{
+    unsigned op = F->op[pc];
+    uint32_t w = W(F, pc);
+    switch (op) {
+    case HKS_I_MOVE: case HKS_I_LOADK: case HKS_I_GETGLOBAL: case HKS_I_GETGLOBAL_MEM:
+    case HKS_I_GETUPVAL: case HKS_I_GETFIELD: case HKS_I_GETFIELD_R1: case HKS_I_GETFIELD_MM:
+    case HKS_I_GETTABLE: case HKS_I_GETTABLE_S: case HKS_I_GETTABLE_N: case HKS_I_NEWTABLE:
+    case HKS_I_CLOSURE: case HKS_I_UNM: case HKS_I_NOT: case HKS_I_NOT_R1: case HKS_I_LEN:
+    case HKS_I_CONCAT: case HKS_I_ADD: case HKS_I_SUB: case HKS_I_MUL: case HKS_I_DIV:
+    case HKS_I_MOD: case HKS_I_POW: case HKS_I_ADD_BK: case HKS_I_SUB_BK: case HKS_I_MUL_BK:
+    case HKS_I_DIV_BK: case HKS_I_MOD_BK: case HKS_I_POW_BK: case HKS_I_LEFT_SHIFT:
+    case HKS_I_LEFT_SHIFT_BK: case HKS_I_RIGHT_SHIFT: case HKS_I_RIGHT_SHIFT_BK:
+    case HKS_I_BIT_AND: case HKS_I_BIT_AND_BK: case HKS_I_BIT_OR: case HKS_I_BIT_OR_BK:
+        return true;
+    case HKS_I_LOADBOOL: return C_(w) == 0;
+    case HKS_I_LOADNIL: return A_(w) == B_(w);
+    case HKS_I_VARARG: return B_(w) == 2 || B_(w) == 0;
+    default: return is_call(op) && (C_(w) == 2 || C_(w) == 0);
+    }
+}
+
+/* Debug info: the variable a register is at pc (reads) or becomes (writes
+ * complete a local's initialisation just before its start pc). */
+static int debug_local(const fn *F, int reg, int64_t pc)
+{
+    const gsvm_hks_debug *d = &F->f->debug;
+    int best = -1;
+    for (uint32_t i = 0; i < d->nlocals; i++)
+        if (F->loc_reg[i] == reg && d->locals[i].startpc <= pc && pc < d->locals[i].endpc)
+            best = (int)i;
+    return best;
+}
+
+static int local_at(const fn *F, int reg, int64_t pc, bool write)
+{
+    if (!F->debug)
+        return -1;
+    if (write) {
+        /* the last write before a local's start initialises it */
+        const gsvm_hks_debug *d = &F->f->debug;
+        for (uint32_t i = 0; i < d->nlocals; i++)
+            if (F->init_pc[i] == pc && F->loc_reg[i] == reg)
+                return (int)i;
+    }
+    return debug_local(F, reg, pc);
+}
+
+static bool analyse(fn *F)
+{
+    uint32_t n = F->n;
+    rw *x = malloc(sizeof *x);
+    if (!x)
+        return false;
+    /* leaders: targets of jumps, except the joins of value-context and/or
+     * (a TESTSET's jump) and of comparison values (LOADBOOL pairs) */
+    for (int64_t pc = 0; pc < n; pc++) {
+        if (F->isdata[pc])
+            continue;
+        unsigned op = F->op[pc];
+        uint32_t w = W(F, pc);
+        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
+            int64_t t = jmp_target(F, pc);
+            if (t >= 0 && t <= pc)
+                F->backt[t] = 1;
+            if (t >= 0 && t <= n) {
+                bool value_join = false;
+                if (op == HKS_I_JMP && pc > 0 && OPAT(F, pc - 1) == HKS_I_TESTSET)
+                    value_join = true;
+                if (op == HKS_I_JMP && t < n && t > 0 && OPAT(F, t) == HKS_I_LOADBOOL &&
+                    OPAT(F, t - 1) == HKS_I_LOADBOOL && B_(W(F, t)) == 1 && C_(W(F, t - 1)) == 1)
+                    value_join = true;
+                if (t < n) {
+                    if (value_join)
+                        F->vjoin[t] = 1;
+                    else
+                        F->leader[t] = 1;
+                }
+            }
+            if (pc + 1 < n)
+                F->leader[pc + 1] = 1;
+        } else if (op == HKS_I_LOADBOOL && C_(w)) {
+            if (pc + 2 < n)
+                F->vjoin[pc + 2] = 1;
+        } else if (op == HKS_I_TFORLOOP || op == HKS_I_RETURN || is_tailcall(op)) {
+            if (pc + 1 < n)
+                F->leader[pc + 1] = 1;
+        }
+    }
+    /* table constructors: stores into a table right after its NEWTABLE, with
+     * only the values' temporaries built in between */
+    for (int64_t pc = 0; pc < n; pc++) {
+        if (F->isdata[pc] || F->op[pc] != HKS_I_NEWTABLE)
+            continue;
+        uint32_t t = A_(W(F, pc));
+        for (int64_t q = next_pc(F, pc); q < n; q = next_pc(F, q)) {
+            if (F->leader[q])
+                break;
+            unsigned op = F->op[q];
+            uint32_t w = W(F, q);
+            if ((is_store(op) || op == HKS_I_SETLIST) && A_(w) == t) {
+                bool self_ref = (!b_is_k(op) && op != HKS_I_SETLIST && B_(w) == t) ||
+                                (op != HKS_I_SETLIST && C_(w) == t);
+                if (self_ref)
+                    break;
+                F->absorbed[q] = 1;
+                continue;
+            }
+            operands(F, q, MAX_REGS, x);
+            bool touches = false, low = false;
+            for (int i = 0; i < x->nrd; i++)
+                touches |= x->rd[i] == (int)t;
+            for (int i = 0; i < x->nwr; i++) {
+                touches |= x->wr[i] == (int)t;
+                low |= x->wr[i] < (int)t;
+            }
+            if (touches || low || x->nwr == 0)
+                break;
+        }
+    }
+    /* first guess of the folded definitions: one read, same block, no second
+     * read before the register is written again */
+    int top = -1;
+    int32_t *multtop = malloc(sizeof *multtop * (n ? n : 1));
+    if (!multtop) {
+        free(x);
+        return false;
+    }
+    for (int64_t pc = 0; pc < n; pc++) {
+        multtop[pc] = top;
+        if (F->isdata[pc])
+            continue;
+        if (writes_multret(F, pc))
+            top = (int)A_(W(F, pc));
+        else if (reads_multret(F, pc))
+            top = -1;
+    }
+    for (int64_t pc = 0; pc < n; pc++) {
+        F->use[pc] = -1;
+        if (F->isdata[pc])
+            continue;
+        if (F->op[pc] == HKS_I_SELF) {
+            /* the call that uses the method */
+            uint32_t a = A_(W(F, pc));
+            for (int64_t q = next_pc(F, pc); q < n && !F->leader[q]; q = next_pc(F, q))
+                if ((is_call(F->op[q]) || is_tailcall(F->op[q])) && A_(W(F, q)) == a) {
+                    F->use[pc] = (int32_t)q;
+                    break;
+                }
+            continue;
+        }
+        bool testset = F->op[pc] == HKS_I_TESTSET && pc + 1 < n && OPAT(F, pc + 1) == HKS_I_JMP;
+        if (!testset && !defines_value(F, pc))
+            continue;
+        int r = (int)A_(W(F, pc));
+        if (local_at(F, r, pc, true) >= 0)
+            continue;
+        int64_t u = -1;
+        bool ok = true;
+        int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
+        if (testset && (from <= pc || from > n))
+            continue;
+        for (int64_t q = from; q < n && ok; q = next_pc(F, q)) {
+            operands(F, q, multtop[q] < 0 ? r : multtop[q], x);
+            bool rd = false, wr = false;
+            for (int i = 0; i < x->nrd; i++)
+                if (x->rd[i] == r && !(F->absorbed[q] && i == 0))
+                    rd = true;
+            for (int i = 0; i < x->nwr; i++)
+                wr |= x->wr[i] == r;
+            if (u < 0) {
+                if (F->leader[q])
+                    ok = false;
+                else if (rd)
+                    u = q;
+                else if (wr)
+                    ok = false;
+                if (u >= 0 && wr)
+                    break;
+                if (!ok)
+                    break;
+                unsigned op = F->op[q];
+                if (u < 0 && (op == HKS_I_JMP || op == HKS_I_RETURN || op == HKS_I_FORPREP ||
+                              op == HKS_I_FORLOOP || op == HKS_I_TFORLOOP)) {
+                    bool value_jmp = op == HKS_I_JMP && q > 0 && is_test(OPAT(F, q - 1));
+                    if (!value_jmp || !F->vjoin[jmp_target(F, q) < n ? jmp_target(F, q) : 0])
+                        ok = false;
+                }
+            } else {
+                if (rd) {
+                    ok = false;
+                    break;
+                }
+                if (wr)
+                    break;
+            }
+        }
+        if (ok && u >= 0)
+            F->use[pc] = (int32_t)u;
+    }
+    /* a definition folds only when everything between it and its reader is
+     * a folded definition read no later, or a store into a constructor:
+     * otherwise folding would move it past a statement */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int64_t pc = 0; pc < n; pc++) {
+            if (F->use[pc] < 0)
+                continue;
+            int64_t u = F->use[pc];
+            for (int64_t q = next_pc(F, pc); q < u; q = next_pc(F, q)) {
+                unsigned op = F->op[q];
+                bool fine = (F->use[q] >= 0 && F->use[q] <= u) || F->absorbed[q] ||
+                            op == HKS_I_CLOSE || op == HKS_I_CHECKTYPE || op == HKS_I_CHECKTYPES ||
+                            op == HKS_I_CHECKTYPE_D || is_test(op) ||
+                            (op == HKS_I_JMP && q > 0 && is_test(OPAT(F, q - 1))) ||
+                            (op == HKS_I_LOADBOOL);
+                if (!fine) {
+                    F->use[pc] = -1;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+    }
+    free(multtop);
+    free(x);
+    return true;
+}
+
+/* ---------------------------------------------------------------- variables */
+
+static bool name_taken(const fn *F, const char *s)
+{
+    for (int i = 0; i < F->ntaken; i++)
+        if (strcmp(F->taken[i], s) == 0)
+            return true;
+    return false;
+}
+
+static void take_name(fn *F, const char *s)
+{
+    if (F->ntaken == F->captaken) {
+        int ncap = F->captaken ? F->captaken * 2 : 32;
+        char **nt = realloc(F->taken, sizeof *nt * (size_t)ncap);
+        if (!nt) {
+            fail(F, "out of memory");
+            return;
+        }
+        F->taken = nt;
+        F->captaken = ncap;
+    }
+    F->taken[F->ntaken] = strdup(s);
+    if (F->taken[F->ntaken])
+        F->ntaken++;
+}
+
+/* A name no other variable, upvalue or global of this function uses. */
+static void unique_name(fn *F, char *out, size_t cap, const char *base)
+{
+    snprintf(out, cap, "%s", base);
+    for (int k = 2; name_taken(F, out) || !dx_is_name(out, strlen(out)); k++)
+        snprintf(out, cap, "%s_%d", dx_is_name(base, strlen(base)) ? base : "var", k);
+    take_name(F, out);
+}
+
+static int new_var(fn *F, const char *base, int reg)
+{
+    if (F->nvars == F->capvars) {
+        int ncap = F->capvars ? F->capvars * 2 : 32;
+        dvar *nv = realloc(F->vars, sizeof *nv * (size_t)ncap);
+        if (!nv) {
+            fail(F, "out of memory");
+            return 0;
+        }
+        F->vars = nv;
+        F->capvars = ncap;
+    }
+    dvar *v = &F->vars[F->nvars];
+    memset(v, 0, sizeof *v);
+    v->reg = reg;
+    v->lo = INT64_MAX;
+    v->hi = -1;
+    v->owner = -1;
+    unique_name(F, v->name, sizeof v->name, base);
+    return F->nvars++;
+}
+
+/* The variable behind register `reg` at pc.  Strip: var = register (the
+ * first MAX_REGS vars).  Debug: the debug local there, else the register's
+ * temporary variable. */
+static int var_of(fn *F, int reg, int64_t pc, bool write)
+{
+    if (reg < 0 || reg >= F->nregvars) {
+        fail(F, "register out of range");
+        return 0;
+    }
+    if (F->override[reg] >= 0)
+        return F->override[reg];
+    if (F->debug) {
+        int l = local_at(F, reg, pc, write);
+        if (l >= 0 && F->loc_reg[l] >= 0)
+            return F->locbase + l;
+    }
+    return reg;
+}
+
+/* Globals named anywhere in f and its children: generated names avoid them. */
+static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
+{
+    if (depth > MAX_FN_DEPTH)
+        return;
+    for (uint32_t i = 0; i < f->nk; i++)
+        if (f->k[i].type == GSVM_HKS_K_STRING && f->k[i].s.size > 1 &&
+            dx_is_name(f->k[i].s.data, (size_t)f->k[i].s.size - 1) &&
+            !name_taken(F, f->k[i].s.data))
+            take_name(F, f->k[i].s.data);
+    for (uint32_t i = 0; i < f->np; i++)
+        collect_globals(F, &f->p[i], depth + 1);
+}
+
+static void setup_vars(fn *F)
+{
+    for (uint32_t i = 0; i < F->nups; i++)
+        take_name(F, F->upnames[i]);
+    collect_globals(F, F->f, 0);
+    take_name(F, "pc");
+    take_name(F, "self");
+    /* one variable per register, then the debug locals */
+    uint32_t nregs = F->f->maxstack > F->f->nparams ? F->f->maxstack : F->f->nparams;
+    if (nregs > MAX_REGS)
+        nregs = MAX_REGS;
+    const gsvm_hks_debug *d = &F->f->debug;
+    for (uint32_t r = 0; r < nregs; r++) {
+        char base[80];
+        if (r < F->f->nparams)
+            snprintf(base, sizeof base, "arg%u", r + 1);
+        else
+            snprintf(base, sizeof base, "loc%u", r);
+        new_var(F, base, (int)r);
+    }
+    F->nregvars = F->nvars;
+    F->locbase = F->nvars;
+    if (F->debug) {
+        for (uint32_t i = 0; i < d->nlocals; i++) {
+            const char *nm = d->locals[i].name.data ? d->locals[i].name.data : "";
+            int v = new_var(F, F->loc_reg[i] >= 0 ? nm : "hidden", F->loc_reg[i]);
+            if (v < F->nvars) {
+                F->vars[v].lo = (int64_t)d->locals[i].startpc - 1;
+                F->vars[v].hi = (int64_t)d->locals[i].endpc - 1;
+            }
+        }
+        for (uint32_t i = 0; i < F->f->nparams && i < d->nlocals; i++)
+            if (F->locbase + (int)i < F->nvars)
+                F->vars[F->locbase + i].declared = true;
+    }
+    for (uint32_t r = 0; r < F->f->nparams && r < nregs; r++)
+        F->vars[r].declared = true;
+    /* access ranges of the register variables: every access not folded */
+    rw *x = malloc(sizeof *x);
+    if (!x) {
+        fail(F, "out of memory");
+        return;
+    }
+    int top = -1;
+    for (int64_t pc = 0; pc < F->n; pc++) {
+        if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
+            continue;
+        operands(F, pc, top, x);
+        if (writes_multret(F, pc))
+            top = (int)A_(W(F, pc));
+        for (int i = 0; i < x->nrd + x->nwr; i++) {
+            bool wr = i >= x->nrd;
+            int r = wr ? x->wr[i - x->nrd] : x->rd[i];
+            if (wr && F->use[pc] >= 0)
+                continue;
+            if (r >= F->nregvars)
+                continue;
+            int v = var_of(F, r, pc, wr);
+            if (v < F->nregvars) {
+                dvar *dv = &F->vars[v];
+                if (pc < dv->lo)
+                    dv->lo = pc;
+                if (pc > dv->hi)
+                    dv->hi = pc;
+            }
+        }
+    }
+    free(x);
+}
+
+/* ---------------------------------------------------------------- output */
+
+static region *cur(fn *F) { return &F->R[F->nr - 1]; }
+
+static void line(fn *F, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(fn *F, const char *fmt, ...)
+{
+    region *R = cur(F);
+    for (int i = 0; i < F->base + F->nr - 2 + F->extra; i++)
+        gsvm_buf_puts(&R->body, "  ");
+    va_list ap;
+    va_start(ap, fmt);
+    gsvm_buf_vprintf(&R->body, fmt, ap);
+    va_end(ap);
+    gsvm_buf_putc(&R->body, '\n');
+}
+
+static bool open_region(fn *F, int64_t from, int64_t to)
+{
+    if (F->nr >= MAX_NEST) {
+        fail(F, "blocks nested too deep");
+        return false;
+    }
+    region *R = &F->R[F->nr++];
+    gsvm_buf_init(&R->body);
+    gsvm_buf_init(&R->decl);
+    R->from = from;
+    R->to = to;
+    R->ndecl = 0;
+    /* the variables whose every access is inside: declared in this block */
+    for (int v = 0; v < F->nvars; v++) {
+        dvar *dv = &F->vars[v];
+        if (!dv->declared && dv->owner < 0 && dv->hi >= 0 && dv->lo >= from && dv->hi < to)
+            dv->owner = F->nr - 1;
+    }
+    return true;
+}
+
+/* Closes the innermost block into its parent (its declarations first). */
+static void close_region(fn *F)
+{
+    region *R = cur(F);
+    region *P = &F->R[F->nr - 2];
+    if (R->ndecl) {
+        for (int i = 0; i < F->base + F->nr - 2; i++)
+            gsvm_buf_puts(&P->body, "  ");
+        gsvm_buf_puts(&P->body, "local ");
+        gsvm_buf_append(&P->body, R->decl.data, R->decl.len);
+        gsvm_buf_putc(&P->body, '\n');
+    }
+    gsvm_buf_append(&P->body, R->body.data, R->body.len);
+    gsvm_buf_free(&R->body);
+    gsvm_buf_free(&R->decl);
+    for (int v = 0; v < F->nvars; v++)
+        if (F->vars[v].owner == F->nr - 1) {
+            F->vars[v].owner = -1;
+            F->vars[v].declared = false;
+        }
+    F->nr--;
+}
+
+static void predeclare(fn *F, int v)
+{
+    dvar *dv = &F->vars[v];
+    int lvl = dv->owner >= 0 ? dv->owner : F->nr - 1;
+    region *R = &F->R[lvl];
+    if (R->ndecl)
+        gsvm_buf_puts(&R->decl, ", ");
+    gsvm_buf_puts(&R->decl, dv->name);
+    R->ndecl++;
+    dv->owner = lvl;
+    dv->declared = true;
+}
+
+/* A variable read: declared somewhere above if nobody declared it yet. */
+static const char *use_var(fn *F, int v)
+{
+    dvar *dv = &F->vars[v];
+    if (!dv->declared)
+        predeclare(F, v);
+    return dv->name;
+}
+
+/* ---------------------------------------------------------------- pending values */
+
+static void flush_all(fn *F);
+
+static void pend_clear(pend *p)
+{
+    dx_free(&p->e);
+    if (p->kind == PK_TABLE)
+        gsvm_buf_free(&p->items);
+    memset(p, 0, sizeof *p);
+}
+
+static dx table_text(pend *p)
+{
+    dx e;
+    if (p->nitems == 0)
+        e = dx_make(DX_ATOM, "{}");
+    else
+        e = dx_make(DX_ATOM, "{%.*s}", (int)p->items.len, (const char *)p->items.data);
+    return e;
+}
+
+/* The value of register r as an expression (a folded value is used up). */
+static dx get(fn *F, int r, int64_t pc)
+{
+    if (r < 0 || r >= MAX_REGS) {
+        fail(F, "register out of range");
+        return dx_make(DX_ATOM, "nil");
+    }
+    pend *p = &F->P[r];
+    switch (p->kind) {
+    case PK_EXPR: {
+        dx e = p->e;
+        p->e.s = NULL;
+        pend_clear(p);
+        return e;
+    }
+    case PK_MULTI: {
+        dx e = dx_wrap(p->e, DX_PREFIX);
+        p->e.s = NULL;
+        /* one value of a call: Lua truncates with parentheses */
+        if (e.s && e.s[0] != '(') {
+            dx w = dx_make(DX_PREFIX, "(%s)", e.s);
+            dx_free(&e);
+            e = w;
+        }
+        pend_clear(p);
+        return e;
+    }
+    case PK_TABLE:
+        if (!p->table_local) {
+            dx e = table_text(p);
+            pend_clear(p);
+            return e;
+        }
+        flush_all(F);
+        break;
+    case PK_SELFFN: case PK_SELFOBJ:
+        fail(F, "method value used outside a call");
+        pend_clear(p);
+        break;
+    default: break;
+    }
+    int v = var_of(F, r, pc, false);
+    return dx_make(DX_PREFIX, "%s", use_var(F, v));
+}
+
+/* An RK operand. */
+static dx get_rk(fn *F, uint32_t v, int64_t pc)
+{
+    if (v >= 256) {
+        if (v - 256 >= F->f->nk) {
+            fail(F, "constant out of range");
+            return dx_make(DX_ATOM, "nil");
+        }
+        return dx_const(F->D->c, &F->f->k[v - 256]);
+    }
+    return get(F, (int)v, pc);
+}
+
+static dx get_k(fn *F, uint32_t k)
+{
+    if (k >= F->f->nk) {
+        fail(F, "constant out of range");
+        return dx_make(DX_ATOM, "nil");
+    }
+    return dx_const(F->D->c, &F->f->k[k]);
+}
+
+static const gsvm_hks_const *kptr(fn *F, uint32_t v)
+{
+    return v < F->f->nk ? &F->f->k[v] : NULL;
+}
+
+/* `name = e` for variable v, `local name = e` where it is first set at the
+ * top level of the block that owns it. */
+static void assign_var(fn *F, int v, dx e)
+{
+    dvar *dv = &F->vars[v];
+    if (!dv->declared && (dv->owner < 0 || dv->owner == F->nr - 1)) {
+        dv->declared = true;
+        if (dv->owner < 0)
+            dv->owner = F->nr - 1;
+        line(F, "local %s = %s", dv->name, dx_str(&e));
+    } else {
+        line(F, "%s = %s", use_var(F, v), dx_str(&e));
+    }
+    dx_free(&e);
+}
+
+/* Writes every pending value to its variable, oldest first. */
+static void flush_all(fn *F)
+{
+    for (;;) {
+        int best = -1;
+        for (int r = 0; r < MAX_REGS; r++)
+            if (F->P[r].kind != PK_NONE && (best < 0 || F->P[r].def_pc < F->P[best].def_pc))
+                best = r;
+        if (best < 0)
+            return;
+        pend *p = &F->P[best];
+        if (p->kind == PK_SELFFN || p->kind == PK_SELFOBJ || p->kind == PK_MULTI) {
+            fail(F, "a value left unused");
+            pend_clear(p);
+            continue;
+        }
+        dx e;
+        if (p->kind == PK_TABLE) {
+            e = table_text(p);
+        } else {
+            e = p->e;
+            p->e.s = NULL;
+        }
+        uint32_t dpc = p->def_pc;
+        pend_clear(p);
+        assign_var(F, var_of(F, best, dpc, true), e);
+    }
+}
+
+/* A statement: pending values go first. */
+static void stmt(fn *F, dx text)
+{
+    flush_all(F);
+    line(F, "%s", dx_str(&text));
+    dx_free(&text);
+}
+
+/* The value of a definition at pc into register r. */
+static void put(fn *F, int r, int64_t pc, dx e)
+{
+    if (r < 0 || r >= MAX_REGS) {
+        dx_free(&e);
+        fail(F, "register out of range");
+        return;
+    }
+    if (F->P[r].kind != PK_NONE)
+        flush_all(F);
+    if (F->use[pc] >= 0 || pc == F->force_pc) {
+        F->P[r].kind = PK_EXPR;
+        F->P[r].e = e;
+        F->P[r].def_pc = (uint32_t)pc;
+        return;
+    }
+    flush_all(F);
+    assign_var(F, var_of(F, r, pc, true), e);
+}
+
+/* ---------------------------------------------------------------- functions */
+
+static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int depth,
+                               int indent, const char **upnames, uint32_t nups, gsvm_buf *out);
+
+/* The text of child function `bx` created at pc: `function(params) ... end`. */
+static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool method)
+{
+    if (bx >= F->f->np) {
+        fail(F, "closure of a missing function");
+        return dx_make(DX_ATOM, "nil");
+    }
+    const gsvm_hks_proto *child = &F->f->p[bx];
+    const char **names = calloc(child->nups ? child->nups : 1, sizeof *names);
+    char (*store)[64] = calloc(child->nups ? child->nups : 1, sizeof *store);
+    if (!names || !store) {
+        free(names);
+        free(store);
+        fail(F, "out of memory");
+        return dx_make(DX_ATOM, "nil");
+    }
+    for (uint32_t i = 0; i < child->nups; i++) {
+        uint32_t d = pc + 1 + i < F->n ? W(F, pc + 1 + i) : 0;
+        uint32_t idx = GSVM_HKS_BX(d);
+        if (A_(d) == 1 && idx < MAX_REGS) {
+            int v = var_of(F, (int)idx, pc, false);
+            snprintf(store[i], 64, "%s", use_var(F, v));
+        } else if (A_(d) == 2 && idx < F->nups) {
+            snprintf(store[i], 64, "%s", F->upnames[idx]);
+        } else {
+            fail(F, "closure upvalue not recognised");
+            snprintf(store[i], 64, "nil");
+        }
+        names[i] = store[i];
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%u", F->path, bx);
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    (void)fname;
+    (void)method;
+    if (!decompile_function(F->D, child, path, F->depth + 1, F->base + F->nr - 2 + F->extra,
+                            names, child->nups, &b))
+        fail(F, "child function");
+    free(names);
+    free(store);
+    /* drop the final newline: the caller places the text */
+    if (b.len && b.data[b.len - 1] == '\n')
+        b.len--;
+    return dx_take(DX_ATOM, &b);
+}
+
+/* ---------------------------------------------------------------- instructions */
+
+static dx call_text(fn *F, int64_t pc, uint32_t a, uint32_t b)
+{
+    pend *fp = &F->P[a];
+    bool method = fp->kind == PK_SELFFN;
+    dx callee;
+    if (method) {
+        callee = fp->e;
+        fp->e.s = NULL;
+        pend_clear(fp);
+        if (F->P[a + 1].kind == PK_SELFOBJ)
+            pend_clear(&F->P[a + 1]);
+        else
+            fail(F, "method call without its object");
+    } else {
+        callee = dx_wrap(get(F, (int)a, pc), DX_PREFIX);
+    }
+    gsvm_buf args;
+    gsvm_buf_init(&args);
+    int64_t last = b == 0 ? F->multret_top : (int64_t)a + b - 1;
+    if (b == 0 && last < 0)
+        fail(F, "open call arguments without a value");
+    for (int64_t r = a + 1 + (method ? 1 : 0); r <= last; r++) {
+        dx e;
+        if (b == 0 && r == last && F->P[r].kind == PK_MULTI) {
+            e = F->P[r].e;
+            F->P[r].e.s = NULL;
+            pend_clear(&F->P[r]);
+        } else {
+            e = get(F, (int)r, pc);
+        }
+        if (args.len)
+            gsvm_buf_puts(&args, ", ");
+        gsvm_buf_puts(&args, dx_str(&e));
+        dx_free(&e);
+    }
+    if (b == 0)
+        F->multret_top = -1;
+    gsvm_buf_cstr(&args);
+    dx r = dx_make(DX_PREFIX, "%s(%s)", dx_str(&callee), args.data ? (char *)args.data : "");
+    dx_free(&callee);
+    gsvm_buf_free(&args);
+    return r;
+}
+
+/* The values of registers a..last (b = 0: to the open multret value). */
+static dx list_text(fn *F, int64_t pc, int64_t a, int64_t last, bool open)
+{
+    gsvm_buf out;
+    gsvm_buf_init(&out);
+    for (int64_t r = a; r <= last; r++) {
+        dx e;
+        if (open && r == last && r >= 0 && r < MAX_REGS && F->P[r].kind == PK_MULTI) {
+            e = F->P[r].e;
+            F->P[r].e.s = NULL;
+            pend_clear(&F->P[r]);
+        } else {
+            e = get(F, (int)r, pc);
+        }
+        if (out.len)
+            gsvm_buf_puts(&out, ", ");
+        gsvm_buf_puts(&out, dx_str(&e));
+        dx_free(&e);
+    }
+    return dx_take(DX_ATOM, &out);
+}
+
+static const char *arith_op(unsigned op, int *prec)
+{
+    switch (op) {
+    case HKS_I_ADD: case HKS_I_ADD_BK: *prec = DX_ADD; return "+";
+    case HKS_I_SUB: case HKS_I_SUB_BK: *prec = DX_ADD; return "-";
+    case HKS_I_MUL: case HKS_I_MUL_BK: *prec = DX_MUL; return "*";
+    case HKS_I_DIV: case HKS_I_DIV_BK: *prec = DX_MUL; return "/";
+    case HKS_I_MOD: case HKS_I_MOD_BK: *prec = DX_MUL; return "%";
+    case HKS_I_POW: case HKS_I_POW_BK: *prec = DX_POW; return "^";
+    /* the Black Ops 3 operators: always parenthesised (their precedence is
+     * the build's own) */
+    case HKS_I_LEFT_SHIFT: case HKS_I_LEFT_SHIFT_BK: *prec = 0; return "<<";
+    case HKS_I_RIGHT_SHIFT: case HKS_I_RIGHT_SHIFT_BK: *prec = 0; return ">>";
+    case HKS_I_BIT_AND: case HKS_I_BIT_AND_BK: *prec = 0; return "&";
+    case HKS_I_BIT_OR: case HKS_I_BIT_OR_BK: *prec = 0; return "|";
+    default: return NULL;
+    }
+}
+
+/* The condition under which the JMP after test instruction pc is taken. */
+static dx jump_cond(fn *F, int64_t pc)
+{
+    unsigned op = F->op[pc];
+    uint32_t w = W(F, pc), a = A_(w), b = B_(w), c = C_(w);
+    if (op == HKS_I_TEST || op == HKS_I_TEST_R1) {
+        dx v = get(F, (int)a, pc);
+        return c ? v : dx_not(v);
+    }
+    if (op == HKS_I_TESTSET) {
+        dx v = get(F, (int)b, pc);
+        return c ? v : dx_not(v);
+    }
+    dx l = b_is_k(op) ? get_k(F, b) : get(F, (int)b, pc);
+    dx r = get_rk(F, c, pc);
+    const char *o = "==";
+    bool neg = false;
+    switch (op) {
+    case HKS_I_EQ: case HKS_I_EQ_BK: o = a ? "==" : "~="; break;
+    case HKS_I_LT: case HKS_I_LT_BK: o = "<"; neg = !a; break;
+    default: o = "<="; neg = !a; break;
+    }
+    dx e = dx_binary(l, o, DX_CMP, r);
+    return neg ? dx_not(e) : e;
+}
+
+static int64_t step(fn *F, int64_t pc, int64_t to);
+
+/* ---------------------------------------------------------------- conditions */
+
+typedef struct cnode {
+    int64_t test, jmp, start; /* the test, its JMP, where its operands begin */
+    int64_t target;
+    dx j; /* taken when true */
+} cnode;
+
+enum { MAX_NODES = 64 };
+
+/* Builds "reach tT" over nodes [i, e); falling off node e-1 reaches
+ * position nodes[e].start (or `end` when e is the last). */
+static dx cond_expr(fn *F, cnode *N, int i, int e, int64_t end, int64_t tT, int64_t tF, int lvl)
+{
+    int64_t fall = e < 0 ? end : end;
+    (void)fall;
+    if (lvl > 100) {
+        fail(F, "condition too deep");
+        return dx_make(DX_ATOM, "true");
+    }
+    if (i == e) {
+        if (end == tT)
+            return dx_make(DX_ATOM, "true");
+        if (end == tF)
+            return dx_make(DX_ATOM, "false");
+        fail(F, "condition falls nowhere");
+        return dx_make(DX_ATOM, "true");
+    }
+    int64_t t = N[i].target;
+    dx J = N[i].j;
+    N[i].j.s = NULL;
+    if (t == tF) {
+        dx rest = cond_expr(F, N, i + 1, e, end, tT, tF, lvl + 1);
+        dx nj = dx_not(J);
+        if (rest.s && strcmp(rest.s, "true") == 0) {
+            dx_free(&rest);
+            return nj;
+        }
+        return dx_binary(nj, "and", DX_AND, rest);
+    }
+    if (t == tT) {
+        dx rest = cond_expr(F, N, i + 1, e, end, tT, tF, lvl + 1);
+        if (rest.s && strcmp(rest.s, "false") == 0) {
+            dx_free(&rest);
+            return J;
+        }
+        return dx_binary(J, "or", DX_OR, rest);
+    }
+    /* a jump to a later node k */
+    int k = -1;
+    for (int q = i + 1; q < e; q++)
+        if (N[q].start == t)
+            k = q;
+    if (k < 0) {
+        dx_free(&J);
+        fail(F, "condition jumps into the middle");
+        return dx_make(DX_ATOM, "true");
+    }
+    bool to_f = false, to_t = false;
+    for (int q = i + 1; q < k; q++) {
+        to_f |= N[q].target == tF;
+        to_t |= N[q].target == tT;
+    }
+    int64_t kpos = N[k].start;
+    if (!to_f) {
+        /* (not J and P) or rest, P: nodes i+1..k-1 reach tT (else k) */
+        dx P = cond_expr(F, N, i + 1, k, kpos, tT, kpos, lvl + 1);
+        dx rest = cond_expr(F, N, k, e, end, tT, tF, lvl + 1);
+        dx left = dx_binary(dx_not(J), "and", DX_AND, P);
+        return dx_binary(left, "or", DX_OR, rest);
+    }
+    if (!to_t) {
+        dx P = cond_expr(F, N, i + 1, k, kpos, kpos, tF, lvl + 1);
+        dx rest = cond_expr(F, N, k, e, end, tT, tF, lvl + 1);
+        dx left = dx_binary(J, "or", DX_OR, P);
+        return dx_binary(left, "and", DX_AND, rest);
+    }
+    dx_free(&J);
+    fail(F, "condition shape not recovered");
+    return dx_make(DX_ATOM, "true");
+}
+
+/* Only definitions that fold (and constructor stores) from pc up to the
+ * next test: the operands of the next node of a chain. */
+static int64_t operands_run(fn *F, int64_t pc, int64_t to)
+{
+    while (pc < to && !is_test(F->op[pc])) {
+        if (F->isdata[pc]) {
+            pc++;
+            continue;
+        }
+        if (F->leader[pc] || !(F->use[pc] >= 0 || F->absorbed[pc]))
+            return -1;
+        pc = next_pc(F, pc);
+    }
+    return pc < to ? pc : -1;
+}
+
+/* Finds the chain of tests starting with the test at pc: the node count of
+ * the longest prefix whose jumps all go to its true / false exits or to
+ * its own nodes.  *tT, *tF: the exits. */
+static int chain_scan(fn *F, int64_t pc, int64_t to, cnode *N, int64_t *tT, int64_t *tF,
+                      int64_t repeat_start)
+{
+    int n = 0, best = 0;
+    int64_t start = pc;
+    while (n < MAX_NODES) {
+        if (!is_test(OPAT(F, pc)) || pc + 1 >= to || OPAT(F, pc + 1) != HKS_I_JMP)
+            break;
+        N[n].start = start;
+        N[n].test = pc;
+        N[n].jmp = pc + 1;
+        N[n].target = jmp_target(F, pc + 1);
+        N[n].j.s = NULL;
+        n++;
+        int64_t T = pc + 2, Fx = N[n - 1].target;
+        bool ok = Fx != T && (Fx > T || Fx == repeat_start) && Fx <= F->n;
+        for (int i = 0; i < n - 1 && ok; i++) {
+            int64_t t = N[i].target;
+            bool node = false;
+            for (int q = i + 1; q < n; q++)
+                node |= N[q].start == t;
+            ok = t == T || t == Fx || node;
+        }
+        if (ok) {
+            best = n;
+            *tT = T;
+            *tF = Fx;
+        }
+        start = pc + 2;
+        if (start < F->n && F->backt[start])
+            break;
+        int64_t nx = operands_run(F, start, to);
+        if (nx < 0)
+            break;
+        pc = nx;
+    }
+    return best;
+}
+
+/* Emits the operands and tests of an n-node chain; returns "reach tT". */
+static dx chain_emit(fn *F, cnode *N, int n, int64_t fall, int64_t tT, int64_t tF)
+{
+    for (int i = 0; i < n; i++) {
+        for (int64_t q = N[i].start; q < N[i].test && !F->fail;)
+            q = step(F, q, N[i].test);
+        N[i].j = jump_cond(F, N[i].test);
+    }
+    dx e = cond_expr(F, N, 0, n, fall, tT, tF, 0);
+    for (int i = 0; i < n; i++)
+        dx_free(&N[i].j);
+    return e;
+}
+
+/* ---------------------------------------------------------------- structure */
+
+typedef struct loopctx {
+    int64_t exit;         /* break target (-1 none) */
+    int64_t cont, cont2;  /* where falling off the block goes */
+    int64_t repeat_start; /* a repeat body: its first pc (-1 none) */
+    int64_t repeat_end;
+} loopctx;
+
+static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
+
+static void sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
+{
+    loopctx S = *L;
+    S.cont = to == L->cont ? L->cont : cont;
+    if (to != L->cont)
+        S.cont2 = -2;
+    S.repeat_start = -1;
+    if (!open_region(F, from, to))
+        return;
+    emit_range(F, from, to, &S);
+    flush_all(F);
+    close_region(F);
+}
+
+static bool is_back_jmp(const fn *F, int64_t q, int64_t pc)
+{
+    if (OPAT(F, q) != HKS_I_JMP || jmp_target(F, q) != pc)
+        return false;
+    unsigned prev = q > 0 ? OPAT(F, q - 1) : HKS_NO_OP;
+    return prev != HKS_I_TFORLOOP;
+}
+
+/* A numeric for at pc (FORPREP). */
+static int64_t emit_numfor(fn *F, int64_t pc, int64_t to, const loopctx *L)
+{
+    (void)L;
+    uint32_t w = W(F, pc), a = A_(w);
+    int64_t t = jmp_target(F, pc);
+    if (t <= pc || t >= to || OPAT(F, t) != HKS_I_FORLOOP || A_(W(F, t)) != a ||
+        jmp_target(F, t) != pc + 1 || a + 3 >= MAX_REGS) {
+        fail(F, "for loop shape");
+        return to;
+    }
+    dx init = get(F, (int)a, pc), lim = get(F, (int)a + 1, pc), stp = get(F, (int)a + 2, pc);
+    flush_all(F);
+    int v;
+    if (F->debug && local_at(F, (int)a + 3, pc + 1, false) >= 0)
+        v = var_of(F, (int)a + 3, pc + 1, false);
+    else
+        v = new_var(F, "i", (int)a + 3);
+    int saved = F->override[a + 3];
+    F->override[a + 3] = v;
+    F->vars[v].declared = true;
+    if (stp.s && strcmp(stp.s, "1") == 0)
+        line(F, "for %s = %s, %s do", F->vars[v].name, dx_str(&init), dx_str(&lim));
+    else
+        line(F, "for %s = %s, %s, %s do", F->vars[v].name, dx_str(&init), dx_str(&lim),
+             dx_str(&stp));
+    dx_free(&init);
+    dx_free(&lim);
+    dx_free(&stp);
+    loopctx B = {t + 1, t, -2, -1, -1};
+    if (open_region(F, pc + 1, t)) {
+        emit_range(F, pc + 1, t, &B);
+        flush_all(F);
+        close_region(F);
+    }
+    F->override[a + 3] = saved;
+    line(F, "end");
+    return t + 1;
+}
+
+/* A generic for: JMP to TFORLOOP, the body, TFORLOOP, JMP back. */
+static int64_t emit_genfor(fn *F, int64_t pc, int64_t t)
+{
+    uint32_t w = W(F, t), a = A_(w), c = C_(w);
+    if (c < 1 || a + 2 + c >= MAX_REGS) {
+        fail(F, "generic for shape");
+        return t + 2;
+    }
+    dx ex;
+    if (F->P[a].kind == PK_MULTI && F->P[a].nres == 3) {
+        ex = F->P[a].e;
+        F->P[a].e.s = NULL;
+        pend_clear(&F->P[a]);
+    } else {
+        ex = list_text(F, pc, a, a + 2, false);
+        /* drop trailing nils the compiler pads the list with */
+        while (ex.s) {
+            size_t n = strlen(ex.s);
+            if (n > 5 && strcmp(ex.s + n - 5, ", nil") == 0)
+                ex.s[n - 5] = 0;
+            else
+                break;
+        }
+    }
+    flush_all(F);
+    int saved[MAX_REGS];
+    gsvm_buf names;
+    gsvm_buf_init(&names);
+    for (uint32_t i = 0; i < c; i++) {
+        int r = (int)(a + 3 + i);
+        saved[i] = F->override[r];
+        int v;
+        if (F->debug && local_at(F, r, pc + 1, false) >= 0)
+            v = var_of(F, r, pc + 1, false);
+        else {
+            char base[16];
+            snprintf(base, sizeof base, "%s", i == 0 ? "k" : i == 1 ? "v" : "v");
+            v = new_var(F, base, r);
+        }
+        F->override[r] = v;
+        F->vars[v].declared = true;
+        if (i)
+            gsvm_buf_puts(&names, ", ");
+        gsvm_buf_puts(&names, F->vars[v].name);
+    }
+    gsvm_buf_cstr(&names);
+    line(F, "for %s in %s do", (char *)names.data, dx_str(&ex));
+    gsvm_buf_free(&names);
+    dx_free(&ex);
+    loopctx B = {t + 2, t, -2, -1, -1};
+    if (open_region(F, pc + 1, t)) {
+        emit_range(F, pc + 1, t, &B);
+        flush_all(F);
+        close_region(F);
+    }
+    for (uint32_t i = 0; i < c; i++)
+        F->override[a + 3 + i] = saved[i];
+    line(F, "end");
+    return t + 2;
+}
+
+/* A test at pc that starts a condition: if, a value, or a loop's exit. */
+static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
+{
+    cnode N[MAX_NODES];
+    int64_t tT = -1, tF = -1;
+    int n = chain_scan(F, pc, to, N, &tT, &tF, L->repeat_start);
+    if (n == 0) {
+        fail(F, "test without a condition shape");
+        return to;
+    }
+    /* repeat ... until: the chain closes the repeat body */
+    if (L->repeat_start >= 0 && tF == L->repeat_start && tT == L->repeat_end) {
+        dx c = chain_emit(F, N, n, tT, tT, tF);
+        flush_all(F);
+        /* the caller prints "until c" after the block */
+        line(F, "\x01%s", dx_str(&c));
+        dx_free(&c);
+        return tT;
+    }
+    /* a comparison as a value: LOADBOOL A 0 1; LOADBOOL A 1 0 */
+    if (tT < F->n && tF == tT + 1 && OPAT(F, tT) == HKS_I_LOADBOOL &&
+        OPAT(F, tF) == HKS_I_LOADBOOL && C_(W(F, tT)) == 1 && B_(W(F, tT)) == 0 &&
+        B_(W(F, tF)) == 1 && C_(W(F, tF)) == 0 && A_(W(F, tT)) == A_(W(F, tF))) {
+        dx c = chain_emit(F, N, n, tT, tF, tT);
+        bool boolean = true;
+        for (int i = 0; i < n; i++)
+            if (is_test(F->op[N[i].test]) &&
+                (F->op[N[i].test] == HKS_I_TEST || F->op[N[i].test] == HKS_I_TEST_R1))
+                boolean = false;
+        if (!boolean)
+            c = dx_unary("not", dx_unary("not", c));
+        put(F, (int)A_(W(F, tT)), tF, c);
+        return tF + 1;
+    }
+    if (tF <= tT || tF > to) {
+        fail(F, "condition exits the block");
+        return to;
+    }
+    dx c = chain_emit(F, N, n, tT, tT, tF);
+    flush_all(F);
+    /* else: the then block ends in a forward JMP past the else block */
+    int64_t last = tF - 1;
+    int64_t E = -1;
+    if (last >= tT && OPAT(F, last) == HKS_I_JMP && !(last > 0 && is_test(OPAT(F, last - 1)))) {
+        int64_t t = jmp_target(F, last);
+        if (t == L->exit && L->exit >= 0)
+            E = -1;
+        else if (t > tF && t <= to)
+            E = t;
+        else if ((t == L->cont || t == L->cont2) && to > tF)
+            E = to;
+    }
+    line(F, "if %s then", dx_str(&c));
+    dx_free(&c);
+    if (E >= 0) {
+        sub_range(F, tT, last, L, E);
+        line(F, "else");
+        sub_range(F, tF, E, L, E);
+        line(F, "end");
+        return E;
+    }
+    sub_range(F, tT, tF, L, tF);
+    line(F, "end");
+    return tF;
+}
+
+/* A value-context `or` / `and`: TESTSET A B C; JMP E; (value into A); E. */
+static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
+{
+    uint32_t w = W(F, pc), a = A_(w), c = C_(w);
+    int64_t E = pc + 1 < F->n && OPAT(F, pc + 1) == HKS_I_JMP ? jmp_target(F, pc + 1) : -1;
+    if (E <= pc + 2 || E > to || a >= MAX_REGS) {
+        fail(F, "TESTSET shape");
+        return to;
+    }
+    for (int64_t q = pc + 2; q < E; q = next_pc(F, q)) {
+        unsigned o = F->op[q];
+        if (!(F->use[q] >= 0 || F->absorbed[q] || is_test(o) || o == HKS_I_JMP ||
+              o == HKS_I_LOADBOOL || (q == E - 1 && defines_value(F, q)))) {
+            fail(F, "statement inside a value");
+            return to;
+        }
+    }
+    dx left = get(F, (int)B_(w), pc);
+    int64_t q = pc + 2;
+    int64_t saved = F->force_pc;
+    F->force_pc = E - 1; /* the last definition of A before E: the other operand */
+    while (q < E && !F->fail)
+        q = step(F, q, E);
+    F->force_pc = saved;
+    dx right = get(F, (int)a, E);
+    dx v = c ? dx_binary(left, "or", DX_OR, right) : dx_binary(left, "and", DX_AND, right);
+    put(F, (int)a, E - 1, v);
+    return E;
+}
+
+/* One instruction that is not control flow (or a return); the next pc. */
+static int64_t step(fn *F, int64_t pc, int64_t to)
+{
+    if (F->fail)
+        return to;
+    if (F->isdata[pc])
+        return pc + 1;
+    unsigned op = F->op[pc];
+    uint32_t w = W(F, pc), a = A_(w), b = B_(w), c = C_(w), bx = GSVM_HKS_BX(w);
+    int64_t nx = next_pc(F, pc);
+    int prec;
+    const char *aop;
+    if (op == HKS_NO_OP) {
+        fail(F, "an opcode the profile does not have");
+        return to;
+    }
+    if ((aop = arith_op(op, &prec)) != NULL) {
+        dx l = b_is_k(op) ? get_k(F, b) : get(F, (int)b, pc);
+        dx r = get_rk(F, c, pc);
+        dx e;
+        if (prec == 0) {
+            l = dx_wrap(l, DX_ATOM);
+            r = dx_wrap(r, DX_ATOM);
+            e = dx_make(DX_ATOM, "(%s %s %s)", dx_str(&l), aop, dx_str(&r));
+            dx_free(&l);
+            dx_free(&r);
+        } else {
+            e = dx_binary(l, aop, prec, r);
+        }
+        put(F, (int)a, pc, e);
+        return nx;
+    }
+    if (is_call(op)) {
+        if (a >= MAX_REGS - 1) {
+            fail(F, "register out of range");
+            return to;
+        }
+        dx e = call_text(F, pc, a, b);
+        if (c == 1) {
+            stmt(F, e);
+        } else if (c == 2) {
+            put(F, (int)a, pc, e);
+        } else if (c == 0 ||
+                   (c == 4 && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
+                    OPAT(F, jmp_target(F, nx)) == HKS_I_TFORLOOP &&
+                    A_(W(F, jmp_target(F, nx))) == a)) {
+            if (F->P[a].kind != PK_NONE)
+                flush_all(F);
+            F->P[a].kind = PK_MULTI;
+            F->P[a].e = e;
+            F->P[a].nres = c == 0 ? 0 : 3;
+            F->P[a].def_pc = (uint32_t)pc;
+            if (c == 0)
+                F->multret_top = (int)a;
+        } else {
+            /* several results into variables: a multiple assignment */
+            flush_all(F);
+            gsvm_buf lhs;
+            gsvm_buf_init(&lhs);
+            bool all_new = true;
+            for (uint32_t r = a; r + 2 <= a + c; r++) {
+                dvar *dv = &F->vars[var_of(F, (int)r, pc, true)];
+                if (dv->declared || !(dv->owner < 0 || dv->owner == F->nr - 1))
+                    all_new = false;
+            }
+            for (uint32_t r = a; r + 2 <= a + c; r++) {
+                int v = var_of(F, (int)r, pc, true);
+                if (all_new) {
+                    F->vars[v].declared = true;
+                    if (F->vars[v].owner < 0)
+                        F->vars[v].owner = F->nr - 1;
+                }
+                if (lhs.len)
+                    gsvm_buf_puts(&lhs, ", ");
+                gsvm_buf_puts(&lhs, all_new ? F->vars[v].name : use_var(F, v));
+            }
+            gsvm_buf_cstr(&lhs);
+            line(F, "%s%s = %s", all_new ? "local " : "", (char *)lhs.data, dx_str(&e));
+            gsvm_buf_free(&lhs);
+            dx_free(&e);
+        }
+        return nx;
+    }
+    if (is_tailcall(op)) {
+        dx e = call_text(F, pc, a, b);
+        flush_all(F);
+        /* the unreachable RETURN the compiler puts after it */
+        int64_t after = nx;
+        if (after < F->n && OPAT(F, after) == HKS_I_RETURN && !F->leader[after])
+            after = next_pc(F, after);
+        if (after < to)
+            line(F, "do return %s end", dx_str(&e));
+        else
+            line(F, "return %s", dx_str(&e));
+        dx_free(&e);
+        return after;
+    }
+    switch (op) {
+    case HKS_I_MOVE: put(F, (int)a, pc, get(F, (int)b, pc)); return nx;
+    case HKS_I_LOADK: put(F, (int)a, pc, get_k(F, bx)); return nx;
+    case HKS_I_LOADBOOL:
+        if (c) {
+            fail(F, "LOADBOOL skip outside a comparison value");
+            return to;
+        }
+        put(F, (int)a, pc, dx_make(DX_ATOM, b ? "true" : "false"));
+        return nx;
+    case HKS_I_LOADNIL:
+        if (a == b) {
+            put(F, (int)a, pc, dx_make(DX_ATOM, "nil"));
+        } else {
+            flush_all(F);
+            for (uint32_t r = a; r <= b && r < MAX_REGS && !F->fail; r++)
+                assign_var(F, var_of(F, (int)r, pc, true), dx_make(DX_ATOM, "nil"));
+        }
+        return nx;
+    case HKS_I_GETGLOBAL: case HKS_I_GETGLOBAL_MEM: {
+        const gsvm_hks_const *k = kptr(F, bx);
+        if (!k || k->type != GSVM_HKS_K_STRING || k->s.size < 2 ||
+            !dx_is_name(k->s.data, (size_t)k->s.size - 1)) {
+            /* a global that is not a name: through the environment table */
+            dx kt = get_k(F, bx);
+            put(F, (int)a, pc, dx_make(DX_PREFIX, "getfenv(1)[%s]", dx_str(&kt)));
+            dx_free(&kt);
+        } else {
+            put(F, (int)a, pc, dx_make(DX_PREFIX, "%s", k->s.data));
+        }
+        return nx;
+    }
+    case HKS_I_SETGLOBAL: {
+        const gsvm_hks_const *k = kptr(F, bx);
+        dx v;
+        if (F->P[a].kind == PK_EXPR && F->P[a].e.s && strncmp(F->P[a].e.s, "function(", 9) == 0 &&
+            k && k->type == GSVM_HKS_K_STRING && k->s.size > 1 &&
+            dx_is_name(k->s.data, (size_t)k->s.size - 1)) {
+            v = get(F, (int)a, pc);
+            stmt(F, dx_make(DX_ATOM, "function %s%s", k->s.data, v.s + 8));
+            dx_free(&v);
+            return nx;
+        }
+        v = get(F, (int)a, pc);
+        dx kt = get_k(F, bx);
+        if (k && k->type == GSVM_HKS_K_STRING && k->s.size > 1 &&
+            dx_is_name(k->s.data, (size_t)k->s.size - 1))
+            stmt(F, dx_make(DX_ATOM, "%s = %s", k->s.data, dx_str(&v)));
+        else
+            stmt(F, dx_make(DX_ATOM, "getfenv(1)[%s] = %s", dx_str(&kt), dx_str(&v)));
+        dx_free(&v);
+        dx_free(&kt);
+        return nx;
+    }
+    case HKS_I_GETUPVAL:
+        if (b >= F->nups) {
+            fail(F, "upvalue out of range");
+            return to;
+        }
+        put(F, (int)a, pc, dx_make(DX_PREFIX, "%s", F->upnames[b]));
+        return nx;
+    case HKS_I_SETUPVAL: case HKS_I_SETUPVAL_R1: {
+        if (b >= F->nups) {
+            fail(F, "upvalue out of range");
+            return to;
+        }
+        dx v = get(F, (int)a, pc);
+        stmt(F, dx_make(DX_ATOM, "%s = %s", F->upnames[b], dx_str(&v)));
+        dx_free(&v);
+        return nx;
+    }
+    case HKS_I_GETFIELD: case HKS_I_GETFIELD_R1: case HKS_I_GETFIELD_MM: {
+        dx base = get(F, (int)b, pc);
+        put(F, (int)a, pc, dx_index(base, kptr(F, c), get_k(F, c)));
+        return nx;
+    }
+    case HKS_I_GETTABLE: case HKS_I_GETTABLE_S: case HKS_I_GETTABLE_N: {
+        dx base = get(F, (int)b, pc);
+        dx key = get_rk(F, c, pc);
+        put(F, (int)a, pc, dx_index(base, c >= 256 ? kptr(F, c - 256) : NULL, key));
+        return nx;
+    }
+    case HKS_I_SETFIELD: case HKS_I_SETFIELD_R1: case HKS_I_SETTABLE: case HKS_I_SETTABLE_BK:
+    case HKS_I_SETTABLE_S: case HKS_I_SETTABLE_S_BK: case HKS_I_SETTABLE_N:
+    case HKS_I_SETTABLE_N_BK: {
+        bool kb = b_is_k(op);
+        const gsvm_hks_const *kc = kb ? kptr(F, b) : NULL;
+        if (F->absorbed[pc] && a < MAX_REGS && F->P[a].kind == PK_TABLE) {
+            dx key = kb ? get_k(F, b) : get(F, (int)b, pc);
+            dx val = get_rk(F, c, pc);
+            pend *p = &F->P[a];
+            if (p->nitems)
+                gsvm_buf_puts(&p->items, ", ");
+            if (kc && kc->type == GSVM_HKS_K_STRING && kc->s.size > 1 &&
+                dx_is_name(kc->s.data, (size_t)kc->s.size - 1))
+                gsvm_buf_printf(&p->items, "%s = %s", kc->s.data, dx_str(&val));
+            else
+                gsvm_buf_printf(&p->items, "[%s] = %s", dx_str(&key), dx_str(&val));
+            p->nitems++;
+            dx_free(&key);
+            dx_free(&val);
+            return nx;
+        }
+        dx base = get(F, (int)a, pc);
+        dx key = kb ? get_k(F, b) : get(F, (int)b, pc);
+        bool named = kc && kc->type == GSVM_HKS_K_STRING && kc->s.size > 1 &&
+                     dx_is_name(kc->s.data, (size_t)kc->s.size - 1);
+        if (named && c < 256 && F->P[c].kind == PK_EXPR && F->P[c].e.s &&
+            strncmp(F->P[c].e.s, "function(", 9) == 0 && base.prec >= DX_PREFIX && base.s &&
+            dx_is_name(base.s, strlen(base.s))) {
+            /* function a.b(...) */
+            dx v = get(F, (int)c, pc);
+            stmt(F, dx_make(DX_ATOM, "function %s.%s%s", base.s, kc->s.data, v.s + 8));
+            dx_free(&v);
+            dx_free(&base);
+            dx_free(&key);
+            return nx;
+        }
+        dx val = get_rk(F, c, pc);
+        dx target = dx_index(base, kc, key);
+        stmt(F, dx_make(DX_ATOM, "%s = %s", dx_str(&target), dx_str(&val)));
+        dx_free(&target);
+        dx_free(&val);
+        return nx;
+    }
+    case HKS_I_SELF: {
+        if (a + 1 >= MAX_REGS) {
+            fail(F, "register out of range");
+            return to;
+        }
+        dx obj = dx_wrap(get(F, (int)b, pc), DX_PREFIX);
+        const gsvm_hks_const *k = c >= 256 ? kptr(F, c - 256) : NULL;
+        if (!k || k->type != GSVM_HKS_K_STRING || k->s.size < 2 ||
+            !dx_is_name(k->s.data, (size_t)k->s.size - 1)) {
+            dx_free(&obj);
+            fail(F, "method name is not a name");
+            return to;
+        }
+        if (F->P[a].kind != PK_NONE || F->P[a + 1].kind != PK_NONE)
+            flush_all(F);
+        F->P[a].kind = PK_SELFFN;
+        F->P[a].e = dx_make(DX_PREFIX, "%s:%s", dx_str(&obj), k->s.data);
+        F->P[a].def_pc = (uint32_t)pc;
+        F->P[a + 1].kind = PK_SELFOBJ;
+        F->P[a + 1].def_pc = (uint32_t)pc;
+        dx_free(&obj);
+        return nx;
+    }
+    case HKS_I_NEWTABLE:
+        if (F->P[a].kind != PK_NONE)
+            flush_all(F);
+        F->P[a].kind = PK_TABLE;
+        F->P[a].table_local = F->use[pc] < 0;
+        F->P[a].def_pc = (uint32_t)pc;
+        gsvm_buf_init(&F->P[a].items);
+        F->P[a].nitems = 0;
+        if (F->P[a].table_local) {
+            /* a variable: it stays open only while stores build it */
+            bool any = false;
+            for (int64_t q = nx; q < F->n && !F->leader[q]; q = next_pc(F, q))
+                if (F->absorbed[q] && A_(W(F, q)) == a) {
+                    any = true;
+                    break;
+                } else if (!(F->use[q] >= 0)) {
+                    break;
+                }
+            if (!any) {
+                flush_all(F);
+            }
+        }
+        return nx;
+    case HKS_I_SETLIST: {
+        if (!(F->absorbed[pc] && F->P[a].kind == PK_TABLE)) {
+            /* a table filled after it became a variable: one store per
+             * item, at (batch - 1) * 50 + i (Lua 5.1's fields per flush) */
+            if (b == 0) {
+                fail(F, "open SETLIST outside a constructor");
+                return to;
+            }
+            uint64_t batch = c ? c : (pc + 1 < F->n ? W(F, pc + 1) : 1);
+            for (uint32_t i = 1; i <= b && a + i < MAX_REGS && !F->fail; i++) {
+                dx v = get(F, (int)(a + i), pc);
+                dx t = dx_wrap(get(F, (int)a, pc), DX_PREFIX);
+                stmt(F, dx_make(DX_ATOM, "%s[%llu] = %s", dx_str(&t),
+                                (unsigned long long)((batch - 1) * 50 + i), dx_str(&v)));
+                dx_free(&v);
+                dx_free(&t);
+            }
+            return nx;
+        }
+        int64_t last = b == 0 ? F->multret_top : (int64_t)a + b;
+        if (b == 0)
+            F->multret_top = -1;
+        if (last >= a + 1) {
+            dx vals = list_text(F, pc, a + 1, last, b == 0);
+            pend *p = &F->P[a];
+            if (p->nitems)
+                gsvm_buf_puts(&p->items, ", ");
+            gsvm_buf_puts(&p->items, dx_str(&vals));
+            p->nitems++;
+            dx_free(&vals);
+        }
+        return nx;
+    }
+    case HKS_I_UNM: put(F, (int)a, pc, dx_unary("-", get(F, (int)b, pc))); return nx;
+    case HKS_I_NOT: case HKS_I_NOT_R1: put(F, (int)a, pc, dx_unary("not", get(F, (int)b, pc))); return nx;
+    case HKS_I_LEN: put(F, (int)a, pc, dx_unary("#", get(F, (int)b, pc))); return nx;
+    case HKS_I_CONCAT: {
+        if (c < b || c >= MAX_REGS) {
+            fail(F, "CONCAT range");
+            return to;
+        }
+        gsvm_buf out;
+        gsvm_buf_init(&out);
+        for (uint32_t r = b; r <= c; r++) {
+            dx e = dx_wrap(get(F, (int)r, pc), DX_CONCAT + 1);
+            if (r > b)
+                gsvm_buf_puts(&out, " .. ");
+            gsvm_buf_puts(&out, dx_str(&e));
+            dx_free(&e);
+        }
+        put(F, (int)a, pc, dx_take(DX_CONCAT, &out));
+        return nx;
+    }
+    case HKS_I_CLOSURE: {
+        /* `local function f` when it calls itself through its own register */
+        bool self_ref = false;
+        if (bx < F->f->np)
+            for (uint32_t i = 0; i < F->f->p[bx].nups && pc + 1 + i < F->n; i++) {
+                uint32_t d = W(F, pc + 1 + i);
+                if (A_(d) == 1 && GSVM_HKS_BX(d) == a)
+                    self_ref = true;
+            }
+        if (!self_ref && F->debug) {
+            int l = debug_local(F, (int)a, pc);
+            if (l >= 0 && F->f->debug.locals[l].startpc == pc)
+                self_ref = true; /* local function f: f is in scope in its own body */
+        }
+        if (self_ref) {
+            flush_all(F);
+            int v = var_of(F, (int)a, pc, true);
+            dvar *dv = &F->vars[v];
+            bool fresh = !dv->declared && (dv->owner < 0 || dv->owner == F->nr - 1);
+            if (fresh) {
+                dv->declared = true;
+                if (dv->owner < 0)
+                    dv->owner = F->nr - 1;
+            }
+            dx body = closure_text(F, pc, bx, dv->name, false);
+            if (fresh)
+                line(F, "local function %s%s", dv->name, body.s ? body.s + 8 : "() end");
+            else
+                line(F, "%s = %s", use_var(F, v), dx_str(&body));
+            dx_free(&body);
+            return nx;
+        }
+        put(F, (int)a, pc, closure_text(F, pc, bx, NULL, false));
+        return nx;
+    }
+    case HKS_I_VARARG:
+        if (b == 0) {
+            if (F->P[a].kind != PK_NONE)
+                flush_all(F);
+            F->P[a].kind = PK_MULTI;
+            F->P[a].e = dx_make(DX_ATOM, "...");
+            F->P[a].def_pc = (uint32_t)pc;
+            F->multret_top = (int)a;
+        } else if (b == 2) {
+            put(F, (int)a, pc, dx_make(DX_PREFIX, "(...)"));
+        } else {
+            flush_all(F);
+            gsvm_buf lhs;
+            gsvm_buf_init(&lhs);
+            for (uint32_t r = a; r + 2 <= a + b && r < MAX_REGS; r++) {
+                if (lhs.len)
+                    gsvm_buf_puts(&lhs, ", ");
+                gsvm_buf_puts(&lhs, use_var(F, var_of(F, (int)r, pc, true)));
+            }
+            gsvm_buf_cstr(&lhs);
+            line(F, "%s = ...", (char *)lhs.data);
+            gsvm_buf_free(&lhs);
+        }
+        return nx;
+    case HKS_I_RETURN: {
+        dx vals = b == 1 ? dx_make(DX_ATOM, "%s", "") : list_text(F, pc, a, b == 0 ? F->multret_top : (int64_t)a + b - 2, b == 0);
+        if (b == 0)
+            F->multret_top = -1;
+        flush_all(F);
+        bool last = nx >= F->n && F->nr == 2 && !F->dispatch;
+        if (last && b == 1) {
+            dx_free(&vals);
+            return nx;
+        }
+        const char *sp = vals.s && vals.s[0] ? " " : "";
+        /* the compiler's own final RETURN after a return statement */
+        if (nx < to && nx + 1 == (int64_t)F->n && to == F->n && OPAT(F, nx) == HKS_I_RETURN &&
+            B_(W(F, nx)) == 1)
+            nx = F->n;
+        if (nx < to)
+            line(F, "do return%s%s end", sp, dx_str(&vals));
+        else
+            line(F, "return%s%s", sp, dx_str(&vals));
+        dx_free(&vals);
+        return nx;
+    }
+    case HKS_I_CLOSE: case HKS_I_CHECKTYPE: case HKS_I_CHECKTYPES: case HKS_I_CHECKTYPE_D:
+        return nx;
+    case HKS_I_TESTSET: return emit_testset(F, pc, to);
+    case HKS_I_DELETE: case HKS_I_DELETE_BK: {
+        dx target;
+        if (c == HKS_DEL_LOCAL && op == HKS_I_DELETE)
+            target = dx_make(DX_PREFIX, "%s", use_var(F, var_of(F, (int)a, pc, false)));
+        else if (c == HKS_DEL_GLOBAL && op == HKS_I_DELETE_BK && kptr(F, b) &&
+                 kptr(F, b)->type == GSVM_HKS_K_STRING)
+            target = dx_make(DX_PREFIX, "%s", kptr(F, b)->s.data);
+        else if (c == HKS_DEL_UPVALUE && op == HKS_I_DELETE && b < F->nups)
+            target = dx_make(DX_PREFIX, "%s", F->upnames[b]);
+        else if (c == HKS_DEL_INDEXED) {
+            dx base = get(F, (int)a, pc);
+            dx key = op == HKS_I_DELETE_BK ? get_k(F, b) : get(F, (int)b, pc);
+            target = dx_index(base, op == HKS_I_DELETE_BK ? kptr(F, b) : NULL, key);
+        } else {
+            fail(F, "DELETE kind");
+            return to;
+        }
+        stmt(F, dx_make(DX_ATOM, "hdelete(%s)", dx_str(&target)));
+        dx_free(&target);
+        return nx;
+    }
+    default:
+        fail(F, "instruction not recovered");
+        return to;
+    }
+}
+
+/* The statements of [from, to). */
+static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
+{
+    int64_t pc = from;
+    while (pc < to && !F->fail) {
+        if (F->isdata[pc]) {
+            pc++;
+            continue;
+        }
+        /* a loop starting here: the last backward jump to pc inside */
+        int64_t q = -1;
+        for (int64_t j = to - 1; j > pc; j--)
+            if (is_back_jmp(F, j, pc)) {
+                q = j;
+                break;
+            }
+        if (q >= 0 && L->repeat_start != pc) {
+            flush_all(F);
+            bool until = q > 0 && is_test(OPAT(F, q - 1));
+            if (until) {
+                line(F, "repeat");
+                loopctx B = {q + 1, q + 1, -2, pc, q + 1};
+                if (!open_region(F, pc, q + 1))
+                    return;
+                emit_range(F, pc, q + 1, &B);
+                flush_all(F);
+                /* the condition line the chain left at the end */
+                region *R = cur(F);
+                char *u = NULL;
+                for (size_t i = R->body.len; i > 0; i--)
+                    if (R->body.data[i - 1] == '\x01') {
+                        u = (char *)R->body.data + i - 1;
+                        break;
+                    }
+                if (!u) {
+                    fail(F, "repeat without its condition");
+                    close_region(F);
+                    return;
+                }
+                char *cond = gsvm_dup_bytes(u + 1, (size_t)((char *)R->body.data + R->body.len - u - 2));
+                /* cut the marker line (and its indentation) */
+                size_t at = (size_t)(u - (char *)R->body.data);
+                while (at > 0 && R->body.data[at - 1] == ' ')
+                    at--;
+                R->body.len = at;
+                close_region(F);
+                line(F, "until %s", cond ? cond : "true");
+                free(cond);
+                pc = q + 1;
+                continue;
+            }
+            /* while: a condition chain at the top that exits to q + 1 */
+            int64_t E = q + 1;
+            int64_t t0 = operands_run(F, pc, q);
+            cnode N[MAX_NODES];
+            int64_t tT = -1, tF = -1;
+            int n = t0 >= 0 ? chain_scan(F, t0, q, N, &tT, &tF, -1) : 0;
+            if (n > 0 && tF == E) {
+                N[0].start = pc;
+                dx c = chain_emit(F, N, n, tT, tT, tF);
+                flush_all(F);
+                line(F, "while %s do", dx_str(&c));
+                dx_free(&c);
+                loopctx B = {E, q, pc, -1, -1};
+                if (open_region(F, tT, q)) {
+                    emit_range(F, tT, q, &B);
+                    flush_all(F);
+                    close_region(F);
+                }
+            } else {
+                line(F, "while true do");
+                loopctx B = {E, q, pc, -1, -1};
+                if (open_region(F, pc, q)) {
+                    emit_range(F, pc, q, &B);
+                    flush_all(F);
+                    close_region(F);
+                }
+            }
+            line(F, "end");
+            pc = E;
+            continue;
+        }
+        unsigned op = F->op[pc];
+        if (op == HKS_I_FORPREP) {
+            pc = emit_numfor(F, pc, to, L);
+            continue;
+        }
+        if (op == HKS_I_JMP) {
+            int64_t t = jmp_target(F, pc);
+            if (t > pc && t + 1 < F->n && t < to && OPAT(F, t) == HKS_I_TFORLOOP &&
+                OPAT(F, t + 1) == HKS_I_JMP && jmp_target(F, t + 1) == pc + 1) {
+                pc = emit_genfor(F, pc, t);
+                continue;
+            }
+            flush_all(F);
+            int64_t nx = next_pc(F, pc);
+            if (t == L->exit && L->exit >= 0) {
+                if (nx < to)
+                    line(F, "do break end");
+                else
+                    line(F, "break");
+            } else if (nx >= to && (t == L->cont || t == L->cont2 || t == to)) {
+                /* falls to where the block goes anyway */
+            } else {
+                fail(F, "jump not recovered");
+                return;
+            }
+            pc = nx;
+            continue;
+        }
+        if (is_test(op) && op != HKS_I_TESTSET) {
+            pc = emit_cond(F, pc, to, L);
+            continue;
+        }
+        if (op == HKS_I_FORLOOP || op == HKS_I_TFORLOOP) {
+            fail(F, "loop end without its start");
+            return;
+        }
+        pc = step(F, pc, to);
+    }
+}
+
+/* ---------------------------------------------------------------- fallback */
+
+static bool block_start(const fn *F, int64_t pc)
+{
+    return pc == 0 || F->leader[pc] || F->vjoin[pc];
+}
+
+/* Every basic block as one branch of a loop on `pc`: always possible. */
+static void emit_dispatch(fn *F)
+{
+    /* every register a plain variable, declared at the top */
+    F->dispatch = true;
+    line(F, "local pc = 0");
+    line(F, "while true do");
+    bool first = true;
+    int64_t pc = 0;
+    F->extra = 1;
+    while (pc < F->n && !F->fail) {
+        if (F->isdata[pc]) {
+            pc++;
+            continue;
+        }
+        F->extra = 1;
+        line(F, "%sif pc == %lld then", first ? "" : "else", (long long)pc);
+        F->extra = 2;
+        first = false;
+        int64_t q = pc;
+        bool ended = false;
+        while (q < F->n && !F->fail) {
+            if (F->isdata[q]) {
+                q++;
+                continue;
+            }
+            if (q != pc && block_start(F, q))
+                break;
+            unsigned op = F->op[q];
+            uint32_t w = W(F, q), a = A_(w), b = B_(w), c = C_(w);
+            int64_t nx = next_pc(F, q);
+            if (op == HKS_I_JMP) {
+                flush_all(F);
+                line(F, "pc = %lld", (long long)jmp_target(F, q));
+                ended = true;
+                q = nx;
+                break;
+            }
+            if (is_test(op)) {
+                int64_t t = nx < F->n && OPAT(F, nx) == HKS_I_JMP ? jmp_target(F, nx) : -1;
+                int64_t after = nx < F->n ? next_pc(F, nx) : nx;
+                if (t < 0) {
+                    fail(F, "test without its JMP");
+                    break;
+                }
+                if (op == HKS_I_TESTSET) {
+                    dx v = get(F, (int)b, q);
+                    flush_all(F);
+                    const char *src = use_var(F, var_of(F, (int)b, q, false));
+                    (void)v;
+                    dx_free(&v);
+                    line(F, "if %s%s then %s = %s pc = %lld else pc = %lld end", c ? "" : "not ",
+                         src, use_var(F, var_of(F, (int)a, q, true)), src, (long long)t,
+                         (long long)after);
+                } else {
+                    dx j = jump_cond(F, q);
+                    flush_all(F);
+                    line(F, "if %s then pc = %lld else pc = %lld end", dx_str(&j), (long long)t,
+                         (long long)after);
+                    dx_free(&j);
+                }
+                ended = true;
+                q = after;
+                break;
+            }
+            if (op == HKS_I_LOADBOOL && c) {
+                flush_all(F);
+                line(F, "%s = %s", use_var(F, var_of(F, (int)a, q, true)), b ? "true" : "false");
+                line(F, "pc = %lld", (long long)next_pc(F, nx));
+                ended = true;
+                q = nx;
+                break;
+            }
+            if (op == HKS_I_FORPREP) {
+                flush_all(F);
+                const char *i0 = use_var(F, var_of(F, (int)a, q, false));
+                const char *st = use_var(F, var_of(F, (int)a + 2, q, false));
+                line(F, "%s = %s - %s", i0, i0, st);
+                line(F, "pc = %lld", (long long)jmp_target(F, q));
+                ended = true;
+                q = nx;
+                break;
+            }
+            if (op == HKS_I_FORLOOP) {
+                flush_all(F);
+                const char *i0 = use_var(F, var_of(F, (int)a, q, false));
+                const char *li = use_var(F, var_of(F, (int)a + 1, q, false));
+                const char *st = use_var(F, var_of(F, (int)a + 2, q, false));
+                const char *iv = use_var(F, var_of(F, (int)a + 3, q, true));
+                line(F, "%s = %s + %s", i0, i0, st);
+                line(F, "if (%s > 0 and %s <= %s) or (%s <= 0 and %s >= %s) then %s = %s pc = "
+                        "%lld else pc = %lld end",
+                     st, i0, li, st, i0, li, iv, i0, (long long)jmp_target(F, q), (long long)nx);
+                ended = true;
+                q = nx;
+                break;
+            }
+            if (op == HKS_I_TFORLOOP) {
+                flush_all(F);
+                gsvm_buf lhs;
+                gsvm_buf_init(&lhs);
+                for (uint32_t r = a + 3; r <= a + 2 + c && r < MAX_REGS; r++) {
+                    if (lhs.len)
+                        gsvm_buf_puts(&lhs, ", ");
+                    gsvm_buf_puts(&lhs, use_var(F, var_of(F, (int)r, q, true)));
+                }
+                gsvm_buf_cstr(&lhs);
+                const char *f0 = use_var(F, var_of(F, (int)a, q, false));
+                const char *s0 = use_var(F, var_of(F, (int)a + 1, q, false));
+                const char *c0 = use_var(F, var_of(F, (int)a + 2, q, false));
+                const char *v0 = use_var(F, var_of(F, (int)a + 3, q, false));
+                int64_t j = nx < F->n && OPAT(F, nx) == HKS_I_JMP ? jmp_target(F, nx) : nx;
+                int64_t after = nx < F->n && OPAT(F, nx) == HKS_I_JMP ? next_pc(F, nx) : nx;
+                line(F, "%s = %s(%s, %s)", lhs.data ? (char *)lhs.data : "_", f0, s0, c0);
+                line(F, "if %s ~= nil then %s = %s pc = %lld else pc = %lld end", v0, c0, v0,
+                     (long long)j, (long long)after);
+                gsvm_buf_free(&lhs);
+                ended = true;
+                q = after;
+                break;
+            }
+            int64_t n2 = step(F, q, F->n);
+            if (op == HKS_I_RETURN || is_tailcall(op)) {
+                ended = true;
+                q = n2;
+                break;
+            }
+            q = n2;
+        }
+        flush_all(F);
+        if (!ended) {
+            if (q < F->n)
+                line(F, "pc = %lld", (long long)q);
+            else
+                line(F, "do return end");
+        }
+        pc = q;
+    }
+    F->extra = 1;
+    if (!first)
+        line(F, "else");
+    F->extra = 2;
+    line(F, "return");
+    F->extra = 1;
+    line(F, "end");
+    F->extra = 0;
+    line(F, "end");
+}
+
+/* ---------------------------------------------------------------- one function */
+
+static void fn_free(fn *F)
+{
+    free(F->op);
+    free(F->isdata);
+    free(F->leader);
+    free(F->absorbed);
+    free(F->vjoin);
+    free(F->backt);
+    free(F->use);
+    free(F->vars);
+    free(F->loc_reg);
+    free(F->init_pc);
+    for (int i = 0; i < F->ntaken; i++)
+        free(F->taken[i]);
+    free(F->taken);
+    for (int r = 0; r < MAX_REGS; r++)
+        pend_clear(&F->P[r]);
+    while (F->nr > 0) {
+        gsvm_buf_free(&F->R[F->nr - 1].body);
+        gsvm_buf_free(&F->R[F->nr - 1].decl);
+        F->nr--;
+    }
+}
+
+static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int depth,
+                    int base, const char **upnames, uint32_t nups)
+{
+    memset(F, 0, sizeof *F);
+    F->D = D;
+    F->f = f;
+    F->depth = depth;
+    F->base = base;
+    snprintf(F->path, sizeof F->path, "%s", path);
+    F->n = f->ncode > (1u << 24) ? 0 : (uint32_t)f->ncode;
+    F->upnames = upnames;
+    F->nups = nups;
+    F->multret_top = -1;
+    F->force_pc = -1;
+    for (int r = 0; r < MAX_REGS; r++)
+        F->override[r] = -1;
+    size_t n = F->n ? F->n : 1;
+    F->op = malloc(n);
+    F->isdata = calloc(n, 1);
+    F->leader = calloc(n + 1, 1);
+    F->absorbed = calloc(n, 1);
+    F->vjoin = calloc(n + 1, 1);
+    F->backt = calloc(n + 1, 1);
+    F->use = malloc(n * sizeof *F->use);
+    F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
+    F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->use || !F->backt ||
+        !F->loc_reg || !F->init_pc)
+        return false;
+    for (uint32_t pc = 0; pc < F->n; pc++) {
+        F->use[pc] = -1;
+        if (F->isdata[pc]) {
+            F->op[pc] = HKS_I_DATA;
+            continue;
+        }
+        unsigned iop = hks_decode_op(D->c->profile, GSVM_HKS_OP(f->code[pc]));
+        F->op[pc] = (uint8_t)iop;
+        unsigned nd = iop == HKS_NO_OP ? 0 : hks_data_words(f, iop, f->code[pc]);
+        for (unsigned i = 1; i <= nd && pc + i < F->n; i++)
+            F->isdata[pc + i] = 1;
+    }
+    /* debug locals: each one's register is the count of locals active at
+     * its start (the compiler allocates locals as a stack) */
+    const gsvm_hks_debug *d = &f->debug;
+    F->debug = hks_debug_kind(D->c->format, D->c->debug_hash, d->flag) == HKS_DBG_FULL &&
+               d->nlocals > 0 && d->nlocals < 4096;
+    if (F->debug) {
+        for (uint32_t i = 0; i < d->nlocals; i++) {
+            int active = 0;
+            for (uint32_t j = 0; j < i; j++)
+                if (d->locals[j].startpc <= d->locals[i].startpc &&
+                    d->locals[i].startpc < d->locals[j].endpc)
+                    active++;
+            const char *nm = d->locals[i].name.data;
+            bool named = nm && d->locals[i].name.size > 1 &&
+                         dx_is_name(nm, (size_t)d->locals[i].name.size - 1) &&
+                         strcmp(nm, "pc") != 0;
+            F->loc_reg[i] = active < MAX_REGS ? active : -1;
+            if (!named && !(nm && nm[0] == '('))
+                F->debug = false; /* a name that is not one: use generated names */
+            if (nm && nm[0] == '(')
+                F->loc_reg[i] = -1 - active; /* hidden for-loop state: no name */
+        }
+        /* hidden locals keep their register for the count but map to none */
+        for (uint32_t i = 0; i < d->nlocals; i++)
+            if (F->loc_reg[i] < -1)
+                F->loc_reg[i] = -1;
+    }
+    if (F->debug) {
+        rw *x = malloc(sizeof *x);
+        if (!x)
+            return false;
+        for (uint32_t i = 0; i < d->nlocals; i++) {
+            F->init_pc[i] = -1;
+            if (F->loc_reg[i] < 0)
+                continue;
+            int64_t q = (int64_t)d->locals[i].startpc - 1;
+            for (int steps = 0; q >= 0 && q < F->n && steps < 400; q--, steps++) {
+                if (F->isdata[q] || F->op[q] == HKS_NO_OP)
+                    continue;
+                operands(F, q, MAX_REGS, x);
+                bool w = false;
+                for (int k = 0; k < x->nwr; k++)
+                    w |= x->wr[k] == F->loc_reg[i];
+                if (w) {
+                    F->init_pc[i] = q;
+                    break;
+                }
+            }
+        }
+        free(x);
+    }
+    if (!analyse(F))
+        return false;
+    return true;
+}
+
+/* The text of one function: "function(params) ... end" (or "function NAME"
+ * for the main chunk's own text when name is "" ). */
+static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int depth,
+                               int indent, const char **upnames, uint32_t nups, gsvm_buf *out)
+{
+    D->functions++;
+    bool main = depth == 0 && upnames == NULL;
+    int ind = indent;
+    if (depth > MAX_FN_DEPTH) {
+        gsvm_buf_puts(out, "function(...) error(\"gsvm: nested too deep\") end\n");
+        D->fallbacks++;
+        return true;
+    }
+    fn *F = malloc(sizeof *F);
+    if (!F)
+        return false;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups)) {
+            fn_free(F);
+            free(F);
+            return false;
+        }
+        setup_vars(F);
+        /* the outermost region: the function body */
+        F->nr = 1;
+        gsvm_buf_init(&F->R[0].body);
+        gsvm_buf_init(&F->R[0].decl);
+        F->R[0].from = 0;
+        F->R[0].to = F->n;
+        /* a region below it holds the body, so that its locals come first */
+        if (!open_region(F, 0, (int64_t)F->n + 1)) {
+            fn_free(F);
+            free(F);
+            return false;
+        }
+        if (attempt == 0) {
+            loopctx L = {-1, F->n, -2, -1, -1};
+            emit_range(F, 0, F->n, &L);
+            flush_all(F);
+        } else {
+            /* fallback: every register declared at the top */
+            uint32_t nregs = f->maxstack < MAX_REGS ? f->maxstack : MAX_REGS;
+            if (nregs > MAX_DISPATCH_VARS) {
+                F->fail = true;
+                F->why = "too many registers for the block loop";
+            } else {
+                F->debug = false;
+                for (uint32_t r = f->nparams; r < nregs; r++)
+                    predeclare(F, (int)r);
+                emit_dispatch(F);
+                flush_all(F);
+            }
+        }
+        if (!F->fail || attempt == 1)
+            break;
+        fn_free(F);
+    }
+    if (!F->fail)
+        close_region(F);
+    /* the header: parameters */
+    gsvm_buf params;
+    gsvm_buf_init(&params);
+    for (uint32_t i = 0; i < f->nparams && i < MAX_REGS; i++) {
+        if (i)
+            gsvm_buf_puts(&params, ", ");
+        int v = F->debug && i < f->debug.nlocals && F->loc_reg[i] == (int)i ? F->locbase + (int)i
+                                                                          : (int)i;
+        gsvm_buf_puts(&params, v < F->nvars ? F->vars[v].name : "_");
+    }
+    if (f->flags & 2)
+        gsvm_buf_puts(&params, f->nparams ? ", ..." : "...");
+    gsvm_buf_cstr(&params);
+    if (!main) {
+        gsvm_buf_printf(out, "function(%s)\n", params.data ? (char *)params.data : "");
+    }
+    if (F->fail) {
+        D->fallbacks++;
+        for (int i = 0; i < ind + (main ? 0 : 1); i++)
+            gsvm_buf_puts(out, "  ");
+        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s)\n", path,
+                        F->why ? F->why : "?");
+        for (int i = 0; i < ind + (main ? 0 : 1); i++)
+            gsvm_buf_puts(out, "  ");
+        gsvm_buf_printf(out, "error(\"gsvm: function %s not decompiled\")\n", path);
+    } else {
+        if (F->dispatch) {
+            D->fallbacks++;
+            for (int i = 0; i < ind + (main ? 0 : 1); i++)
+                gsvm_buf_puts(out, "  ");
+            gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered: "
+                                 "its blocks run in a loop on pc\n",
+                            path);
+        }
+        gsvm_buf_append(out, F->R[0].body.data, F->R[0].body.len);
+    }
+    if (!main) {
+        for (int i = 0; i < ind; i++)
+            gsvm_buf_puts(out, "  ");
+        gsvm_buf_puts(out, "end\n");
+    }
+    gsvm_buf_free(&params);
+    fn_free(F);
+    free(F);
+    return true;
+}
+
+/* ---------------------------------------------------------------- API */
+
+gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile_options *opts,
+                               char **out, size_t *len, gsvm_hks_decompile_result *res,
+                               gsvm_error *err)
+{
+    *out = NULL;
+    if (len)
+        *len = 0;
+    dc D;
+    memset(&D, 0, sizeof D);
+    D.c = c;
+    D.err = err;
+    D.strict = opts && opts->strict;
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    const char *path = opts && opts->function ? opts->function : NULL;
+    bool ok;
+    if (path && strcmp(path, "0") != 0) {
+        const gsvm_hks_proto *f = gsvm_hks_find_function(c, path);
+        if (!f) {
+            gsvm_buf_free(&b);
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "no function '%s' in the chunk",
+                                  path);
+        }
+        /* its upvalues are free names in the text */
+        const char **names = calloc(f->nups ? f->nups : 1, sizeof *names);
+        char (*store)[32] = calloc(f->nups ? f->nups : 1, sizeof *store);
+        if (!names || !store) {
+            free(names);
+            free(store);
+            gsvm_buf_free(&b);
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+        }
+        for (uint32_t i = 0; i < f->nups; i++) {
+            if (f->debug.flag && i < f->debug.nupnames && f->debug.upnames[i].size > 1 &&
+                dx_is_name(f->debug.upnames[i].data, (size_t)f->debug.upnames[i].size - 1) &&
+                strlen(f->debug.upnames[i].data) < 32)
+                snprintf(store[i], 32, "%s", f->debug.upnames[i].data);
+            else
+                snprintf(store[i], 32, "upvalue%u", i + 1);
+            names[i] = store[i];
+        }
+        gsvm_buf_printf(&b, "-- function %s\nreturn ", path);
+        ok = decompile_function(&D, f, path, 1, 0, names, f->nups, &b);
+        free(names);
+        free(store);
+    } else {
+        ok = decompile_function(&D, &c->main, "0", 0, 0, NULL, 0, &b);
+    }
+    if (res) {
+        res->functions = D.functions;
+        res->fallbacks = D.fallbacks;
+    }
+    if (!ok || b.oom) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    if (D.strict && D.fallbacks) {
+        gsvm_buf_free(&b);
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                              "%llu of %llu functions not decompiled to structured source "
+                              "(--strict)",
+                              (unsigned long long)D.fallbacks, (unsigned long long)D.functions);
+    }
+    gsvm_buf_cstr(&b);
+    *out = (char *)gsvm_buf_take(&b, len);
+    return GSVM_OK;
+}
