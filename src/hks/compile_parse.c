@@ -537,7 +537,14 @@ static void primaryexp(hc_compiler *C, hc_exp *v)
         return;
     }
     case TK_NAME: singlevar(C, v); return;
-    default: hc_syntax_error(C, "unexpected symbol");
+    default:
+        if (!C->bitops && (TOK == '&' || TOK == '|' ||
+                           ((TOK == '<' || TOK == '>') && C->p - 2 >= C->src && C->p[-2] == TOK)))
+            hc_error_at(C, C->t.line, C->t.col,
+                        "unexpected symbol near '%c' (the bit operators << >> & | exist only "
+                        "in the Black Ops 3 target)",
+                        TOK);
+        hc_syntax_error(C, "unexpected symbol");
     }
 }
 
