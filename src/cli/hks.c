@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "cli/hks_cli.h"
 #include "gsvm/hks.h"
 
 /* Options shared by the verbs that load chunks. */
@@ -587,6 +588,7 @@ static const gsvm_verb verbs[] = {
     {"roundtrip", verb_roundtrip, "list and reassemble chunks in memory; compare byte for byte"},
     {"scri", verb_scri, "unpack or pack a SCRI script payload"},
     {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
+    {"run", hks_cli_run, "run a chunk on the VM, or a world layer with --world"},
     {NULL, NULL, NULL},
 };
 
