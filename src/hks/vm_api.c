@@ -276,9 +276,9 @@ static hv_proto *convert(hv_thread *L, const gsvm_hks_chunk *c, const gsvm_hks_p
     p->nparams = (uint8_t)f->nparams;
     p->is_vararg = (f->flags & 2) != 0;
     p->maxstack = f->maxstack;
-    if (hks_debug_kind(c->format, f->debug.flag) == HKS_DBG_FULL && f->debug.nlines == f->ncode)
+    if (hks_debug_kind(c->format, c->debug_hash, f->debug.flag) == HKS_DBG_FULL && f->debug.nlines == f->ncode)
         p->lines = f->debug.lines;
-    if (f->debug.flag && hks_debug_kind(c->format, f->debug.flag) != HKS_DBG_HASH) {
+    if (f->debug.flag && hks_debug_kind(c->format, c->debug_hash, f->debug.flag) != HKS_DBG_HASH) {
         p->source = k_str(L, &f->debug.source);
         p->name = k_str(L, &f->debug.name);
         p->linedefined = f->debug.linedefined;
