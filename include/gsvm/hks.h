@@ -334,6 +334,46 @@ typedef struct gsvm_hks_fault {
 } gsvm_hks_fault;
 bool gsvm_hks_vm_fault(const gsvm_hks_vm *vm, gsvm_hks_fault *out);
 
+/* ---- the world-layer runtime ----
+ *
+ * A layer script run as the game runs it: installed once per script id
+ * (the reinstall cache), StartupCommands (*.SC objects) started as script
+ * threads, ScriptBind events dispatched with the running-script stack,
+ * LithThreadSleep on simulated time, DB<Kind>.Name records found by name
+ * hash and binary search, natives from a declarations file (docs/natives.md)
+ * with argument-shape checks.  Every host call and runtime step is one JSON
+ * line given to `emit`.  The world file and the timeline are in docs/hks.md. */
+typedef struct gsvm_hks_world gsvm_hks_world;
+typedef void (*gsvm_hks_world_emit_fn)(void *ctx, const char *json_line);
+
+/* natives_text may be NULL (no natives). */
+gsvm_status gsvm_hks_world_new(const char *world_text, size_t world_len, const char *world_file,
+                               const char *natives_text, size_t natives_len,
+                               const char *natives_file, const gsvm_hks_vm_options *vm_options,
+                               gsvm_hks_world_emit_fn emit, void *ctx, gsvm_hks_world **out,
+                               gsvm_error *err);
+void gsvm_hks_world_free(gsvm_hks_world *w);
+gsvm_hks_vm *gsvm_hks_world_vm(gsvm_hks_world *w);
+/* Installs the layer's chunk (taking ownership) and runs its main function;
+ * a second install of the same script id reuses the cached one. */
+gsvm_status gsvm_hks_world_install(gsvm_hks_world *w, gsvm_hks_chunk *c, uint32_t script_id,
+                                   gsvm_error *err);
+/* Starts every StartupCommands thread (each runs to its first sleep). */
+gsvm_status gsvm_hks_world_start(gsvm_hks_world *w, gsvm_error *err);
+/* Advances simulated time, waking sleepers in deadline order (none when paused). */
+gsvm_status gsvm_hks_world_advance(gsvm_hks_world *w, uint64_t ms, gsvm_error *err);
+void gsvm_hks_world_pause(gsvm_hks_world *w, bool paused);
+/* Dispatches an event (object NULL: every bound object) to its ScriptBind
+ * functions; `args` is a JSON array (jansson's json_t *, may be NULL). */
+struct json_t;
+gsvm_status gsvm_hks_world_event(gsvm_hks_world *w, const char *object, const char *event,
+                                 struct json_t *args, gsvm_error *err);
+/* Queues the value the next call of `native` answers with. */
+gsvm_status gsvm_hks_world_answer(gsvm_hks_world *w, const char *native, struct json_t *value,
+                                  gsvm_error *err);
+/* Faults so far (threads and handlers that failed). */
+int gsvm_hks_world_faults(const gsvm_hks_world *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -470,6 +470,11 @@ static gsvm_status fault_from(gsvm_hks_vm *h, int status, gsvm_error *err)
     return gsvm_error_set(err, st, f->source[0] ? f->source : NULL, "%s", f->message);
 }
 
+gsvm_status fault_from_public(gsvm_hks_vm *h, int status, gsvm_error *err)
+{
+    return fault_from(h, status, err);
+}
+
 gsvm_status gsvm_hks_vm_load(gsvm_hks_vm *h, gsvm_hks_chunk *c, gsvm_error *err)
 {
     hv_vm *vm = h->vm;

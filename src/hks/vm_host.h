@@ -18,10 +18,13 @@ struct gsvm_hks_vm {
     size_t nnatives, natives_cap;
     gsvm_hks_fault fault;
     bool has_fault;
+    struct gsvm_hks_world *world; /* the layer runtime using this VM, or NULL */
     char *scratch; /* strings of gsvm_hks_vm_call's results */
     size_t scratch_cap;
 };
 
+/* Records the fault of a failed protected call and resets the main thread. */
+gsvm_status fault_from_public(gsvm_hks_vm *h, int status, gsvm_error *err);
 int hv_protect(hv_thread *L, void (*fn)(hv_thread *L, void *ud), void *ud);
 /* Stores v under a dotted global name ("NPC.SetAlignment"), making tables. */
 void hv_set_path(hv_thread *L, const char *name, const hv_value *v);
