@@ -1,0 +1,1 @@
+x = function(a, 1) end

@@ -1,0 +1,1 @@
+for i = 1 do end

@@ -1,0 +1,2 @@
+if x then
+  y = 1

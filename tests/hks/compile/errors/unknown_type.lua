@@ -1,0 +1,2 @@
+local n:number = 1
+local s:strang = "x"

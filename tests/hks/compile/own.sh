@@ -1,0 +1,56 @@
+#!/bin/sh
+# Programs of our own (tests/hks/compile/*.lua; NAME.TARGET.lua only for that
+# target) compiled for every target and debug level: each chunk verifies with
+# 0 violations and lists and reassembles to the same bytes.  Then the bad
+# programs of errors/: exit 1 and exactly the message in NAME.err.
+gsvm=${GSVM_BIN:?}
+SRC=${GSVM_SOURCE_DIR:-$(pwd)}
+dir=$SRC/tests/hks/compile
+case $gsvm in /*) ;; *) gsvm=$(pwd)/$gsvm ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0; n=0
+for f in "$dir"/*.lua; do
+    base=$(basename "$f" .lua)
+    only=
+    case $base in *.*) only=${base#*.} ;; esac
+    for t in sekiro sow ghosts doubles bo2 bo3; do
+        [ -z "$only" ] || [ "$only" = $t ] || continue
+        for d in full profile none; do
+            n=$((n + 1))
+            what="$base --target $t --debug $d"
+            if ! "$gsvm" hks compile "$f" --target $t --debug $d -o "$tmp/c" 2>"$tmp/e"; then
+                echo "FAIL: $what: $(cat "$tmp/e")"; fail=1; continue
+            fi
+            if ! "$gsvm" hks verify "$tmp/c" >"$tmp/v" 2>&1 ||
+                ! grep -q ' 0 violations' "$tmp/v"; then
+                echo "FAIL: verify $what:"; head -5 "$tmp/v"; fail=1
+            fi
+            if ! "$gsvm" hks list "$tmp/c" >"$tmp/l" || ! "$gsvm" hks asm "$tmp/l" -o "$tmp/a" ||
+                ! cmp -s "$tmp/c" "$tmp/a"; then
+                echo "FAIL: list -> asm of $what does not give the same bytes"; fail=1
+            fi
+        done
+    done
+done
+echo "own programs: $n chunks compiled, verified, listed and reassembled"
+m=0
+for f in "$dir"/errors/*.lua; do
+    base=$(basename "$f" .lua)
+    (cd "$dir/errors" && "$gsvm" hks compile "$base.lua" --target sow -o "$tmp/x"; echo "exit $?") \
+        >"$tmp/got" 2>&1
+    m=$((m + 1))
+    if ! cmp -s "$tmp/got" "$dir/errors/$base.err"; then
+        echo "FAIL: errors/$base.lua:"; diff "$dir/errors/$base.err" "$tmp/got"; fail=1
+    fi
+done
+echo "error programs: $m messages compared"
+# stdin, stdout and --chunkname
+printf 'return 1\n' | "$gsvm" hks compile - --target sow -o - >"$tmp/s" 2>"$tmp/e" &&
+    "$gsvm" hks list "$tmp/s" | grep -q '"=stdin"' || { echo "FAIL: - to -o -"; fail=1; }
+printf 'return 1\n' >"$tmp/p.lua"
+"$gsvm" hks compile "$tmp/p.lua" --chunkname @game/p.lua -o "$tmp/p" &&
+    "$gsvm" hks list "$tmp/p" | grep -q '"@game/p.lua"' || { echo "FAIL: --chunkname"; fail=1; }
+"$gsvm" hks compile "$tmp/p.lua" --target nosuch -o "$tmp/p" 2>/dev/null
+[ $? = 2 ] || { echo "FAIL: an unknown target is a usage error"; fail=1; }
+exit $fail
