@@ -287,6 +287,143 @@ typedef struct gsvm_hks_decompile_result {
 gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile_options *opts,
                                char **out, size_t *len, gsvm_hks_decompile_result *res,
                                gsvm_error *err);
+/* ---- the virtual machine ----
+ *
+ * A VM runs loaded chunks with Lua 5.1 semantics and HavokScript's opcodes
+ * (every profile), in float64 or float32 arithmetic as the chunk's header
+ * says.  Many VMs can live in one process; nothing is shared between them.
+ * Scripts cannot escape the limits: a run that reaches the instruction or
+ * memory limit ends with GSVM_ERR_LIMIT, a script error with
+ * GSVM_ERR_FAULT; neither is ever the host's crash. */
+typedef struct gsvm_hks_vm gsvm_hks_vm;
+
+typedef struct gsvm_hks_limits {
+    uint64_t max_memory;       /* bytes the VM may hold (0: 64 MiB) */
+    uint64_t max_instructions; /* over the VM's life (0: unlimited) */
+    uint32_t max_call_depth;   /* nested calls per thread (0: 200 000) */
+    uint32_t max_string;       /* bytes of one string (0: 16 MiB) */
+    uint32_t max_table;        /* array + hash entries of one table (0: 16 Mi) */
+} gsvm_hks_limits;
+
+typedef enum gsvm_hks_mode {
+    GSVM_HKS_MODE_0 = 0, /* the game's main loop: a chunk must verify to load */
+    GSVM_HKS_MODE_2 = 2  /* checked: every fetch inside the code ("VM Kernel error") */
+} gsvm_hks_mode;
+
+/* What a C native receives and returns.  Strings point into the VM (valid
+ * during the call); a table or function argument is only its type. */
+typedef enum gsvm_hks_vtype {
+    GSVM_HKS_V_NIL, GSVM_HKS_V_BOOL, GSVM_HKS_V_NUMBER, GSVM_HKS_V_STRING,
+    GSVM_HKS_V_TABLE, GSVM_HKS_V_FUNCTION, GSVM_HKS_V_OTHER
+} gsvm_hks_vtype;
+typedef struct gsvm_hks_value {
+    gsvm_hks_vtype type;
+    bool b;
+    double n;
+    const char *s; /* STRING */
+    size_t len;
+} gsvm_hks_value;
+
+/* A native: reads args, writes up to `max_results` results and sets
+ * *nresults.  Returning non-OK faults the calling script with `err`'s
+ * message (the script's error, not the host's). */
+typedef gsvm_status (*gsvm_hks_native_fn)(void *ctx, gsvm_hks_vm *vm, const gsvm_hks_value *args,
+                                          int nargs, gsvm_hks_value *results, int max_results,
+                                          int *nresults, gsvm_error *err);
+typedef struct gsvm_hks_native {
+    const char *name; /* a global ("Foo") or a field of a global table ("NPC.SetAlignment") */
+    gsvm_hks_native_fn fn;
+    void *ctx;
+} gsvm_hks_native;
+
+typedef struct gsvm_hks_vm_options {
+    gsvm_hks_limits limits;
+    gsvm_hks_mode mode;
+    bool float32;                   /* number size: set from the chunk by gsvm_hks_vm_load too */
+    const gsvm_hks_native *natives; /* registered as globals before any chunk runs */
+    size_t nnatives;
+    uint64_t seed;                  /* math.random's seed */
+} gsvm_hks_vm_options;
+
+/* print(): the strings of one call, already converted as tostring does. */
+typedef void (*gsvm_hks_print_fn)(void *ctx, const char *const *parts, const size_t *lens, int n);
+
+gsvm_status gsvm_hks_vm_new(const gsvm_hks_vm_options *opts, gsvm_hks_vm **out, gsvm_error *err);
+void gsvm_hks_vm_free(gsvm_hks_vm *vm);
+void gsvm_hks_vm_set_print(gsvm_hks_vm *vm, gsvm_hks_print_fn fn, void *ctx);
+gsvm_status gsvm_hks_vm_add_native(gsvm_hks_vm *vm, const gsvm_hks_native *n, gsvm_error *err);
+
+/* Loads a chunk; the VM takes ownership of `c` (also on failure).  The
+ * chunk's main function is then ready to run.  A float32 chunk switches a
+ * fresh VM to float32 numbers; mixing number sizes in one VM is refused.
+ * In mode 0 the chunk must pass gsvm_hks_verify (what mode 2 checks at run
+ * time, proved before), else it is rejected naming the first violation. */
+gsvm_status gsvm_hks_vm_load(gsvm_hks_vm *vm, gsvm_hks_chunk *c, gsvm_error *err);
+
+/* Runs the loaded main function for at most `budget` instructions (0: no
+ * slice).  GSVM_OK with *done false means the slice ended (Yielded); the
+ * next call resumes exactly where it stopped.  *done true: it returned. */
+gsvm_status gsvm_hks_vm_run(gsvm_hks_vm *vm, uint64_t budget, bool *done, gsvm_error *err);
+
+/* Calls a global function (dotted names reach into tables) to completion
+ * within the limits; up to max_results results (strings copied into the
+ * VM's scratch, valid until the next call). */
+gsvm_status gsvm_hks_vm_call(gsvm_hks_vm *vm, const char *name, const gsvm_hks_value *args,
+                             int nargs, gsvm_hks_value *results, int max_results, int *nresults,
+                             gsvm_error *err);
+
+/* Instructions executed so far. */
+uint64_t gsvm_hks_vm_steps(const gsvm_hks_vm *vm);
+
+/* The last fault: message, the function ("0/2 name"), its pc and source
+ * line (-1 when the chunk has no line info). */
+typedef struct gsvm_hks_fault {
+    char message[512];
+    char function[128];
+    char source[128];
+    long pc, line;
+} gsvm_hks_fault;
+bool gsvm_hks_vm_fault(const gsvm_hks_vm *vm, gsvm_hks_fault *out);
+
+/* ---- the world-layer runtime ----
+ *
+ * A layer script run as the game runs it: installed once per script id
+ * (the reinstall cache), StartupCommands (*.SC objects) started as script
+ * threads, ScriptBind events dispatched with the running-script stack,
+ * LithThreadSleep on simulated time, DB<Kind>.Name records found by name
+ * hash and binary search, natives from a declarations file (docs/natives.md)
+ * with argument-shape checks.  Every host call and runtime step is one JSON
+ * line given to `emit`.  The world file and the timeline are in docs/hks.md. */
+typedef struct gsvm_hks_world gsvm_hks_world;
+typedef void (*gsvm_hks_world_emit_fn)(void *ctx, const char *json_line);
+
+/* natives_text may be NULL (no natives). */
+gsvm_status gsvm_hks_world_new(const char *world_text, size_t world_len, const char *world_file,
+                               const char *natives_text, size_t natives_len,
+                               const char *natives_file, const gsvm_hks_vm_options *vm_options,
+                               gsvm_hks_world_emit_fn emit, void *ctx, gsvm_hks_world **out,
+                               gsvm_error *err);
+void gsvm_hks_world_free(gsvm_hks_world *w);
+gsvm_hks_vm *gsvm_hks_world_vm(gsvm_hks_world *w);
+/* Installs the layer's chunk (taking ownership) and runs its main function;
+ * a second install of the same script id reuses the cached one. */
+gsvm_status gsvm_hks_world_install(gsvm_hks_world *w, gsvm_hks_chunk *c, uint32_t script_id,
+                                   gsvm_error *err);
+/* Starts every StartupCommands thread (each runs to its first sleep). */
+gsvm_status gsvm_hks_world_start(gsvm_hks_world *w, gsvm_error *err);
+/* Advances simulated time, waking sleepers in deadline order (none when paused). */
+gsvm_status gsvm_hks_world_advance(gsvm_hks_world *w, uint64_t ms, gsvm_error *err);
+void gsvm_hks_world_pause(gsvm_hks_world *w, bool paused);
+/* Dispatches an event (object NULL: every bound object) to its ScriptBind
+ * functions; `args` is a JSON array (jansson's json_t *, may be NULL). */
+struct json_t;
+gsvm_status gsvm_hks_world_event(gsvm_hks_world *w, const char *object, const char *event,
+                                 struct json_t *args, gsvm_error *err);
+/* Queues the value the next call of `native` answers with. */
+gsvm_status gsvm_hks_world_answer(gsvm_hks_world *w, const char *native, struct json_t *value,
+                                  gsvm_error *err);
+/* Faults so far (threads and handlers that failed). */
+int gsvm_hks_world_faults(const gsvm_hks_world *w);
 
 #ifdef __cplusplus
 }

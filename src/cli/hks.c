@@ -591,6 +591,7 @@ static const gsvm_verb verbs[] = {
     {"scri", verb_scri, "unpack or pack a SCRI script payload"},
     {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
     {"decompile", gsvm_cli_hks_decompile, "Lua source from a chunk"},
+    {"run", hks_cli_run, "run a chunk on the VM, or a world layer with --world"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,230 @@
+/* gsvm hks run: argument parsing and printing for the HavokScript VM.
+ *
+ * Without --world the chunk's main function runs once.  print() writes
+ * JSON Lines ({"host": "print", "args": [...]}) like every engine's host
+ * calls, or with --print text exactly what Lua 5.1's print writes.  With
+ * --world the layer runtime runs (hks_world.c). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "cli/args.h"
+#include "cli/hks_cli.h"
+#include "gsvm/hks.h"
+
+static void print_text(void *ctx, const char *const *parts, const size_t *lens, int n)
+{
+    FILE *f = ctx;
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputc('\t', f);
+        fwrite(parts[i], 1, lens[i], f);
+    }
+    fputc('\n', f);
+}
+
+static void print_json(void *ctx, const char *const *parts, const size_t *lens, int n)
+{
+    FILE *f = ctx;
+    json_t *args = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(args, json_stringn(parts[i], lens[i]));
+    json_t *o = json_pack("{s:s,s:o}", "host", "print", "args", args);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+    if (s) {
+        fputs(s, f);
+        fputc('\n', f);
+        free(s);
+    }
+    json_decref(o);
+}
+
+/* Prints a fault (JSON Lines or text) and returns the exit code. */
+int hks_cli_report_fault(gsvm_hks_vm *vm, gsvm_status st, const gsvm_error *err, bool json,
+                         const char *file)
+{
+    gsvm_hks_fault f;
+    bool have = gsvm_hks_vm_fault(vm, &f);
+    int code = st == GSVM_ERR_LIMIT ? EXIT_LIMIT : st == GSVM_ERR_FAULT ? EXIT_FAULT
+                                                                         : gsvm_cli_exit_code(st);
+    if (!have)
+        return gsvm_cli_fail(err);
+    if (json) {
+        json_t *o = json_pack("{s:s,s:s,s:s}", st == GSVM_ERR_LIMIT ? "limit" : "fault",
+                              f.message, "function", f.function, "source", f.source);
+        json_object_set_new(o, "pc", json_integer(f.pc));
+        json_object_set_new(o, "line", json_integer(f.line));
+        json_object_set_new(o, "steps", json_integer((json_int_t)gsvm_hks_vm_steps(vm)));
+        char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (s) {
+            puts(s);
+            free(s);
+        }
+        json_decref(o);
+    }
+    fflush(stdout);
+    fprintf(stderr, "%s: %s: %s (function %s, pc %ld", file,
+            st == GSVM_ERR_LIMIT ? "limit" : "fault", f.message, f.function[0] ? f.function : "?",
+            f.pc);
+    if (f.line > 0)
+        fprintf(stderr, ", line %ld", f.line);
+    fprintf(stderr, ")\n");
+    return code;
+}
+
+int hks_cli_parse_print(const char *mode, bool *json, const char *command)
+{
+    if (!mode || strcmp(mode, "json") == 0) {
+        *json = true;
+        return -1;
+    }
+    if (strcmp(mode, "text") == 0) {
+        *json = false;
+        return -1;
+    }
+    fprintf(stderr, "%s: --print must be json or text\n", command);
+    return EXIT_USAGE;
+}
+
+/* Reads LAYER (a chunk, or a SCRI payload holding one) into a chunk. */
+int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, gsvm_hks_chunk **out)
+{
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_buf b;
+    gsvm_status st = gsvm_file_read(path, &b, &err);
+    if (st != GSVM_OK) {
+        gsvm_buf_free(&b);
+        return gsvm_cli_fail(&err);
+    }
+    const uint8_t *data = b.data;
+    size_t len = b.len;
+    if (len >= 4 && memcmp(data, "SCRI", 4) == 0) {
+        gsvm_hks_scri sc;
+        st = gsvm_hks_scri_unpack(data, len, path, &sc, &err);
+        if (st == GSVM_OK && sc.flag != 0)
+            st = gsvm_error_set(&err, GSVM_ERR_INPUT, path,
+                                "the SCRI payload holds Lua source (flag %u); this build runs "
+                                "bytecode payloads (flag 0)",
+                                sc.flag);
+        if (st != GSVM_OK) {
+            gsvm_buf_free(&b);
+            return gsvm_cli_fail(&err);
+        }
+        data = sc.body;
+        len = sc.body_len;
+    }
+    st = gsvm_hks_chunk_load(data, len, o, path, out, &err);
+    gsvm_buf_free(&b);
+    if (st != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return -1;
+}
+
+int hks_cli_run(int argc, char **argv)
+{
+    hks_run_args ra;
+    memset(&ra, 0, sizeof ra);
+    const gsvm_opt opts[] = {
+        {"--print", 0, OPT_STRING, &ra.print, "MODE",
+         "json (default: host lines) or text (exactly what Lua 5.1's print writes)", NULL},
+        {"--checked", 0, OPT_FLAG, &ra.checked, NULL,
+         "mode 2: every fetch must lie inside the function's code (else a fault)", NULL},
+        {"--budget", 0, OPT_U64, &ra.budget, "N",
+         "run in slices of N instructions (preempted and resumed exactly)", NULL},
+        {"--max-instructions", 0, OPT_U64, &ra.max_instr, "N",
+         "end the run with exit 4 after N instructions (default 1000000000; 0: none)",
+         &ra.max_instr_seen},
+        {"--max-memory", 0, OPT_U64, &ra.max_mem, "BYTES", "memory limit (default 64 MiB)", NULL},
+        {"--max-depth", 0, OPT_U64, &ra.max_depth, "N", "nested calls (default 200000)", NULL},
+        {"--profile", 0, OPT_STRING, &ra.profile, "NAME",
+         "opcode table: auto (default), base, bo3 or ghosts", NULL},
+        {"--world", 0, OPT_STRING, &ra.world, "WORLD.json",
+         "run LAYER as a world layer: records, ScriptBind, natives", NULL},
+        {"--events", 0, OPT_STRING, &ra.events, "TIMELINE.jsonl",
+         "the world's timeline of events and time steps", NULL},
+        {"--natives", 0, OPT_STRING, &ra.natives, "NATIVES.json",
+         "the natives declaration file (default: the world's \"natives\" entry)", NULL},
+        {NULL, 0, 0, NULL, NULL, NULL, NULL},
+    };
+    const gsvm_verb_spec spec = {
+        "gsvm hks run", "LAYER [--print text] [--checked] [--budget N] [--world W --events T]",
+        "Run a HavokScript chunk (or a SCRI payload holding one) on the VM.  Without\n--world "
+        "the main function runs once; with --world the layer runs as the game runs\nit: "
+        "StartupCommands threads, ScriptBind events, records, natives, simulated time.",
+        opts, 1, 1};
+    const char *pos[1];
+    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    ra.layer = pos[0];
+    if ((rc = hks_cli_parse_print(ra.print, &ra.json, spec.command)) >= 0)
+        return rc;
+    if (!ra.max_instr_seen)
+        ra.max_instr = 1000000000ull;
+    gsvm_hks_load_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.scan = true;
+    if (ra.profile && !gsvm_hks_profile_parse(ra.profile, &lo.profile)) {
+        fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", spec.command,
+                ra.profile);
+        return EXIT_USAGE;
+    }
+    ra.load = lo;
+    if (ra.events && !ra.world) {
+        fprintf(stderr, "%s: --events needs --world\n", spec.command);
+        return EXIT_USAGE;
+    }
+    if (ra.world)
+        return hks_cli_run_world(&ra);
+
+    gsvm_hks_chunk *c;
+    if ((rc = hks_cli_load_layer(ra.layer, &lo, &c)) >= 0)
+        return rc;
+    gsvm_hks_vm_options vo;
+    memset(&vo, 0, sizeof vo);
+    vo.limits.max_instructions = ra.max_instr;
+    vo.limits.max_memory = ra.max_mem;
+    vo.limits.max_call_depth = (uint32_t)ra.max_depth;
+    vo.mode = ra.checked ? GSVM_HKS_MODE_2 : GSVM_HKS_MODE_0;
+    gsvm_hks_vm *vm;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    gsvm_status st = gsvm_hks_vm_new(&vo, &vm, &err);
+    if (st != GSVM_OK) {
+        gsvm_hks_chunk_free(c);
+        return gsvm_cli_fail(&err);
+    }
+    gsvm_hks_vm_set_print(vm, ra.json ? print_json : print_text, stdout);
+    st = gsvm_hks_vm_load(vm, c, &err);
+    if (st != GSVM_OK) {
+        if (err.file[0] == 0)
+            snprintf(err.file, sizeof err.file, "%s", ra.layer);
+        rc = st == GSVM_ERR_FAULT || st == GSVM_ERR_LIMIT
+                 ? hks_cli_report_fault(vm, st, &err, ra.json, ra.layer)
+                 : gsvm_cli_fail(&err);
+        gsvm_hks_vm_free(vm);
+        return rc;
+    }
+    bool done = false;
+    uint64_t slices = 0;
+    while (!done) {
+        st = gsvm_hks_vm_run(vm, ra.budget, &done, &err);
+        if (st != GSVM_OK)
+            break;
+        slices++;
+    }
+    rc = 0;
+    if (st != GSVM_OK)
+        rc = hks_cli_report_fault(vm, st, &err, ra.json, ra.layer);
+    else if (ra.json && ra.budget) {
+        printf("{\"done\":true,\"steps\":%llu,\"slices\":%llu}\n",
+               (unsigned long long)gsvm_hks_vm_steps(vm), (unsigned long long)slices);
+    }
+    fflush(stdout);
+    gsvm_hks_vm_free(vm);
+    return rc;
+}

@@ -1,0 +1,398 @@
+/* The HavokScript interpreter's internal view: values, objects, threads.
+ *
+ * A value is a 16-byte slot {u32 tag, value} as in the game's lua_State
+ * (the document: "stack slots are 16 bytes {u32 tag, value}").  Tags are the
+ * chunk's own type numbers (TNIL 0 ... TSTRUCT 12), so typed checks
+ * (CHECKTYPE) compare a register's tag with the operand directly.
+ *
+ * Nothing here is global: every object belongs to one hv_vm, and the VM is
+ * freed with everything it made.  Errors unwind with longjmp to the nearest
+ * protected call (pcall, a coroutine resume, the host's entry). */
+#ifndef GSVM_HKS_VM_H
+#define GSVM_HKS_VM_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gsvm/hks.h"
+
+enum {
+    HV_TNIL = 0, HV_TBOOL = 1, HV_TLUD = 2, HV_TNUM = 3, HV_TSTR = 4, HV_TTAB = 5,
+    HV_TFUNC = 6, /* never a tag: type() of both closure kinds */
+    HV_TUDATA = 7, HV_TTHREAD = 8, HV_TLFN = 9 /* TIFUNCTION */, HV_TCFN = 10,
+    HV_TUI64 = 11, HV_TSTRUCT = 12,
+    HV_TDEADKEY = 13, /* a hash key whose value went nil and whose object was collected */
+    HV_NTAGS = 14,
+    HV_TUPVAL = 15 /* a GC object kind only, never a value's tag */
+};
+
+typedef struct hv_gc hv_gc;
+typedef struct hv_str hv_str;
+typedef struct hv_table hv_table;
+typedef struct hv_lfn hv_lfn;
+typedef struct hv_cfn hv_cfn;
+typedef struct hv_thread hv_thread;
+typedef struct hv_struct hv_struct;
+typedef struct hv_upval hv_upval;
+typedef struct hv_vm hv_vm;
+typedef struct hv_proto hv_proto;
+
+typedef struct hv_value {
+    uint32_t tt;
+    uint32_t aux;
+    union {
+        double n;
+        hv_gc *gc;
+        uint64_t u;
+        int b;
+        void *p;
+    } v;
+} hv_value;
+
+struct hv_gc {
+    hv_gc *next;
+    uint8_t tt;
+    uint8_t marked;
+};
+
+struct hv_str {
+    hv_gc h;
+    uint32_t hash;
+    uint32_t len;
+    hv_str *hnext;
+    char data[]; /* len bytes + NUL */
+};
+
+typedef struct hv_node {
+    hv_value val;
+    hv_value key;
+    struct hv_node *next;
+} hv_node;
+
+struct hv_table {
+    hv_gc h;
+    uint8_t lsizenode;
+    uint8_t nomm; /* bit per metamethod known absent (cleared on any set) */
+    hv_table *meta;
+    hv_value *arr;
+    uint32_t asize;
+    hv_node *node;
+    hv_node *lastfree;
+    hv_gc *gray;
+};
+
+/* Runtime prototype: the loader's function with its code re-encoded so that
+ * the opcode field holds the interpreter's internal id (profile-free), and
+ * its constants as values.  Protos live as long as their VM. */
+struct hv_proto {
+    uint32_t *code;
+    uint32_t ncode;
+    hv_value *k;
+    uint32_t nk;
+    hv_proto **p;
+    uint32_t np;
+    uint8_t nups, nparams, is_vararg;
+    uint32_t maxstack;
+    const uint32_t *lines; /* NULL when stripped; ncode entries */
+    hv_str *source;        /* "@NAME.lua" or NULL */
+    hv_str *name;
+    uint32_t linedefined;
+    const char *path; /* "0/2/1" */
+};
+
+struct hv_upval {
+    hv_gc h;
+    hv_value *v;
+    hv_value closed;
+    hv_upval *next; /* open list of the thread, by decreasing stack level */
+    hv_thread *owner;
+};
+
+struct hv_lfn {
+    hv_gc h;
+    uint32_t nups;
+    hv_proto *p;
+    hv_table *env;
+    hv_upval *up[];
+};
+
+typedef int (*hv_cfunc)(hv_thread *L, int nargs);
+struct hv_cfn {
+    hv_gc h;
+    uint32_t nups;
+    hv_cfunc f;
+    const char *name;
+    hv_table *env;
+    int tag; /* host native index, or -1 */
+    hv_value up[];
+};
+
+/* A structure instance: a fixed slot array and an optional metatable. */
+struct hv_struct {
+    hv_gc h;
+    uint32_t nslots;
+    uint64_t id;
+    const gsvm_hks_struct *def;
+    hv_table *meta;
+    hv_value slot[];
+};
+
+typedef struct hv_ci {
+    int func, base, top;   /* stack indices */
+    const uint32_t *pc;    /* saved pc of a Lua frame */
+    int nresults;
+    uint8_t is_lua, fresh; /* fresh: the frame a nested hv_execute started */
+    uint16_t tailcalls;
+} hv_ci;
+
+enum { HV_FRAME_SLACK = 1100 };
+enum { HV_OK = 0, HV_YIELD = 1, HV_ERRRUN = 2, HV_ERRMEM = 4, HV_BUDGET = 6, HV_ERRLIMIT = 7 };
+
+typedef struct hv_jmp {
+    struct hv_jmp *prev;
+    jmp_buf b;
+    volatile int status;
+} hv_jmp;
+
+struct hv_thread {
+    hv_gc h;
+    hv_vm *vm;
+    hv_value *stack;
+    int stacksize;
+    int top, base; /* current C frame's window (indices) */
+    hv_ci *ci;     /* current frame */
+    hv_ci *cis;
+    int ncis;
+    int nci_alloc;
+    hv_upval *openup;
+    hv_jmp *errjmp;
+    int nny;     /* non-yieldable nesting (C boundaries inside this thread) */
+    int status;  /* HV_OK, HV_YIELD (suspended in yield), or error/dead */
+    bool started, dead;
+    hv_thread *resumer;
+    hv_gc *gray;
+    /* host data for world script threads */
+    int script_id;
+};
+
+typedef struct hv_limits {
+    uint64_t max_memory;       /* bytes, 0 = unlimited */
+    uint64_t max_instructions; /* total per VM, 0 = unlimited */
+    uint32_t max_call_depth;   /* Lua frames per thread */
+    uint32_t max_c_depth;      /* nested interpreter entries */
+    uint32_t max_string;       /* bytes */
+    uint32_t max_table;        /* array + hash entries */
+} hv_limits;
+
+/* Where the last error was raised: for faults the host reads. */
+typedef struct hv_where {
+    char function[128];
+    char source[128];
+    long pc;
+    long line;
+} hv_where;
+
+typedef void (*hv_print_fn)(void *ctx, hv_thread *L, int first, int n);
+
+struct hv_vm {
+    hv_limits lim;
+    bool f32;      /* numbers are float32: round every arithmetic result */
+    bool checked;  /* mode 2: every fetch inside the code and aligned */
+    uint64_t bytes, gc_threshold;
+    int gc_pause;
+    hv_gc *all;
+    hv_gc *gray;
+    hv_str **strt;
+    uint32_t nstr, strsize;
+    hv_thread *main;
+    hv_thread *running;
+    hv_table *globals;
+    hv_table *registry;
+    hv_table *strmeta; /* the string metatable ({__index = string}) */
+    hv_str *tmname[24];
+    hv_str *typenames[HV_NTAGS];
+    hv_proto **protos; /* every loaded prototype (roots for their constants) */
+    size_t nprotos, protos_cap;
+    gsvm_hks_chunk **chunks; /* loaded chunks (protos point into them) */
+    size_t nchunks, chunks_cap;
+    int64_t steps_left;     /* until the slice or the total limit */
+    uint64_t slice_end_steps, steps; /* executed instructions so far */
+    int64_t slice;          /* current run's budget (0 = none) */
+    int ccalls;
+    hv_where where;
+    uint64_t seed;
+    hv_print_fn print;
+    void *print_ctx;
+    void *host; /* the API object that owns this VM */
+    bool in_gc;
+    struct hv_buf *bufs;
+    char errbuf[256];
+};
+
+/* metamethod ids (order matters: nomm bits) */
+enum { TM_INDEX, TM_NEWINDEX, TM_GC, TM_MODE, TM_EQ, TM_ADD, TM_SUB, TM_MUL, TM_DIV, TM_MOD,
+       TM_POW, TM_UNM, TM_LEN, TM_LT, TM_LE, TM_CONCAT, TM_CALL, TM_TOSTRING, TM_N };
+
+#define hv_isnil(o) ((o)->tt == HV_TNIL)
+#define hv_isfalse(o) ((o)->tt == HV_TNIL || ((o)->tt == HV_TBOOL && (o)->v.b == 0))
+#define hv_setnil(o) ((o)->tt = HV_TNIL)
+#define hv_setnum(o, x) ((o)->tt = HV_TNUM, (o)->v.n = (x))
+#define hv_setbool(o, x) ((o)->tt = HV_TBOOL, (o)->v.b = (x) ? 1 : 0)
+#define hv_setgc(o, t, x) ((o)->tt = (t), (o)->v.gc = (hv_gc *)(x))
+#define hv_iscollectable(o) ((o)->tt >= HV_TSTR && (o)->tt != HV_TUI64 && (o)->tt <= HV_TSTRUCT)
+#define hv_strv(o) ((hv_str *)(o)->v.gc)
+#define hv_tabv(o) ((hv_table *)(o)->v.gc)
+
+/* ---- memory and GC (vm_gc.c) ---- */
+void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size);
+#define hv_free(vm, p, sz) hv_free_(vm, p, sz)
+void hv_free_(hv_vm *vm, void *p, size_t sz);
+hv_gc *hv_newobj(hv_thread *L, uint8_t tt, size_t size);
+void hv_gc_collect(hv_thread *L);
+static inline void hv_gc_check(hv_thread *L)
+{
+    if (L->vm->bytes > L->vm->gc_threshold)
+        hv_gc_collect(L);
+}
+void hv_vm_free_all(hv_vm *vm);
+
+/* ---- strings (vm_string.c) ---- */
+hv_str *hv_str_new(hv_thread *L, const char *s, size_t len);
+hv_str *hv_str_cstr(hv_thread *L, const char *s);
+void hv_strtab_resize(hv_thread *L, uint32_t n);
+void hv_str_remove(hv_vm *vm, hv_str *s);
+int hv_num2str(hv_vm *vm, double n, char *buf); /* "%.14g" */
+bool hv_str2num(const char *s, size_t len, double *out);
+hv_str *hv_tostr_num(hv_thread *L, double n);
+
+/* ---- tables (vm_table.c) ---- */
+hv_table *hv_table_new(hv_thread *L, int narr, int nhash);
+void hv_table_freeobj(hv_vm *vm, hv_table *t);
+const hv_value *hv_table_get(hv_table *t, const hv_value *key);
+const hv_value *hv_table_getnum(hv_table *t, double key);
+const hv_value *hv_table_getint(hv_table *t, int64_t key);
+const hv_value *hv_table_getstr(hv_table *t, hv_str *key);
+hv_value *hv_table_set(hv_thread *L, hv_table *t, const hv_value *key);
+hv_value *hv_table_setint(hv_thread *L, hv_table *t, int64_t key);
+hv_value *hv_table_setstr(hv_thread *L, hv_table *t, hv_str *key);
+int hv_table_next(hv_thread *L, hv_table *t, hv_value *key); /* key in/out, value after it */
+uint32_t hv_table_len(hv_table *t);
+void hv_table_resize_array(hv_thread *L, hv_table *t, uint32_t n);
+extern const hv_value hv_nilobject;
+
+/* ---- functions, upvalues ---- */
+hv_lfn *hv_lfn_new(hv_thread *L, hv_proto *p, hv_table *env);
+hv_cfn *hv_cfn_new(hv_thread *L, hv_cfunc f, const char *name, int nups);
+hv_upval *hv_findupval(hv_thread *L, hv_value *level);
+void hv_closeupvals(hv_thread *L, hv_value *level);
+
+/* ---- threads, calls, errors (vm_do.c) ---- */
+hv_thread *hv_thread_new(hv_thread *L);
+void hv_thread_freeobj(hv_vm *vm, hv_thread *t);
+void hv_stack_check(hv_thread *L, int n);
+_Noreturn void hv_throw(hv_thread *L, int status);
+_Noreturn void hv_error(hv_thread *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void hv_error_value(hv_thread *L); /* the error value is at top - 1 */
+_Noreturn void hv_typeerror(hv_thread *L, const hv_value *o, const char *op);
+/* Calls the function at stack index `func` with the values above it (to top)
+ * and leaves `nresults` results (-1: all) from `func` on; top after them. */
+void hv_call(hv_thread *L, int func, int nresults);
+/* Protected: returns HV_OK or an error status with the error value at func. */
+int hv_pcall(hv_thread *L, int func, int nresults);
+/* Prepares a call; true when it is a Lua function (a new frame to run). */
+bool hv_precall(hv_thread *L, int func, int nresults);
+/* 0: a Lua frame was pushed (run it); 1: a C function ran; 2: it yielded */
+int hv_precall_(hv_thread *L, int func, int nresults);
+bool hv_budget_slow(hv_thread *L);
+void hv_budget_slow_c(hv_thread *L);
+const char *hv_tm_name(int event);
+void hv_poscall(hv_thread *L, int firstresult);
+int hv_resume(hv_thread *L, hv_thread *co, int nargs);
+const char *hv_typename(const hv_value *o);
+void hv_where_here(hv_thread *L, int level, char *buf, size_t n); /* "src:line:" */
+int hv_currentline(hv_thread *L, hv_ci *ci);
+
+/* ---- the interpreter (vm_exec.c) ---- */
+int hv_execute(hv_thread *L); /* runs L->ci until the fresh frame returns */
+bool hv_equal(hv_thread *L, const hv_value *a, const hv_value *b);
+bool hv_rawequal(const hv_value *a, const hv_value *b);
+bool hv_lessthan(hv_thread *L, const hv_value *a, const hv_value *b);
+void hv_gettable(hv_thread *L, const hv_value *t, const hv_value *key, hv_value *out);
+void hv_settable(hv_thread *L, const hv_value *t, const hv_value *key, const hv_value *val);
+void hv_concat(hv_thread *L, int total, int last); /* stack indices */
+bool hv_tonumber(const hv_value *o, double *out);
+bool hv_tostring_inplace(hv_thread *L, hv_value *o);
+const hv_value *hv_gettm(hv_thread *L, const hv_value *o, int event);
+hv_table *hv_getmeta(hv_thread *L, const hv_value *o);
+double hv_round(hv_vm *vm, double x);
+void hv_arith(hv_thread *L, hv_value *ra, const hv_value *b, const hv_value *c, int op);
+
+/* ---- libraries (vm_lib_*.c) ---- */
+void hv_open_base(hv_thread *L);
+void hv_open_string(hv_thread *L);
+void hv_open_table(hv_thread *L);
+void hv_open_math(hv_thread *L);
+void hv_open_coroutine(hv_thread *L);
+/* tostring() as the base library does it, result on top */
+void hv_tostring(hv_thread *L, int idx);
+
+/* ---- helpers for C functions ---- */
+#define HV_ARG(L, i) (&(L)->stack[(L)->base + (i)])
+static inline void hv_push(hv_thread *L, const hv_value *v)
+{
+    L->stack[L->top++] = *v;
+}
+static inline void hv_pushnum(hv_thread *L, double n)
+{
+    hv_setnum(&L->stack[L->top], n);
+    L->top++;
+}
+static inline void hv_pushnil(hv_thread *L)
+{
+    hv_setnil(&L->stack[L->top]);
+    L->top++;
+}
+static inline void hv_pushbool(hv_thread *L, int b)
+{
+    hv_setbool(&L->stack[L->top], b);
+    L->top++;
+}
+static inline void hv_pushstr(hv_thread *L, hv_str *s)
+{
+    hv_setgc(&L->stack[L->top], HV_TSTR, s);
+    L->top++;
+}
+void hv_pushlstr(hv_thread *L, const char *s, size_t n);
+void hv_pushcstr(hv_thread *L, const char *s);
+void hv_register(hv_thread *L, hv_table *t, const char *name, hv_cfunc f);
+double hv_checknum(hv_thread *L, int nargs, int i, const char *fn);
+double hv_optnum(hv_thread *L, int nargs, int i, const char *fn, double def);
+int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn);
+int64_t hv_optint(hv_thread *L, int nargs, int i, const char *fn, int64_t def);
+hv_str *hv_checkstr(hv_thread *L, int nargs, int i, const char *fn);
+hv_table *hv_checktab(hv_thread *L, int nargs, int i, const char *fn);
+void hv_checkany(hv_thread *L, int nargs, int i, const char *fn);
+_Noreturn void hv_argerror(hv_thread *L, int i, const char *fn, const char *msg);
+
+/* A growable byte buffer that respects the string limit.  Buffers form a
+ * stack in the VM, so that an error unwinding past a C function frees the
+ * buffers it had open (hv_buf_unwind). */
+typedef struct hv_buf {
+    char *p;
+    size_t n, cap;
+    struct hv_buf *prev;
+} hv_buf;
+void hv_buf_init(hv_thread *L, hv_buf *b);
+void hv_buf_unwind(hv_vm *vm, hv_buf *to);
+void hv_buf_add(hv_thread *L, hv_buf *b, const char *s, size_t n);
+void hv_buf_free(hv_thread *L, hv_buf *b);
+
+/* ---- the VM object ---- */
+hv_vm *hv_vm_new(const hv_limits *lim, bool f32);
+void hv_vm_free(hv_vm *vm);
+/* Converts a loaded chunk's main function into a closure on top of L's stack. */
+int hv_load(hv_thread *L, gsvm_hks_chunk *c, char *err, size_t errn);
+
+#endif

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Differential truth for the VM: every hksc golden chunk of
+# ../shared/corpus/hks-hksc whose program has expect/NAME.out (stock Lua
+# 5.1's output) must print exactly that with --print text.
+#   - doubles-be (float64): every program, every variant.
+#   - the float32 targets: every program whose values stay integers below
+#     2^24; the others are listed in F32_EXCLUDED with the reason.
+# The expected files were made by running lua5.1 on src/NAME.lua, so an
+# error position reads "src/NAME.lua:LINE:"; hksc recorded the source as
+# NAME.lua, and the variants without line info (profile, strip) have no
+# position at all, as Lua 5.1 prints it for a chunk without lines.
+# Every doubles-be chunk also runs in checked mode 2 (--checked) with the
+# same output: a verified chunk never trips the run-time fetch check.
+G=${GSVM_BIN:?}; SRC=${GSVM_SOURCE_DIR:-$(pwd)}
+SHARED=${GSVM_SHARED_DIR:-$SRC/../shared}
+C=$SHARED/corpus/hks-hksc
+if [ ! -d "$C/expect" ]; then
+    if [ "$CI" = true ]; then echo "FAIL: $C is absent under CI"; exit 1; fi
+    echo "SKIP: $C is absent (the shared corpus is not checked out)"; exit 0
+fi
+# name: reason
+F32_EXCLUDED="16_numbers 17_arith 26_recursion 32_json 33_sorts"
+why() {
+    case $1 in
+    16_numbers) echo "decimals, exponents and integers past 2^24 (0.1, 1e-5, 16777217)";;
+    17_arith) echo "non-integral quotients (a / b, 2 / a)";;
+    26_recursion) echo "sums past 2^24 (1548008755920)";;
+    32_json) echo "decimal fractions (19.95, 20.5)";;
+    33_sorts) echo "a linear congruential generator past 2^24";;
+    esac
+}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0; excluded=0
+for target in doubles-be sekiro-be sow-le iw6 t6 t7; do
+    for variant in debug profile strip; do
+        d=$C/$target/$variant
+        [ -d "$d" ] || continue
+        for e in "$C"/expect/*.out; do
+            n=$(basename "$e" .out)
+            f=$d/$n.luac
+            [ -f "$f" ] || continue
+            if [ "$target" != doubles-be ] && echo " $F32_EXCLUDED " | grep -q " $n "; then
+                excluded=$((excluded+1)); continue
+            fi
+            if [ "$variant" = debug ]; then
+                sed "s#src/$n\.lua:#$n.lua:#" "$e" >"$tmp/want"
+            else
+                sed "s#src/$n\.lua:[0-9]*: ##" "$e" >"$tmp/want"
+            fi
+            timeout 60 "$G" hks run --print text "$f" >"$tmp/got" 2>"$tmp/err"
+            rc=$?
+            if [ $rc = 0 ] && cmp -s "$tmp/got" "$tmp/want"; then
+                pass=$((pass+1))
+            else
+                fail=$((fail+1)); echo "FAIL: $target/$variant/$n (exit $rc)"
+                diff "$tmp/got" "$tmp/want" | head -5; head -3 "$tmp/err"
+            fi
+            if [ "$target" = doubles-be ]; then
+                timeout 60 "$G" hks run --checked --print text "$f" >"$tmp/got2" 2>&1
+                if cmp -s "$tmp/got" "$tmp/got2"; then pass=$((pass+1)); else
+                    fail=$((fail+1)); echo "FAIL: --checked differs on $target/$variant/$n"
+                    head -3 "$tmp/got2"
+                fi
+            fi
+        done
+    done
+done
+for n in $F32_EXCLUDED; do echo "float32 targets skip $n: $(why $n)"; done
+echo "hks vm corpus: $pass passed, $fail failed, $excluded float32 runs excluded"
+[ $fail = 0 ]
