@@ -64,7 +64,7 @@ static gsvm_mission_answer on_request(void *ud, const gsvm_mission_request *r)
     char key[24];
     snprintf(key, sizeof key, "%llu", (unsigned long long)r->key);
     json_error_t je;
-    json_t *args = json_loads(r->args_json, 0, &je);
+    json_t *args = json_loads(r->args_json, JSON_ALLOW_NUL, &je); /* NUL travels as \\u0000 */
     json_t *req = json_object();
     json_object_set_new(req, "key", json_string(key));
     json_object_set_new(req, "effect", r->effect ? json_string(r->effect) : json_null());
