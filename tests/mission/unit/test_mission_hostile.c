@@ -512,6 +512,72 @@ static void test_sequence_kill9(void)
     gsvm_mission_close(m);
 }
 
+/* ---- the asynchronous outcome API ---- */
+
+static const char async_src[] =
+    "return { on_event_session_joined = function(c) c.lifetime:set{state = 1} end,\n"
+    " on_event_effect_result = function(c, st, ev) c:set_variable('r' .. ev.request_key.value, ev.outcome) end }";
+
+static gsvm_mission *open_async(rec_host *h, const char *db)
+{
+    gsvm_mission_config cfg;
+    harness_config(&cfg, h);
+    h->answer = GSVM_MISSION_DEFER;
+    cfg.state_path = db;
+    cfg.commit_wait_ms = 300;
+    cfg.network_wait_ms = 1000;
+    cfg.cancel_wait_ms = 200;
+    cfg.expire_ms = 5000;
+    return open_cfg(async_src, &cfg);
+}
+
+static void test_async(void)
+{
+    char db[300];
+    snprintf(db, sizeof db, "%s/async.db", dir);
+    rec_host h;
+    gsvm_error err;
+    gsvm_mission *m = open_async(&h, db);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    report(m, "session_joined");
+    gsvm_mission_request head;
+    bool deferred = false;
+    CHECK(gsvm_mission_head_request(m, &head, &deferred) && deferred && head.key == 1);
+    /* Wrong key, and an outcome that does not fit the stage: refused. */
+    CHECK_INT(gsvm_mission_report_outcome(m, 2, GSVM_MISSION_STAGED, &err), GSVM_ERR_USAGE);
+    CHECK_INT(gsvm_mission_report_outcome(m, 1, GSVM_MISSION_COMMITTED, &err), GSVM_OK);
+    CHECK_INT(gsvm_mission_report_outcome(m, 1, GSVM_MISSION_COMMITTED, &err), GSVM_ERR_USAGE);
+    CHECK_INT(gsvm_mission_report_outcome(m, 1, GSVM_MISSION_REFUSED, &err), GSVM_ERR_USAGE);
+    /* The stage survives a reopen: still committed, the network wait goes on. */
+    CHECK_INT(gsvm_mission_advance(m, 600, &err), GSVM_OK);
+    gsvm_mission_close(m);
+    m = open_async(&h, db);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK(gsvm_mission_head_request(m, &head, &deferred) && deferred && head.key == 1);
+    CHECK_INT(gsvm_mission_report_outcome(m, 1, GSVM_MISSION_REFUSED, &err), GSVM_ERR_USAGE);
+    CHECK_INT(gsvm_mission_report_outcome(m, 1, GSVM_MISSION_STAGED, &err), GSVM_OK);
+    CHECK_STR(var_str(m, "r1"), "transport_staged");
+    /* Never committed: refused after the 300 ms commit wait. */
+    report(m, "session_joined");
+    CHECK_INT(gsvm_mission_advance(m, 250, &err), GSVM_OK);
+    CHECK_STR(var_str(m, "r2"), "(none)");
+    CHECK_INT(gsvm_mission_advance(m, 100, &err), GSVM_OK);
+    CHECK_STR(var_str(m, "r2"), "refused");
+    /* Committed, then the network wait: a cancel is asked for; unconfirmed, the mission faults. */
+    report(m, "session_joined");
+    CHECK_INT(gsvm_mission_report_outcome(m, 3, GSVM_MISSION_COMMITTED, &err), GSVM_OK);
+    CHECK_INT(gsvm_mission_advance(m, 1000, &err), GSVM_OK);
+    CHECK(!gsvm_mission_faulted(m));
+    CHECK_INT(gsvm_mission_advance(m, 200, &err), GSVM_OK);
+    CHECK(gsvm_mission_faulted(m));
+    CHECK_STR(gsvm_mission_fault_text(m), "mission request cancel was not confirmed");
+    gsvm_mission_close(m);
+}
+
 /* ---- also seen ---- */
 
 static void test_report_slots(void)
@@ -592,6 +658,7 @@ int main(void)
     timed("test_request_args", test_request_args);
     timed("test_request_bytes", test_request_bytes);
     timed("test_advance", test_advance);
+    timed("test_async", test_async);
     timed("test_report_slots", test_report_slots);
     timed("test_locked_state", test_locked_state);
     timed("test_sequence_kill9", test_sequence_kill9);
