@@ -163,12 +163,12 @@ static void test_c_call_cost(void)
     if (m)
         CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
     gsvm_mission_close(m);
-    /* == and < of two distinct 25 MB strings: one instruction each; the
+    /* == and < of two distinct 16 MB strings: one instruction each; the
      * watchdog stops the loop at the deadline. */
     harness_config(&cfg, &h);
     cfg.callback_budget = UINT64_C(1) << 60;
     cfg.callback_wall_ms = 200;
-    m = run_one("local a = string.rep('a', 25000000) local b = string.rep('a', 25000000)\n"
+    m = run_one("local a = string.rep('a', 16000000) local b = string.rep('a', 16000000)\n"
                 "while true do local x = a == b local y = a < b end",
                 &h, &cfg);
     CHECK(m && gsvm_mission_faulted(m));
