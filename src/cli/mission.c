@@ -117,7 +117,21 @@ static json_t *value_json(const gsvm_mission_value *v)
     case GSVM_MV_BOOL: return json_boolean(v->b);
     case GSVM_MV_INT: return json_integer(v->i);
     case GSVM_MV_NUM: return json_real(v->n);
-    case GSVM_MV_STR: return json_text(v->s, v->len);
+    case GSVM_MV_STR: {
+        /* A variable holds bytes: UTF-8 prints as a string (NUL as \u0000),
+         * anything else as {"hex":..}, never as other text. */
+        json_t *j = json_stringn(v->s, v->len);
+        if (j)
+            return j;
+        char *hex = malloc(2 * v->len + 1);
+        if (!hex)
+            return json_null();
+        for (size_t i = 0; i < v->len; i++)
+            snprintf(hex + 2 * i, 3, "%02x", (unsigned char)v->s[i]);
+        j = json_pack("{s:s}", "hex", hex);
+        free(hex);
+        return j;
+    }
     default: return json_null();
     }
 }

@@ -92,6 +92,9 @@ expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/nohead.jsonl"
 has "$T/err" "nohead.jsonl:1:12: error: no deferred request is in delivery"
 head -c 300000000 /dev/zero >"$T/huge.lua"
 expect_rc 1 "$G" mission run "$T/huge.lua"; has "$T/err" "source_too_large"
+# Variables print byte for byte.
+printf 'return { on_start = function(c) c:set_variable("b", "\\255\\0x") c:set_variable("t", "a\\0b") end }' >"$T/bin.lua"
+expect_rc 0 "$G" mission run "$T/bin.lua"; has "$T/out" '"b":{"hex":"ff0078"},"t":"a\u0000b"'
 # (A second process on an open state file: test_mission_hostile's test_locked_state.)
 
 echo "$pass passed, $fail failed"
