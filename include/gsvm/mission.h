@@ -229,6 +229,11 @@ gsvm_status gsvm_mission_find_script(const char *root, const char *internal_name
                                      uint32_t definition_hash, char **text, size_t *len,
                                      char *path_out, size_t path_size, gsvm_error *err);
 
+/* Reads one script file ("-": standard input), checking the size before
+ * reading (1..128 KiB; a regular file's size is known from stat, so a
+ * 300 MB file is refused without reading it).  The caller frees *text. */
+gsvm_status gsvm_mission_read_script(const char *path, char **text, size_t *len, gsvm_error *err);
+
 /* ---- the mission ---- */
 
 /* Loads the script (text only, 1..128 KiB), runs its chunk, captures the

@@ -20,6 +20,8 @@
 typedef struct run_out {
     FILE *f;
     gsvm_mission_answer answer;
+    const char *text;   /* the timeline's text, to give a value's column */
+    size_t text_len;
 } run_out;
 
 /* JSON strings must be UTF-8: invalid bytes print as U+FFFD. */
@@ -64,7 +66,7 @@ static gsvm_mission_answer on_request(void *ud, const gsvm_mission_request *r)
     char key[24];
     snprintf(key, sizeof key, "%llu", (unsigned long long)r->key);
     json_error_t je;
-    json_t *args = json_loads(r->args_json, 0, &je);
+    json_t *args = json_loads(r->args_json, JSON_ALLOW_NUL, &je); /* NUL travels as \\u0000 */
     json_t *req = json_object();
     json_object_set_new(req, "key", json_string(key));
     json_object_set_new(req, "effect", r->effect ? json_string(r->effect) : json_null());
@@ -95,6 +97,14 @@ static void on_effect_result(void *ud, uint64_t key, const char *effect, const c
     gsvm_jsonl_emit(o->f, json_pack("{s:{s:s,s:s}}", "effect_result", "key", k, "outcome", outcome));
 }
 
+static void on_cancel(void *ud, uint64_t key)
+{
+    run_out *o = ud;
+    char k[24];
+    snprintf(k, sizeof k, "%llu", (unsigned long long)key);
+    gsvm_jsonl_emit(o->f, json_pack("{s:{s:s}}", "cancel_requested", "key", k));
+}
+
 static void on_fault(void *ud, const char *message)
 {
     run_out *o = ud;
@@ -107,7 +117,21 @@ static json_t *value_json(const gsvm_mission_value *v)
     case GSVM_MV_BOOL: return json_boolean(v->b);
     case GSVM_MV_INT: return json_integer(v->i);
     case GSVM_MV_NUM: return json_real(v->n);
-    case GSVM_MV_STR: return json_text(v->s, v->len);
+    case GSVM_MV_STR: {
+        /* A variable holds bytes: UTF-8 prints as a string (NUL as \u0000),
+         * anything else as {"hex":..}, never as other text. */
+        json_t *j = json_stringn(v->s, v->len);
+        if (j)
+            return j;
+        char *hex = malloc(2 * v->len + 1);
+        if (!hex)
+            return json_null();
+        for (size_t i = 0; i < v->len; i++)
+            snprintf(hex + 2 * i, 3, "%02x", (unsigned char)v->s[i]);
+        j = json_pack("{s:s}", "hex", hex);
+        free(hex);
+        return j;
+    }
     default: return json_null();
     }
 }
@@ -143,14 +167,53 @@ static void emit_committed(FILE *f, const gsvm_mission *m)
 }
 
 static const char *const answers[] = {"accept", "refuse", "stall", "pending", "drop",
-                                      "no_cancel", "unpublished", "mismatch", NULL};
+                                      "no_cancel", "unpublished", "mismatch", "defer", NULL};
+static const char *const outcomes[] = {"committed", "transport_staged", "refused", "canceled", NULL};
 
-static int timeline_error(const char *path, size_t line, const char *msg, const char *what)
+/* The 1-based column of KEY's value on line `line` of the timeline text
+ * (1 when it cannot be found). */
+static size_t value_column(const run_out *o, size_t line, const char *key)
 {
-    fprintf(stderr, "%s:%zu:1: error: ", path, line);
+    if (!o || !o->text || !key)
+        return 1;
+    const char *p = o->text, *end = o->text + o->text_len;
+    for (size_t l = 1; l < line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        eol = end;
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    size_t ql = strlen(quoted);
+    for (const char *q = p; q + ql <= eol; q++) {
+        if (memcmp(q, quoted, ql) != 0)
+            continue;
+        const char *v = q + ql;
+        while (v < eol && (*v == ' ' || *v == '\t'))
+            v++;
+        if (v < eol && *v == ':') {
+            v++;
+            while (v < eol && (*v == ' ' || *v == '\t'))
+                v++;
+            return (size_t)(v - p) + 1;
+        }
+    }
+    return 1;
+}
+
+static int timeline_error_at(const char *path, size_t line, size_t col, const char *msg, const char *what)
+{
+    fprintf(stderr, "%s:%zu:%zu: error: ", path, line, col);
     fprintf(stderr, msg, what);
     fputc('\n', stderr);
     return EXIT_INPUT;
+}
+
+static int timeline_error(const char *path, size_t line, const char *msg, const char *what)
+{
+    return timeline_error_at(path, line, 1, msg, what);
 }
 
 /* One report's fields from a timeline object (every member but "event").
@@ -224,7 +287,8 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
             snprintf(err.message, sizeof err.message, "out of memory");
         report_buf_free(&b);
         if (st != GSVM_OK)
-            return timeline_error(path, lineno, "%s", err.message);
+            return timeline_error_at(path, lineno, strstr(err.message, "slot") ? value_column(o, lineno, "slot") : 1,
+                                     "%s", err.message);
         return -1;
     }
     json_t *packet = json_object_get(line, "packet");
@@ -248,7 +312,8 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
                 items[i] = (gsvm_mission_report_item){json_string_value(kind), bufs[i].fields, bufs[i].n};
         }
         if (rc < 0 && gsvm_mission_report_packet(m, items, n, &err) != GSVM_OK)
-            rc = timeline_error(path, lineno, "%s", err.message);
+            rc = timeline_error_at(path, lineno, strstr(err.message, "slot") ? value_column(o, lineno, "slot") : 1,
+                                   "%s", err.message);
         for (size_t i = 0; bufs && i < n; i++)
             report_buf_free(&bufs[i]);
         free(bufs);
@@ -257,9 +322,42 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
     }
     json_t *adv = json_object_get(line, "advance_ms");
     if (adv) {
-        if (!json_is_integer(adv) || json_integer_value(adv) < 0)
-            return timeline_error(path, lineno, "%s", "\"advance_ms\" must be a non-negative integer");
-        gsvm_mission_advance(m, (uint64_t)json_integer_value(adv), &err);
+        size_t col = value_column(o, lineno, "advance_ms");
+        if (!json_is_integer(adv) || json_integer_value(adv) < 0 ||
+            (uint64_t)json_integer_value(adv) > GSVM_MISSION_MAX_CLOCK_MS)
+            return timeline_error_at(path, lineno, col, "%s",
+                                     "\"advance_ms\" must be an integer from 0 to 2^53 (9007199254740992)");
+        if (gsvm_mission_advance(m, (uint64_t)json_integer_value(adv), &err) != GSVM_OK)
+            return timeline_error_at(path, lineno, col, "%s", err.message);
+        return -1;
+    }
+    json_t *outc = json_object_get(line, "outcome");
+    if (outc) {
+        /* {"outcome":..,"key":"N"}: the host's later answer to the head request. */
+        size_t col = value_column(o, lineno, "outcome");
+        int which = -1;
+        for (int i = 0; outcomes[i]; i++)
+            if (json_is_string(outc) && strcmp(outcomes[i], json_string_value(outc)) == 0)
+                which = i;
+        if (which < 0)
+            return timeline_error_at(path, lineno, col, "%s",
+                                     "\"outcome\" must be committed, transport_staged, refused or canceled");
+        gsvm_mission_request head;
+        bool deferred = false;
+        if (!gsvm_mission_head_request(m, &head, &deferred) || !deferred)
+            return timeline_error_at(path, lineno, col, "%s",
+                                     "no deferred request is in delivery (answer {\"host\":\"defer\"} first)");
+        json_t *k = json_object_get(line, "key");
+        uint64_t key = head.key;
+        if (k) {
+            char want[24];
+            snprintf(want, sizeof want, "%llu", (unsigned long long)head.key);
+            if (!json_is_string(k) || strcmp(json_string_value(k), want) != 0)
+                return timeline_error_at(path, lineno, value_column(o, lineno, "key"),
+                                         "the head request is key %s", want);
+        }
+        if (gsvm_mission_report_outcome(m, key, (gsvm_mission_outcome)which, &err) != GSVM_OK)
+            return timeline_error_at(path, lineno, col, "%s", err.message);
         return -1;
     }
     json_t *host = json_object_get(line, "host");
@@ -269,8 +367,8 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
                 o->answer = (gsvm_mission_answer)i;
                 return -1;
             }
-        return timeline_error(path, lineno, "%s",
-                              "\"host\" must be accept, refuse, stall, pending, drop, no_cancel, unpublished or mismatch");
+        return timeline_error_at(path, lineno, value_column(o, lineno, "host"), "%s",
+                              "\"host\" must be accept, refuse, stall, pending, drop, no_cancel, unpublished, mismatch or defer");
     }
     json_t *pub = json_object_get(line, "publish");
     if (pub) {
@@ -295,13 +393,12 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
     if (json_is_true(json_object_get(line, "reload_script"))) {
         /* "Reload script" reads the script file again (the text loaded at
          * the start when it came from stdin or cannot be read now). */
-        gsvm_buf sb;
+        char *text = NULL;
+        size_t tlen = 0;
         bool fresh = script_path && strcmp(script_path, "-") != 0 &&
-                     gsvm_file_read(script_path, &sb, &err) == GSVM_OK;
-        gsvm_status st = gsvm_mission_reload_script(m, fresh ? (const char *)sb.data : NULL,
-                                                    fresh ? sb.len : 0, &err);
-        if (fresh)
-            gsvm_buf_free(&sb);
+                     gsvm_mission_read_script(script_path, &text, &tlen, &err) == GSVM_OK;
+        gsvm_status st = gsvm_mission_reload_script(m, fresh ? text : NULL, fresh ? tlen : 0, &err);
+        free(text);
         if (st != GSVM_OK) {
             gsvm_cli_fail(&err);
             return EXIT_INPUT;
@@ -309,7 +406,7 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
         return -1;
     }
     return timeline_error(path, lineno, "%s",
-                          "a timeline line is {\"event\":..}, {\"packet\":[..]}, {\"advance_ms\":N}, {\"host\":..}, {\"publish\":true}, {\"reopen\":true} or {\"reload_script\":true}");
+                          "a timeline line is {\"event\":..}, {\"packet\":[..]}, {\"advance_ms\":N}, {\"host\":..}, {\"outcome\":..}, {\"publish\":true}, {\"reopen\":true} or {\"reload_script\":true}");
 }
 
 /* The root of "ROOT/scripts/x/x.lua" (for require), or "" when the path has no scripts/ part. */
@@ -345,7 +442,7 @@ static int cmd_run(int argc, char **argv)
 {
     const char *world_path = NULL, *events_path = NULL, *state_path = NULL, *role = NULL,
                *activity = NULL, *root = NULL, *out_path = NULL;
-    uint64_t max_vars = 0;
+    uint64_t max_vars = 0, budget = 0, wall_ms = 0, commit_ms = 0, network_ms = 0, cancel_ms = 0, expire_ms = 0;
     bool fsync_full = false;
     const gsvm_opt opts[] = {
         {"--world", 0, OPT_STRING, &world_path, "WORLD.json", "the world model (slots, squads, scenes, activity)", NULL},
@@ -356,6 +453,12 @@ static int cmd_run(int argc, char **argv)
         {"--root", 0, OPT_STRING, &root, "DIR", "the SDK root for require (default: inferred from .../scripts/...)", NULL},
         {"--max-variables", 0, OPT_U64, &max_vars, "N", "variable capacity (default 512)", NULL},
         {"--fsync", 0, OPT_FLAG, &fsync_full, NULL, "fsync every commit (synchronous=FULL)", NULL},
+        {"--callback-budget", 0, OPT_U64, &budget, "N", "instructions per callback (default 5000000)", NULL},
+        {"--callback-wall-ms", 0, OPT_U64, &wall_ms, "MS", "wall-clock limit per callback (default 1000)", NULL},
+        {"--commit-wait-ms", 0, OPT_U64, &commit_ms, "MS", "refused without a host commit after (default 2000)", NULL},
+        {"--network-wait-ms", 0, OPT_U64, &network_ms, "MS", "cancel requested after this in the network queue (default 15000)", NULL},
+        {"--cancel-wait-ms", 0, OPT_U64, &cancel_ms, "MS", "fault when a cancel is not confirmed after (default 2000)", NULL},
+        {"--expire-ms", 0, OPT_U64, &expire_ms, "MS", "expired this long after the first try (default 60000)", NULL},
         {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the output lines to FILE", NULL},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
@@ -390,6 +493,11 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "gsvm mission run: --max-variables is at most 1000000\n");
         return EXIT_USAGE;
     }
+    if (wall_ms > UINT32_MAX || commit_ms > UINT32_MAX || network_ms > UINT32_MAX || cancel_ms > UINT32_MAX ||
+        expire_ms > UINT32_MAX) {
+        fprintf(stderr, "gsvm mission run: a time in ms is at most 4294967295\n");
+        return EXIT_USAGE;
+    }
     gsvm_error err;
     gsvm_mission_world *world = NULL;
     json_t *timeline = NULL;
@@ -408,7 +516,12 @@ static int cmd_run(int argc, char **argv)
         if (st != GSVM_OK)
             return gsvm_cli_fail(&err);
     }
-    if (events_path && gsvm_jsonl_load_lines(events_path, &timeline, &line_of, &err) != GSVM_OK) {
+    gsvm_buf tl_text;
+    gsvm_buf_init(&tl_text);
+    if (events_path && (gsvm_file_read(events_path, &tl_text, &err) != GSVM_OK ||
+                        gsvm_jsonl_parse_lines((const char *)tl_text.data, tl_text.len, events_path, &timeline,
+                                               &line_of, &err) != GSVM_OK)) {
+        gsvm_buf_free(&tl_text);
         gsvm_mission_world_free(world);
         return gsvm_cli_fail(&err);
     }
@@ -429,13 +542,12 @@ static int cmd_run(int argc, char **argv)
         snprintf(root_buf, sizeof root_buf, "%s", script);
         gsvm_mission_file_stem(iname, gsvm_mission_world_display_name(world), id_buf, sizeof id_buf, &err);
     } else {
-        gsvm_buf sb;
-        if (gsvm_file_read(script, &sb, &err) != GSVM_OK) {
+        /* The size is checked before the file is read (a 300 MB file is not read). */
+        if (gsvm_mission_read_script(script, &src, &srclen, &err) != GSVM_OK) {
             gsvm_cli_fail(&err);
             exit_code = EXIT_INPUT;
             goto done;
         }
-        src = (char *)gsvm_buf_take(&sb, &srclen);
         infer_root(script, root_buf, sizeof root_buf);
         basename_stem(script, id_buf, sizeof id_buf);
     }
@@ -451,7 +563,7 @@ static int cmd_run(int argc, char **argv)
             goto done;
         }
     }
-    run_out ro = {out, GSVM_MISSION_ACCEPT};
+    run_out ro = {out, GSVM_MISSION_ACCEPT, (const char *)tl_text.data, tl_text.len};
     gsvm_mission_config cfg;
     gsvm_mission_config_init(&cfg);
     cfg.activity_id = id_buf[0] ? id_buf : "activity";
@@ -461,6 +573,14 @@ static int cmd_run(int argc, char **argv)
     cfg.durable_fsync = fsync_full;
     if (max_vars)
         cfg.max_variables = (uint32_t)max_vars;
+    if (budget)
+        cfg.callback_budget = budget;
+    if (wall_ms)
+        cfg.callback_wall_ms = (uint32_t)wall_ms;
+    cfg.commit_wait_ms = (uint32_t)commit_ms;
+    cfg.network_wait_ms = (uint32_t)network_ms;
+    cfg.cancel_wait_ms = (uint32_t)cancel_ms;
+    cfg.expire_ms = (uint32_t)expire_ms;
     cfg.role = r;
     if (!role_given && world) {
         /* The world may declare the role; --role wins. */
@@ -472,6 +592,7 @@ static int cmd_run(int argc, char **argv)
     cfg.host.initial_state = on_initial_state;
     cfg.host.effect_result = on_effect_result;
     cfg.host.fault = on_fault;
+    cfg.host.cancel = on_cancel;
     cfg.host.ud = &ro;
     /* Host answers at the head of the timeline already hold while opening
      * (they decide the initial state's publication). */
@@ -516,6 +637,7 @@ done:
     if (out != stdout)
         fclose(out);
     json_decref(timeline);
+    gsvm_buf_free(&tl_text);
     free(line_of);
     gsvm_mission_world_free(world);
     free(src);

@@ -184,9 +184,28 @@ void mapi_args_table(lua_State *L, int idx, const char *const *declared)
     }
 }
 
+/* A request's arguments must be carried byte for byte: strings and keys are
+ * UTF-8 (JSON text; a NUL travels as \u0000 in values), nothing else is
+ * turned into "(binary)" or dropped, and two keys that JSON would merge (the
+ * integer 1 and the string "1") are refused.  Their bytes are bounded
+ * (GSVM_MISSION_MAX_REQUEST_ARGS) before anything is built, so a 24 MiB
+ * argument costs a Lua error, not 24 MiB of C memory per request. */
+static void check_text(lua_State *L, const char *s, size_t n, bool key, size_t *bytes)
+{
+    *bytes += n;
+    if (*bytes > GSVM_MISSION_MAX_REQUEST_ARGS)
+        luaL_error(L, "effect arguments exceed %d bytes", (int)GSVM_MISSION_MAX_REQUEST_ARGS);
+    if (key && memchr(s, 0, n))
+        luaL_error(L, "effect argument key holds a NUL byte");
+    json_t *probe = json_stringn(s, n); /* jansson's own UTF-8 rule */
+    if (!probe)
+        luaL_error(L, "effect argument %s is not valid UTF-8", key ? "key" : "string");
+    json_decref(probe);
+}
+
 /* Checks that the value at idx can become JSON (plain values, handles,
  * tables of them; bounded). Raises otherwise. */
-void mapi_check_plain(lua_State *L, int idx, int depth, int *budget)
+static void check_plain(lua_State *L, int idx, int depth, int *budget, size_t *bytes)
 {
     idx = lua_absindex(L, idx);
     if (--*budget < 0 || depth > 8)
@@ -194,11 +213,17 @@ void mapi_check_plain(lua_State *L, int idx, int depth, int *budget)
     ms_charge(L, 1);
     switch (lua_type(L, idx)) {
     case LUA_TNIL:
-    case LUA_TBOOLEAN:
-    case LUA_TSTRING: return;
+    case LUA_TBOOLEAN: return;
+    case LUA_TSTRING: {
+        size_t n;
+        const char *s = lua_tolstring(L, idx, &n);
+        check_text(L, s, n, false, bytes);
+        return;
+    }
     case LUA_TNUMBER:
         if (!lua_isinteger(L, idx) && !isfinite(lua_tonumber(L, idx)))
             luaL_error(L, "effect argument is not a finite number");
+        *bytes += 8;
         return;
     case LUA_TUSERDATA:
         /* Handles and keys travel as their id / value. */
@@ -209,15 +234,35 @@ void mapi_check_plain(lua_State *L, int idx, int depth, int *budget)
     case LUA_TTABLE:
         lua_pushnil(L);
         while (lua_next(L, idx)) {
-            if (lua_type(L, -2) != LUA_TSTRING && !lua_isinteger(L, -2))
+            if (lua_type(L, -2) == LUA_TSTRING) {
+                size_t n;
+                const char *k = lua_tolstring(L, -2, &n);
+                check_text(L, k, n, true, bytes);
+            } else if (lua_isinteger(L, -2)) {
+                char kb[32];
+                snprintf(kb, sizeof kb, "%lld", (long long)lua_tointeger(L, -2));
+                lua_pushstring(L, kb);
+                bool clash = lua_rawget(L, idx) != LUA_TNIL;
+                lua_pop(L, 1);
+                if (clash)
+                    luaL_error(L, "effect argument keys %s and '%s' would be one JSON key", kb, kb);
+                *bytes += strlen(kb);
+            } else {
                 luaL_error(L, "effect argument keys must be strings or integers");
-            mapi_check_plain(L, -1, depth + 1, budget);
+            }
+            check_plain(L, -1, depth + 1, budget, bytes);
             lua_pop(L, 1);
         }
         return;
     default: break;
     }
     luaL_error(L, "effect argument is not a plain value");
+}
+
+void mapi_check_plain(lua_State *L, int idx, int depth, int *budget)
+{
+    size_t bytes = 0;
+    check_plain(L, idx, depth, budget, &bytes);
 }
 
 /* Converts a checked value to JSON; raises nothing. */
@@ -233,8 +278,7 @@ json_t *mapi_to_json(lua_State *L, int idx)
     case LUA_TSTRING: {
         size_t n;
         const char *s = lua_tolstring(L, idx, &n);
-        json_t *j = json_stringn(s, n);
-        return j ? j : json_string("(binary)");
+        return json_stringn(s, n); /* checked UTF-8: NULL only when out of memory */
     }
     case LUA_TUSERDATA: {
         mapi_hud *h = lua_touserdata(L, idx);
@@ -261,7 +305,12 @@ json_t *mapi_to_json(lua_State *L, int idx)
             json_t *a = json_array();
             for (size_t i = 1; i <= n; i++) {
                 lua_rawgeti(L, idx, (lua_Integer)i);
-                json_array_append_new(a, mapi_to_json(L, -1));
+                json_t *v = mapi_to_json(L, -1);
+                if (!v || json_array_append_new(a, v) != 0) {
+                    json_decref(a);
+                    lua_pop(L, 1);
+                    return NULL;
+                }
                 lua_pop(L, 1);
             }
             return a;
@@ -277,7 +326,12 @@ json_t *mapi_to_json(lua_State *L, int idx)
                 snprintf(kb, sizeof kb, "%lld", (long long)lua_tointeger(L, -2));
                 k = kb;
             }
-            json_object_set_new(o, k, mapi_to_json(L, -1));
+            json_t *v = mapi_to_json(L, -1);
+            if (!v || json_object_set_new(o, k, v) != 0) {
+                json_decref(o);
+                lua_pop(L, 2);
+                return NULL; /* out of memory: the caller raises */
+            }
             lua_pop(L, 1);
         }
         return o;
@@ -298,16 +352,35 @@ mreq *mapi_emit_request(lua_State *L, gsvm_mission *m, int op, const char *call,
         ms_raise_limit(L);
         return NULL;
     }
-    mreq *r = ms_mreq_new(m, op, call, effect);
     char *txt = args ? json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(args);
-    if (!r || !txt || !ms_txn_add_request(m, r)) {
+    if (!txt) {
+        mapi_raise_oom(L);
+        return NULL;
+    }
+    /* The text as sent and stored: bounded (escapes included), charged one
+     * unit per byte, and held against the arena like the script's own memory. */
+    size_t len = strlen(txt);
+    if (len > GSVM_MISSION_MAX_REQUEST_ARGS) {
+        free(txt);
+        luaL_error(L, "effect arguments exceed %d bytes", (int)GSVM_MISSION_MAX_REQUEST_ARGS);
+        return NULL;
+    }
+    if (m->lim.arena_used + m->txn.req_bytes + len > m->lim.arena_cap) {
+        free(txt);
+        mapi_raise_oom(L);
+        return NULL;
+    }
+    mreq *r = ms_mreq_new(m, op, call, effect);
+    if (!r || !ms_txn_add_request(m, r)) {
         free(txt);
         ms_mreq_free(r);
         mapi_raise_oom(L);
         return NULL;
     }
-    r->args = txt;
+    r->args = txt; /* owned by the transaction from here, so the charge may raise */
+    m->txn.req_bytes += len;
+    ms_charge(L, len);
     ms_push_key(L, r->key);
     return r;
 }
@@ -319,6 +392,8 @@ json_t *mapi_args_json_of(lua_State *L, int idx, const char *what, const char *s
     int budget = 4096;
     mapi_check_plain(L, idx, 0, &budget);
     json_t *o = mapi_to_json(L, idx);
+    if (!o)
+        mapi_raise_oom(L);
     if (!json_is_object(o)) {
         json_decref(o);
         o = json_object();

@@ -1,5 +1,6 @@
 /* Event kinds (from events.def), event records and their queues, and the
  * JSON form runtime events take in the store. */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +170,20 @@ char *ms_mevent_encode(const mevent *e)
         case EF_INT:
         case EF_KEY: v = json_integer(f->i); break;
         case EF_NUM: v = json_real(f->n); break;
-        case EF_STR: v = json_stringn_nocheck(f->s, f->len); break;
+        case EF_STR:
+            /* UTF-8 text (NUL included) as a string; other bytes as hex, so
+             * a report of any bytes comes back from the store as it was. */
+            v = json_stringn(f->s, f->len);
+            if (!v) {
+                char *hex = malloc(2 * f->len + 1);
+                if (hex) {
+                    for (size_t k = 0; k < f->len; k++)
+                        snprintf(hex + 2 * k, 3, "%02x", (unsigned char)f->s[k]);
+                    v = json_pack("{s:s}", "hex", hex);
+                    free(hex);
+                }
+            }
+            break;
         default: v = json_null(); break;
         }
         json_array_append_new(fs, json_pack("[s,i,o]", f->name, f->type, v));
@@ -183,7 +197,7 @@ char *ms_mevent_encode(const mevent *e)
 mevent *ms_mevent_decode(const char *text, size_t len)
 {
     json_error_t je;
-    json_t *o = json_loadb(text, len, 0, &je);
+    json_t *o = json_loadb(text, len, JSON_ALLOW_NUL, &je);
     if (!o)
         return NULL;
     mevent *e = NULL;
@@ -212,7 +226,25 @@ mevent *ms_mevent_decode(const char *text, size_t len)
         case EF_INT: ok = json_is_integer(v) && ms_mevent_set_int(e, name, json_integer_value(v)); break;
         case EF_KEY: ok = json_is_integer(v) && ms_mevent_set_key(e, name, (uint64_t)json_integer_value(v)); break;
         case EF_NUM: ok = json_is_number(v) && ms_mevent_set_num(e, name, json_number_value(v)); break;
-        case EF_STR: ok = json_is_string(v) && ms_mevent_set_str(e, name, json_string_value(v), json_string_length(v)); break;
+        case EF_STR:
+            if (json_is_string(v)) {
+                ok = ms_mevent_set_str(e, name, json_string_value(v), json_string_length(v));
+            } else {
+                json_t *h = json_object_get(v, "hex");
+                const char *x = json_string_value(h);
+                size_t n = json_string_length(h);
+                char *bytes = x && n % 2 == 0 && json_object_size(v) == 1 ? malloc(n / 2 + 1) : NULL;
+                ok = bytes != NULL;
+                for (size_t q = 0; ok && q < n / 2; q++) {
+                    unsigned b;
+                    ok = sscanf(x + 2 * q, "%2x", &b) == 1 && isxdigit((unsigned char)x[2 * q]) &&
+                         isxdigit((unsigned char)x[2 * q + 1]);
+                    bytes[q] = (char)b;
+                }
+                ok = ok && ms_mevent_set_str(e, name, bytes, n / 2);
+                free(bytes);
+            }
+            break;
         case EF_NIL: ok = ms_mevent_set_nil(e, name); break;
         default: ok = false;
         }

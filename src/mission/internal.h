@@ -248,6 +248,7 @@ typedef struct mtxn {
     mreq **reqs;
     int nreqs, capreqs;
     int64_t consumed_event; /* store row of the runtime event this callback consumes */
+    size_t req_bytes;      /* the argument text of the callback's requests (counted against the arena) */
 } mtxn;
 
 typedef struct mdelivery {

@@ -17,9 +17,11 @@ void ms_mreq_free(mreq *r)
 char *ms_mreq_encode(const mreq *r)
 {
     json_error_t je;
-    json_t *args = r->args ? json_loads(r->args, 0, &je) : json_object();
+    /* The arguments were made by mapi_to_json: UTF-8, NUL as \u0000.  A
+     * failure here is out of memory, never a reason to store other args. */
+    json_t *args = r->args ? json_loads(r->args, JSON_ALLOW_NUL, &je) : json_object();
     if (!args)
-        args = json_object();
+        return NULL;
     json_t *o = json_pack("{s:I,s:I,s:i,s:b,s:b,s:s,s:s,s:I,s:I,s:I,s:o}", "key", (json_int_t)r->key,
                           "attempt", (json_int_t)r->attempt, "op", r->op, "publish", r->publish,
                           "completes", r->completes, "call", r->call, "effect", r->effect, "p1",
@@ -35,7 +37,7 @@ char *ms_mreq_encode(const mreq *r)
 mreq *ms_mreq_decode(const char *text, size_t len, gsvm_error *err)
 {
     json_error_t je;
-    json_t *o = json_loadb(text, len, 0, &je);
+    json_t *o = json_loadb(text, len, JSON_ALLOW_NUL, &je);
     if (!o) {
         gsvm_error_at_offset(err, GSVM_ERR_INPUT, "request record", je.position,
                              "invalid request record: %s", je.text);

@@ -962,6 +962,31 @@ static int resolve_selector(const gsvm_mission *m, int what, const gsvm_mission_
     return 0;
 }
 
+/* A report about a slot the world does not have is the host's mistake:
+ * refused, never delivered as a report about no slot. */
+static gsvm_status slot_error(const gsvm_mission *m, const gsvm_mission_value *slotv, gsvm_error *err)
+{
+    if (slotv->type == GSVM_MV_STR)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id, "unknown slot '%.*s'",
+                              (int)(slotv->len < 64 ? slotv->len : 64), slotv->s ? slotv->s : "");
+    if (slotv->type == GSVM_MV_INT)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                              "unknown slot row %lld (the world has %d slots)", (long long)slotv->i,
+                              m->world->nslots);
+    return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                          "slot must be a 1-based row (an integer) or a slot id (a string)");
+}
+
+/* A world without slots names none: there a selector (an integer or a
+ * string) only tells reports apart (first reports); a world that declares
+ * slots must know it.  Any other type (slot=2.5, true) is always refused. */
+static bool slot_selector_ok(const gsvm_mission *m, const gsvm_mission_value *v)
+{
+    if (v->type == GSVM_MV_NIL)
+        return true;
+    return m->world->nslots == 0 && (v->type == GSVM_MV_INT || v->type == GSVM_MV_STR);
+}
+
 static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_mission_field *fields,
                               size_t nfields, bool run, gsvm_error *err)
 {
@@ -979,6 +1004,8 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
         return GSVM_OK;
     const gsvm_mission_value *slotv = field_get(fields, nfields, "slot");
     int row = resolve_selector(m, W_SLOT, slotv);
+    if (slotv && !row && !slot_selector_ok(m, slotv))
+        return slot_error(m, slotv, err);
     int64_t v;
     /* What the host records whether or not a handler exists. */
     int64_t previous_region = m->last_region;
@@ -1164,6 +1191,10 @@ gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_repor
         if (k == EV_timer_elapsed || k == EV_effect_result || k == EV_phase_entered)
             return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
                                   "%s is raised by the runtime, not reported", items[i].kind);
+        /* The whole packet is checked before any of it is queued. */
+        const gsvm_mission_value *sv = field_get(items[i].fields, items[i].nfields, "slot");
+        if (sv && ms_event_reaches_script(k) && !resolve_selector(m, W_SLOT, sv) && !slot_selector_ok(m, sv))
+            return slot_error(m, sv, err);
         /* A stable insertion by rank keeps the client's order within a rank. */
         int r = packet_rank(k);
         size_t j = i;

@@ -94,6 +94,33 @@ static int read_script(const char *path, char **text, size_t *len, gsvm_error *e
     return 1;
 }
 
+gsvm_status gsvm_mission_read_script(const char *path, char **text, size_t *len, gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    *text = NULL;
+    *len = 0;
+    if (strcmp(path, "-") != 0) {
+        int rc = read_script(path, text, len, err);
+        if (rc == 0)
+            return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot open: %s", strerror(ENOENT));
+        return rc < 0 ? err->status : GSVM_OK;
+    }
+    /* Standard input: at most one byte past the limit is read. */
+    char *buf = malloc(GSVM_MISSION_MAX_SOURCE + 2);
+    if (!buf)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
+    size_t got = fread(buf, 1, GSVM_MISSION_MAX_SOURCE + 1, stdin);
+    if (got == 0 || got > GSVM_MISSION_MAX_SOURCE) {
+        free(buf);
+        return gsvm_error_set(err, GSVM_ERR_INPUT, path, "source_too_large: a script is 1 to %u bytes",
+                              GSVM_MISSION_MAX_SOURCE);
+    }
+    buf[got] = 0;
+    *text = buf;
+    *len = got;
+    return GSVM_OK;
+}
+
 gsvm_status gsvm_mission_find_script(const char *root, const char *internal_name,
                                      const char *display_name, uint32_t activity_index,
                                      uint32_t definition_hash, char **text, size_t *len,

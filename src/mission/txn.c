@@ -32,6 +32,7 @@ void ms_txn_begin(gsvm_mission *m)
     t->starts = false;
     t->nreqs = 0;
     t->consumed_event = 0;
+    t->req_bytes = 0;
 }
 
 static void clear_overlay(mtxn *t)

@@ -74,5 +74,28 @@ printf 'return { on_start = function(c) for i = 1, 600 do c:set_variable("v" .. 
 expect_rc 3 "$G" mission run "$T/many.lua"; has "$T/out" "mission variable capacity exceeded"
 expect_rc 0 "$G" mission run "$T/many.lua" --max-variables 1000; has "$T/out" '"v600":600'
 
+# Issue 11: bounds and line:column of the timeline, the script size checked first.
+printf '{"advance_ms":1}\n{"advance_ms": 9223372036854775807}\n' >"$T/huge.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/huge.jsonl"; has "$T/err" "huge.jsonl:2:16: error:"
+has "$T/err" "2^53"
+printf '{"advance_ms":1000000000000}\n' >"$T/long.jsonl"
+expect_rc 0 "$G" mission run "$T/count.lua" --events "$T/long.jsonl"; has "$T/out" '"n":0'
+printf '{"slots":[{"id":"gate","type":4}]}' >"$T/gate.json"
+printf '{"event":"object_interacted", "slot": "nope"}\n' >"$T/noslot.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --world "$T/gate.json" --events "$T/noslot.jsonl"
+has "$T/err" "noslot.jsonl:1:39: error: unknown slot 'nope'"
+printf '{"event":"object_interacted", "slot": 2.5}\n' >"$T/halfslot.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --world "$T/gate.json" --events "$T/halfslot.jsonl"
+has "$T/err" "halfslot.jsonl:1:39: error: slot must be"
+printf '{"outcome":"committed"}\n' >"$T/nohead.jsonl"
+expect_rc 1 "$G" mission run "$T/count.lua" --events "$T/nohead.jsonl"
+has "$T/err" "nohead.jsonl:1:12: error: no deferred request is in delivery"
+head -c 300000000 /dev/zero >"$T/huge.lua"
+expect_rc 1 "$G" mission run "$T/huge.lua"; has "$T/err" "source_too_large"
+# Variables print byte for byte.
+printf 'return { on_start = function(c) c:set_variable("b", "\\255\\0x") c:set_variable("t", "a\\0b") end }' >"$T/bin.lua"
+expect_rc 0 "$G" mission run "$T/bin.lua"; has "$T/out" '"b":{"hex":"ff0078"},"t":"a\u0000b"'
+# (A second process on an open state file: test_mission_hostile's test_locked_state.)
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
