@@ -265,6 +265,35 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
 /* The ABI of a snapshot blob (2 or 3), 0 when it is not one. */
 int gsvm_lsl_snapshot_abi(const uint8_t *data, size_t len);
 
+/* ---- ABI 3: what a host running many scripts reads of each one ----------
+ * (src/lsl/vm3_inspect.c; all read-only, valid until the VM next runs) */
+
+/* The event whose handler is running or ran last (its name, NULL before the
+ * first) and the host tag its queue entry carried (0 if none, see
+ * gsvm_lsl3_vm_post_tagged): how a host answers llDetected* for the event
+ * actually being handled when several wait in the queue. */
+const char *gsvm_lsl3_vm_current_event(const gsvm_lsl3_vm *vm, uint32_t *tag);
+/* gsvm_lsl3_vm_post with a host tag (nonzero) on the queued entry. */
+gsvm_status gsvm_lsl3_vm_post_tagged(gsvm_lsl3_vm *vm, const char *event, const struct json_t *args,
+                                     uint32_t tag, bool *queued, gsvm_error *err);
+/* Events waiting in the queue. */
+size_t gsvm_lsl3_vm_queue_length(const gsvm_lsl3_vm *vm);
+/* The next time (simulation ms) something happens by itself: a timer due or
+ * the end of a sleep; false when nothing is pending. */
+bool gsvm_lsl3_vm_next_deadline(const gsvm_lsl3_vm *vm, uint64_t *at_ms);
+/* The current state's name ("default", ...). */
+const char *gsvm_lsl3_vm_state(const gsvm_lsl3_vm *vm);
+/* The open listens, in creation order.  name/key/msg are "" for no filter. */
+typedef struct gsvm_lsl3_listen_info {
+    int32_t handle, channel;
+    bool active;
+    const char *name, *key, *msg;
+} gsvm_lsl3_listen_info;
+size_t gsvm_lsl3_vm_listen_count(const gsvm_lsl3_vm *vm);
+bool gsvm_lsl3_vm_listen(const gsvm_lsl3_vm *vm, size_t i, gsvm_lsl3_listen_info *out);
+/* A global by its source name as JSON (new reference), NULL if none. */
+struct json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

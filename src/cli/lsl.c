@@ -505,7 +505,9 @@ static int cmd_run(int argc, char **argv)
     const gsvm_opt opts[] = {
         {"--events", 0, OPT_STRING, &events_path, "EVENTS.jsonl",
          "events to dispatch after state_entry, one {\"event\":NAME,\"args\":[...]} per line", NULL},
-        {"--budget", 0, OPT_U64, &budget, "N", "run each handler in slices of N instructions (default 1024)", NULL},
+        {"--frame-instructions", 0, OPT_U64, &budget, "N",
+         "instructions per frame: each handler runs in slices of N (default 1024)", NULL},
+        {"--budget", 0, OPT_U64, &budget, "N", "the older name of --frame-instructions", NULL},
         {"--max-instructions", 0, OPT_U64, &max_instructions, "N",
          "stop (exit 4) when N instructions have run in total", &has_max},
         {"--snapshot-at", 0, OPT_U64, &snapshot_at, "K",
@@ -523,7 +525,7 @@ static int cmd_run(int argc, char **argv)
     };
     const gsvm_verb_spec spec = {
         "gsvm lsl run",
-        "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--budget N] [--max-instructions N]\n"
+        "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--frame-instructions N] [--max-instructions N]\n"
         "       [--snapshot-at K] [--snapshot-out SNAP] [--resume SNAP] [--cache DIR | --no-cache]",
         "Runs a script: state_entry (unless resuming), then each event of EVENTS.\n"
         "Prints one JSON line per host call {\"host\":NAME,\"args\":[...]}; a fault prints\n"
@@ -536,7 +538,7 @@ static int cmd_run(int argc, char **argv)
         return rc;
     const char *problem = NULL;
     if (budget == 0)
-        problem = "--budget must be at least 1";
+        problem = "--frame-instructions must be at least 1";
     else if (has_cache && no_cache)
         problem = "--cache and --no-cache exclude each other";
     else if (has_snapshot_at && !snapshot_out)
@@ -606,6 +608,7 @@ static const gsvm_verb verbs[] = {
     {"verify", cmd_verify, "check statically that a program cannot fault"},
     {"isa", cmd_isa, "print the instruction set (from isa.def)"},
     {"run", cmd_run, "run a script: host calls and faults as JSON Lines; budgets, snapshots"},
+    {"region", gsvm_cli_lsl_region, "run a world of objects and scripts on simulated frames"},
     {NULL, NULL, NULL},
 };
 

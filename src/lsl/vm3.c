@@ -134,6 +134,7 @@ gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, 
     memcpy(&seed, prog->hash, 8);
     lsl_lib_state_init(&vm->lib, seed);
     vm->next_state = -1;
+    vm->cur_event = -1;
     lsl_sched_init(&vm->sched, vm->hp, 0);
     lsl_sched_set_handled(&vm->sched, fal3_handled_mask(prog, 0));
     vm->cap = 256;
@@ -315,6 +316,8 @@ static void set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
 static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t nargs)
 {
     const fal3_func *f = &vm->prog->funcs[fi];
+    vm->cur_event = f->event;
+    vm->cur_tag = 0;
     if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4)) {
         for (uint8_t k = 0; k < nargs; k++)
             vrelease(&args[k]);
@@ -368,8 +371,11 @@ static bool next_step(gsvm_lsl3_vm *vm)
     }
     /* the scheduler queues only events the current state handles */
     lsl_sched_event e;
-    if (lsl_sched_pop(&vm->sched, &e))
-        return start_handler(vm, handler_of(vm, e.event), e.args, (uint8_t)e.nargs);
+    if (lsl_sched_pop(&vm->sched, &e)) {
+        bool ok = start_handler(vm, handler_of(vm, e.event), e.args, (uint8_t)e.nargs);
+        vm->cur_tag = e.tag;
+        return ok;
+    }
     return false;
 }
 
@@ -486,6 +492,13 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
         lsl_value v;
         st = lsl_value_from_json(vm->hp, res, b->ret, &v, err);
         json_decref(res);
+        if (st == GSVM_ERR_INPUT) {
+            /* name the function whose host answered with the wrong type */
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "the host's result for %s (%s): %s", b->name,
+                           lsl_type_name(b->ret), msg);
+        }
         if (st != GSVM_OK)
             return CALL_FAULT;
         *ret = v;
