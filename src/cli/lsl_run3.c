@@ -236,6 +236,16 @@ int gsvm_cli_lsl_run3(const gsvm_lsl3_program *prog, const char *events_path, co
     }
     if (rc == DRIVE_DONE) {
         rc = 0;
+        uint64_t wake = gsvm_lsl3_vm_wake_ms(vm);
+        if (wake) {
+            /* the timeline ended before the script woke: say so, so a
+             * timeline too short to see the rest of the script is visible */
+            json_t *line = json_object();
+            json_object_set_new(line, "asleep", json_string("the run ended while the script sleeps"));
+            json_object_set_new(line, "now_ms", json_integer((json_int_t)gsvm_lsl3_vm_now_ms(vm)));
+            json_object_set_new(line, "wake_ms", json_integer((json_int_t)wake));
+            gsvm_jsonl_emit(out, line);
+        }
         if (o->has_snapshot_at)
             fprintf(stderr,
                     "gsvm lsl run: the run ended after %" PRIu64 " instructions, before "

@@ -510,6 +510,13 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return op(c, F3_IOP_LG, slot, g, o) >= 0;
     }
+    if (o >= F3_SUB_I && o <= F3_GE_I && o != F3_LAND_I && o != F3_LOR_I && l->op == F3_LOAD_LL) {
+        /* both operands locals: `d * d`, `n % d` (LoadLL pushes r, then l) */
+        int32_t a = l->b, b = l->a;
+        p->ncode -= 1;
+        c->sd -= 2;
+        return op(c, F3_IOP_LL, a, b, o) >= 0;
+    }
     if (o >= F3_ADD_I && o <= F3_GE_I && o != F3_LAND_I && o != F3_LOR_I && l->op == F3_PUSH_INT) {
         /* a constant on the left: `1 << x` */
         int32_t k = l->a;

@@ -200,7 +200,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
                 case 'o': ok = in->op == F3_CMPF_K ? (v >= F3_EQ_F && v <= F3_GE_F)
-                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR ? (v >= F3_ADD_I && v <= F3_GE_I)
+                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
                           break;
                 case 'm': ok = v >= 0 && v <= 3; break;
@@ -412,6 +412,11 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             case F3_RETV_L:
                 bad = f->ret == LSL_TYPE_VOID || f->slot_types[in->a] != f->ret;
                 ends = true;
+                break;
+            case F3_IOP_LL:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                      in->c < F3_ADD_I || in->c > F3_GE_I || in->c == F3_LAND_I || in->c == F3_LOR_I;
+                res = LSL_TYPE_INTEGER;
                 break;
             case F3_IOP_LG:
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || p->globals[in->b].type != LSL_TYPE_INTEGER ||

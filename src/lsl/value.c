@@ -638,11 +638,8 @@ float lsl_string_to_float(const char *s, size_t len)
     size_t end = scan_number(s, len, 0, false);
     if (end == 0)
         return 0.0f;
-    float f = (float)number_value(s, 0, end);
-    /* Mono's (float) cast never returns a denormal */
-    if (f != 0.0f && fabsf(f) < FLT_MIN)
-        return 0.0f;
-    return f;
+    /* subnormals are kept: (float)"1.4e-45" is the smallest one, as in SL */
+    return (float)number_value(s, 0, end);
 }
 
 /* "<a, b, c[, d]>": '<' first, then n numbers each followed by ',' except
@@ -690,7 +687,8 @@ void lsl_format_float(gsvm_buf *b, float f, int dp)
 {
     /* Mono's float text: at most 7 significant digits, then zeros up to
      * `dp` decimals (123456.789 -> "123456.800000"); a negative number
-     * that rounds to zero prints without its sign, -0.0 keeps it. */
+     * that rounds to zero prints without its sign, and so does -0.0
+     * (Second Life prints "0.000000" for it). */
     if (isnan(f)) {
         gsvm_buf_puts(b, "NaN");
         return;
@@ -704,7 +702,7 @@ void lsl_format_float(gsvm_buf *b, float f, int dp)
     if (dp > 20)
         dp = 20;
     if (f == 0.0f) {
-        gsvm_buf_printf(b, "%.*f", dp, (double)f);
+        gsvm_buf_printf(b, "%.*f", dp, 0.0);
         return;
     }
     char s[96];

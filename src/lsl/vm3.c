@@ -667,6 +667,9 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_IOP_LK_##name,
     static const void *const iop_lk[F3_COUNT] = {F3_INT_OPS(X)};
 #undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_LL_##name,
+    static const void *const iop_ll[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
 #define X(name, expr) [F3_##name] = &&L_IOP_LG_##name,
     static const void *const iop_lg[F3_COUNT] = {F3_INT_OPS(X)};
 #undef X
@@ -697,6 +700,7 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             switch (in->op) {
             case F3_IOP_LK: h = by_operator(iop_lk, in->c, h); break;
             case F3_IOP_LG: h = by_operator(iop_lg, in->c, h); break;
+            case F3_IOP_LL: h = by_operator(iop_ll, in->c, h); break;
             case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
             case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
             case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
@@ -1110,6 +1114,15 @@ top:
         sp++;
         NEXT();
     }
+    CASE(IOP_LL) {
+        int32_t l = LOC(pc->a).u.i, r = LOC(pc->b).u.i, v;
+        if (!int_op(pc->c, l, r, &v))
+            FAULT("Math Error");
+        sp->type = LSL_TYPE_INTEGER;
+        sp->u.i = v;
+        sp++;
+        NEXT();
+    }
     CASE(IOP_LG) {
         int32_t l = LOC(pc->a).u.i, r = GLB(pc->b).u.i, v;
         if (!int_op(pc->c, l, r, &v))
@@ -1231,6 +1244,7 @@ top:
 #define X(name, expr)                                                                       \
     L_IOP_LK_##name: { int32_t l = LOC(pc->a).u.i, r = pc->b; SET_I(sp, expr); sp++; NEXT(); } \
     L_IOP_LG_##name: { int32_t l = LOC(pc->a).u.i, r = GLB(pc->b).u.i; SET_I(sp, expr); sp++; NEXT(); } \
+    L_IOP_LL_##name: { int32_t l = LOC(pc->a).u.i, r = LOC(pc->b).u.i; SET_I(sp, expr); sp++; NEXT(); } \
     L_IOP_KR_##name: { int32_t l = pc->a, r = sp[-1].u.i; sp[-1].u.i = (expr); NEXT(); }   \
     L_IOP_LK_S_##name: { int32_t l = LOC(pc->a).u.i, r = pc->b; SET_I(&fp[pc->c >> 8], expr); NEXT(); }
     F3_INT_OPS(X)

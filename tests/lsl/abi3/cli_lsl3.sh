@@ -104,8 +104,9 @@ cat >"$T/want" <<'EOF'
 {"host":"llOwnerSay","args":["t 1.150000"]}
 {"host":"llOwnerSay","args":["touch at 1.450000"]}
 {"host":"llOwnerSay","args":["t 1.450000"]}
+{"asleep":"the run ended while the script sleeps","now_ms":1600,"wake_ms":1750}
 EOF
-same "$T/want" "$T/out" "timers and sleeps on simulation time"
+same "$T/want" "$T/out" "timers and sleeps on simulation time (the run ends asleep: said)"
 
 # ---- faults and the instruction limit ----------------------------------------------------
 printf 'default { state_entry() { float z; llOwnerSay((string)(1 / z)); } }\n' >"$T/f.lsl"

@@ -12,6 +12,9 @@
 #   - a script (not fault_) without events file is also stopped with --snapshot-at K
 #     (K = 1, 97, 1009, 4099) and resumed from that snapshot in a fresh run:
 #     the two outputs together must equal the uninterrupted run's.
+#   - a script invalid/NAME.lsl is LSL Second Life refuses: `gsvm lsl compile`
+#     must exit 1 with "invalid/NAME.lsl:LINE:COL: error: MESSAGE..." where
+#     its first line is "// expect-error: LINE:COL: MESSAGE" (SL's message).
 # Usage: run.sh [NAME...]   (default: every script); needs $GSVM_BIN.
 # LSL_CONFORMANCE_HOLD="NAME..." leaves those scripts out of a default run
 # and says so (the ctest registration holds back scripts that show a known
@@ -88,6 +91,20 @@ for name in "$@"; do
         failed=$((failed + 1))
         sed 's/^/    /' "$tmp/out" | grep -v '"PASS ' | tail -n 40
         sed 's/^/    stderr: /' "$tmp/err" | head -n 10
+    fi
+done
+for f in "$dir"/invalid/*.lsl; do
+    name=invalid/$(basename "$f")
+    want=$(sed -n '1s|^// expect-error: \([0-9]*:[0-9]*:\) |\1 error: |p' "$f")
+    (cd "$dir" && "$GSVM_BIN" lsl compile "$name" -o /dev/null) >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ -n "$want" ] && [ $rc -eq 1 ] && head -n 1 "$tmp/err" | grep -qF "$name:$want"; then
+        passed=$((passed + 1))
+        echo "ok   $name"
+    else
+        failed=$((failed + 1))
+        echo "$name: want exit 1 and \"$name:$want\", got exit $rc:"
+        sed 's/^/    stderr: /' "$tmp/err" | head -n 5
     fi
 done
 echo "$passed passed, $failed failed"

@@ -1,0 +1,2 @@
+// expect-error: 2:11: Syntax error
+default { }

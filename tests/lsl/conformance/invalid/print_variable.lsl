@@ -1,0 +1,3 @@
+// expect-error: 2:8: Syntax error
+string print;
+default { state_entry() { } }
