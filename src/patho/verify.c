@@ -458,8 +458,15 @@ static void check_root(verifier *V, uint32_t op, int64_t entry_depth, const char
               "below the bottom",
               what, gsvm_patho_ops[in->op].name, (long long)(rc->depth + entry_depth),
               (long long)(rc->below - entry_depth));
-        break;
+        return;
     }
+    /* The root's Return then pops its extraPop -- an event handler's
+     * arguments -- as well: it must leave at least those on the stack. */
+    if (S->returns && S->net < 0 && entry_depth > 0)
+        issue(V, op,
+              "%s returns with the stack %+lld from its entry, and its Return also pops the %lld "
+              "argument slot(s): %lld slot(s) below the bottom",
+              what, (long long)S->net, (long long)entry_depth, (long long)-S->net);
 }
 
 static gsvm_status run(const gsvm_patho_program *p, bool operands, gsvm_patho_issue **issues,
