@@ -139,6 +139,10 @@ typedef enum gsvm_patho_sim_outcome {
     GSVM_PATHO_SIM_LIMIT        /* an instruction cap was reached ({"stopped":...}) */
 } gsvm_patho_sim_outcome;
 
+/* Object globals start as these handles plus the global's index, as if the
+ * game had bound each to an object of its own. */
+#define GSVM_PATHO_SIM_GLOBAL_OBJECT 1000u
+
 /* A sim over `prog` (which must outlive it).  Refuses (GSVM_ERR_INPUT, naming
  * `file`) a program that imports an undeclared native. */
 gsvm_status gsvm_patho_sim_new(const gsvm_patho_program *prog, const char *file,

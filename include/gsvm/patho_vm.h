@@ -240,6 +240,10 @@ uint32_t gsvm_patho_vm_stack_size(const gsvm_patho_vm *vm);
 const gsvm_patho_value *gsvm_patho_vm_stack_at(const gsvm_patho_vm *vm, uint32_t index);
 uint32_t gsvm_patho_vm_global_count(const gsvm_patho_vm *vm);
 const gsvm_patho_value *gsvm_patho_vm_global(const gsvm_patho_vm *vm, uint32_t index);
+/* Sets global `index` the way the game binds a script's globals before it
+ * runs (the slot keeps its type: GSVM_ERR_USAGE when `v` does not convert). */
+gsvm_status gsvm_patho_vm_set_global(gsvm_patho_vm *vm, uint32_t index,
+                                     const gsvm_patho_value *v, gsvm_error *err);
 uint32_t gsvm_patho_vm_task_depth(const gsvm_patho_vm *vm);
 /* The task id at depth `depth` (0 is the start task), or -1. */
 int64_t gsvm_patho_vm_task_id(const gsvm_patho_vm *vm, uint32_t depth);

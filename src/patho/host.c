@@ -357,6 +357,14 @@ gsvm_status gsvm_patho_sim_new(const gsvm_patho_program *prog, const char *file,
         return st;
     gsvm_patho_host iface = patho_sim_host_iface(&s->h);
     st = gsvm_patho_vm_new(prog, &iface, &s->vm, err);
+    /* The game binds a script's object globals (a grenade's "Owner", a
+     * race's "Race") to world objects before it runs; here each is an
+     * object of its own, handle GSVM_PATHO_SIM_GLOBAL_OBJECT + its index. */
+    for (uint32_t i = 0; st == GSVM_OK && i < prog->nglobals; i++)
+        if (prog->globals[i].type == GSVM_PATHO_OBJECT) {
+            gsvm_patho_value obj = gsvm_patho_object(GSVM_PATHO_SIM_GLOBAL_OBJECT + i);
+            st = gsvm_patho_vm_set_global(s->vm, i, &obj, err);
+        }
     if (st == GSVM_OK)
         st = gsvm_patho_vm_start(s->vm, err);
     if (st != GSVM_OK) {

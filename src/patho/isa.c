@@ -186,3 +186,33 @@ uint32_t gsvm_patho_f32_bits(float f)
     memcpy(&b, &f, sizeof b);
     return b;
 }
+
+void gsvm_patho_stack_operands(const gsvm_patho_program *p, const gsvm_patho_insn *in,
+                               gsvm_patho_operand_fn fn, void *user)
+{
+    const char *ops = gsvm_patho_ops[in->op].operands;
+    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
+    unsigned mi = 0;
+    for (unsigned k = 0; ops[k]; k++) {
+        switch (ops[k]) {
+        case 'v': fn(user, in->a[k]); break;
+        case 'm':
+            if (!(flag & gsvm_patho_mode_bit(mi++)))
+                fn(user, in->a[k]);
+            break;
+        case 'a':
+            if (ops[k + 1] == 'T' ? in->a[k + 1] == 0 : !(in->a[k + 2] & 1))
+                fn(user, in->a[k]);
+            break;
+        case 'F':
+        case 'R':
+            for (uint32_t a = 0; a < in->list_len && (uint64_t)in->list + a < p->nargs; a++)
+                if (p->args[in->list + a].mode == 0)
+                    fn(user, p->args[in->list + a].var);
+            break;
+        }
+    }
+    if (in->op == GSVM_PATHO_OP_PopE || in->op == GSVM_PATHO_OP_PopGE)
+        fn(user, 1); /* the value they store is the top */
+}

@@ -98,4 +98,20 @@ int gsvm_patho_operand_size(char letter);
 /* For the flag-addressed operand number `mi` (0 = first 'm'): its bit. */
 static inline uint8_t gsvm_patho_mode_bit(unsigned mi) { return (uint8_t)(0x80u >> mi); }
 
+/* What a stack operand may address -- the one rule `verify` and `run`
+ * share: Stack[-v] names a slot when 1 <= v <= size (1 is the top); 0 names
+ * none, whatever the depth. */
+static inline bool gsvm_patho_stack_slot_ok(uint64_t v, uint64_t size)
+{
+    return v >= 1 && v <= size;
+}
+
+/* Calls `fn` with every v of a Stack[-v] the instruction addresses, in the
+ * order the VM addresses them, before it pops or pushes anything: the
+ * operands isa.def marks as stack variables (v, m and a by their mode bits,
+ * F/R argument pairs of mode 0) and the top that PopE and PopGE read. */
+typedef void (*gsvm_patho_operand_fn)(void *user, uint32_t v);
+void gsvm_patho_stack_operands(const gsvm_patho_program *p, const gsvm_patho_insn *in,
+                               gsvm_patho_operand_fn fn, void *user);
+
 #endif

@@ -171,6 +171,36 @@ static uint32_t *pool_items(verifier *V, uint8_t **wide_out)
     return start;
 }
 
+/* The stack operands of one instruction, gathered through the one
+ * definition of what they are (gsvm_patho_stack_operands). */
+typedef struct operand_scan {
+    int64_t max;   /* the deepest Stack[-v] */
+    bool zero;     /* some v is 0 */
+} operand_scan;
+
+static void scan_operand(void *user, uint32_t v)
+{
+    operand_scan *o = user;
+    if (v > o->max)
+        o->max = v;
+    if (!gsvm_patho_stack_slot_ok(v, UINT64_MAX))
+        o->zero = true;
+}
+
+static operand_scan scan_operands(const gsvm_patho_program *p, const gsvm_patho_insn *in)
+{
+    operand_scan o = {0, false};
+    gsvm_patho_stack_operands(p, in, scan_operand, &o);
+    return o;
+}
+
+/* Largest Stack[-N] an instruction addresses: the depth it needs, checked
+ * against every path's depth below (gsvm_patho_stack_slot_ok's upper end). */
+static int64_t max_read(const gsvm_patho_program *p, const gsvm_patho_insn *in)
+{
+    return scan_operands(p, in).max;
+}
+
 static void check_operands(verifier *V)
 {
     const gsvm_patho_program *p = V->p;
@@ -182,6 +212,9 @@ static void check_operands(verifier *V)
         const gsvm_patho_insn *in = &p->insns[i];
         const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
         const char *ops = info->operands;
+        if (scan_operands(p, in).zero)
+            issue(V, i, "%s addresses Stack[-0], which names no slot (stack operands count from 1, "
+                  "the top)", info->name);
         for (unsigned k = 0; ops[k]; k++) {
             uint32_t v = in->a[k];
             switch (ops[k]) {
@@ -247,35 +280,6 @@ static void check_operands(verifier *V)
 /* ---- stack depth ----------------------------------------------------------- */
 
 static void analyse(verifier *V, uint32_t entry);
-
-/* Largest Stack[-N] an instruction reads (stack-addressed operands only). */
-static int64_t max_read(const gsvm_patho_program *p, const gsvm_patho_insn *in)
-{
-    const char *ops = gsvm_patho_ops[in->op].operands;
-    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
-    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
-    int64_t m = 0;
-    unsigned mi = 0;
-    for (unsigned k = 0; ops[k]; k++) {
-        uint32_t v = in->a[k];
-        bool stack = false;
-        switch (ops[k]) {
-        case 'v': stack = true; break;
-        case 'm': stack = !(flag & gsvm_patho_mode_bit(mi++)); break;
-        case 'a':
-            stack = ops[k + 1] == 'T' ? in->a[k + 1] == 0 : !(in->a[k + 2] & 1);
-            break;
-        case 'F': case 'R':
-            for (uint32_t a = 0; a < in->list_len; a++)
-                if (p->args[in->list + a].mode == 0 && p->args[in->list + a].var > m)
-                    m = p->args[in->list + a].var;
-            break;
-        }
-        if (stack && v > m)
-            m = v;
-    }
-    return m;
-}
 
 static uint32_t task_vars(const gsvm_patho_program *p, uint32_t t)
 {
@@ -454,8 +458,15 @@ static void check_root(verifier *V, uint32_t op, int64_t entry_depth, const char
               "below the bottom",
               what, gsvm_patho_ops[in->op].name, (long long)(rc->depth + entry_depth),
               (long long)(rc->below - entry_depth));
-        break;
+        return;
     }
+    /* The root's Return then pops its extraPop -- an event handler's
+     * arguments -- as well: it must leave at least those on the stack. */
+    if (S->returns && S->net < 0 && entry_depth > 0)
+        issue(V, op,
+              "%s returns with the stack %+lld from its entry, and its Return also pops the %lld "
+              "argument slot(s): %lld slot(s) below the bottom",
+              what, (long long)S->net, (long long)entry_depth, (long long)-S->net);
 }
 
 static gsvm_status run(const gsvm_patho_program *p, bool operands, gsvm_patho_issue **issues,

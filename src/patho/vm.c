@@ -190,7 +190,7 @@ static patho_task *top_task(gsvm_patho_vm *vm) { return &vm->tasks[vm->ntasks - 
 /* Stack[-v]: v counts down from the top, 1 is the top. */
 static gsvm_patho_value *stack_var(gsvm_patho_vm *vm, uint32_t v)
 {
-    if (v == 0 || v > vm->size) {
+    if (!gsvm_patho_stack_slot_ok(v, vm->size)) {
         fault(vm, "Stack[-%u] is outside the stack (%u slots)", v, vm->size);
         return NULL;
     }
@@ -1081,6 +1081,19 @@ uint32_t gsvm_patho_vm_global_count(const gsvm_patho_vm *vm) { return vm->ngloba
 const gsvm_patho_value *gsvm_patho_vm_global(const gsvm_patho_vm *vm, uint32_t index)
 {
     return index < vm->nglobals ? &vm->globals[index] : NULL;
+}
+gsvm_status gsvm_patho_vm_set_global(gsvm_patho_vm *vm, uint32_t index,
+                                     const gsvm_patho_value *v, gsvm_error *err)
+{
+    if (index >= vm->nglobals)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "global %u does not exist (%u globals)",
+                              index, vm->nglobals);
+    if (vm->in_call)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "a host call may not set globals");
+    char msg[200];
+    if (gsvm_patho_value_assign(&vm->globals[index], v, msg, sizeof msg) != GSVM_OK)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "global %u: %s", index, msg);
+    return GSVM_OK;
 }
 uint32_t gsvm_patho_vm_task_depth(const gsvm_patho_vm *vm) { return vm->ntasks; }
 int64_t gsvm_patho_vm_task_id(const gsvm_patho_vm *vm, uint32_t depth)

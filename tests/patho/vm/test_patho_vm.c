@@ -11,6 +11,7 @@
 #include "gsvm/patho_host.h"
 #include "gsvm/patho_vm.h"
 #include "patho/host.h"
+#include "patho/isa.h"
 #include "patho/value.h"
 #include "test.h"
 
@@ -703,6 +704,31 @@ static void test_unresolved_import_refused(void)
     CHECK_INT(r.calls, 0);
     gsvm_buf_free(&r.log);
     gsvm_patho_free(prog);
+}
+
+/* The s0 case: what run faults on ("Stack[-0] is outside the stack"),
+ * verify refuses, from the same rule (gsvm_patho_stack_slot_ok). */
+static void test_verify_refuses_s0(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    task(&b, "", 0);
+    E(&b, OP(PushI), 1);
+    E(&b, OP(MovI), 0, 7); /* Stack[-0] = 7 */
+    E(&b, OP(Return), 1);
+    gsvm_patho_program *prog = bld_program(&b);
+    gsvm_patho_issue *issues = NULL;
+    size_t n = 0;
+    gsvm_error err;
+    CHECK_INT(gsvm_patho_verify(prog, &issues, &n, &err), GSVM_OK);
+    CHECK_INT(n, 1);
+    if (n)
+        CHECK_STR(issues[0].message, "MovI addresses Stack[-0], which names no slot (stack "
+                                     "operands count from 1, the top)");
+    free(issues);
+    gsvm_patho_free(prog);
+    CHECK(!gsvm_patho_stack_slot_ok(0, 5) && gsvm_patho_stack_slot_ok(5, 5) &&
+          !gsvm_patho_stack_slot_ok(6, 5));
 }
 
 static void test_faults(void)
@@ -1583,6 +1609,7 @@ int main(int argc, char **argv)
     test_natives();
     test_faults();
     test_unresolved_import_refused();
+    test_verify_refuses_s0();
     test_sim_waits();
     test_public_host();
     test_pending_taskreturn();

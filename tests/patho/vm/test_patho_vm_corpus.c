@@ -4,7 +4,6 @@
  * never the instruction cap, never a crash), and a second VM that is
  * snapshotted and restored after EVERY instruction must print exactly the
  * same lines and end in the same state bytes. */
-#include <dirent.h>
 #include <stdio.h>
 
 #include "base/buf.h"
@@ -12,6 +11,7 @@
 #include "gsvm/patho_vm.h"
 #include "patho/host.h"
 #include "patho/vm.h"
+#include "corpus_files.h"
 #include "test.h"
 
 /* Instructions per frame or event in these runs.  Lower than the VM's
@@ -34,31 +34,6 @@ static void collect(void *user, const char *line, size_t len)
 {
     gsvm_buf_append(user, line, len);
     gsvm_buf_putc(user, '\n');
-}
-
-/* Default arguments for an event: zero values, but a non-null object so
- * that handlers get further than their first method call. */
-static uint32_t event_args(const gsvm_patho_event *ev, gsvm_patho_value *args)
-{
-    uint32_t n = ev->nargs < 8 ? ev->nargs : 8;
-    for (uint32_t i = 0; i < n; i++) {
-        gsvm_patho_value_default(&args[i], ev->arg_types[i]);
-        if (args[i].type == GSVM_PATHO_OBJECT)
-            args[i].as.object = 1;
-    }
-    return n;
-}
-
-/* Every event id the program handles, in table order (duplicates kept). */
-static uint32_t event_ids(const gsvm_patho_program *p, const gsvm_patho_event **out, uint32_t max)
-{
-    uint32_t n = 0;
-    for (uint32_t t = 0; t < p->ntasks; t++)
-        for (uint32_t e = 0; e < p->tasks[t].nevents && n < max; e++)
-            out[n++] = &p->tasks[t].events[e];
-    for (uint32_t e = 0; e < p->nevents && n < max; e++)
-        out[n++] = &p->events[e];
-    return n;
 }
 
 /* One VM driven through the standard timeline: frame 0, then for each
@@ -146,10 +121,10 @@ static gsvm_patho_state drive(driver *d, gsvm_buf *out, bool events)
     d->host.clock.frame = 1;
     gsvm_status st = frame(d);
     const gsvm_patho_event *evs[64];
-    uint32_t nev = events ? event_ids(d->prog, evs, 64) : 0;
+    uint32_t nev = events ? corpus_events(d->prog, evs, 64) : 0;
     for (uint32_t i = 0; i < nev && (st == GSVM_OK) && !d->broken; i++) {
         gsvm_patho_value args[8];
-        uint32_t n = event_args(evs[i], args);
+        uint32_t n = corpus_event_args(evs[i], args);
         if (d->step) {
             replace(d);
             gsvm_patho_vm_set_max_instructions(d->vm, 1);
@@ -185,8 +160,9 @@ static void finish(driver *d, uint8_t **snap, size_t *len)
 static int files, finished, waiting, faulted, limited;
 static long total_restores;
 
-static void check_file(const char *path)
+static void check_file(const char *path, void *user)
 {
+    (void)user;
     gsvm_patho_program *prog;
     gsvm_error err;
     if (gsvm_patho_load_file(path, GSVM_PATHO_LAYOUT_AUTO, &prog, &err) != GSVM_OK) {
@@ -244,29 +220,8 @@ int main(void)
     const char *shared = test_shared_dir();
     if (!shared)
         TEST_MAIN_END();
-    const char *layouts[] = {"2005", "alpha", "hd"};
-    for (int l = 0; l < 3; l++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/corpus/pathologic/bin/%s", shared, layouts[l]);
-        struct dirent **names;
-        int n = scandir(dir, &names, NULL, alphasort);
-        if (n < 0) {
-            fprintf(stderr, "cannot read %s\n", dir);
-            test_failed++;
-            continue;
-        }
-        for (int i = 0; i < n; i++) {
-            size_t len = strlen(names[i]->d_name);
-            if (len > 4 && strcmp(names[i]->d_name + len - 4, ".bin") == 0) {
-                char path[4400];
-                snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-                check_file(path);
-            }
-            free(names[i]);
-        }
-        free(names);
-    }
-    CHECK_INT(files, 43);
+    corpus_each_bin(shared, check_file, NULL);
+    CHECK_INT(files, CORPUS_BIN_FILES);
     printf("%d files: %d runs finished, %d waiting, %d faulted, %d at the cap; %ld "
            "snapshot/restores\n",
            files, finished, waiting, faulted, limited, total_restores);
