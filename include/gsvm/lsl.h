@@ -149,6 +149,13 @@ uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm);
 /* Reads a global; a string stays valid until the VM next runs. */
 bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out);
 
+/* True while the VM is inside its own host callback.  From there run() and
+ * step() are refused (GSVM_LSL_ERROR without running; the script is not
+ * faulted and goes on when the callback returns), and so are dispatch and
+ * restore (GSVM_ERR_USAGE); a snapshot taken there is of the state after
+ * the call, so a restored VM does not make the call again. */
+bool gsvm_lsl_vm_in_host_call(const gsvm_lsl_vm *vm);
+
 /* The HWZS snapshot (layout in docs/lsl.md): a malloc'd blob. */
 gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *len,
                                  gsvm_error *err);
@@ -245,6 +252,12 @@ uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm);
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm);
+/* True while the VM is inside its own host callback: run() is refused
+ * (GSVM_LSL_ERROR without running, the script not faulted), restore is
+ * refused (GSVM_ERR_USAGE), and a snapshot is of the state after the call
+ * (so a restored VM does not call again) when the function returns nothing
+ * and forces no delay, else refused naming the function. */
+bool gsvm_lsl3_vm_in_host_call(const gsvm_lsl3_vm *vm);
 /* Memory accounting as llGetUsedMemory reports it, and the limit. */
 size_t gsvm_lsl3_vm_used_memory(const gsvm_lsl3_vm *vm);
 /* A global as JSON (new reference), NULL when out of range. */

@@ -50,7 +50,7 @@ typedef struct gsvm_lsl_region_opts {
     uint64_t frame_budget;      /* instructions per frame for the whole region (default 200000) */
     uint64_t slice;             /* instructions per round-robin slice (default 1000) */
     uint64_t script_budget;     /* per script per frame (default 10000) */
-    uint64_t object_budget;     /* per prim's scripts per frame, 0 = none (default 0) */
+    uint64_t object_budget;     /* per object (link set) per frame, 0 = none (default 0) */
     uint64_t owner_budget;      /* per owner per frame, 0 = none (default 0) */
     /* A script whose moving average (over ~8 frames) of instructions per
      * frame exceeds throttle_above is throttled: it runs only one frame in
@@ -80,6 +80,10 @@ void gsvm_lsl_region_set_output(gsvm_lsl_region *r, gsvm_lsl_region_output_fn fn
  * scripts; script paths are relative to the world file.  Errors name the
  * file and line:column.  Scripts start (state_entry) in the next frame. */
 gsvm_status gsvm_lsl_region_load_world(gsvm_lsl_region *r, const char *path, gsvm_error *err);
+/* The same from a parsed world; script paths are relative to `dir` ("" for
+ * the current directory), `name` names the world in errors. */
+gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const struct json_t *world, const char *dir,
+                                            const char *name, gsvm_error *err);
 
 /* Building a world without JSON.  add_object makes the root prim (link 1 of
  * its link set) and returns its prim number; add_link adds a child prim to

@@ -41,7 +41,7 @@ int gsvm_cli_lsl_region(int argc, char **argv)
         {"--frame-budget", 0, OPT_U64, &ro.frame_budget, "N", "instructions per frame, region-wide (default 200000)", NULL},
         {"--slice", 0, OPT_U64, &ro.slice, "N", "instructions per round-robin slice (default 1000)", NULL},
         {"--script-budget", 0, OPT_U64, &ro.script_budget, "N", "instructions per script per frame (default 10000)", NULL},
-        {"--object-budget", 0, OPT_U64, &ro.object_budget, "N", "instructions per prim per frame (default: none)", NULL},
+        {"--object-budget", 0, OPT_U64, &ro.object_budget, "N", "instructions per object (link set) per frame (default: none)", NULL},
         {"--owner-budget", 0, OPT_U64, &ro.owner_budget, "N", "instructions per owner per frame (default: none)", NULL},
         {"--throttle-above", 0, OPT_U64, &ro.throttle_above, "N",
          "throttle a script whose moving average exceeds N instructions per frame (default 5000, 0: never)", NULL},

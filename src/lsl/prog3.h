@@ -161,6 +161,11 @@ struct gsvm_lsl3_vm {
     char fault[300];
     gsvm_lsl3_host_fn host;
     void *host_user;
+    /* inside the host callback of `in_host` (NULL otherwise): run() is
+     * refused, and a snapshot is of the state after the call (its
+     * instruction count then being host_total) */
+    const lsl_builtin *in_host;
+    uint64_t host_total;
 };
 
 bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need);

@@ -764,7 +764,7 @@ static void run_frame(gsvm_lsl_region *r)
         if (s->dead)
             continue;
         account_frame(r, s);
-        rg_prim *obj = &r->prims[s->prim];
+        rg_prim *obj = &r->prims[r->prims[s->prim].object]; /* the link set's root */
         rg_owner *own = &r->owners[obj->owner_index];
         uint64_t script_left = r->o.script_budget > s->used ? r->o.script_budget - s->used : 0;
         uint64_t obj_left = left_of(&obj->mark, &obj->used, r->frame, r->o.object_budget);

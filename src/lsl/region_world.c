@@ -119,6 +119,14 @@ gsvm_status gsvm_lsl_region_load_world(gsvm_lsl_region *r, const char *path, gsv
         *slash = 0;
     else
         dir[0] = 0;
+    gsvm_status st = gsvm_lsl_region_load_world_json(r, w, dir, path, err);
+    json_decref(w);
+    return st;
+}
+
+gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const json_t *w, const char *dir,
+                                            const char *path, gsvm_error *err)
+{
     gsvm_status st = GSVM_OK;
     const json_t *objs = json_object_get(w, "objects");
     if (!json_is_object(w) || !json_is_array(objs))
@@ -176,7 +184,6 @@ gsvm_status gsvm_lsl_region_load_world(gsvm_lsl_region *r, const char *path, gsv
         }
         free(lp);
     }
-    json_decref(w);
     return st;
 }
 

@@ -41,10 +41,12 @@ gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *l
     gsvm_buf_append(&b, SNAP_MAGIC, 4);
     gsvm_buf_u16(&b, GSVM_LSL_SNAPSHOT_VERSION, false);
     gsvm_buf_u32(&b, vm->prog->abi_version, false);
-    gsvm_buf_u64(&b, vm->ip, false);
+    /* inside a host callback: the state after the call, so that a restore
+     * does not make the call again (ABI 2's host functions return nothing) */
+    gsvm_buf_u64(&b, vm->in_host ? vm->ip + 1 : vm->ip, false);
     gsvm_buf_u8(&b, vm->finished ? 1 : 0);
-    gsvm_buf_u64(&b, vm->total, false);
-    put_values(&b, vm->stack, vm->sp);
+    gsvm_buf_u64(&b, vm->in_host ? vm->host_total : vm->total, false);
+    put_values(&b, vm->stack, vm->in_host ? vm->sp - vm->host_argc : vm->sp);
     put_values(&b, vm->locals, vm->nlocals);
     put_values(&b, vm->globals, vm->nglobals);
     if (b.oom) {
@@ -124,6 +126,9 @@ static bool read_values(gsvm_reader *r, const char *what, size_t limit, fal_valu
 gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len,
                                 const char *file, gsvm_error *err)
 {
+    if (vm->in_host)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, file,
+                              "restoring into a VM inside its own host call is refused");
     gsvm_reader r;
     gsvm_reader_init(&r, data, len, file, err);
     const uint8_t *magic;

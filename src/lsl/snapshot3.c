@@ -39,6 +39,23 @@ int gsvm_lsl_snapshot_abi(const uint8_t *data, size_t len)
 
 gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t *len, gsvm_error *err)
 {
+    /* Inside a host callback the VM stands at the call with its arguments
+     * on the stack; restoring that would make the call again.  The snapshot
+     * is of the state after the call instead, which is known only for a
+     * function that returns nothing and forces no delay. */
+    uint64_t total = vm->total;
+    uint32_t ip = vm->ip, sp = vm->sp;
+    if (vm->in_host) {
+        const lsl_builtin *hb = vm->in_host;
+        if (hb->ret != LSL_TYPE_VOID || hb->sleep > 0)
+            return gsvm_error_set(err, GSVM_ERR_USAGE, NULL,
+                                  "a snapshot inside the host call of %s (which %s) is refused: take it "
+                                  "after the call returns",
+                                  hb->name, hb->ret != LSL_TYPE_VOID ? "returns a value" : "forces a delay");
+        total = vm->host_total;
+        ip = vm->ip + 1;
+        sp = vm->sp - hb->nargs;
+    }
     gsvm_buf b;
     gsvm_buf_init(&b);
     gsvm_buf_reserve(&b, 256 + (vm->hp->used + vm->sp * 8u) + vm->sp * 5u);
@@ -46,8 +63,8 @@ gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t 
     gsvm_buf_u16(&b, GSVM_LSL3_SNAPSHOT_VERSION, false);
     gsvm_buf_u32(&b, GSVM_LSL3_ABI_VERSION, false);
     gsvm_buf_append(&b, vm->prog->hash, 32);
-    gsvm_buf_u64(&b, vm->total, false);
-    gsvm_buf_u32(&b, vm->ip, false);
+    gsvm_buf_u64(&b, total, false);
+    gsvm_buf_u32(&b, ip, false);
     gsvm_buf_u8(&b, vm->active);
     gsvm_buf_u8(&b, vm->faulted);
     gsvm_buf_u32(&b, (uint32_t)vm->cur_state, false);
@@ -76,8 +93,8 @@ gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t 
         gsvm_buf_u32(&b, vm->frames[i].fp, false);
         gsvm_buf_u32(&b, vm->frames[i].func, false);
     }
-    gsvm_buf_u32(&b, vm->sp, false);
-    for (uint32_t i = 0; i < vm->sp; i++)
+    gsvm_buf_u32(&b, sp, false);
+    for (uint32_t i = 0; i < sp; i++)
         lsl_value_encode(&enc, &vm->stack[i]);
     lsl_sched_encode(&vm->sched, &enc);
     bool oom = enc.oom;
@@ -117,6 +134,9 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
                                  gsvm_error *err)
 {
     const gsvm_lsl3_program *p = vm->prog;
+    if (vm->in_host)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, file,
+                              "restoring into a VM inside its own host call (%s) is refused", vm->in_host->name);
     gsvm_reader r;
     gsvm_reader_init(&r, data, len, file, err);
     const uint8_t *magic, *hash;

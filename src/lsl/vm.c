@@ -103,6 +103,7 @@ void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user)
 }
 
 bool gsvm_lsl_vm_finished(const gsvm_lsl_vm *vm) { return vm->finished; }
+bool gsvm_lsl_vm_in_host_call(const gsvm_lsl_vm *vm) { return vm->in_host; }
 uint64_t gsvm_lsl_vm_ip(const gsvm_lsl_vm *vm) { return vm->ip; }
 uint64_t gsvm_lsl_vm_total(const gsvm_lsl_vm *vm) { return vm->total; }
 const char *gsvm_lsl_vm_fault(const gsvm_lsl_vm *vm) { return vm->faulted ? vm->fault : NULL; }
@@ -131,6 +132,9 @@ static const char *type_name(int tag)
 gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_hostval *args,
                                  size_t argc, gsvm_error *err)
 {
+    if (vm->in_host)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL,
+                              "dispatching '%s' from inside the VM's own host call is refused", event);
     /* 1. look the handler up */
     const fal_event *e = fal_program_find_event(vm->prog, event);
     if (!e)
@@ -265,7 +269,10 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
     bool has_result = false;
     gsvm_error herr;
     gsvm_error_clear(&herr);
+    vm->in_host = true;
+    vm->host_argc = argc;
     gsvm_status st = vm->host(vm->host_user, name, args, argc, &result, &has_result, &herr);
+    vm->in_host = false;
     if (args != small)
         free(args);
     if (st != GSVM_OK) {
@@ -303,6 +310,8 @@ gsvm_lsl_run_status gsvm_lsl_vm_step(gsvm_lsl_vm *vm) { return gsvm_lsl_vm_run(v
 
 gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget)
 {
+    if (vm->in_host)
+        return GSVM_LSL_ERROR; /* refused: called from this VM's own host callback */
     if (vm->finished)
         return vm->faulted ? GSVM_LSL_ERROR : GSVM_LSL_FINISHED;
     const gsvm_lsl_program *p = vm->prog;
@@ -554,6 +563,7 @@ next:
         if (in->b == 0)
             ROOM();
         SYNC();
+        vm->host_total = vm->total + (budget - left) + 1; /* this call included */
         bool ok = call_host(vm, in);
         sp = vm->sp;
         if (!ok)

@@ -45,6 +45,12 @@ struct gsvm_lsl_vm {
     char fault[300];
     gsvm_lsl_host_fn host;
     void *host_user;
+    /* inside the host callback (run, dispatch and restore are refused; a
+     * snapshot is of the state after the call: ip + 1, the host_argc
+     * arguments popped, host_total instructions) */
+    bool in_host;
+    size_t host_argc;
+    uint64_t host_total;
 };
 
 fal_str *fal_str_new(const char *bytes, size_t len);

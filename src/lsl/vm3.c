@@ -482,7 +482,9 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
         return CALL_FAULT;
     }
     json_t *res = NULL;
+    vm->in_host = b;
     st = vm->host(vm->host_user, b->name, ja, &res, err);
+    vm->in_host = NULL;
     json_decref(ja);
     if (st != GSVM_OK) {
         json_decref(res);
@@ -964,6 +966,7 @@ top:
         } else if (b->flags & LSL_FN_VM) {
             r = vm_service(vm, b, args, &ret, &err);
         } else {
+            vm->host_total = vm->total + (budget - n); /* this call included */
             r = call_host(vm, b, args, &ret, &err);
         }
         if (r == CALL_FAULT)
@@ -1303,6 +1306,8 @@ fault:
 gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget)
 {
     uint64_t left = budget;
+    if (vm->in_host)
+        return GSVM_LSL_ERROR; /* refused: called from this VM's own host callback */
     for (;;) {
         if (vm->faulted)
             return GSVM_LSL_ERROR;

@@ -62,3 +62,5 @@ json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *name)
             return lsl_value_to_json(&vm->globals[i]);
     return NULL;
 }
+
+bool gsvm_lsl3_vm_in_host_call(const gsvm_lsl3_vm *vm) { return vm->in_host != NULL; }
