@@ -11,10 +11,15 @@ static gsvm_mission *run_body(const char *body, rec_host *h, gsvm_mission_config
     char src[8192];
     snprintf(src, sizeof src, "return { on_event_session_joined = function(c, st, ev)\n%s\nend }", body);
     gsvm_mission_config cfg;
-    if (cfg_in)
+    if (cfg_in) {
         cfg = *cfg_in;
-    else
+    } else {
         harness_config(&cfg, h);
+        /* The watchdog holds the wall limit even inside C work now, so on a
+         * busy machine under ASan a memory or budget case could hit 1 s
+         * first; the wall-clock cases set their own limit. */
+        cfg.callback_wall_ms = 600000;
+    }
     gsvm_error err;
     gsvm_mission *m = open_with(src, &cfg, &err);
     if (!m) {
