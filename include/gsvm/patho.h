@@ -205,6 +205,24 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
                                  gsvm_patho_layout layout, gsvm_patho_program **out,
                                  gsvm_error *err);
 
+/* The older "release 2" syntax of that disassembler (the 3,287 listings of
+ * its public release) has lost fields: the JumpB compare byte, float digits,
+ * the task flags of call arguments, ObjFunc's object slot, TObjFunc vs
+ * ObjFunc, NullEq vs Not, string widths.  Those listings import as the
+ * community's assembler builds them (the value shown, 0 for the object slot,
+ * mode 0, ObjFunc, Not, UTF-16 strings); each kind of loss is reported once,
+ * at the first line it affects, to `warn` -- or, with `strict`, refused. */
+typedef void (*gsvm_patho_warn_fn)(void *user, const gsvm_error *warning);
+typedef struct gsvm_patho_import_opts {
+    gsvm_patho_layout layout;
+    bool strict;             /* a lost field is an error (GSVM_ERR_INPUT) */
+    gsvm_patho_warn_fn warn; /* may be NULL */
+    void *user;
+} gsvm_patho_import_opts;
+gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *file,
+                                      const gsvm_patho_import_opts *opts,
+                                      gsvm_patho_program **out, gsvm_error *err);
+
 /* ---- Checking ---------------------------------------------------------- */
 
 /* One problem the verifier found.  `insn` is the instruction index, or -1

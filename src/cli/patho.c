@@ -78,18 +78,27 @@ static int cmd_list(int argc, char **argv)
     return rc;
 }
 
+static void print_warning(void *user, const gsvm_error *w)
+{
+    (void)user;
+    fprintf(stderr, "%s:%ld:%ld: warning: %s\n", w->file, w->line, w->column, w->message);
+}
+
 static int cmd_asm(int argc, char **argv)
 {
     const char *layout_s = NULL, *out = NULL, *from = NULL;
+    bool strict = false;
     const gsvm_opt opts[] = {
         {"--output", 'o', OPT_STRING, &out, "FILE", "write the .bin to FILE (default stdout)", NULL},
         {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd",
          "opcode numbering (default: what the listing says, else hd)", NULL},
         {"--from", 0, OPT_STRING, &from, "SYNTAX",
          "listing syntax: gsvm (default) or pathologic_re (the community disassembler)", NULL},
+        {"--strict", 0, OPT_FLAG, &strict, NULL,
+         "pathologic_re: refuse a listing that lost fields (release 2) instead of warning", NULL},
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
-    const gsvm_verb_spec spec = {"gsvm patho asm", "LISTING [-o FILE.bin] [--layout alpha|hd] [--from pathologic_re]",
+    const gsvm_verb_spec spec = {"gsvm patho asm", "LISTING [-o FILE.bin] [--layout alpha|hd] [--from pathologic_re [--strict]]",
                                  "Assemble a listing into a .bin script.  A listing printed by "
                                  "`gsvm patho list` comes\nback byte for byte; --from pathologic_re "
                                  "reads the community's .asm listings.",
@@ -113,7 +122,8 @@ static int cmd_asm(int argc, char **argv)
     if (gsvm_file_read(pos[0], &text, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     gsvm_patho_program *p;
-    gsvm_status st = re ? gsvm_patho_import_re((const char *)text.data, text.len, pos[0], layout, &p, &err)
+    gsvm_patho_import_opts io = {layout, strict, print_warning, NULL};
+    gsvm_status st = re ? gsvm_patho_import_re_opts((const char *)text.data, text.len, pos[0], &io, &p, &err)
                         : gsvm_patho_asm((const char *)text.data, text.len, pos[0], layout, &p, &err);
     gsvm_buf_free(&text);
     if (st != GSVM_OK)

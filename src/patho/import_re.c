@@ -71,6 +71,7 @@ static const tmpl templates[] = {
     {"Push((int) %i)", O(PushI), "0"},
     {"Push((float) %f)", O(PushF), "0"},
     {"Push(CVector(%f, %f, %f))", O(PushVec), "012"},
+    {"Push([%f, %f, %f])", O(PushVec), "012"}, /* 2005 listings; the community asm refuses it */
     {"Push(CvectorIndex(%v, %i))", O(PushE), "001-"},
     {"Push(GlobalVars[%u])", O(PushGE), "0"},
     {"Push(%q)", O(PushS), "0"},
@@ -131,6 +132,7 @@ static const tmpl templates[] = {
     {"%v = FuncExist2(%v, %v, %v)", O(FuncExist2), "1230-"},
     {"CString(%v); Pop(%u)", O(CString), "01"},
     {"%v = CString2(%v); Pop(%u)", O(CString2), "102"},
+    {"%v = NEW1(%v); Pop(%u)", O(CString2), "102"}, /* release 2's name for it */
     {"Call2 %x", O(Call), "0"},
     {"Call %x", O(Call), "0"},
     {"Return(); Pop(%u)", O(Return), "0"},
@@ -138,6 +140,9 @@ static const tmpl templates[] = {
     {"Pop(-%u, %u); TaskReturn", O(TaskReturn), ""},
     {"@@@ %n(%a); Obj=%u", O(TObjFunc), "201"},
     {"@@ %n(%a); Obj=%u", O(ObjFunc), "201"},
+    /* release 2: no object slot (the community asm writes 0), no @@@ */
+    {"@@@ %n(%a)", O(TObjFunc), "-01"},
+    {"@@ %n(%a)", O(ObjFunc), "-01"},
     {"@ %n(%a)", O(Func), "0"},
     {"EventEnable(%i)", O(EventEnable), "0"},
     {"EventDisable(%i)", O(EventDisable), "0"},
@@ -353,7 +358,45 @@ typedef struct importer {
     long global_count_line;
     size_t search_budget;
     patho_import_index import_index;
+    const gsvm_patho_import_opts *opts;
+    bool release2;          /* the listing is in the lossy release-2 syntax */
+    bool lost[8];           /* which kinds of loss were reported */
 } importer;
+
+/* The kinds of information a release-2 listing lost, and what the import
+ * puts in their place (what the community's assembler does). */
+enum {
+    LOSS_WIDTH, LOSS_JUMPB, LOSS_FLOAT, LOSS_TASKFLAG, LOSS_OBJSLOT, LOSS_TOBJ, LOSS_NULLEQ
+};
+static const char *const loss_text[] = {
+    [LOSS_WIDTH] = "strings carry no A:/W: width; every string is assembled as UTF-16",
+    [LOSS_JUMPB] = "the IF compare byte is misread in this syntax; assembled with the value shown",
+    [LOSS_FLOAT] = "floats are rounded to 5 digits in this syntax; assembled from the digits shown",
+    [LOSS_TASKFLAG] = "call arguments lost their task flags; assembled as stack arguments (mode 0)",
+    [LOSS_OBJSLOT] = "the method call's object slot is not shown; assembled as 0",
+    [LOSS_TOBJ] = "TObjFunc prints as ObjFunc in this syntax; assembled as ObjFunc",
+    [LOSS_NULLEQ] = "NullEq prints as Not in this syntax; assembled as Not",
+};
+
+/* Reports one kind of loss (once per listing) at the current line: a
+ * warning, or with opts->strict an error. */
+static gsvm_status lost(importer *I, int kind, long col)
+{
+    if (I->lost[kind])
+        return GSVM_OK;
+    I->lost[kind] = true;
+    gsvm_error w;
+    gsvm_error_at_line(&w, GSVM_ERR_INPUT, I->file, I->line, col, "release-2 listing: %s%s",
+                       loss_text[kind],
+                       I->opts && I->opts->strict ? " (refused: --strict)" : "");
+    if (I->opts && I->opts->strict) {
+        *I->err = w;
+        return GSVM_ERR_INPUT;
+    }
+    if (I->opts && I->opts->warn)
+        I->opts->warn(I->opts->user, &w);
+    return GSVM_OK;
+}
 
 static gsvm_status fail_at(importer *I, long col, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -586,6 +629,25 @@ static gsvm_status instruction(importer *I, const char *s, const char *end, long
         }
     if (!t)
         return fail_at(I, col, "cannot read instruction '%.*s'", (int)(end - s), s);
+    if (I->release2) {
+        gsvm_status ls = GSVM_OK;
+        if (t->op == GSVM_PATHO_OP_JumpB)
+            ls = lost(I, LOSS_JUMPB, col);
+        if (ls == GSVM_OK && t->op == GSVM_PATHO_OP_Not)
+            ls = lost(I, LOSS_NULLEQ, col);
+        if (ls == GSVM_OK && strstr(t->pattern, "%f"))
+            ls = lost(I, LOSS_FLOAT, col);
+        if (ls == GSVM_OK && (t->op == GSVM_PATHO_OP_ObjFunc || t->op == GSVM_PATHO_OP_TObjFunc) &&
+            !strstr(t->pattern, "Obj="))
+            ls = lost(I, LOSS_OBJSLOT, col);
+        if (ls == GSVM_OK && t->op == GSVM_PATHO_OP_ObjFunc)
+            ls = lost(I, LOSS_TOBJ, col);
+        if (ls == GSVM_OK && strstr(t->pattern, "%a") && nc >= 2 &&
+            skip_spaces(caps[1].s, caps[1].s + caps[1].n) < caps[1].s + caps[1].n)
+            ls = lost(I, LOSS_TASKFLAG, col);
+        if (ls != GSVM_OK)
+            return ls;
+    }
     if (gsvm_patho_op_code((unsigned)t->op, p->layout) < 0)
         return fail_at(I, col, "%s does not exist in the %s layout", gsvm_patho_ops[t->op].name,
                        gsvm_patho_layout_name(p->layout));
@@ -599,8 +661,13 @@ static gsvm_status instruction(importer *I, const char *s, const char *end, long
     uint32_t modes = 0;
     unsigned mi = 0;
     gsvm_status st = GSVM_OK;
+    /* Release 2 prints Mov the way it reads, "Stack[-dst] = Stack[-src]";
+     * the later syntax (and so the community's assembler) has the source
+     * first.  Here the game's order wins: the two samples whose exact .bin
+     * is in the corpus have their Movs this way round. */
+    const char *perm = I->release2 && t->op == GSVM_PATHO_OP_Mov ? "10" : t->perm;
     for (unsigned k = 0; ops[k]; k++) {
-        char pc = t->perm[k];
+        char pc = perm[k];
         const capture *c = pc >= '0' && pc <= '9' ? &caps[pc - '0'] : NULL;
         uint32_t v = c ? (uint32_t)c->v : 0;
         switch (ops[k]) {
@@ -709,14 +776,54 @@ static gsvm_patho_layout detect_layout(const char *text, size_t len, const char 
 
 enum { S_NONE, S_GVARS, S_STRINGS, S_IMPORTS, S_TASKS, S_EVENTS, S_CODE };
 
+/* Release-2 listings are told by what only they write: a string without
+ * its A:/W: width, a method call without "; Obj=", or NEW1. */
+static bool is_release2(const char *text, size_t len)
+{
+    bool strings = false;
+    for (const char *s = text, *end = text + len; s < end;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        if (le > s && le[-1] == '\r')
+            le--;
+        if (starts(s, le, "Strings:"))
+            strings = true;
+        else if (le > s && *s != '\t')
+            strings = false;
+        else if (strings && le - s >= 2 && !(le - s >= 3 && s[2] == ':' && (s[1] == 'A' || s[1] == 'W')))
+            return true;
+        const char *c = memchr(s, ':', (size_t)(le - s));
+        if (starts(s, le, "0x") && c) {
+            c = skip_spaces(c + 1, le);
+            if ((starts(c, le, "@@ ") || starts(c, le, "@@@ ")) && !contains(c, le, "; Obj="))
+                return true;
+            if (contains(c, le, "= NEW1("))
+                return true;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    return false;
+}
+
 gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
                                  gsvm_patho_layout layout, gsvm_patho_program **out,
                                  gsvm_error *err)
 {
+    gsvm_patho_import_opts o = {layout, false, NULL, NULL};
+    return gsvm_patho_import_re_opts(text, len, file, &o, out, err);
+}
+
+gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *file,
+                                      const gsvm_patho_import_opts *opts,
+                                      gsvm_patho_program **out, gsvm_error *err)
+{
+    gsvm_patho_layout layout = opts->layout;
     gsvm_error_clear(err);
     *out = NULL;
     importer I;
     memset(&I, 0, sizeof I);
+    I.opts = opts;
+    I.release2 = is_release2(text, len);
     I.file = file;
     I.err = err;
     I.global_count = -1;
@@ -862,6 +969,8 @@ gsvm_status gsvm_patho_import_re(const char *text, size_t len, const char *file,
             if (re - raw >= 2 && raw[1] == ':' && (raw[0] == 'A' || raw[0] == 'W')) {
                 wide = raw[0] == 'W';
                 raw += 2;
+            } else if (I.release2) {
+                st = lost(&I, LOSS_WIDTH, (long)(raw - s) + 1);
             }
             if (!I.have_raw_pool)
                 encode_text(&I.pool, raw, (size_t)(re - raw), wide);

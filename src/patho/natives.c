@@ -127,7 +127,7 @@ gsvm_status gsvm_patho_natives_check(const gsvm_patho_natives *n, const gsvm_pat
         char counts[200] = "";
         size_t used = 0;
         for (uint32_t s = 0; s < n->nsets; s++)
-            for (uint32_t k = 0; k < n->sets[s].count && used + 24 < sizeof counts; k++) {
+            for (uint32_t k = 0; k < n->sets[s].count && used + 40 < sizeof counts; k++) {
                 const gsvm_native_decl *d = &n->sets[s].decls[k];
                 if (strcmp(d->name, name) != 0)
                     continue;
@@ -138,7 +138,8 @@ gsvm_status gsvm_patho_natives_check(const gsvm_patho_natives *n, const gsvm_pat
                                        used ? ", " : "", d->nargs)
                             : snprintf(counts + used, sizeof counts - used, "%s%u to %u",
                                        used ? ", " : "", d->min_args, d->nargs);
-                used += (size_t)w;
+                if (w > 0) /* snprintf may report more than it wrote: stop at the end */
+                    used += (size_t)w < sizeof counts - used ? (size_t)w : sizeof counts - 1 - used;
             }
         if (used)
             return gsvm_error_set(err, GSVM_ERR_INPUT, file,

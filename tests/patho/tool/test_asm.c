@@ -315,6 +315,89 @@ static void test_import_re(void)
     CHECK(strstr(err.message, "cannot read instruction") != NULL);
 }
 
+/* The release-2 syntax: what it lost is filled as the community assembler
+ * fills it, each kind warned once at its first line; --strict refuses. */
+typedef struct warnings {
+    int n;
+    long lines[16];
+    char text[16][600];
+} warnings;
+
+static void collect_warning(void *user, const gsvm_error *w)
+{
+    warnings *ws = user;
+    if (ws->n < 16) {
+        ws->lines[ws->n] = w->line;
+        snprintf(ws->text[ws->n], sizeof ws->text[0], "%s", w->message);
+    }
+    ws->n++;
+}
+
+static void test_import_release2(void)
+{
+    const char *src = "GlobalVarCount = 0\n\nStrings:\n\tSay\n\thi\n\n"
+                      "Import:\n\tTrace (1 args)\n\n"
+                      "RunOp = 0x0\nRunTask = 0\n\nGlobalTasks: \n\tGTASK_0 Vars = (object) Params = 0\n\n"
+                      "0x0: PushEmpty(int, int)\n"
+                      "0x1: Stack[-1] = Stack[-2]\n"             /* release 2: dst first */
+                      "0x2: Stack[-1] = NEW1(Stack[-2]); Pop(0)\n"
+                      "0x3: Pop(0); Push((bool) Stack[-1] == 0)\n" /* NullEq or Not */
+                      "0x4: IF (Stack[-1] == 1) GOTO 0x5; Pop(1)\n"
+                      "0x5: Push([0.5, 0.0, 2.0])\n"
+                      "0x6: @@ Say(Stack[-1])\n"
+                      "0x7: @ Trace(Stack[-2])\n"
+                      "0x8: @ Trace(Stack[-2])\n"
+                      "0x9: Call2 0x0\n"
+                      "0xa: Return(); Pop(0)\n";
+    warnings ws;
+    memset(&ws, 0, sizeof ws);
+    gsvm_patho_import_opts o = {GSVM_PATHO_LAYOUT_AUTO, false, collect_warning, &ws};
+    gsvm_patho_program *p = NULL;
+    gsvm_error err;
+    CHECK_INT(gsvm_patho_import_re_opts(src, strlen(src), "r2.asm", &o, &p, &err), GSVM_OK);
+    if (!p)
+        return;
+    CHECK_INT(p->insns[1].a[0], 2); /* Mov: the source (Stack[-2]) is stored first */
+    CHECK_INT(p->insns[1].a[1], 1);
+    CHECK_STR(gsvm_patho_op_name(p->insns[2].op), "CString2");
+    CHECK_STR(gsvm_patho_op_name(p->insns[3].op), "Not");
+    CHECK_STR(gsvm_patho_op_name(p->insns[5].op), "PushVec");
+    CHECK_INT(p->insns[5].a[0], gsvm_patho_f32_bits(0.5f));
+    CHECK_STR(gsvm_patho_op_name(p->insns[6].op), "ObjFunc");
+    CHECK_INT(p->insns[6].a[0], 0); /* the object slot, as the community asm fills it */
+    gsvm_patho_free(p);
+    /* width, NullEq, JumpB, float, object slot, TObjFunc, task flags: once each */
+    CHECK_INT(ws.n, 7);
+    static const struct {
+        long line;
+        const char *part;
+    } want[] = {{4, "A:/W: width"}, {19, "NullEq prints as Not"}, {20, "IF compare byte"},
+                {21, "floats are rounded"}, {22, "object slot"}, {22, "TObjFunc prints as ObjFunc"},
+                {22, "task flags"}};
+    for (int i = 0; i < 7 && i < ws.n; i++) {
+        CHECK_INT(ws.lines[i], want[i].line);
+        CHECK(strstr(ws.text[i], want[i].part) != NULL);
+    }
+    o.strict = true;
+    CHECK_INT(gsvm_patho_import_re_opts(src, strlen(src), "r2.asm", &o, &p, &err), GSVM_ERR_INPUT);
+    CHECK(p == NULL);
+    CHECK_INT(err.line, 4);
+    CHECK(strstr(err.message, "refused: --strict") != NULL);
+    /* An exact listing (widths, Obj=) is not release 2: no warning, Mov source first. */
+    const char *exact = "Strings:\n\tA:Say\n\nGlobalTasks: \n\tGTASK_0 Vars = (object) Params = 0\n\n"
+                        "0x0: PushEmpty(int, int)\n0x1: Stack[-1] = Stack[-2]\n"
+                        "0x2: IF (Stack[-1] == 1) GOTO 0x3; Pop(1)\n"
+                        "0x3: @@ Say(Stack[-1]); Obj=1\n0x4: Return(); Pop(0)\n";
+    memset(&ws, 0, sizeof ws);
+    CHECK_INT(gsvm_patho_import_re_opts(exact, strlen(exact), "e.asm", &o, &p, &err), GSVM_OK);
+    CHECK_INT(ws.n, 0);
+    if (p) {
+        CHECK_INT(p->insns[1].a[0], 1);
+        CHECK_INT(p->insns[3].a[0], 1);
+        gsvm_patho_free(p);
+    }
+}
+
 static void test_verify(void)
 {
     const char *src = ".pool\n    W \"hello\"\n.import Trace 1\n.entry 0 start\n"
@@ -544,6 +627,7 @@ int main(void)
     test_long_lines();
     test_errors();
     test_import_re();
+    test_import_release2();
     test_verify();
     TEST_MAIN_END();
 }

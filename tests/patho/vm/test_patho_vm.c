@@ -1516,6 +1516,19 @@ static void test_public_host(void)
     CHECK_STR(err.file, "door.bin");
     CHECK_STR(err.message, "import #0 'Trace' with 1 arguments is not declared; declare it in a "
                            "--natives file");
+    {
+        /* a wrong count names the counts the natives do declare */
+        bld w;
+        bld_init(&w, GSVM_PATHO_LAYOUT_HD);
+        imp(&w, "Sleep", 3);
+        task(&w, "", 0);
+        E(&w, OP(Return), 0);
+        gsvm_patho_program *wp = bld_program(&w);
+        CHECK_INT(gsvm_patho_natives_check(nat, wp, "w.bin", &err), GSVM_ERR_INPUT);
+        CHECK_STR(err.message, "import #0 'Sleep' with 3 arguments is not declared (the natives "
+                               "declare 'Sleep' with 1, 2); declare it in a --natives file");
+        gsvm_patho_free(wp);
+    }
     o.natives = nat;
     CHECK_INT(gsvm_patho_sim_new(prog, "door.bin", &o, &s, &err), GSVM_OK);
     CHECK_INT(gsvm_patho_sim_start(s), GSVM_PATHO_SIM_RUNNING);
