@@ -25,8 +25,10 @@ extern "C" {
 
 /* Opcode tables.  BASE is the 92-opcode HavokScript table (Shadow of War,
  * Sekiro, Halo); BO3 inserts eight shift/bitwise opcodes at 60-67; GHOSTS
- * appends DELETE and DELETE_BK.  AUTO picks GHOSTS for format-13 chunks and
- * BASE otherwise. */
+ * appends DELETE and DELETE_BK.  AUTO picks GHOSTS for format-13 chunks;
+ * for format 14 it picks BO3 or GHOSTS when the operand check fits that
+ * table strictly better than BASE (a chunk without their extra opcodes
+ * reads the same under BASE), else BASE. */
 typedef enum gsvm_hks_profile {
     GSVM_HKS_PROFILE_AUTO = 0,
     GSVM_HKS_PROFILE_BASE,
@@ -67,7 +69,9 @@ typedef struct gsvm_hks_local {
 /* Debug info.  `flag` is the "has debug" int as stored (0 = none).  In
  * format 13 (Call of Duty builds) flag 1 carries only a 32-bit `hash` (the
  * debug info lives in a separate file) and flag 40 only line defined, last
- * line, source and name; any other nonzero flag the full format-13 layout. */
+ * line, source and name; any other nonzero flag the full format-13 layout.
+ * A format-14 chunk with `debug_hash` set (Black Ops 3) reads flag 1 as
+ * only a hash too. */
 typedef struct gsvm_hks_debug {
     uint32_t flag;
     uint32_t hash;
@@ -133,6 +137,9 @@ typedef struct gsvm_hks_chunk {
     uint32_t nstructs;
     gsvm_hks_struct *structs;
     gsvm_hks_profile profile; /* never AUTO once loaded */
+    /* Format 14 only: debug flag 1 holds just a hash (hksc's Black Ops 3).
+     * The loader reads flag 1 in full first and falls back to this. */
+    bool debug_hash;
     uint8_t *prefix; size_t nprefix;     /* bytes before the chunk (--offset) */
     uint8_t *trailing; size_t ntrailing; /* bytes after the chunk */
 } gsvm_hks_chunk;
