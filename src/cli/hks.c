@@ -379,15 +379,23 @@ static int verb_scri(int argc, char **argv)
 {
     const char *outp = NULL;
     int64_t flag = -1;
+    bool compile = false;
+    hks_compile_args ca;
+    memset(&ca, 0, sizeof ca);
     const gsvm_opt opts[] = {
         {"--output", 'o', OPT_STRING, &outp, "FILE", "write the body (unpack) or payload (pack)",
          NULL},
         {"--flag", 0, OPT_I64, &flag, "F",
          "pack: 1 Lua source, 0 bytecode (default: 0 if the body starts with \\x1bLua)", NULL},
+        {"--compile", 0, OPT_FLAG, &compile, NULL,
+         "pack: BODY is Lua source; compile it (gsvm hks compile's options) into a flag-0 payload",
+         NULL},
+        HKS_COMPILE_OPTS(ca),
         {NULL, 0, 0, NULL, NULL, NULL, NULL},
     };
     const gsvm_verb_spec spec = {
-        "gsvm hks scri", "unpack FILE [-o BODY] | pack BODY [-o FILE] [--flag F]",
+        "gsvm hks scri",
+        "unpack FILE [-o BODY] | pack BODY [-o FILE] [--flag F] | pack --compile SRC.lua [--target T]",
         "The SCRI payload of a world layer's script:\n"
         "  \"SCRI\" | u32 version 1 | u8 flag | u32 length | body   (little endian)\n"
         "flag 1 = Lua source text, flag 0 = HavokScript bytecode.\n"
@@ -406,6 +414,31 @@ static int verb_scri(int argc, char **argv)
     if (flag != -1 && (flag < 0 || flag > 1)) {
         fprintf(stderr, "%s: --flag must be 0 or 1\n", spec.command);
         return EXIT_USAGE;
+    }
+    if (compile) {
+        if (unpack || flag == 1) {
+            fprintf(stderr, "%s: --compile packs compiled source (flag 0): use it with pack\n",
+                    spec.command);
+            return EXIT_USAGE;
+        }
+        gsvm_hks_compile_options co;
+        rc = hks_compile_options(&ca, spec.command, &co);
+        if (rc >= 0)
+            return rc;
+        uint8_t *chunk, *out;
+        size_t clen, len;
+        rc = hks_compile_source(&co, pos[1], NULL, &chunk, &clen);
+        if (rc >= 0)
+            return rc;
+        gsvm_error err;
+        gsvm_error_clear(&err);
+        gsvm_status st = gsvm_hks_scri_pack(0, chunk, clen, &out, &len, &err);
+        free(chunk);
+        if (st != GSVM_OK)
+            return gsvm_cli_fail(&err);
+        rc = gsvm_cli_write(outp, out, len);
+        free(out);
+        return rc;
     }
     gsvm_error err;
     gsvm_error_clear(&err);

@@ -105,6 +105,7 @@ gsvm_status gsvm_hks_compile(const char *source, size_t len, const gsvm_hks_comp
     c->build_flags = o->build_flags;
     c->referenced = 0;
     c->profile = o->profile;
+    c->debug_hash = o->format == 14 && o->hash != GSVM_HKS_HASH_NONE;
     c->has_structs = C->structs;
     c->struct_marker = 1;
     c->struct_layout = GSVM_HKS_STRUCTS_PLAIN;

@@ -772,6 +772,21 @@ static bool constfold(hc_func *fs, int op, hc_exp *e1, const hc_exp *e2)
         break;
     case OPR_POW: r = single ? (double)powf((float)a, (float)b) : pow(a, b); break;
     case FOLD_UNM: r = single ? (double)(-(float)a) : -a; break;
+    case OPR_SHL:
+    case OPR_SHR:
+    case OPR_BAND:
+    case OPR_BOR: {
+        /* Black Ops 3 folds its bit operators too, on the integer values */
+        if (!(a >= 0 && a < 4294967296.0 && b >= 0 && b < 4294967296.0))
+            return false;
+        uint32_t x = (uint32_t)a, y = (uint32_t)b;
+        uint32_t v = op == OPR_BAND ? x & y : op == OPR_BOR ? x | y
+                   : y >= 32 ? 0 : op == OPR_SHL ? x << y : x >> y;
+        r = (double)v;
+        if (single)
+            r = (double)(float)r;
+        break;
+    }
     default: return false;
     }
     if (r != r)
@@ -877,6 +892,10 @@ void hc_infix(hc_func *fs, int op, hc_exp *v)
     case OPR_DIV:
     case OPR_MOD:
     case OPR_POW:
+    case OPR_SHL:
+    case OPR_SHR:
+    case OPR_BAND:
+    case OPR_BOR:
         if (!isnumeral(v))
             hc_exp2RK(fs, v);
         break;

@@ -100,6 +100,8 @@ static const char *const reserved[] = {
     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in",
     "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
     "hstructure", "hmake", "hdelete"};
+static const uint8_t reserved_len[] = {3, 5, 2, 4, 6, 3, 5, 3, 8, 2, 2, 5, 3, 3, 2, 6, 6,
+                                       4, 4, 5, 5, 10, 5, 7};
 
 const char *hc_token_text(hc_compiler *C, int tok, char *buf, size_t n)
 {
@@ -439,11 +441,13 @@ static void scan(hc_compiler *C, hc_token *t)
                     C->p++;
                 size_t n = (size_t)(C->p - start);
                 t->tok = TK_NAME;
-                for (int i = 0; i <= TK_HDELETE - TK_AND; i++)
-                    if (strlen(reserved[i]) == n && memcmp(reserved[i], start, n) == 0) {
-                        t->tok = TK_AND + i;
-                        break;
-                    }
+                if (n >= 2 && n <= 10 && islower((unsigned char)*start))
+                    for (int i = 0; i <= TK_HDELETE - TK_AND; i++)
+                        if (reserved[i][0] == *start && reserved_len[i] == n &&
+                            memcmp(reserved[i], start, n) == 0) {
+                            t->tok = TK_AND + i;
+                            break;
+                        }
                 if (t->tok == TK_HDELETE && !C->ghosts_delete)
                     t->tok = TK_NAME; /* only Ghosts reserves it */
                 if (t->tok == TK_NAME) {

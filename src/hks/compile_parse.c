@@ -274,6 +274,15 @@ static void open_func(hc_compiler *C, hc_func *fs)
 
 void hc_func_release(hc_func *fs);
 
+static void shrink(void **p, size_t n)
+{
+    if (*p && n) {
+        void *q = realloc(*p, n);
+        if (q)
+            *p = q;
+    }
+}
+
 /* Moves the finished function's tables into its proto. */
 static void close_func(hc_compiler *C)
 {
@@ -282,6 +291,12 @@ static void close_func(hc_compiler *C)
     hc_ret(fs, 0, 0);
     hc_finish_code(fs);
     gsvm_hks_proto *f = fs->f;
+    /* give the slack of the growing arrays back, so the next functions reuse
+     * it instead of touching new memory */
+    shrink((void **)&f->code, (size_t)f->ncode * sizeof *f->code);
+    shrink((void **)&fs->lines, (size_t)f->ncode * sizeof *fs->lines);
+    shrink((void **)&f->k, (size_t)f->nk * sizeof *f->k);
+    shrink((void **)&f->p, (size_t)f->np * sizeof *f->p);
     f->nups = (uint32_t)fs->nups;
     f->maxstack = (uint32_t)fs->maxstack;
     f->npad = 4;

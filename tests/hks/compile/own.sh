@@ -53,4 +53,10 @@ printf 'return 1\n' >"$tmp/p.lua"
     "$gsvm" hks list "$tmp/p" | grep -q '"@game/p.lua"' || { echo "FAIL: --chunkname"; fail=1; }
 "$gsvm" hks compile "$tmp/p.lua" --target nosuch -o "$tmp/p" 2>/dev/null
 [ $? = 2 ] || { echo "FAIL: an unknown target is a usage error"; fail=1; }
+# scri pack --compile: a flag-0 payload whose body is the compiled chunk
+"$gsvm" hks scri pack --compile "$dir/closures.lua" --target bo2 -o "$tmp/s.scri" &&
+    "$gsvm" hks scri unpack "$tmp/s.scri" -o "$tmp/body" 2>"$tmp/e" &&
+    grep -q 'flag 0 (bytecode)' "$tmp/e" &&
+    "$gsvm" hks compile "$dir/closures.lua" --target bo2 -o "$tmp/direct" &&
+    cmp -s "$tmp/body" "$tmp/direct" || { echo "FAIL: scri pack --compile"; fail=1; }
 exit $fail
