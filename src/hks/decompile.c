@@ -411,7 +411,17 @@ static int local_at(const fn *F, int reg, int64_t pc, bool write)
             if (F->init_pc[i] == pc && F->loc_reg[i] == reg)
                 return (int)i;
     }
-    return debug_local(F, reg, pc);
+    int l = debug_local(F, reg, pc);
+    if (l >= 0)
+        return l;
+    /* between its initialising write and its start (a constructor's
+     * stores, the rest of a multiple assignment) */
+    const gsvm_hks_debug *d = &F->f->debug;
+    for (uint32_t i = 0; i < d->nlocals; i++)
+        if (F->loc_reg[i] == reg && F->init_pc[i] >= 0 && F->init_pc[i] <= pc &&
+            pc < (int64_t)d->locals[i].startpc)
+            return (int)i;
+    return -1;
 }
 
 static bool analyse(fn *F)
@@ -457,7 +467,8 @@ static bool analyse(fn *F)
     }
     /* table constructors: stores into a table right after its NEWTABLE, with
      * only the values' temporaries built in between */
-    for (int64_t pc = 0; pc < n; pc++) {
+    /* (inner constructors first: an outer one holds them whole) */
+    for (int64_t pc = (int64_t)n - 1; pc >= 0; pc--) {
         if (F->isdata[pc] || F->op[pc] != HKS_I_NEWTABLE)
             continue;
         uint32_t t = A_(W(F, pc));
@@ -474,6 +485,8 @@ static bool analyse(fn *F)
                 F->absorbed[q] = 1;
                 continue;
             }
+            if (F->absorbed[q] && A_(w) > t)
+                continue; /* a store into an inner constructor */
             operands(F, q, MAX_REGS, x);
             bool touches = false, low = false;
             for (int i = 0; i < x->nrd; i++)
@@ -523,7 +536,7 @@ static bool analyse(fn *F)
         int r = (int)A_(W(F, pc));
         if (local_at(F, r, pc, true) >= 0)
             continue;
-        int64_t u = -1;
+        int64_t u = -1, skip_to = -1;
         bool ok = true;
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
         if (testset && (from <= pc || from > n))
@@ -559,9 +572,13 @@ static bool analyse(fn *F)
                     ok = false;
                     break;
                 }
-                if (wr)
+                /* a write only on the path the test skips does not end the
+                 * value (x = x or 0 written as a test) */
+                if (wr && !(q < skip_to))
                     break;
             }
+            if (u == q && is_test(F->op[q]) && q + 1 < n && OPAT(F, q + 1) == HKS_I_JMP)
+                skip_to = jmp_target(F, q + 1);
         }
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
@@ -1745,6 +1762,14 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             dx key = kb ? get_k(F, b) : get(F, (int)b, pc);
             dx val = get_rk(F, c, pc);
             pend *p = &F->P[a];
+            if (p->kind != PK_TABLE) {
+                /* reading the operands closed the constructor */
+                dx target = dx_index(get(F, (int)a, pc), kc, key);
+                stmt(F, dx_make(DX_ATOM, "%s = %s", dx_str(&target), dx_str(&val)));
+                dx_free(&target);
+                dx_free(&val);
+                return nx;
+            }
             if (p->nitems)
                 gsvm_buf_puts(&p->items, ", ");
             if (kc && kc->type == GSVM_HKS_K_STRING && kc->s.size > 1 &&
@@ -1850,6 +1875,11 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         if (last >= a + 1) {
             dx vals = list_text(F, pc, a + 1, last, b == 0);
             pend *p = &F->P[a];
+            if (p->kind != PK_TABLE) {
+                dx_free(&vals);
+                fail(F, "constructor closed by its own items");
+                return to;
+            }
             if (p->nitems)
                 gsvm_buf_puts(&p->items, ", ");
             gsvm_buf_puts(&p->items, dx_str(&vals));
