@@ -858,7 +858,8 @@ static const char *use_var(fn *F, int v)
 
 /* ---------------------------------------------------------------- pending values */
 
-static void flush_all(fn *F);
+static void flush_some(fn *F, bool final);
+static void flush_all(fn *F) __attribute__((unused));
 
 static void pend_clear(pend *p)
 {
@@ -967,13 +968,21 @@ static void assign_var(fn *F, int v, dx e)
 }
 
 /* Writes every pending value to its variable, oldest first. */
-static void flush_all(fn *F)
+/* A method or an open call still waiting for its call stays pending (its
+ * reader is the next call; writing it out is impossible); at the end of a
+ * block (`final`) nothing may stay. */
+static void flush_some(fn *F, bool final)
 {
     for (;;) {
         int best = -1;
-        for (int r = 0; r < MAX_REGS; r++)
-            if (F->P[r].kind != PK_NONE && (best < 0 || F->P[r].def_pc < F->P[best].def_pc))
+        for (int r = 0; r < MAX_REGS; r++) {
+            uint8_t k = F->P[r].kind;
+            if (k == PK_NONE ||
+                (!final && (k == PK_SELFFN || k == PK_SELFOBJ || k == PK_MULTI)))
+                continue;
+            if (best < 0 || F->P[r].def_pc < F->P[best].def_pc)
                 best = r;
+        }
         if (best < 0)
             return;
         pend *p = &F->P[best];
@@ -994,6 +1003,9 @@ static void flush_all(fn *F)
         assign_var(F, var_of(F, best, dpc, true), e);
     }
 }
+
+static void flush_all(fn *F) { flush_some(F, false); }
+static void flush_final(fn *F) { flush_some(F, true); }
 
 /* A statement: pending values go first. */
 static void stmt(fn *F, dx text)
@@ -1351,6 +1363,7 @@ typedef struct loopctx {
     int64_t cont, cont2;  /* where falling off the block goes */
     int64_t repeat_start; /* a repeat body: its first pc (-1 none) */
     int64_t repeat_end;
+    int64_t end;          /* the block's own end */
 } loopctx;
 
 static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
@@ -1358,14 +1371,16 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
 static void sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
 {
     loopctx S = *L;
-    S.cont = to == L->cont ? L->cont : cont;
-    if (to != L->cont)
+    if (to != L->end) {
+        S.cont = cont;
         S.cont2 = -2;
+    }
+    S.end = to;
     S.repeat_start = -1;
     if (!open_region(F, from, to))
         return;
     emit_range(F, from, to, &S);
-    flush_all(F);
+    flush_final(F);
     close_region(F);
 }
 
@@ -1406,10 +1421,10 @@ static int64_t emit_numfor(fn *F, int64_t pc, int64_t to, const loopctx *L)
     dx_free(&init);
     dx_free(&lim);
     dx_free(&stp);
-    loopctx B = {t + 1, t, -2, -1, -1};
+    loopctx B = {t + 1, t, -2, -1, -1, t};
     if (open_region(F, pc + 1, t)) {
         emit_range(F, pc + 1, t, &B);
-        flush_all(F);
+        flush_final(F);
         close_region(F);
     }
     F->override[a + 3] = saved;
@@ -1466,10 +1481,10 @@ static int64_t emit_genfor(fn *F, int64_t pc, int64_t t)
     line(F, "for %s in %s do", (char *)names.data, dx_str(&ex));
     gsvm_buf_free(&names);
     dx_free(&ex);
-    loopctx B = {t + 2, t, -2, -1, -1};
+    loopctx B = {t + 2, t, -2, -1, -1, t};
     if (open_region(F, pc + 1, t)) {
         emit_range(F, pc + 1, t, &B);
-        flush_all(F);
+        flush_final(F);
         close_region(F);
     }
     for (uint32_t i = 0; i < c; i++)
@@ -1513,6 +1528,25 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
         return tF + 1;
     }
     if (tF <= tT || tF > to) {
+        bool to_end = tF == L->cont || (tF == L->cont2 && L->cont2 >= 0);
+        if (to_end) {
+            /* false goes where the block goes: the rest of it is the then */
+            dx c = chain_emit(F, N, n, tT, tT, tF);
+            flush_all(F);
+            line(F, "if %s then", dx_str(&c));
+            dx_free(&c);
+            sub_range(F, tT, to, L, L->cont);
+            line(F, "end");
+            return to;
+        }
+        if (tF == L->exit && L->exit >= 0) {
+            dx c = chain_emit(F, N, n, tT, tT, tF);
+            flush_all(F);
+            c = dx_not(c);
+            line(F, "if %s then break end", dx_str(&c));
+            dx_free(&c);
+            return tT;
+        }
         fail(F, "condition exits the block");
         return to;
     }
@@ -1617,7 +1651,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         } else if (c == 2) {
             put(F, (int)a, pc, e);
         } else if (c == 0 ||
-                   (c == 4 && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
+                   (c == 4 && !F->dispatch && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
                     OPAT(F, jmp_target(F, nx)) == HKS_I_TFORLOOP &&
                     A_(W(F, jmp_target(F, nx))) == a)) {
             if (F->P[a].kind != PK_NONE)
@@ -2040,11 +2074,11 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             bool until = q > 0 && is_test(OPAT(F, q - 1));
             if (until) {
                 line(F, "repeat");
-                loopctx B = {q + 1, q + 1, -2, pc, q + 1};
+                loopctx B = {q + 1, q + 1, -2, pc, q + 1, q + 1};
                 if (!open_region(F, pc, q + 1))
                     return;
                 emit_range(F, pc, q + 1, &B);
-                flush_all(F);
+                flush_final(F);
                 /* the condition line the chain left at the end */
                 region *R = cur(F);
                 char *u = NULL;
@@ -2082,18 +2116,18 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
                 flush_all(F);
                 line(F, "while %s do", dx_str(&c));
                 dx_free(&c);
-                loopctx B = {E, q, pc, -1, -1};
+                loopctx B = {E, q, pc, -1, -1, q};
                 if (open_region(F, tT, q)) {
                     emit_range(F, tT, q, &B);
-                    flush_all(F);
+                    flush_final(F);
                     close_region(F);
                 }
             } else {
                 line(F, "while true do");
-                loopctx B = {E, q, pc, -1, -1};
+                loopctx B = {E, q, pc, -1, -1, q};
                 if (open_region(F, pc, q)) {
                     emit_range(F, pc, q, &B);
-                    flush_all(F);
+                    flush_final(F);
                     close_region(F);
                 }
             }
@@ -2277,7 +2311,7 @@ static void emit_dispatch(fn *F)
             }
             q = n2;
         }
-        flush_all(F);
+        flush_final(F);
         if (!ended) {
             if (q < F->n)
                 line(F, "pc = %lld", (long long)q);
@@ -2436,6 +2470,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
     fn *F = malloc(sizeof *F);
     if (!F)
         return false;
+    const char *why0 = NULL;
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups)) {
             fn_free(F);
@@ -2456,9 +2491,9 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             return false;
         }
         if (attempt == 0) {
-            loopctx L = {-1, F->n, -2, -1, -1};
+            loopctx L = {-1, F->n, -2, -1, -1, F->n};
             emit_range(F, 0, F->n, &L);
-            flush_all(F);
+            flush_final(F);
         } else {
             /* fallback: every register declared at the top */
             uint32_t nregs = f->maxstack < MAX_REGS ? f->maxstack : MAX_REGS;
@@ -2470,11 +2505,12 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
                 for (uint32_t r = f->nparams; r < nregs; r++)
                     predeclare(F, (int)r);
                 emit_dispatch(F);
-                flush_all(F);
+                flush_final(F);
             }
         }
         if (!F->fail || attempt == 1)
             break;
+        why0 = F->why;
         fn_free(F);
     }
     if (!F->fail)
@@ -2499,8 +2535,8 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         D->fallbacks++;
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
-        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s)\n", path,
-                        F->why ? F->why : "?");
+        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s; %s)\n", path,
+                        why0 ? why0 : "?", F->why ? F->why : "?");
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
         gsvm_buf_printf(out, "error(\"gsvm: function %s not decompiled\")\n", path);
@@ -2509,9 +2545,9 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             D->fallbacks++;
             for (int i = 0; i < ind + (main ? 0 : 1); i++)
                 gsvm_buf_puts(out, "  ");
-            gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered: "
-                                 "its blocks run in a loop on pc\n",
-                            path);
+            gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered "
+                                 "(%s): its blocks run in a loop on pc\n",
+                            path, why0 ? why0 : "?");
         }
         gsvm_buf_append(out, F->R[0].body.data, F->R[0].body.len);
     }
