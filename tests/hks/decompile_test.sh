@@ -63,6 +63,17 @@ for ch in "$SHARED"/corpus/hks/*/*.*[!d]; do
         result corpus "$(basename "$ch")" 1 "decompile failed: $(head -c 200 "$tmp/err")"
     fi
 done
+# --check: decompile, recompile, compare; the last line and the exit code
+D=$SHARED/corpus/hks/havok-doubles/compiled.luac
+"$G" hks decompile --check "$D" >"$tmp/ck" 2>&1; rc=$?
+if [ "$rc" = 0 ] && tail -1 "$tmp/ck" | grep -Eq '^functions: [0-9]+ byte-identical, [0-9]+ same calls and literals, 0 different$'
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL --check on $D: exit $rc, $(tail -1 "$tmp/ck")"; fi
+"$G" hks decompile --check --json "$D" >"$tmp/ckj" 2>&1
+if python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().rsplit("\n",2)[0]); assert d and all(x["verdict"] in ("byte-identical","same calls and literals","different") for x in d)' "$tmp/ckj"
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL --check --json"; fi
+"$G" hks decompile --check "$SHARED"/corpus/hks/halo/*.lua[cs] >"$tmp/ck" 2>&1; rc=$?
+if [ "$rc" = 1 ] && tail -1 "$tmp/ck" | grep -Eq '^functions: .*, [1-9][0-9]* different$'
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL --check with differences: exit $rc, $(tail -1 "$tmp/ck")"; fi
 [ "$n" = 313 ] && [ "$ok" = 313 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: $ok of $n corpus chunks decompile"; }
 echo "corpus: $ok of $n chunks decompile, $parsed parse with luac5.1"
 echo "$pass passed, $fail failed, $gaps known gaps (decompile_gaps.txt)"
