@@ -11,6 +11,8 @@
 
 /* gsvm hks decompile */
 int gsvm_cli_hks_decompile(int argc, char **argv);
+/* gsvm hks decompile --check FILES: the figures line; exit 0 iff none differ */
+int gsvm_cli_hks_check(const char **files, int nfiles, const char *profile, bool json);
 
 typedef struct hks_run_args {
     const char *layer, *print, *profile, *world, *events, *natives;

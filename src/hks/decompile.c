@@ -411,7 +411,17 @@ static int local_at(const fn *F, int reg, int64_t pc, bool write)
             if (F->init_pc[i] == pc && F->loc_reg[i] == reg)
                 return (int)i;
     }
-    return debug_local(F, reg, pc);
+    int l = debug_local(F, reg, pc);
+    if (l >= 0)
+        return l;
+    /* between its initialising write and its start (a constructor's
+     * stores, the rest of a multiple assignment) */
+    const gsvm_hks_debug *d = &F->f->debug;
+    for (uint32_t i = 0; i < d->nlocals; i++)
+        if (F->loc_reg[i] == reg && F->init_pc[i] >= 0 && F->init_pc[i] <= pc &&
+            pc < (int64_t)d->locals[i].startpc)
+            return (int)i;
+    return -1;
 }
 
 static bool analyse(fn *F)
@@ -457,7 +467,8 @@ static bool analyse(fn *F)
     }
     /* table constructors: stores into a table right after its NEWTABLE, with
      * only the values' temporaries built in between */
-    for (int64_t pc = 0; pc < n; pc++) {
+    /* (inner constructors first: an outer one holds them whole) */
+    for (int64_t pc = (int64_t)n - 1; pc >= 0; pc--) {
         if (F->isdata[pc] || F->op[pc] != HKS_I_NEWTABLE)
             continue;
         uint32_t t = A_(W(F, pc));
@@ -474,6 +485,8 @@ static bool analyse(fn *F)
                 F->absorbed[q] = 1;
                 continue;
             }
+            if (F->absorbed[q] && A_(w) > t)
+                continue; /* a store into an inner constructor */
             operands(F, q, MAX_REGS, x);
             bool touches = false, low = false;
             for (int i = 0; i < x->nrd; i++)
@@ -523,7 +536,7 @@ static bool analyse(fn *F)
         int r = (int)A_(W(F, pc));
         if (local_at(F, r, pc, true) >= 0)
             continue;
-        int64_t u = -1;
+        int64_t u = -1, skip_to = -1;
         bool ok = true;
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
         if (testset && (from <= pc || from > n))
@@ -559,9 +572,13 @@ static bool analyse(fn *F)
                     ok = false;
                     break;
                 }
-                if (wr)
+                /* a write only on the path the test skips does not end the
+                 * value (x = x or 0 written as a test) */
+                if (wr && !(q < skip_to))
                     break;
             }
+            if (u == q && is_test(F->op[q]) && q + 1 < n && OPAT(F, q + 1) == HKS_I_JMP)
+                skip_to = jmp_target(F, q + 1);
         }
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
@@ -841,7 +858,8 @@ static const char *use_var(fn *F, int v)
 
 /* ---------------------------------------------------------------- pending values */
 
-static void flush_all(fn *F);
+static void flush_some(fn *F, bool final);
+static void flush_all(fn *F) __attribute__((unused));
 
 static void pend_clear(pend *p)
 {
@@ -950,13 +968,21 @@ static void assign_var(fn *F, int v, dx e)
 }
 
 /* Writes every pending value to its variable, oldest first. */
-static void flush_all(fn *F)
+/* A method or an open call still waiting for its call stays pending (its
+ * reader is the next call; writing it out is impossible); at the end of a
+ * block (`final`) nothing may stay. */
+static void flush_some(fn *F, bool final)
 {
     for (;;) {
         int best = -1;
-        for (int r = 0; r < MAX_REGS; r++)
-            if (F->P[r].kind != PK_NONE && (best < 0 || F->P[r].def_pc < F->P[best].def_pc))
+        for (int r = 0; r < MAX_REGS; r++) {
+            uint8_t k = F->P[r].kind;
+            if (k == PK_NONE ||
+                (!final && (k == PK_SELFFN || k == PK_SELFOBJ || k == PK_MULTI)))
+                continue;
+            if (best < 0 || F->P[r].def_pc < F->P[best].def_pc)
                 best = r;
+        }
         if (best < 0)
             return;
         pend *p = &F->P[best];
@@ -977,6 +1003,9 @@ static void flush_all(fn *F)
         assign_var(F, var_of(F, best, dpc, true), e);
     }
 }
+
+static void flush_all(fn *F) { flush_some(F, false); }
+static void flush_final(fn *F) { flush_some(F, true); }
 
 /* A statement: pending values go first. */
 static void stmt(fn *F, dx text)
@@ -1334,6 +1363,7 @@ typedef struct loopctx {
     int64_t cont, cont2;  /* where falling off the block goes */
     int64_t repeat_start; /* a repeat body: its first pc (-1 none) */
     int64_t repeat_end;
+    int64_t end;          /* the block's own end */
 } loopctx;
 
 static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
@@ -1341,14 +1371,16 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
 static void sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
 {
     loopctx S = *L;
-    S.cont = to == L->cont ? L->cont : cont;
-    if (to != L->cont)
+    if (to != L->end) {
+        S.cont = cont;
         S.cont2 = -2;
+    }
+    S.end = to;
     S.repeat_start = -1;
     if (!open_region(F, from, to))
         return;
     emit_range(F, from, to, &S);
-    flush_all(F);
+    flush_final(F);
     close_region(F);
 }
 
@@ -1389,10 +1421,10 @@ static int64_t emit_numfor(fn *F, int64_t pc, int64_t to, const loopctx *L)
     dx_free(&init);
     dx_free(&lim);
     dx_free(&stp);
-    loopctx B = {t + 1, t, -2, -1, -1};
+    loopctx B = {t + 1, t, -2, -1, -1, t};
     if (open_region(F, pc + 1, t)) {
         emit_range(F, pc + 1, t, &B);
-        flush_all(F);
+        flush_final(F);
         close_region(F);
     }
     F->override[a + 3] = saved;
@@ -1449,10 +1481,10 @@ static int64_t emit_genfor(fn *F, int64_t pc, int64_t t)
     line(F, "for %s in %s do", (char *)names.data, dx_str(&ex));
     gsvm_buf_free(&names);
     dx_free(&ex);
-    loopctx B = {t + 2, t, -2, -1, -1};
+    loopctx B = {t + 2, t, -2, -1, -1, t};
     if (open_region(F, pc + 1, t)) {
         emit_range(F, pc + 1, t, &B);
-        flush_all(F);
+        flush_final(F);
         close_region(F);
     }
     for (uint32_t i = 0; i < c; i++)
@@ -1496,6 +1528,25 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
         return tF + 1;
     }
     if (tF <= tT || tF > to) {
+        bool to_end = tF == L->cont || (tF == L->cont2 && L->cont2 >= 0);
+        if (to_end) {
+            /* false goes where the block goes: the rest of it is the then */
+            dx c = chain_emit(F, N, n, tT, tT, tF);
+            flush_all(F);
+            line(F, "if %s then", dx_str(&c));
+            dx_free(&c);
+            sub_range(F, tT, to, L, L->cont);
+            line(F, "end");
+            return to;
+        }
+        if (tF == L->exit && L->exit >= 0) {
+            dx c = chain_emit(F, N, n, tT, tT, tF);
+            flush_all(F);
+            c = dx_not(c);
+            line(F, "if %s then break end", dx_str(&c));
+            dx_free(&c);
+            return tT;
+        }
         fail(F, "condition exits the block");
         return to;
     }
@@ -1600,7 +1651,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         } else if (c == 2) {
             put(F, (int)a, pc, e);
         } else if (c == 0 ||
-                   (c == 4 && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
+                   (c == 4 && !F->dispatch && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
                     OPAT(F, jmp_target(F, nx)) == HKS_I_TFORLOOP &&
                     A_(W(F, jmp_target(F, nx))) == a)) {
             if (F->P[a].kind != PK_NONE)
@@ -1745,6 +1796,14 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             dx key = kb ? get_k(F, b) : get(F, (int)b, pc);
             dx val = get_rk(F, c, pc);
             pend *p = &F->P[a];
+            if (p->kind != PK_TABLE) {
+                /* reading the operands closed the constructor */
+                dx target = dx_index(get(F, (int)a, pc), kc, key);
+                stmt(F, dx_make(DX_ATOM, "%s = %s", dx_str(&target), dx_str(&val)));
+                dx_free(&target);
+                dx_free(&val);
+                return nx;
+            }
             if (p->nitems)
                 gsvm_buf_puts(&p->items, ", ");
             if (kc && kc->type == GSVM_HKS_K_STRING && kc->s.size > 1 &&
@@ -1850,6 +1909,11 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         if (last >= a + 1) {
             dx vals = list_text(F, pc, a + 1, last, b == 0);
             pend *p = &F->P[a];
+            if (p->kind != PK_TABLE) {
+                dx_free(&vals);
+                fail(F, "constructor closed by its own items");
+                return to;
+            }
             if (p->nitems)
                 gsvm_buf_puts(&p->items, ", ");
             gsvm_buf_puts(&p->items, dx_str(&vals));
@@ -2010,11 +2074,11 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             bool until = q > 0 && is_test(OPAT(F, q - 1));
             if (until) {
                 line(F, "repeat");
-                loopctx B = {q + 1, q + 1, -2, pc, q + 1};
+                loopctx B = {q + 1, q + 1, -2, pc, q + 1, q + 1};
                 if (!open_region(F, pc, q + 1))
                     return;
                 emit_range(F, pc, q + 1, &B);
-                flush_all(F);
+                flush_final(F);
                 /* the condition line the chain left at the end */
                 region *R = cur(F);
                 char *u = NULL;
@@ -2052,18 +2116,18 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
                 flush_all(F);
                 line(F, "while %s do", dx_str(&c));
                 dx_free(&c);
-                loopctx B = {E, q, pc, -1, -1};
+                loopctx B = {E, q, pc, -1, -1, q};
                 if (open_region(F, tT, q)) {
                     emit_range(F, tT, q, &B);
-                    flush_all(F);
+                    flush_final(F);
                     close_region(F);
                 }
             } else {
                 line(F, "while true do");
-                loopctx B = {E, q, pc, -1, -1};
+                loopctx B = {E, q, pc, -1, -1, q};
                 if (open_region(F, pc, q)) {
                     emit_range(F, pc, q, &B);
-                    flush_all(F);
+                    flush_final(F);
                     close_region(F);
                 }
             }
@@ -2247,7 +2311,7 @@ static void emit_dispatch(fn *F)
             }
             q = n2;
         }
-        flush_all(F);
+        flush_final(F);
         if (!ended) {
             if (q < F->n)
                 line(F, "pc = %lld", (long long)q);
@@ -2406,6 +2470,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
     fn *F = malloc(sizeof *F);
     if (!F)
         return false;
+    const char *why0 = NULL;
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups)) {
             fn_free(F);
@@ -2426,9 +2491,9 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             return false;
         }
         if (attempt == 0) {
-            loopctx L = {-1, F->n, -2, -1, -1};
+            loopctx L = {-1, F->n, -2, -1, -1, F->n};
             emit_range(F, 0, F->n, &L);
-            flush_all(F);
+            flush_final(F);
         } else {
             /* fallback: every register declared at the top */
             uint32_t nregs = f->maxstack < MAX_REGS ? f->maxstack : MAX_REGS;
@@ -2440,11 +2505,12 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
                 for (uint32_t r = f->nparams; r < nregs; r++)
                     predeclare(F, (int)r);
                 emit_dispatch(F);
-                flush_all(F);
+                flush_final(F);
             }
         }
         if (!F->fail || attempt == 1)
             break;
+        why0 = F->why;
         fn_free(F);
     }
     if (!F->fail)
@@ -2469,8 +2535,8 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         D->fallbacks++;
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
-        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s)\n", path,
-                        F->why ? F->why : "?");
+        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s; %s)\n", path,
+                        why0 ? why0 : "?", F->why ? F->why : "?");
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
         gsvm_buf_printf(out, "error(\"gsvm: function %s not decompiled\")\n", path);
@@ -2479,9 +2545,9 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             D->fallbacks++;
             for (int i = 0; i < ind + (main ? 0 : 1); i++)
                 gsvm_buf_puts(out, "  ");
-            gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered: "
-                                 "its blocks run in a loop on pc\n",
-                            path);
+            gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered "
+                                 "(%s): its blocks run in a loop on pc\n",
+                            path, why0 ? why0 : "?");
         }
         gsvm_buf_append(out, F->R[0].body.data, F->R[0].body.len);
     }
