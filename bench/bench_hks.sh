@@ -69,3 +69,4 @@ awk -v b="$bytes" -v n="$nfiles" -v pyruns="$PYRUNS" -v same="$same" \
     printf "ratio python / gsvm, load+list (like for like): %.1fx (target >= 50x: %s)\n", pyl / list, (pyl / list >= 50) ? "met" : "NOT met"
     printf "ratio python listing / gsvm whole round trip:   %.1fx (gsvm also reassembles and compares)\n", py / rt
 }'
+sh bench/hks/bench_vm.sh

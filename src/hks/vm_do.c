@@ -156,8 +156,13 @@ static void note_where(hv_thread *L)
         return;
     hv_lfn *f = (hv_lfn *)L->stack[ci->func].v.gc;
     hv_proto *p = f->p;
-    w->pc = (long)(ci->pc - p->code) - 1;
+    /* at a fetch (a limit), the saved pc is the instruction about to run */
+    long at_fetch = L->vm->at_fetch && ci == L->ci ? 1 : 0;
+    L->vm->at_fetch = false;
+    w->pc = (long)(ci->pc - p->code) - 1 + at_fetch;
     w->line = hv_currentline(L, ci);
+    if (at_fetch && p->lines && (uint64_t)w->pc < p->ncode)
+        w->line = (long)p->lines[w->pc];
     snprintf(w->function, sizeof w->function, "%s%s%s", p->path, p->name ? " " : "",
              p->name ? p->name->data : "");
     char id[96];
