@@ -35,3 +35,11 @@ if [ -d "$SHARED/corpus/hks" ]; then
     echo "\$ gsvm hks stats corpus/hks/*/* | head -12"
     "$GSVM" hks stats $all | head -12
 fi
+
+echo; echo "# the VM: a world layer with two sleeping threads, a bound event and a native"
+echo "# that needs the running-script stack, called right and wrong (one handler faults: exit 3)"
+L=examples/hks/layer
+run "$GSVM" hks run $L/keep.lua --world $L/keep.world.json --events $L/keep.timeline.jsonl
+rc=$?
+[ $rc = 3 ] || { echo "unexpected exit $rc"; exit 1; }
+echo "(exit 3: the OnTaunt handler passed a string where a DBAlignments record belongs)"

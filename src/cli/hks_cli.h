@@ -15,7 +15,7 @@ int gsvm_cli_hks_decompile(int argc, char **argv);
 int gsvm_cli_hks_check(const char **files, int nfiles, const char *profile, bool json);
 
 typedef struct hks_run_args {
-    const char *layer, *print, *profile, *world, *events, *natives;
+    const char *layer, *target, *print, *profile, *world, *events, *natives;
     bool json, checked, max_instr_seen;
     uint64_t budget, max_instr, max_mem, max_depth;
     gsvm_hks_load_options load;
@@ -23,7 +23,8 @@ typedef struct hks_run_args {
 
 int hks_cli_run(int argc, char **argv);
 int hks_cli_run_world(const hks_run_args *ra);
-int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, gsvm_hks_chunk **out);
+int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, const char *target,
+                       gsvm_hks_chunk **out, uint32_t *script_id);
 int hks_cli_report_fault(gsvm_hks_vm *vm, gsvm_status st, const gsvm_error *err, bool json,
                          const char *file);
 int hks_cli_parse_print(const char *mode, bool *json, const char *command);

@@ -89,8 +89,34 @@ int hks_cli_parse_print(const char *mode, bool *json, const char *command)
     return EXIT_USAGE;
 }
 
-/* Reads LAYER (a chunk, or a SCRI payload holding one) into a chunk. */
-int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, gsvm_hks_chunk **out)
+/* Compiles Lua source (a file, or a SCRI payload's flag-1 body). */
+static int compile_source(const char *path, const uint8_t *data, size_t len, const char *target,
+                          gsvm_hks_chunk **out)
+{
+    gsvm_hks_compile_options co;
+    if (!gsvm_hks_compile_preset(target ? target : "sow", &co)) {
+        fprintf(stderr, "gsvm hks run: unknown --target '%s' (sekiro, sow, ghosts, doubles, bo2, "
+                        "bo3)\n",
+                target);
+        return EXIT_USAGE;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char chunkname[512];
+    snprintf(chunkname, sizeof chunkname, "@%s", base);
+    co.chunkname = chunkname;
+    co.file = path;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    if (gsvm_hks_compile((const char *)data, len, &co, out, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return -1;
+}
+
+/* Reads LAYER: a chunk, a SCRI payload (bytecode or source) or Lua source.
+ * *script_id is the FNV-1a hash of the layer's bytes (the reinstall key). */
+int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, const char *target,
+                       gsvm_hks_chunk **out, uint32_t *script_id)
 {
     gsvm_error err;
     gsvm_error_clear(&err);
@@ -102,26 +128,40 @@ int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, gsvm_hk
     }
     const uint8_t *data = b.data;
     size_t len = b.len;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ data[i]) * 16777619u;
+    if (script_id)
+        *script_id = h;
+    bool source = !(len >= 4 && memcmp(data, "\x1bLua", 4) == 0);
     if (len >= 4 && memcmp(data, "SCRI", 4) == 0) {
         gsvm_hks_scri sc;
         st = gsvm_hks_scri_unpack(data, len, path, &sc, &err);
-        if (st == GSVM_OK && sc.flag != 0)
-            st = gsvm_error_set(&err, GSVM_ERR_INPUT, path,
-                                "the SCRI payload holds Lua source (flag %u); this build runs "
-                                "bytecode payloads (flag 0)",
-                                sc.flag);
         if (st != GSVM_OK) {
             gsvm_buf_free(&b);
             return gsvm_cli_fail(&err);
         }
         data = sc.body;
         len = sc.body_len;
+        source = sc.flag == 1;
+    } else if (source && o->offset == 0) {
+        /* a chunk inside another file (a tag) is found by the loader's scan */
+        for (size_t i = 0; i + 5 <= len; i++)
+            if (memcmp(data + i, "\x1bLuaQ", 5) == 0) {
+                source = false;
+                break;
+            }
     }
-    st = gsvm_hks_chunk_load(data, len, o, path, out, &err);
+    int rc = -1;
+    if (source) {
+        rc = compile_source(path, data, len, target, out);
+    } else {
+        st = gsvm_hks_chunk_load(data, len, o, path, out, &err);
+        if (st != GSVM_OK)
+            rc = gsvm_cli_fail(&err);
+    }
     gsvm_buf_free(&b);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    return -1;
+    return rc;
 }
 
 int hks_cli_run(int argc, char **argv)
@@ -142,6 +182,8 @@ int hks_cli_run(int argc, char **argv)
         {"--max-depth", 0, OPT_U64, &ra.max_depth, "N", "nested calls (default 200000)", NULL},
         {"--profile", 0, OPT_STRING, &ra.profile, "NAME",
          "opcode table: auto (default), base, bo3 or ghosts", NULL},
+        {"--target", 0, OPT_STRING, &ra.target, "T",
+         "compile a source LAYER for target T (sow by default; doubles: float64)", NULL},
         {"--world", 0, OPT_STRING, &ra.world, "WORLD.json",
          "run LAYER as a world layer: records, ScriptBind, natives", NULL},
         {"--events", 0, OPT_STRING, &ra.events, "TIMELINE.jsonl",
@@ -152,7 +194,7 @@ int hks_cli_run(int argc, char **argv)
     };
     const gsvm_verb_spec spec = {
         "gsvm hks run", "LAYER [--print text] [--checked] [--budget N] [--world W --events T]",
-        "Run a HavokScript chunk (or a SCRI payload holding one) on the VM.  Without\n--world "
+        "Run a HavokScript chunk, a SCRI payload or Lua source (compiled first) on the VM.  Without\n--world "
         "the main function runs once; with --world the layer runs as the game runs\nit: "
         "StartupCommands threads, ScriptBind events, records, natives, simulated time.",
         opts, 1, 1};
@@ -182,7 +224,7 @@ int hks_cli_run(int argc, char **argv)
         return hks_cli_run_world(&ra);
 
     gsvm_hks_chunk *c;
-    if ((rc = hks_cli_load_layer(ra.layer, &lo, &c)) >= 0)
+    if ((rc = hks_cli_load_layer(ra.layer, &lo, ra.target, &c, NULL)) >= 0)
         return rc;
     gsvm_hks_vm_options vo;
     memset(&vo, 0, sizeof vo);

@@ -227,6 +227,8 @@ struct hv_vm {
     void *print_ctx;
     void *host; /* the API object that owns this VM */
     bool in_gc;
+    bool at_fetch;  /* the error comes from the budget check before a fetch */
+    bool where_set; /* `where` describes the error being unwound */
     struct hv_buf *bufs;
     char errbuf[256];
 };

@@ -456,6 +456,7 @@ static gsvm_status fault_from(gsvm_hks_vm *h, int status, gsvm_error *err)
     snprintf(f->source, sizeof f->source, "%s", vm->where.source);
     f->pc = vm->where.pc;
     f->line = vm->where.line;
+    vm->where_set = false;
     /* reset the main thread to its base */
     hv_closeupvals(L, L->stack);
     L->ci = L->cis;

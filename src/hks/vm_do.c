@@ -145,6 +145,7 @@ void hv_where_here(hv_thread *L, int level, char *buf, size_t n)
 static void note_where(hv_thread *L)
 {
     hv_where *w = &L->vm->where;
+    L->vm->where_set = true;
     memset(w, 0, sizeof *w);
     w->pc = -1;
     w->line = -1;
@@ -155,8 +156,13 @@ static void note_where(hv_thread *L)
         return;
     hv_lfn *f = (hv_lfn *)L->stack[ci->func].v.gc;
     hv_proto *p = f->p;
-    w->pc = (long)(ci->pc - p->code) - 1;
+    /* at a fetch (a limit), the saved pc is the instruction about to run */
+    long at_fetch = L->vm->at_fetch && ci == L->ci ? 1 : 0;
+    L->vm->at_fetch = false;
+    w->pc = (long)(ci->pc - p->code) - 1 + at_fetch;
     w->line = hv_currentline(L, ci);
+    if (at_fetch && p->lines && (uint64_t)w->pc < p->ncode)
+        w->line = (long)p->lines[w->pc];
     snprintf(w->function, sizeof w->function, "%s%s%s", p->path, p->name ? " " : "",
              p->name ? p->name->data : "");
     char id[96];
@@ -165,7 +171,8 @@ static void note_where(hv_thread *L)
 
 _Noreturn void hv_throw(hv_thread *L, int status)
 {
-    if (status != HV_ERRRUN)
+    /* a limit passing out of a coroutine keeps where the coroutine was */
+    if (status != HV_ERRRUN && !L->vm->where_set)
         note_where(L);
     if (!L->errjmp)
         abort(); /* every entry into the VM is protected: this is a bug */
@@ -428,7 +435,9 @@ int hv_pcall(hv_thread *L, int func, int nresults)
     vm->ccalls = ccalls;
     L->base = base;
     hv_buf_unwind(vm, bufs);
+    vm->where_set = false; /* a caught error's place is forgotten */
     if (j.status != HV_ERRRUN) {
+        vm->where_set = true;
         /* limits and running out of memory are the host's: no script
          * catches them, so they continue to the next protected boundary */
         L->top = func;
@@ -480,9 +489,10 @@ int hv_resume(hv_thread *L, hv_thread *co, int nargs)
         } else {
             /* finish the yield call: the resume values are its results */
             co->status = HV_OK;
+            int wanted = co->ci->nresults; /* of the yield call */
             hv_poscall(co, co->top - nargs);
             if (co->ci->is_lua) {
-                if (co->ci->nresults >= 0)
+                if (wanted >= 0)
                     co->top = co->ci->top;
                 rc = hv_execute(co);
             } else {
@@ -514,8 +524,13 @@ int hv_resume(hv_thread *L, hv_thread *co, int nargs)
     }
     hv_buf_unwind(vm, bufs);
     co->dead = true;
-    if (rc != HV_ERRRUN)
-        hv_throw(L, rc); /* limits pass through every coroutine */
+    if (rc != HV_ERRRUN) {
+        /* limits pass through every coroutine, with their message */
+        hv_stack_check(L, 1);
+        L->stack[L->top++] = co->top > 0 ? co->stack[co->top - 1] : hv_nilobject;
+        hv_throw(L, rc);
+    }
+    vm->where_set = false; /* the resumer receives the error (vm->where keeps the place) */
     hv_stack_check(L, 1);
     L->stack[L->top++] = co->top > 0 ? co->stack[co->top - 1] : hv_nilobject;
     return rc;

@@ -424,6 +424,7 @@ static bool budget_core(hv_thread *L, bool may_preempt)
         vm->steps_left = 0;
         hv_stack_check(L, 1);
         hv_pushcstr(L, "instruction limit reached");
+        vm->at_fetch = true;
         hv_throw(L, HV_ERRLIMIT);
     }
     uint64_t next = UINT64_MAX;

@@ -13,6 +13,9 @@
 
 _Noreturn void hv_argerror(hv_thread *L, int i, const char *fn, const char *msg)
 {
+    /* like Lua 5.1, a function called from C (pcall(string.rep)) has no name */
+    if (L->ci > L->cis && !(L->ci - 1)->is_lua)
+        fn = "?";
     hv_error(L, "bad argument #%d to '%s' (%s)", i + 1, fn, msg);
 }
 

@@ -614,7 +614,7 @@ static gsvm_status report(gsvm_hks_world *w, gsvm_status st, const gsvm_error *e
     gsvm_hks_fault f;
     json_t *o;
     if (gsvm_hks_vm_fault(w->h, &f)) {
-        o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I}", st == GSVM_ERR_LIMIT ? "limit" : "fault",
+        o = json_pack("{s:s,s:s,s:s,s:I,s:I}", st == GSVM_ERR_LIMIT ? "limit" : "fault",
                       f.message, where, what, "function", f.function, "pc", (json_int_t)f.pc,
                       "line", (json_int_t)f.line);
     } else {
@@ -699,8 +699,9 @@ static void do_resume(hv_thread *L, void *ud)
     int top = L->top - nargs;
     u->rc = hv_resume(L, t->co, nargs);
     if (u->rc != HV_OK && u->rc != HV_YIELD) {
-        /* the coroutine's error value is on top: raise it on this thread */
-        hv_error_value(L);
+        /* the coroutine's error value is on top: raise it on this thread,
+         * keeping where the coroutine faulted */
+        hv_throw(L, HV_ERRRUN);
     }
     L->top = top;
 }

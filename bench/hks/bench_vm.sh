@@ -1,0 +1,32 @@
+#!/bin/sh
+# make bench, hks VM part: the same Lua programs (bench/hks/vm/*.lua) on
+# Debian's lua5.1 and on gsvm's HavokScript VM (compiled for the float64
+# target first; only the run is timed).  CPU seconds (bench/hks/timed.py),
+# median of ROUNDS interleaved rounds; the outputs must be identical.
+GSVM=${GSVM:-build/release/gsvm}
+ROUNDS=${ROUNDS:-3}
+if ! command -v lua5.1 >/dev/null 2>&1; then echo "hks vm: skipped, lua5.1 not installed"; exit 0; fi
+tmp=${TMPDIR:-/tmp}/gsvm_hks_vm_bench.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+progs="fib loops strings tables closures"
+for p in $progs; do
+    "$GSVM" hks compile --target doubles "bench/hks/vm/$p.lua" -o "$tmp/$p.luac" || exit 1
+done
+for r in $(seq "$ROUNDS"); do
+    for p in $progs; do
+        python3 bench/hks/timed.py "$tmp/$p.lua.out" lua5.1 "bench/hks/vm/$p.lua" >>"$tmp/$p.lua.t"
+        python3 bench/hks/timed.py "$tmp/$p.gsvm.out" "$GSVM" hks run --max-instructions 0 \
+            --print text "$tmp/$p.luac" >>"$tmp/$p.gsvm.t"
+    done
+done
+echo "hks VM vs lua5.1 (CPU s, median of $ROUNDS interleaved rounds; target ratio <= 0.80)"
+printf "  %-10s %8s %8s %7s  %s\n" program lua5.1 gsvm ratio output
+for p in $progs; do
+    l=$(awk '{print $2}' "$tmp/$p.lua.t" | median)
+    g=$(awk '{print $2}' "$tmp/$p.gsvm.t" | median)
+    same=same; cmp -s "$tmp/$p.lua.out" "$tmp/$p.gsvm.out" || same=DIFFERENT
+    awk -v p="$p" -v l="$l" -v g="$g" -v s="$same" 'BEGIN {
+        printf "  %-10s %8.3f %8.3f %7.2f  %s %s\n", p, l, g, g / l, s, (g / l <= 0.8) ? "" : "(target not met)" }'
+done

@@ -1,0 +1,37 @@
+-- pcall, error levels and values, xpcall handlers, assert, error objects
+local function lvl1() error("at level 1") end
+local function lvl2() error("at level 2", 2) end
+local function lvl0() error("no position", 0) end
+print(pcall(lvl1))
+print(pcall(lvl2))
+print(pcall(lvl0))
+local okt, et = pcall(error, {1, 2})
+print(okt, type(et), et[2])
+print(select("#", pcall(error)))
+print(pcall(assert, false, "assert message"))
+print(pcall(assert, nil))
+print(pcall(assert, 1, 2, 3))
+print(xpcall(function() error("boom") end, function(m) return "handled: " .. m end))
+print(xpcall(function() return 1, 2 end, print))
+local -- (Lua 5.1 names the variable in these messages; only their start is compared)
+ok, e = pcall(function() local t = nil; return t.x end)
+print(ok, e:match("attempt to index"))
+ok, e = pcall(function() return 1 + {} end)
+print(ok, (e:gsub("^.-:%d+: ", "")))
+ok, e = pcall(function() return #nil end)
+print(ok, (e:gsub("^.-:%d+: ", "")))
+ok, e = pcall(function() return {} < {} end)
+print(ok, (e:gsub("^.-:%d+: ", "")))
+ok, e = pcall(function() return "a" < 1 end)
+print(ok, (e:gsub("^.-:%d+: ", "")))
+ok, e = pcall(function() return ("x"):bad() end)
+print(ok, e:match("attempt to call"))
+local depth = 0
+local function recurse() depth = depth + 1; return 1 + recurse() end
+ok, e = pcall(recurse)
+print(ok, depth > 100)
+print(pcall(pcall, error, "nested"))
+print(tostring(nil), tostring(true), type(print), type(nil), type({}), type("s"), type(2))
+print(select(2, "a", "b", "c"), select(-1, "a", "b", "c"), select("#"))
+print(rawequal({}, {}), rawget({x = 1}, "x"), rawlen == nil, next({}))
+print(unpack({1, 2, 3}), unpack({1, 2, 3}, 2), unpack({1, 2, 3}, 2, 3))
