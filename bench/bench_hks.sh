@@ -100,7 +100,7 @@ else
     gb=$(awk '{print $2}' "$tmp/gb.times" | median)
     lb=$(awk '{print $2}' "$tmp/lb.times" | median)
     awk -v n="$nprogs" -v b="$pbytes" -v gc="$gc" -v lc="$lc" -v gb="$gb" -v lb="$lb" -v r="$ROUNDS" 'BEGIN {
-    printf "hks compile: %d programs (the golden set's Lua 5.1 ones + a generated 1 MB one), %.2f MB; CPU seconds, median of %d interleaved rounds:\n", n, b / 1e6, r
+    printf "hks compile: %d programs (the Lua 5.1 ones of the golden set + a generated 1 MB one), %.2f MB; CPU seconds, median of %d interleaved rounds:\n", n, b / 1e6, r
     printf "  all programs, one process each: gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gc, lc, gc / lc, (gc <= lc) ? "met" : "NOT met"
     printf "  the 1 MB program alone:          gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gb, lb, gb / lb, (gb <= lb) ? "met" : "NOT met"
 }'
