@@ -179,7 +179,7 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
 #define GSVM_LSL3_ABI_VERSION 3
 /* Bumped whenever compiler3.c's output for some source changes: it is part
  * of the cache key (gsvm_lsl3_compile_cached). */
-#define GSVM_LSL3_COMPILER_VERSION 3
+#define GSVM_LSL3_COMPILER_VERSION 4
 #define GSVM_LSL3_SNAPSHOT_VERSION 3
 
 typedef struct gsvm_lsl3_program gsvm_lsl3_program;
@@ -240,6 +240,8 @@ gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget);
  * Call it again (after running) until the whole span has passed. */
 uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms);
 uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm);
+/* When the script sleeps (llSleep, a forced delay): the simulation time it wakes at; else 0. */
+uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm);
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm);
@@ -262,6 +264,35 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
                                  const char *file, gsvm_error *err);
 /* The ABI of a snapshot blob (2 or 3), 0 when it is not one. */
 int gsvm_lsl_snapshot_abi(const uint8_t *data, size_t len);
+
+/* ---- ABI 3: what a host running many scripts reads of each one ----------
+ * (src/lsl/vm3_inspect.c; all read-only, valid until the VM next runs) */
+
+/* The event whose handler is running or ran last (its name, NULL before the
+ * first) and the host tag its queue entry carried (0 if none, see
+ * gsvm_lsl3_vm_post_tagged): how a host answers llDetected* for the event
+ * actually being handled when several wait in the queue. */
+const char *gsvm_lsl3_vm_current_event(const gsvm_lsl3_vm *vm, uint32_t *tag);
+/* gsvm_lsl3_vm_post with a host tag (nonzero) on the queued entry. */
+gsvm_status gsvm_lsl3_vm_post_tagged(gsvm_lsl3_vm *vm, const char *event, const struct json_t *args,
+                                     uint32_t tag, bool *queued, gsvm_error *err);
+/* Events waiting in the queue. */
+size_t gsvm_lsl3_vm_queue_length(const gsvm_lsl3_vm *vm);
+/* The next time (simulation ms) something happens by itself: a timer due or
+ * the end of a sleep; false when nothing is pending. */
+bool gsvm_lsl3_vm_next_deadline(const gsvm_lsl3_vm *vm, uint64_t *at_ms);
+/* The current state's name ("default", ...). */
+const char *gsvm_lsl3_vm_state(const gsvm_lsl3_vm *vm);
+/* The open listens, in creation order.  name/key/msg are "" for no filter. */
+typedef struct gsvm_lsl3_listen_info {
+    int32_t handle, channel;
+    bool active;
+    const char *name, *key, *msg;
+} gsvm_lsl3_listen_info;
+size_t gsvm_lsl3_vm_listen_count(const gsvm_lsl3_vm *vm);
+bool gsvm_lsl3_vm_listen(const gsvm_lsl3_vm *vm, size_t i, gsvm_lsl3_listen_info *out);
+/* A global by its source name as JSON (new reference), NULL if none. */
+struct json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *name);
 
 #ifdef __cplusplus
 }

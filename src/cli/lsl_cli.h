@@ -19,4 +19,7 @@ typedef struct lsl3_run_opts {
 int gsvm_cli_lsl_run3(const gsvm_lsl3_program *prog, const char *events_path, const char *resume,
                       const lsl3_run_opts *o, FILE *out);
 
+/* `gsvm lsl region` (src/cli/lsl_region.c). */
+int gsvm_cli_lsl_region(int argc, char **argv);
+
 #endif

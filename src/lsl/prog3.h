@@ -147,6 +147,10 @@ struct gsvm_lsl3_vm {
     bool active; /* a handler is running (frames > 0) */
     int32_t cur_state, next_state;
     uint8_t phase;
+    /* the event whose handler runs or ran last (-1: none yet) and its queue
+     * entry's host tag (lsl_sched_event.tag; 0 for state_entry/exit) */
+    int32_t cur_event;
+    uint32_t cur_tag;
     /* event queue, timer, sleep, script time, listens: the one scheduler
      * (sched.h), charging vm->hp; its handled mask is always the current
      * state's handlers (fal3_handled_mask) */

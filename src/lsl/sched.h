@@ -116,6 +116,11 @@
 typedef struct lsl_sched_event {
     int event;      /* event index (builtins.def LSL_EVENT index) */
     unsigned nargs; /* = the event's arity */
+    /* The host's own label for this entry (0 unless the host sets it after
+     * pushing; not in snapshots): a region tags touches so that llDetected*
+     * answer for the event whose handler runs (vm3.c keeps the running
+     * handler's tag). */
+    uint32_t tag;
     lsl_value args[LSL_SCHED_EVENT_MAX_ARGS];
 } lsl_sched_event;
 

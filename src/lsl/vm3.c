@@ -134,6 +134,7 @@ gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, 
     memcpy(&seed, prog->hash, 8);
     lsl_lib_state_init(&vm->lib, seed);
     vm->next_state = -1;
+    vm->cur_event = -1;
     lsl_sched_init(&vm->sched, vm->hp, 0);
     lsl_sched_set_handled(&vm->sched, fal3_handled_mask(prog, 0));
     vm->cap = 256;
@@ -199,6 +200,10 @@ void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user)
 
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm) { return vm->total; }
 uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm) { return vm->sched.now_ms; }
+uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm)
+{
+    return lsl_sched_sleeping(&vm->sched) ? vm->sched.wake_ms : 0;
+}
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm) { return vm->faulted ? vm->fault : NULL; }
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm) { return vm->fault_ip; }
 
@@ -311,6 +316,8 @@ static void set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
 static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t nargs)
 {
     const fal3_func *f = &vm->prog->funcs[fi];
+    vm->cur_event = f->event;
+    vm->cur_tag = 0;
     if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4)) {
         for (uint8_t k = 0; k < nargs; k++)
             vrelease(&args[k]);
@@ -364,8 +371,11 @@ static bool next_step(gsvm_lsl3_vm *vm)
     }
     /* the scheduler queues only events the current state handles */
     lsl_sched_event e;
-    if (lsl_sched_pop(&vm->sched, &e))
-        return start_handler(vm, handler_of(vm, e.event), e.args, (uint8_t)e.nargs);
+    if (lsl_sched_pop(&vm->sched, &e)) {
+        bool ok = start_handler(vm, handler_of(vm, e.event), e.args, (uint8_t)e.nargs);
+        vm->cur_tag = e.tag;
+        return ok;
+    }
     return false;
 }
 
@@ -482,6 +492,13 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
         lsl_value v;
         st = lsl_value_from_json(vm->hp, res, b->ret, &v, err);
         json_decref(res);
+        if (st == GSVM_ERR_INPUT) {
+            /* name the function whose host answered with the wrong type */
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "the host's result for %s (%s): %s", b->name,
+                           lsl_type_name(b->ret), msg);
+        }
         if (st != GSVM_OK)
             return CALL_FAULT;
         *ret = v;
@@ -968,6 +985,21 @@ top:
             goto stop;
         }
         DISPATCH();
+    }
+    CASE(PRINT) {
+        /* print(expr) is a host line like any function's */
+        static const lsl_builtin print_fn = {"print", -1, LSL_TYPE_VOID, 1, "s", "value", 0.0f, 0.0f, 0};
+        lsl_value ret;
+        SYNC();
+        err.message[0] = 0;
+        if (call_host(vm, &print_fn, &sp[-1], &ret, &err) == CALL_FAULT)
+            FAULT(err.message[0] ? err.message : "print failed");
+        vrelease(--sp);
+        NEXT();
+    }
+    CASE(FAULT) {
+        SYNC();
+        FAULT("Invalid IL code");
     }
     CASE(STATE) {
         int32_t target = pc->a;

@@ -1,0 +1,12 @@
+#!/bin/sh
+# Falcon regions (gsvm lsl region), run by `make bench`: lsl_bench_region
+# (bench/lsl/region_bench.c) prints each figure beside the same work done
+# through today's per-VM API, in interleaved rounds (medians of CPU time):
+# idle scripts' cost per frame and bytes, chat delivered per second.
+GSVM=${GSVM:-build/release/gsvm}
+bin=$(dirname "$GSVM")
+if [ -x "$bin/lsl_bench_region" ]; then
+    "$bin/lsl_bench_region" "${REGION_IDLE:-10000}" "${RUNS:-5}" 1000
+else
+    echo "lsl_bench_region not found next to $GSVM (build the whole tree)"
+fi

@@ -1,0 +1,340 @@
+/* Region benchmarks (bench/bench_lsl_region.sh): each figure against the
+ * same work done through today's per-VM API (one gsvm_lsl3_vm per script,
+ * every VM advanced and run each frame, chat offered to every VM), in
+ * interleaved rounds, medians of CPU time:
+ *   1. idle scripts (a 60 s timer and an open listen each): cost per
+ *      simulated frame per script;
+ *   2. bytes per idle script (malloc'd bytes after building, per script);
+ *   3. 1,000 scripts chatting on 50 channels (10 speakers and 10 listeners
+ *      on each): delivered messages per second.
+ * Usage: lsl_bench_region [IDLE_SCRIPTS [ROUNDS [CHAT_SCRIPTS]]] (defaults
+ * 10000 5 1000; the chat uses CHAT_SCRIPTS / 20 channels). */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "gsvm/lsl.h"
+#include "gsvm/lsl_region.h"
+
+static const char idle_src[] =
+    "default { state_entry() { llSetTimerEvent(60.0); llListen(42, \"\", NULL_KEY, \"\"); }\n"
+    " timer() { llOwnerSay(\"tick\"); } listen(integer c, string n, key k, string m) { } }\n";
+static const char speaker_src[] =
+    "default { state_entry() { llSetTimerEvent(0.1); }\n"
+    " timer() { llRegionSay(1000 + (integer)llGetObjectName(), \"ping\"); } }\n";
+static const char listener_src[] =
+    "integer heard;\n"
+    "default { state_entry() { llListen(1000 + (integer)llGetObjectName(), \"\", NULL_KEY, \"\"); }\n"
+    " listen(integer c, string n, key k, string m) { heard++; } }\n";
+
+static const char *OWNER = "a2e76fcd-9360-4f6d-a924-000000000001";
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static size_t heap_bytes(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return v[n / 2];
+}
+
+static gsvm_lsl3_program *compile(const char *src)
+{
+    gsvm_lsl3_program *p;
+    gsvm_error err;
+    if (gsvm_lsl3_compile(src, strlen(src), "bench.lsl", &p, &err) != GSVM_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    return p;
+}
+
+static void die(const gsvm_error *err)
+{
+    fprintf(stderr, "lsl_bench_region: %s\n", err->message);
+    exit(1);
+}
+
+/* ---- the per-VM baseline: what an embedder writes with today's API ------- */
+
+typedef struct baseline {
+    gsvm_lsl3_program **progs; /* one per VM when `own`, else progs[0] */
+    gsvm_lsl3_vm **vms;
+    int n, own;
+    /* chat said during a frame, offered to every VM after it */
+    json_t *said;
+    int *channel_of; /* the object's description as the speaker scripts read it */
+} baseline;
+
+typedef struct bl_user {
+    baseline *b;
+    int index;
+} bl_user;
+
+static gsvm_status bl_host(void *user, const char *name, const json_t *args, json_t **result, gsvm_error *err)
+{
+    bl_user *u = user;
+    (void)err;
+    *result = NULL;
+    if (strcmp(name, "llGetObjectName") == 0) {
+        char d[16];
+        snprintf(d, sizeof d, "%d", u->b->channel_of ? u->b->channel_of[u->index] : 0);
+        *result = json_string(d);
+    } else if (strcmp(name, "llRegionSay") == 0) {
+        json_array_append_new(u->b->said, json_pack("[O,s,s,O]", json_array_get(args, 0), "speaker",
+                                                    "00000000-0000-0000-0000-000000000000",
+                                                    json_array_get(args, 1)));
+    }
+    return GSVM_OK;
+}
+
+static void bl_frame(baseline *b, bl_user *users, uint64_t ms)
+{
+    (void)users;
+    for (int i = 0; i < b->n; i++) {
+        uint64_t left = ms;
+        while (left > 0) {
+            uint64_t step = gsvm_lsl3_vm_advance(b->vms[i], left);
+            left -= step;
+            gsvm_lsl3_vm_run(b->vms[i], 10000);
+            if (step == 0)
+                break;
+        }
+        gsvm_lsl3_vm_run(b->vms[i], 10000);
+    }
+    /* every message offered to every script (the VM's listens filter it) */
+    for (size_t m = 0; m < json_array_size(b->said); m++)
+        for (int i = 0; i < b->n; i++) {
+            bool q;
+            gsvm_error err;
+            gsvm_lsl3_vm_post(b->vms[i], "listen", json_array_get(b->said, m), &q, &err);
+        }
+    json_array_clear(b->said);
+    for (int i = 0; i < b->n; i++)
+        gsvm_lsl3_vm_run(b->vms[i], 10000);
+}
+
+static void bl_build(baseline *b, bl_user **users, int n, const char *const *srcs, const int *which, int own,
+                     int *channel_of)
+{
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    b->own = own;
+    b->channel_of = channel_of;
+    b->said = json_array();
+    b->vms = calloc((size_t)n, sizeof *b->vms);
+    b->progs = calloc((size_t)n, sizeof *b->progs);
+    *users = calloc((size_t)n, sizeof **users);
+    gsvm_lsl3_program *shared[2] = {NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        gsvm_lsl3_program *p;
+        if (own) {
+            p = b->progs[i] = compile(srcs[which[i]]);
+        } else {
+            if (!shared[which[i]])
+                shared[which[i]] = b->progs[which[i]] = compile(srcs[which[i]]);
+            p = shared[which[i]];
+        }
+        gsvm_error err;
+        if (gsvm_lsl3_vm_new(p, &b->vms[i], &err) != GSVM_OK)
+            die(&err);
+        (*users)[i] = (bl_user){b, i};
+        gsvm_lsl3_vm_set_host(b->vms[i], bl_host, &(*users)[i]);
+        gsvm_lsl3_vm_start(b->vms[i], &err);
+        gsvm_lsl3_vm_run(b->vms[i], 100000);
+    }
+}
+
+static void bl_free(baseline *b, bl_user *users)
+{
+    for (int i = 0; i < b->n; i++)
+        gsvm_lsl3_vm_free(b->vms[i]);
+    for (int i = 0; i < b->n; i++)
+        gsvm_lsl3_program_free(b->progs[i]);
+    free(b->vms);
+    free(b->progs);
+    free(users);
+    json_decref(b->said);
+}
+
+/* ---- the region ------------------------------------------------------------------ */
+
+static gsvm_lsl_region *region_build(int n, gsvm_lsl3_program *const *progs, const int *which,
+                                     const int *channel_of)
+{
+    gsvm_lsl_region_opts o;
+    gsvm_lsl_region_opts_default(&o);
+    o.frame_budget = UINT64_MAX / 2; /* both sides run all their work */
+    o.throttle_above = 0;
+    o.slice_guard_us = o.frame_guard_us = 0;
+    gsvm_lsl_region *r;
+    gsvm_error err;
+    if (gsvm_lsl_region_new(&o, &r, &err) != GSVM_OK)
+        die(&err);
+    for (int i = 0; i < n; i++) {
+        char id[32], desc[16];
+        snprintf(id, sizeof id, "o%d", i);
+        snprintf(desc, sizeof desc, "%d", channel_of ? channel_of[i] : 0);
+        float pos[3] = {(float)(i % 256), (float)((i / 256) % 256), 20};
+        uint32_t prim;
+        if (gsvm_lsl_region_add_object(r, id, OWNER, desc, pos, &prim, &err) != GSVM_OK ||
+            gsvm_lsl_region_add_script(r, prim, "s.lsl", progs[which[i]], &err) != GSVM_OK)
+            die(&err);
+    }
+    if (gsvm_lsl_region_advance(r, 0, &err) != GSVM_OK)
+        die(&err);
+    return r;
+}
+
+/* ---- 1 and 2: idle scripts ------------------------------------------------------------- */
+
+static void bench_idle(int n, int rounds)
+{
+    const char *srcs[1] = {idle_src};
+    int *which = calloc((size_t)n, sizeof *which);
+    gsvm_lsl3_program *prog = compile(idle_src);
+    gsvm_lsl3_program *progs[1] = {prog};
+
+    size_t h0 = heap_bytes();
+    gsvm_lsl_region *r = region_build(n, progs, which, NULL);
+    size_t h1 = heap_bytes();
+    baseline b;
+    bl_user *users;
+    size_t h2 = heap_bytes();
+    bl_build(&b, &users, n, srcs, which, 1, NULL);
+    size_t h3 = heap_bytes();
+
+    enum { FRAMES = 450 };
+    double *tr = calloc((size_t)rounds, sizeof *tr), *tb = calloc((size_t)rounds, sizeof *tb);
+    gsvm_error err;
+    uint64_t frame_ms_num = 1000;
+    for (int k = 0; k < rounds; k++) {
+        double t0 = cpu_s();
+        if (gsvm_lsl_region_advance(r, 10000, &err) != GSVM_OK) /* 450 frames */
+            die(&err);
+        double t1 = cpu_s();
+        for (int f = 0; f < FRAMES; f++)
+            bl_frame(&b, users, (frame_ms_num * (uint64_t)(f + 1)) / 45 - (frame_ms_num * (uint64_t)f) / 45);
+        double t2 = cpu_s();
+        tr[k] = (t1 - t0) / FRAMES / n * 1e6;
+        tb[k] = (t2 - t1) / FRAMES / n * 1e6;
+    }
+    double mr = median(tr, rounds), mb = median(tb, rounds);
+    printf("idle scripts: %d, each with a 60 s timer and an open listen; %d frames x %d rounds\n", n, FRAMES,
+           rounds);
+    printf("  per frame per script   region %.4f us   per-VM API %.4f us   ratio %.0fx   (goal < 0.05 us)\n", mr,
+           mb, mr > 0 ? mb / mr : 0.0);
+    printf("  bytes per idle script  region %zu (program shared)   per-VM API %zu (a program each)   "
+           "ratio %.2f   (goal < 2048 + globals)\n",
+           (h1 - h0) / (size_t)n, (h3 - h2) / (size_t)n,
+           (double)(h3 - h2) / (double)(h1 - h0 ? h1 - h0 : 1));
+    gsvm_lsl_region_free(r);
+    bl_free(&b, users);
+    gsvm_lsl3_program_free(prog);
+    free(which);
+    free(tr);
+    free(tb);
+}
+
+/* ---- 3: chat ----------------------------------------------------------------------------- */
+
+static void bench_chat(int N, int rounds)
+{
+    int CHANNELS = N / 20 > 0 ? N / 20 : 1;
+    const char *srcs[2] = {speaker_src, listener_src};
+    int *which = calloc((size_t)N, sizeof *which), *channel_of = calloc((size_t)N, sizeof *channel_of);
+    for (int i = 0; i < N; i++) {
+        which[i] = i % 2;             /* speakers and listeners alternate */
+        channel_of[i] = (i / 2) % CHANNELS; /* 10 of each per channel */
+    }
+    gsvm_lsl3_program *progs[2] = {compile(speaker_src), compile(listener_src)};
+    gsvm_lsl_region *r = region_build(N, progs, which, channel_of);
+    baseline b;
+    bl_user *users;
+    bl_build(&b, &users, N, srcs, which, 0, channel_of);
+    double *tr = calloc((size_t)rounds, sizeof *tr), *tb = calloc((size_t)rounds, sizeof *tb);
+    gsvm_error err;
+    for (int k = 0; k < rounds; k++) {
+        gsvm_lsl_region_stats s0, s1;
+        gsvm_lsl_region_get_stats(r, &s0);
+        double t0 = cpu_s();
+        if (gsvm_lsl_region_advance(r, 2000, &err) != GSVM_OK)
+            die(&err);
+        double t1 = cpu_s();
+        gsvm_lsl_region_get_stats(r, &s1);
+        /* the baseline: the same 2 s as 90 frames */
+        long heard0 = 0, heard1 = 0;
+        for (int i = 1; i < N; i += 2) {
+            json_t *g = gsvm_lsl3_vm_global_by_name(b.vms[i], "heard");
+            heard0 += (long)json_integer_value(g);
+            json_decref(g);
+        }
+        double t2 = cpu_s();
+        for (int f = 0; f < 90; f++)
+            bl_frame(&b, users, (1000u * (uint64_t)(f + 1)) / 45 - (1000u * (uint64_t)f) / 45);
+        double t3 = cpu_s();
+        for (int i = 1; i < N; i += 2) {
+            json_t *g = gsvm_lsl3_vm_global_by_name(b.vms[i], "heard");
+            heard1 += (long)json_integer_value(g);
+            json_decref(g);
+        }
+        if ((long)(s1.chat_heard - s0.chat_heard) != heard1 - heard0) {
+            /* both sides do the same work, or the ratio means nothing */
+            fprintf(stderr, "lsl_bench_region: the region delivered %llu messages, the per-VM API %ld\n",
+                    (unsigned long long)(s1.chat_heard - s0.chat_heard), heard1 - heard0);
+            exit(1);
+        }
+        tr[k] = (double)(s1.chat_heard - s0.chat_heard) / (t1 - t0);
+        tb[k] = (double)(heard1 - heard0) / (t3 - t2);
+        if (k == 0)
+            printf("chat: %d scripts, %d channels x 10 speakers x 10 listeners; per 2 s: region delivered %llu, "
+                   "per-VM API %ld\n",
+                   N, CHANNELS, (unsigned long long)(s1.chat_heard - s0.chat_heard), heard1 - heard0);
+    }
+    double mr = median(tr, rounds), mb = median(tb, rounds);
+    printf("  delivered msgs/s       region %.0f   per-VM API %.0f   ratio %.1fx\n", mr, mb, mb > 0 ? mr / mb : 0.0);
+    gsvm_lsl_region_free(r);
+    bl_free(&b, users);
+    gsvm_lsl3_program_free(progs[0]);
+    gsvm_lsl3_program_free(progs[1]);
+    free(which);
+    free(channel_of);
+    free(tr);
+    free(tb);
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 10000, rounds = argc > 2 ? atoi(argv[2]) : 5;
+    int chat = argc > 3 ? atoi(argv[3]) : 1000;
+    if (chat < 20)
+        chat = 20;
+    if (n < 1)
+        n = 1;
+    if (rounds < 1)
+        rounds = 1;
+    bench_idle(n, rounds);
+    bench_chat(chat, rounds);
+    printf("crossing: not measured (region crossing is not implemented yet)\n");
+    return 0;
+}

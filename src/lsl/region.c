@@ -1,0 +1,856 @@
+/* The region: objects and scripts, the frame loop and its scheduler, the
+ * region-wide timer heap and the listen index (gsvm/lsl_region.h).
+ *
+ * Costs.  A script with nothing to do is in no list the frame walks: it is
+ * in the timer heap only if it has a timer or a sleep (the frame looks at
+ * the heap's top alone), in the run queue only while it has work, and in
+ * the listen index under the channels it listens on (chat looks up one
+ * channel).  So a frame costs O(scripts with work + timers due), whatever
+ * the number of idle scripts.
+ *
+ * Each script's VM keeps its own clock (sched.now_ms); the region brings it
+ * to the region's time only when it touches the script (an event, a timer
+ * due, a slice), so idle clocks lag at no cost. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/hash.h"
+#include "lsl/region_int.h"
+
+void gsvm_lsl_region_opts_default(gsvm_lsl_region_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->frames_per_second = 45;
+    o->frame_budget = 200000;
+    o->slice = 1000;
+    o->script_budget = 10000;
+    o->throttle_above = 5000;
+    o->throttle_period = 4;
+    o->slice_guard_us = 20000;
+    o->frame_guard_us = 250000;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < need)
+        nc *= 2;
+    void *n = realloc(*p, nc * size);
+    if (!n)
+        return false;
+    *p = n;
+    *cap = nc;
+    return true;
+}
+#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static gsvm_status oom(gsvm_error *err) { return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory"); }
+
+gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_region **out, gsvm_error *err)
+{
+    *out = NULL;
+    gsvm_lsl_region *r = calloc(1, sizeof *r);
+    if (!r)
+        return oom(err);
+    if (opts)
+        r->o = *opts;
+    else
+        gsvm_lsl_region_opts_default(&r->o);
+    if (r->o.frames_per_second == 0 || r->o.frames_per_second > 1000 || r->o.slice == 0 ||
+        r->o.frame_budget == 0 || r->o.script_budget == 0) {
+        free(r);
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL,
+                              "frames per second must be 1..1000 and the budgets at least 1");
+    }
+    if (r->o.throttle_period == 0)
+        r->o.throttle_period = 1;
+    r->next_tag = 1;
+    *out = r;
+    return GSVM_OK;
+}
+
+void gsvm_lsl_region_free(gsvm_lsl_region *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nscripts; i++) {
+        rg_script *s = r->scripts[i];
+        gsvm_lsl3_vm_free(s->vm);
+        for (unsigned k = 0; k < s->ndet; k++)
+            free(s->det[k].name);
+        free(s->chans);
+        free(s->name);
+        free(s);
+    }
+    for (size_t i = 0; i < r->nprims; i++) {
+        free(r->prims[i].id);
+        free(r->prims[i].name);
+        free(r->prims[i].links);
+        free(r->prims[i].scripts);
+    }
+    for (size_t i = 0; i < r->nprogs; i++)
+        if (r->progs[i].owned)
+            gsvm_lsl3_program_free(r->progs[i].prog);
+    for (size_t i = 0; i < r->capchans; i++)
+        free(r->chans[i].scripts);
+    free(r->chans);
+    free(r->progs);
+    free(r->prims);
+    free(r->scripts);
+    free(r->owners);
+    free(r->heap);
+    free(r->runq);
+    free(r->reqs);
+    free(r);
+}
+
+void gsvm_lsl_region_set_output(gsvm_lsl_region *r, gsvm_lsl_region_output_fn fn, void *user)
+{
+    r->out = fn;
+    r->out_user = user;
+}
+
+rg_script *rg_script_of(gsvm_lsl_region *r, uint32_t i) { return r->scripts[i]; }
+
+void rg_emit(gsvm_lsl_region *r, const rg_script *s, json_t *line)
+{
+    if (!line)
+        return;
+    if (!r->out) {
+        json_decref(line);
+        return;
+    }
+    if (s) {
+        /* "object" and "script" first, as the contract shows them */
+        json_t *o = json_object();
+        json_object_set_new(o, "object", json_string(r->prims[s->prim].id));
+        json_object_set_new(o, "script", json_string(s->name));
+        json_object_update(o, line);
+        json_decref(line);
+        line = o;
+    }
+    r->out(r->out_user, line);
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1])
+{
+    /* a stable UUID (version-4 layout) from the SHA-256 of ns:id, so runs and
+     * regions agree on every object's key */
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_append(&b, ns, strlen(ns));
+    gsvm_buf_append(&b, ":", 1);
+    gsvm_buf_append(&b, id, strlen(id));
+    uint8_t h[32] = {0};
+    gsvm_sha256(b.data, b.len, h);
+    gsvm_buf_free(&b);
+    h[6] = (uint8_t)((h[6] & 0x0f) | 0x40);
+    h[8] = (uint8_t)((h[8] & 0x3f) | 0x80);
+    char hex[65];
+    gsvm_hex(h, 16, hex);
+    memcpy(out, hex, 8);
+    out[8] = '-';
+    memcpy(out + 9, hex + 8, 4);
+    out[13] = '-';
+    memcpy(out + 14, hex + 12, 4);
+    out[18] = '-';
+    memcpy(out + 19, hex + 16, 4);
+    out[23] = '-';
+    memcpy(out + 24, hex + 20, 12);
+    out[36] = 0;
+}
+
+/* ---- objects and scripts --------------------------------------------------- */
+
+int rg_find_prim(const gsvm_lsl_region *r, const char *id)
+{
+    for (size_t i = 0; i < r->nprims; i++)
+        if (strcmp(r->prims[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+int rg_find_prim_by_key(const gsvm_lsl_region *r, const char *key, size_t len)
+{
+    if (len != RG_KEY_LEN)
+        return -1;
+    for (size_t i = 0; i < r->nprims; i++)
+        if (strncasecmp(r->prims[i].key, key, RG_KEY_LEN) == 0)
+            return (int)i;
+    return -1;
+}
+
+static gsvm_status new_prim(gsvm_lsl_region *r, const char *id, const char *name, const float pos[3],
+                            uint32_t *out, gsvm_error *err)
+{
+    if (!id || !*id)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "an object or link needs a non-empty id");
+    if (rg_find_prim(r, id) >= 0)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "id '%s' is used twice", id);
+    if (!GROW(r->prims, r->capprims, r->nprims + 1))
+        return oom(err);
+    rg_prim *p = &r->prims[r->nprims];
+    memset(p, 0, sizeof *p);
+    p->id = gsvm_dup_bytes(id, strlen(id));
+    p->name = gsvm_dup_bytes(name ? name : id, strlen(name ? name : id));
+    if (!p->id || !p->name) {
+        free(p->id);
+        free(p->name);
+        return oom(err);
+    }
+    rg_make_key("gsvm-region-prim", id, p->key);
+    if (pos)
+        memcpy(p->pos, pos, sizeof p->pos);
+    *out = (uint32_t)r->nprims++;
+    r->st.prims++;
+    return GSVM_OK;
+}
+
+static uint32_t owner_index(gsvm_lsl_region *r, const char *key, bool *ok)
+{
+    for (size_t i = 0; i < r->nowners; i++)
+        if (strcasecmp(r->owners[i].key, key) == 0)
+            return (uint32_t)i;
+    *ok = GROW(r->owners, r->capowners, r->nowners + 1);
+    if (!*ok)
+        return 0;
+    rg_owner *o = &r->owners[r->nowners];
+    memset(o, 0, sizeof *o);
+    snprintf(o->key, sizeof o->key, "%s", key);
+    o->mark = UINT64_MAX;
+    return (uint32_t)r->nowners++;
+}
+
+gsvm_status gsvm_lsl_region_add_object(gsvm_lsl_region *r, const char *id, const char *owner,
+                                       const char *name, const float pos[3], uint32_t *prim,
+                                       gsvm_error *err)
+{
+    if (!owner || !lsl_is_uuid(owner, strlen(owner)))
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "object '%s': owner must be a UUID key", id ? id : "");
+    uint32_t pi;
+    gsvm_status st = new_prim(r, id, name, pos, &pi, err);
+    if (st)
+        return st;
+    rg_prim *p = &r->prims[pi];
+    p->object = pi;
+    p->link = 0;
+    p->mark = UINT64_MAX;
+    for (size_t i = 0; i < RG_KEY_LEN; i++)
+        p->owner[i] = (char)tolower((unsigned char)owner[i]);
+    bool ok = true;
+    p->owner_index = owner_index(r, p->owner, &ok);
+    p->links = malloc(sizeof *p->links);
+    if (!ok || !p->links)
+        return oom(err); /* the prim stays, inert: the region is being torn down */
+    p->links[0] = pi;
+    p->nlinks = 1;
+    r->st.objects++;
+    if (prim)
+        *prim = pi;
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl_region_add_link(gsvm_lsl_region *r, uint32_t root, const char *id, const char *name,
+                                     const float local[3], uint32_t *prim, gsvm_error *err)
+{
+    if (root >= r->nprims || r->prims[root].object != root)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "prim %u is not an object's root", root);
+    uint32_t pi;
+    gsvm_status st = new_prim(r, id, name ? name : r->prims[root].name, local, &pi, err);
+    if (st)
+        return st;
+    rg_prim *rp = &r->prims[root], *p = &r->prims[pi];
+    uint32_t *nl = realloc(rp->links, (rp->nlinks + 1) * sizeof *nl);
+    if (!nl)
+        return oom(err);
+    rp->links = nl;
+    rp->links[rp->nlinks++] = pi;
+    p->object = root;
+    memcpy(p->owner, rp->owner, sizeof p->owner);
+    p->owner_index = rp->owner_index;
+    /* link numbers: 0 alone, else 1 (root), 2, ... in order */
+    for (uint32_t k = 0; k < rp->nlinks; k++)
+        r->prims[rp->links[k]].link = (int32_t)k + 1;
+    if (prim)
+        *prim = pi;
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
+                                       const gsvm_lsl3_program *prog, gsvm_error *err)
+{
+    if (prim >= r->nprims)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no prim %u", prim);
+    rg_prim *p = &r->prims[prim];
+    if (!GROW(r->scripts, r->capscripts, r->nscripts + 1))
+        return oom(err);
+    uint32_t *ns = realloc(p->scripts, (p->nscripts + 1) * sizeof *ns);
+    if (!ns)
+        return oom(err);
+    p->scripts = ns;
+    rg_script *s = calloc(1, sizeof *s);
+    if (!s)
+        return oom(err);
+    s->region = r;
+    s->index = (uint32_t)r->nscripts;
+    s->prim = prim;
+    s->heap_pos = RG_NO_POS;
+    s->mark = UINT64_MAX;
+    s->name = gsvm_dup_bytes(name, strlen(name));
+    gsvm_status st = s->name ? gsvm_lsl3_vm_new(prog, &s->vm, err) : oom(err);
+    if (st == GSVM_OK) {
+        gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
+        lsl_sched_init(&s->vm->sched, s->vm->hp, r->now_ms);
+        lsl_sched_set_handled(&s->vm->sched, fal3_handled_mask(prog, 0));
+        st = gsvm_lsl3_vm_start(s->vm, err);
+    }
+    if (st != GSVM_OK) {
+        gsvm_lsl3_vm_free(s->vm);
+        free(s->name);
+        free(s);
+        return st;
+    }
+    r->scripts[r->nscripts++] = s;
+    p->scripts[p->nscripts++] = s->index;
+    r->st.scripts++;
+    rg_make_runnable(r, s); /* state_entry in the next frame */
+    return GSVM_OK;
+}
+
+void rg_prim_world_pos(const gsvm_lsl_region *r, const rg_prim *p, float out[3])
+{
+    const rg_prim *root = &r->prims[p->object];
+    for (int i = 0; i < 3; i++)
+        out[i] = p->object == (uint32_t)(p - r->prims) ? p->pos[i] : root->pos[i] + p->pos[i];
+}
+
+/* ---- the run queue ----------------------------------------------------------- */
+
+static bool runq_reserve(gsvm_lsl_region *r)
+{
+    if (r->rq_cap >= r->nscripts + 1)
+        return true;
+    size_t nc = r->rq_cap ? r->rq_cap : 16;
+    while (nc < r->nscripts + 1)
+        nc *= 2;
+    uint32_t *n = malloc(nc * sizeof *n);
+    if (!n)
+        return false;
+    for (size_t i = 0; i < r->rq_count; i++)
+        n[i] = r->runq[(r->rq_head + i) % r->rq_cap];
+    free(r->runq);
+    r->runq = n;
+    r->rq_cap = nc;
+    r->rq_head = 0;
+    return true;
+}
+
+static void runq_push(gsvm_lsl_region *r, rg_script *s, bool front)
+{
+    if (s->in_runq || s->dead || !runq_reserve(r))
+        return;
+    if (front) {
+        r->rq_head = (r->rq_head + r->rq_cap - 1) % r->rq_cap;
+        r->runq[r->rq_head] = s->index;
+    } else {
+        r->runq[(r->rq_head + r->rq_count) % r->rq_cap] = s->index;
+    }
+    r->rq_count++;
+    s->in_runq = true;
+}
+
+static rg_script *runq_pop(gsvm_lsl_region *r)
+{
+    if (r->rq_count == 0)
+        return NULL;
+    rg_script *s = r->scripts[r->runq[r->rq_head]];
+    r->rq_head = (r->rq_head + 1) % r->rq_cap;
+    r->rq_count--;
+    s->in_runq = false;
+    return s;
+}
+
+void rg_make_runnable(gsvm_lsl_region *r, rg_script *s) { runq_push(r, s, false); }
+
+/* ---- the timer heap ----------------------------------------------------------- */
+
+static void heap_swap(gsvm_lsl_region *r, size_t a, size_t b)
+{
+    uint32_t t = r->heap[a];
+    r->heap[a] = r->heap[b];
+    r->heap[b] = t;
+    r->scripts[r->heap[a]]->heap_pos = (uint32_t)a;
+    r->scripts[r->heap[b]]->heap_pos = (uint32_t)b;
+}
+
+static uint64_t heap_key(const gsvm_lsl_region *r, size_t i) { return r->scripts[r->heap[i]]->deadline; }
+
+static void heap_up(gsvm_lsl_region *r, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (heap_key(r, p) <= heap_key(r, i))
+            break;
+        heap_swap(r, i, p);
+        i = p;
+    }
+}
+
+static void heap_down(gsvm_lsl_region *r, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < r->nheap && heap_key(r, l) < heap_key(r, m))
+            m = l;
+        if (l + 1 < r->nheap && heap_key(r, l + 1) < heap_key(r, m))
+            m = l + 1;
+        if (m == i)
+            return;
+        heap_swap(r, i, m);
+        i = m;
+    }
+}
+
+static void heap_remove(gsvm_lsl_region *r, rg_script *s)
+{
+    if (s->heap_pos == RG_NO_POS)
+        return;
+    size_t i = s->heap_pos;
+    r->nheap--;
+    if (i != r->nheap) {
+        heap_swap(r, i, r->nheap);
+        heap_down(r, i);
+        heap_up(r, i);
+    }
+    s->heap_pos = RG_NO_POS;
+}
+
+/* Puts the script in the heap under its next deadline (timer due or wake),
+ * or takes it out when it has none. */
+static void heap_update(gsvm_lsl_region *r, rg_script *s)
+{
+    uint64_t at;
+    if (s->dead || !lsl_sched_next_deadline(&s->vm->sched, &at)) {
+        heap_remove(r, s);
+        return;
+    }
+    if (s->heap_pos != RG_NO_POS) {
+        if (at == s->deadline)
+            return;
+        s->deadline = at;
+        heap_down(r, s->heap_pos);
+        heap_up(r, s->heap_pos);
+        return;
+    }
+    if (!GROW(r->heap, r->capheap, r->nheap + 1))
+        return; /* out of memory: the timer stays silent until the next update */
+    s->deadline = at;
+    r->heap[r->nheap] = s->index;
+    s->heap_pos = (uint32_t)r->nheap++;
+    heap_up(r, s->heap_pos);
+}
+
+void rg_sync_clock(gsvm_lsl_region *r, rg_script *s)
+{
+    lsl_sched *sc = &s->vm->sched;
+    if (sc->now_ms >= r->now_ms)
+        return;
+    lsl_sched_report rep;
+    if (lsl_sched_advance(sc, r->now_ms - sc->now_ms, &rep, NULL) != GSVM_OK)
+        return;
+    r->st.timers_fired += rep.timers_queued;
+    if (rep.timers_queued || rep.woke)
+        rg_make_runnable(r, s);
+    heap_update(r, s);
+}
+
+/* ---- the listen index ----------------------------------------------------------- */
+
+static uint32_t chan_hash(int32_t c)
+{
+    uint32_t x = (uint32_t)c * 0x9e3779b1u;
+    return x ^ (x >> 15);
+}
+
+static rg_chan *chan_find(gsvm_lsl_region *r, int32_t c)
+{
+    if (!r->capchans)
+        return NULL;
+    for (size_t i = chan_hash(c) & (r->capchans - 1);; i = (i + 1) & (r->capchans - 1)) {
+        if (!r->chans[i].used)
+            return NULL;
+        if (r->chans[i].channel == c)
+            return &r->chans[i];
+    }
+}
+
+static rg_chan *chan_add(gsvm_lsl_region *r, int32_t c)
+{
+    rg_chan *f = chan_find(r, c);
+    if (f)
+        return f;
+    if ((r->nchans_used + 1) * 2 > r->capchans) {
+        size_t nc = r->capchans ? r->capchans * 2 : 64;
+        rg_chan *n = calloc(nc, sizeof *n);
+        if (!n)
+            return NULL;
+        for (size_t i = 0; i < r->capchans; i++) {
+            if (!r->chans[i].used)
+                continue;
+            size_t k = chan_hash(r->chans[i].channel) & (nc - 1);
+            while (n[k].used)
+                k = (k + 1) & (nc - 1);
+            n[k] = r->chans[i];
+        }
+        free(r->chans);
+        r->chans = n;
+        r->capchans = nc;
+    }
+    size_t k = chan_hash(c) & (r->capchans - 1);
+    while (r->chans[k].used)
+        k = (k + 1) & (r->capchans - 1);
+    r->chans[k].used = true;
+    r->chans[k].channel = c;
+    r->nchans_used++;
+    return &r->chans[k];
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Brings the index to the script's open listens (a channel stays listed,
+ * empty, once used: channels are few and lookups stay O(1)). */
+static void reindex(gsvm_lsl_region *r, rg_script *s)
+{
+    const lsl_sched *sc = &s->vm->sched;
+    int32_t now[LSL_SCHED_LISTEN_MAX];
+    unsigned n = 0;
+    if (!s->dead)
+        for (unsigned i = 0; i < sc->nlistens; i++)
+            now[n++] = sc->listens[i].channel;
+    qsort(now, n, sizeof now[0], cmp_i32);
+    unsigned u = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (u == 0 || now[u - 1] != now[i])
+            now[u++] = now[i];
+    if (u == s->nchans && (u == 0 || memcmp(now, s->chans, u * sizeof now[0]) == 0))
+        return;
+    for (unsigned i = 0; i < s->nchans; i++) {
+        rg_chan *c = chan_find(r, s->chans[i]);
+        for (uint32_t k = 0; c && k < c->n; k++)
+            if (c->scripts[k] == s->index) {
+                memmove(&c->scripts[k], &c->scripts[k + 1], (c->n - k - 1) * sizeof c->scripts[0]);
+                c->n--;
+                break;
+            }
+    }
+    s->nchans = 0;
+    if (u > s->capchans) {
+        int32_t *nc = realloc(s->chans, u * sizeof *nc);
+        if (!nc)
+            return;
+        s->chans = nc;
+        s->capchans = u;
+    }
+    for (unsigned i = 0; i < u; i++) {
+        rg_chan *c = chan_add(r, now[i]);
+        if (!c)
+            break;
+        size_t cap = c->cap;
+        if (!GROW(c->scripts, cap, c->n + 1))
+            break;
+        c->cap = (uint32_t)cap;
+        /* kept in script order so delivery order is the world's order */
+        uint32_t k = c->n;
+        while (k > 0 && c->scripts[k - 1] > s->index)
+            k--;
+        memmove(&c->scripts[k + 1], &c->scripts[k], (c->n - k) * sizeof c->scripts[0]);
+        c->scripts[k] = s->index;
+        c->n++;
+        s->chans[s->nchans++] = now[i];
+    }
+}
+
+/* ---- events and chat ------------------------------------------------------------- */
+
+gsvm_status rg_post(gsvm_lsl_region *r, rg_script *s, int event, const lsl_value *args, size_t n,
+                    uint32_t tag, bool *queued, gsvm_error *err)
+{
+    *queued = false;
+    if (s->dead)
+        return GSVM_OK;
+    rg_sync_clock(r, s);
+    lsl_sched *sc = &s->vm->sched;
+    gsvm_status st = lsl_sched_push(sc, event, args, n, queued, err);
+    if (st == GSVM_OK && *queued) {
+        sc->queue[(sc->head + sc->count - 1) % LSL_SCHED_QUEUE_MAX].tag = tag;
+        rg_make_runnable(r, s);
+    }
+    return st;
+}
+
+static float dist2(const float a[3], const float b[3])
+{
+    float d = 0;
+    for (int i = 0; i < 3; i++)
+        d += (a[i] - b[i]) * (a[i] - b[i]);
+    return d;
+}
+
+gsvm_status rg_deliver_chat(gsvm_lsl_region *r, int32_t channel, const char *name, size_t name_len,
+                            const char *key, const float pos[3], double range, const char *target,
+                            uint32_t skip_prim, const char *msg, size_t msg_len, gsvm_error *err)
+{
+    rg_chan *c = chan_find(r, channel);
+    if (!c)
+        return GSVM_OK;
+    size_t key_len = strlen(key);
+    for (uint32_t k = 0; k < c->n; k++) {
+        rg_script *s = r->scripts[c->scripts[k]];
+        const rg_prim *p = &r->prims[s->prim];
+        if (s->dead || s->prim == skip_prim)
+            continue;
+        if (target && strncasecmp(p->key, target, RG_KEY_LEN) != 0)
+            continue;
+        if (range >= 0) {
+            float wp[3];
+            rg_prim_world_pos(r, p, wp);
+            if (dist2(wp, pos) > (float)(range * range))
+                continue;
+        }
+        r->st.chat_offered++;
+        rg_sync_clock(r, s);
+        bool queued = false;
+        gsvm_status st = lsl_sched_hear(&s->vm->sched, channel, name, name_len, key, key_len, msg,
+                                        msg_len, NULL, &queued, err);
+        if (st == GSVM_ERR_FAULT) {
+            /* the listener's heap is full: SL drops the message for it */
+            continue;
+        }
+        if (st != GSVM_OK)
+            return st;
+        if (queued) {
+            r->st.chat_heard++;
+            rg_make_runnable(r, s);
+        }
+    }
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl_region_chat(gsvm_lsl_region *r, int32_t channel, const char *name, const char *key,
+                                 const float pos[3], double range, const char *msg, gsvm_error *err)
+{
+    static const float origin[3] = {0, 0, 0};
+    return rg_deliver_chat(r, channel, name, strlen(name), key, pos ? pos : origin, range, NULL,
+                           RG_NO_POS, msg, strlen(msg), err);
+}
+
+/* ---- frames and the scheduler -------------------------------------------------------- */
+
+static uint64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Folds the frames since the script last ran into its moving average
+ * (alpha 1/8: frames without use count as zero) and decides throttling. */
+static void account_frame(gsvm_lsl_region *r, rg_script *s)
+{
+    if (s->mark == r->frame)
+        return;
+    if (s->mark != UINT64_MAX) {
+        uint64_t gap = r->frame - s->mark; /* >= 1 */
+        double keep = 7.0 / 8.0;
+        s->avg = s->avg * keep + (double)s->used / 8.0;
+        if (gap > 1)
+            s->avg *= gap > 400 ? 0.0 : pow(keep, (double)(gap - 1));
+    }
+    s->mark = r->frame;
+    s->used = 0;
+    if (!r->o.throttle_above)
+        return;
+    bool was = s->throttled;
+    if (!was && s->avg > (double)r->o.throttle_above)
+        s->throttled = true;
+    else if (was && s->avg < (double)r->o.throttle_above / 2)
+        s->throttled = false;
+    if (was != s->throttled) {
+        r->st.throttled += s->throttled ? 1 : (size_t)-1;
+        json_t *line = json_object();
+        json_object_set_new(line, "throttled", json_boolean(s->throttled));
+        json_object_set_new(line, "avg_per_frame", json_integer((json_int_t)(s->avg + 0.5)));
+        rg_emit(r, s, line);
+    }
+}
+
+static uint64_t left_of(uint64_t *mark, uint64_t *used, uint64_t frame, uint64_t budget)
+{
+    if (*mark != frame) {
+        *mark = frame;
+        *used = 0;
+    }
+    if (!budget)
+        return UINT64_MAX;
+    return *used >= budget ? 0 : budget - *used;
+}
+
+static void report_fault(gsvm_lsl_region *r, rg_script *s)
+{
+    json_t *line = json_object();
+    json_object_set_new(line, "fault", json_string(gsvm_lsl3_vm_fault(s->vm)));
+    json_object_set_new(line, "ip", json_integer((json_int_t)gsvm_lsl3_vm_fault_ip(s->vm)));
+    rg_emit(r, s, line);
+    s->dead = true;
+    r->st.faulted++;
+    heap_remove(r, s);
+    reindex(r, s);
+}
+
+/* One slice of at most `budget` instructions, in chunks so the wall-clock
+ * guard can stop it.  Returns the VM's status. */
+static gsvm_lsl_run_status run_slice(gsvm_lsl_region *r, rg_script *s, uint64_t budget, uint64_t *used)
+{
+    uint64_t t0 = r->o.slice_guard_us ? wall_us() : 0, before = s->vm->total;
+    gsvm_lsl_run_status st;
+    for (;;) {
+        uint64_t done = s->vm->total - before, chunk = budget - done;
+        if (r->o.slice_guard_us && chunk > 256)
+            chunk = 256;
+        st = gsvm_lsl3_vm_run(s->vm, chunk);
+        if (st != GSVM_LSL_YIELDED || s->vm->total - before >= budget)
+            break;
+        if (r->o.slice_guard_us && wall_us() - t0 >= r->o.slice_guard_us)
+            break; /* the guard: the rest waits for the next turn */
+    }
+    *used = s->vm->total - before;
+    r->st.slices++;
+    return st;
+}
+
+static void run_frame(gsvm_lsl_region *r)
+{
+    /* timers and sleeps due by now */
+    while (r->nheap && heap_key(r, 0) <= r->now_ms) {
+        rg_script *s = r->scripts[r->heap[0]];
+        heap_remove(r, s);
+        rg_sync_clock(r, s);
+        heap_update(r, s);
+        if (lsl_sched_runnable(&s->vm->sched) || (s->vm->active && !lsl_sched_sleeping(&s->vm->sched)))
+            rg_make_runnable(r, s);
+    }
+    uint64_t frame_left = r->o.frame_budget, t0 = r->o.frame_guard_us ? wall_us() : 0;
+    /* Scripts that cannot run this frame (throttled, over a budget) go back
+     * to the front in their order, so they keep their turn. */
+    uint32_t *deferred = NULL;
+    size_t ndef = 0, capdef = 0;
+    while (frame_left > 0 && r->rq_count > 0) {
+        if (r->o.frame_guard_us && wall_us() - t0 >= r->o.frame_guard_us)
+            break;
+        rg_script *s = runq_pop(r);
+        if (s->dead)
+            continue;
+        account_frame(r, s);
+        rg_prim *obj = &r->prims[s->prim];
+        rg_owner *own = &r->owners[obj->owner_index];
+        uint64_t script_left = r->o.script_budget > s->used ? r->o.script_budget - s->used : 0;
+        uint64_t obj_left = left_of(&obj->mark, &obj->used, r->frame, r->o.object_budget);
+        uint64_t own_left = left_of(&own->mark, &own->used, r->frame, r->o.owner_budget);
+        bool skip = script_left == 0 || obj_left == 0 || own_left == 0 ||
+                    (s->throttled && (r->frame % r->o.throttle_period) != 0);
+        if (skip) {
+            if (GROW(deferred, capdef, ndef + 1))
+                deferred[ndef++] = s->index;
+            else
+                rg_make_runnable(r, s);
+            continue;
+        }
+        uint64_t b = r->o.slice;
+        if (b > frame_left) b = frame_left;
+        if (b > script_left) b = script_left;
+        if (b > obj_left) b = obj_left;
+        if (b > own_left) b = own_left;
+        rg_sync_clock(r, s);
+        uint64_t used;
+        gsvm_lsl_run_status st = run_slice(r, s, b, &used);
+        s->used += used;
+        obj->used += used;
+        own->used += used;
+        frame_left -= used < frame_left ? used : frame_left;
+        r->st.instructions += used;
+        reindex(r, s);
+        if (st == GSVM_LSL_ERROR) {
+            report_fault(r, s);
+            continue;
+        }
+        heap_update(r, s);
+        if (st == GSVM_LSL_YIELDED)
+            rg_make_runnable(r, s); /* to the back: round-robin */
+    }
+    for (size_t i = ndef; i-- > 0;)
+        runq_push(r, r->scripts[deferred[i]], true);
+    free(deferred);
+    r->frame++;
+    r->st.frames++;
+}
+
+/* The simulated time of frame k. */
+static uint64_t frame_time(const gsvm_lsl_region *r, uint64_t k)
+{
+    return k * 1000u / r->o.frames_per_second;
+}
+
+gsvm_status gsvm_lsl_region_advance(gsvm_lsl_region *r, uint64_t ms, gsvm_error *err)
+{
+    if (ms > LSL_SCHED_MAX_TIME_MS - r->now_ms)
+        return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "advancing %llu ms would pass the clock's limit",
+                              (unsigned long long)ms);
+    uint64_t target = r->now_ms + ms;
+    while (frame_time(r, r->frame) <= target) {
+        uint64_t t = frame_time(r, r->frame);
+        if (t > r->now_ms)
+            r->now_ms = t;
+        run_frame(r);
+    }
+    r->now_ms = target;
+    r->st.now_ms = target;
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl_region_settle(gsvm_lsl_region *r, uint64_t max_ms, bool *idle, gsvm_error *err)
+{
+    uint64_t end = r->now_ms + max_ms;
+    if (max_ms > LSL_SCHED_MAX_TIME_MS - r->now_ms)
+        end = LSL_SCHED_MAX_TIME_MS;
+    *idle = r->rq_count == 0;
+    while (!*idle) {
+        uint64_t t = frame_time(r, r->frame);
+        if (t > end)
+            break;
+        gsvm_status st = gsvm_lsl_region_advance(r, t > r->now_ms ? t - r->now_ms : 0, err);
+        if (st)
+            return st;
+        *idle = r->rq_count == 0;
+    }
+    return GSVM_OK;
+}
+
+void gsvm_lsl_region_get_stats(const gsvm_lsl_region *r, gsvm_lsl_region_stats *out)
+{
+    *out = r->st;
+    out->now_ms = r->now_ms;
+    out->programs = r->nprogs;
+}

@@ -1,0 +1,141 @@
+/* The region's private structures (region.c: objects, frames, scheduler,
+ * timer heap, listen index; region_host.c: the host functions;
+ * region_world.c: world files and timeline lines). */
+#ifndef GSVM_LSL_REGION_INT_H
+#define GSVM_LSL_REGION_INT_H
+
+#include <jansson.h>
+
+#include "gsvm/lsl_region.h"
+#include "lsl/prog3.h"
+
+#define RG_KEY_LEN 36
+#define RG_NO_POS UINT32_MAX
+#define RG_DETECT_MAX 16u /* detected sets kept per script (older ones are dropped) */
+
+/* One touch as llDetected* report it. */
+typedef struct rg_detect {
+    uint32_t tag; /* the queue entry it belongs to (lsl_sched_event.tag) */
+    char key[RG_KEY_LEN + 1];
+    char *name;
+    float pos[3];
+    int32_t link;
+} rg_detect;
+
+typedef struct rg_script {
+    struct gsvm_lsl_region *region;
+    uint32_t index, prim;
+    char *name;
+    gsvm_lsl3_vm *vm;
+    /* touches queued or being handled, oldest first */
+    rg_detect det[RG_DETECT_MAX];
+    unsigned ndet;
+    /* the channels this script is listed under in the listen index */
+    int32_t *chans;
+    unsigned nchans, capchans;
+    uint32_t heap_pos; /* in the timer heap, or RG_NO_POS */
+    uint64_t deadline;
+    bool in_runq, dead;
+    /* scheduling: use in frame `mark`, moving average up to before it */
+    uint64_t mark, used;
+    double avg;
+    bool throttled;
+} rg_script;
+
+typedef struct rg_prim {
+    uint32_t object; /* the root prim's index */
+    int32_t link;    /* 0 for a one-prim object, else 1 (root), 2, ... */
+    char *id, *name;
+    char key[RG_KEY_LEN + 1];
+    char owner[RG_KEY_LEN + 1];
+    float pos[3];   /* root: region position; child: offset from the root */
+    uint32_t *links; /* root only: the prims of the link set, root first */
+    uint32_t nlinks;
+    uint32_t *scripts;
+    uint32_t nscripts;
+    uint64_t mark, used; /* per-object budget (root's counters) */
+    uint32_t owner_index;
+} rg_prim;
+
+typedef struct rg_owner {
+    char key[RG_KEY_LEN + 1];
+    uint64_t mark, used;
+} rg_owner;
+
+typedef struct rg_program {
+    uint8_t hash[32]; /* of the source */
+    gsvm_lsl3_program *prog;
+    bool owned;
+} rg_program;
+
+/* The listen index: channel -> scripts with a listen on it. */
+typedef struct rg_chan {
+    int32_t channel;
+    bool used;
+    uint32_t *scripts;
+    uint32_t n, cap;
+} rg_chan;
+
+typedef struct rg_request {
+    char key[RG_KEY_LEN + 1];
+    uint32_t script;
+    int event; /* the event that answers it */
+} rg_request;
+
+struct gsvm_lsl_region {
+    gsvm_lsl_region_opts o;
+    gsvm_lsl_region_output_fn out;
+    void *out_user;
+
+    rg_program *progs;
+    size_t nprogs, capprogs;
+    rg_prim *prims;
+    size_t nprims, capprims;
+    rg_script **scripts;
+    size_t nscripts, capscripts;
+    rg_owner *owners;
+    size_t nowners, capowners;
+
+    uint64_t now_ms, frame; /* the frame about to run is `frame` */
+    /* timer heap of script indexes keyed by deadline */
+    uint32_t *heap;
+    size_t nheap, capheap;
+    /* run queue: a ring of script indexes (each at most once) */
+    uint32_t *runq;
+    size_t rq_head, rq_count, rq_cap;
+
+    rg_chan *chans;
+    size_t nchans_used, capchans; /* open addressing, power of two */
+
+    rg_request *reqs;
+    size_t nreqs, capreqs;
+    uint64_t next_request;
+    uint32_t next_tag;
+
+    gsvm_lsl_region_stats st;
+};
+
+/* region.c */
+rg_script *rg_script_of(gsvm_lsl_region *r, uint32_t i);
+void rg_emit(gsvm_lsl_region *r, const rg_script *s, json_t *line); /* adds object/script, steals */
+void rg_make_runnable(gsvm_lsl_region *r, rg_script *s);
+void rg_sync_clock(gsvm_lsl_region *r, rg_script *s);
+void rg_prim_world_pos(const gsvm_lsl_region *r, const rg_prim *p, float out[3]);
+/* Offers chat to the listens on `channel` within `range` of `pos` (range < 0:
+ * region-wide); `target` non-NULL: only the prim with that key; `skip_prim`
+ * (or RG_NO_POS): the speaking prim, which never hears itself. */
+gsvm_status rg_deliver_chat(gsvm_lsl_region *r, int32_t channel, const char *name, size_t name_len,
+                            const char *key, const float pos[3], double range, const char *target,
+                            uint32_t skip_prim, const char *msg, size_t msg_len, gsvm_error *err);
+/* Queues `event` with `args` in script s (clock synced first); *queued. */
+gsvm_status rg_post(gsvm_lsl_region *r, rg_script *s, int event, const lsl_value *args, size_t n,
+                    uint32_t tag, bool *queued, gsvm_error *err);
+int rg_find_prim(const gsvm_lsl_region *r, const char *id);
+int rg_find_prim_by_key(const gsvm_lsl_region *r, const char *key, size_t len);
+void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1]);
+
+/* region_host.c: the host callback every script's VM gets. */
+gsvm_status rg_host(void *user, const char *name, const json_t *args, json_t **result,
+                    gsvm_error *err);
+
+#endif
