@@ -25,8 +25,10 @@ extern "C" {
 
 /* Opcode tables.  BASE is the 92-opcode HavokScript table (Shadow of War,
  * Sekiro, Halo); BO3 inserts eight shift/bitwise opcodes at 60-67; GHOSTS
- * appends DELETE and DELETE_BK.  AUTO picks GHOSTS for format-13 chunks and
- * BASE otherwise. */
+ * appends DELETE and DELETE_BK.  AUTO picks GHOSTS for format-13 chunks;
+ * for format 14 it picks BO3 or GHOSTS when the operand check fits that
+ * table strictly better than BASE (a chunk without their extra opcodes
+ * reads the same under BASE), else BASE. */
 typedef enum gsvm_hks_profile {
     GSVM_HKS_PROFILE_AUTO = 0,
     GSVM_HKS_PROFILE_BASE,
@@ -67,7 +69,9 @@ typedef struct gsvm_hks_local {
 /* Debug info.  `flag` is the "has debug" int as stored (0 = none).  In
  * format 13 (Call of Duty builds) flag 1 carries only a 32-bit `hash` (the
  * debug info lives in a separate file) and flag 40 only line defined, last
- * line, source and name; any other nonzero flag the full format-13 layout. */
+ * line, source and name; any other nonzero flag the full format-13 layout.
+ * A format-14 chunk with `debug_hash` set (Black Ops 3) reads flag 1 as
+ * only a hash too. */
 typedef struct gsvm_hks_debug {
     uint32_t flag;
     uint32_t hash;
@@ -133,6 +137,9 @@ typedef struct gsvm_hks_chunk {
     uint32_t nstructs;
     gsvm_hks_struct *structs;
     gsvm_hks_profile profile; /* never AUTO once loaded */
+    /* Format 14 only: debug flag 1 holds just a hash (hksc's Black Ops 3).
+     * The loader reads flag 1 in full first and falls back to this. */
+    bool debug_hash;
     uint8_t *prefix; size_t nprefix;     /* bytes before the chunk (--offset) */
     uint8_t *trailing; size_t ntrailing; /* bytes after the chunk */
 } gsvm_hks_chunk;
@@ -221,6 +228,44 @@ gsvm_status gsvm_hks_scri_unpack(const uint8_t *data, size_t len, const char *fi
 /* Builds a SCRI payload (little-endian fields) into a malloc'd buffer. */
 gsvm_status gsvm_hks_scri_pack(uint8_t flag, const uint8_t *body, size_t body_len, uint8_t **out,
                                size_t *out_len, gsvm_error *err);
+
+/* ---- the compiler: Lua 5.1 + HKS source to a chunk ---- */
+typedef enum gsvm_hks_debug_level {
+    GSVM_HKS_DEBUG_FULL = 0, /* lines, locals, upvalue names */
+    GSVM_HKS_DEBUG_PROFILE,  /* only line defined, source and name */
+    GSVM_HKS_DEBUG_NONE
+} gsvm_hks_debug_level;
+
+/* Call of Duty keeps no debug info in the chunk, only a 32-bit hash per
+ * function of its source name followed by its name (djb2: h = h * 33 + c
+ * from 5381, chars signed); Black Ops 2 hashes every second byte. */
+typedef enum gsvm_hks_hash_form {
+    GSVM_HKS_HASH_NONE = 0, /* debug info as --debug says */
+    GSVM_HKS_HASH_T6,       /* Black Ops 2: every second byte */
+    GSVM_HKS_HASH_T7        /* Black Ops 3 (PC): every byte */
+} gsvm_hks_hash_form;
+
+typedef struct gsvm_hks_compile_options {
+    const char *chunkname;    /* source name kept in debug info ("@file.lua") */
+    const char *file;         /* file name in error messages */
+    bool big_endian;
+    uint8_t size_size;        /* 4 or 8 */
+    uint8_t number_size;      /* 4 (float32) or 8 (float64) */
+    uint8_t format;           /* 13 or 14 */
+    uint8_t build_flags;      /* header byte: 1 memoization, 2 structures, 8 float64 */
+    gsvm_hks_profile profile; /* BASE, BO3 (bit operators) or GHOSTS (hdelete) */
+    gsvm_hks_hash_form hash;  /* Call of Duty: one name hash per function, no debug info */
+    gsvm_hks_debug_level debug;
+    bool no_arg_table;        /* vararg functions get no Lua 5.0 `arg` local (Call of Duty) */
+} gsvm_hks_compile_options;
+
+/* Fills `o` with a target's settings: "sekiro", "sow", "ghosts", "doubles",
+ * "bo2", "bo3"; false if the name is unknown.  chunkname/file stay NULL. */
+bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o);
+/* Compiles `len` bytes of source into a new chunk.  Errors carry the file,
+ * line and column. */
+gsvm_status gsvm_hks_compile(const char *source, size_t len, const gsvm_hks_compile_options *o,
+                             gsvm_hks_chunk **out, gsvm_error *err);
 
 /* ---- control flow ---- */
 /* Finds a function by path ("0" the main function, "0/2" its third child). */

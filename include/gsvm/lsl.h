@@ -186,7 +186,7 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
 #define GSVM_LSL3_ABI_VERSION 3
 /* Bumped whenever compiler3.c's output for some source changes: it is part
  * of the cache key (gsvm_lsl3_compile_cached). */
-#define GSVM_LSL3_COMPILER_VERSION 3
+#define GSVM_LSL3_COMPILER_VERSION 4
 #define GSVM_LSL3_SNAPSHOT_VERSION 3
 
 typedef struct gsvm_lsl3_program gsvm_lsl3_program;
@@ -247,6 +247,8 @@ gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget);
  * Call it again (after running) until the whole span has passed. */
 uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms);
 uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm);
+/* When the script sleeps (llSleep, a forced delay): the simulation time it wakes at; else 0. */
+uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm);
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm);

@@ -52,6 +52,18 @@ extern "C" {
 /* The request burst of one callback: its first request plus 63 more.  The
  * 65th request fails like an allocation (no pcall catches it) and faults. */
 #define GSVM_MISSION_REQUEST_BURST 64u
+/* A request's arguments as JSON text are at most this many bytes (a larger
+ * one is refused with a Lua error the script may catch); every byte is
+ * charged to the callback's instruction budget. */
+#define GSVM_MISSION_MAX_REQUEST_ARGS 8192u
+/* The simulated clock never passes 2^53 ms (about 285,000 years; exact in
+ * a JSON number): gsvm_mission_advance refuses to go further. */
+#define GSVM_MISSION_MAX_CLOCK_MS (UINT64_C(1) << 53)
+/* Delivery deadlines on the simulated clock (the defaults of the config). */
+#define GSVM_MISSION_COMMIT_WAIT_MS 2000u   /* no host commit by then: refused */
+#define GSVM_MISSION_NETWORK_WAIT_MS 15000u /* this long in the network queue: a cancel is requested */
+#define GSVM_MISSION_CANCEL_WAIT_MS 2000u   /* a requested cancel not confirmed by then: the mission faults */
+#define GSVM_MISSION_EXPIRE_MS 60000u       /* this long after the first try: expired */
 
 typedef struct gsvm_mission gsvm_mission;
 typedef struct gsvm_mission_world gsvm_mission_world;
@@ -99,8 +111,33 @@ typedef enum gsvm_mission_answer {
     GSVM_MISSION_DROP,
     GSVM_MISSION_NO_CANCEL,
     GSVM_MISSION_UNPUBLISHED,
-    GSVM_MISSION_MISMATCH
+    GSVM_MISSION_MISMATCH,
+    /* The host answers later, at any simulated time, through
+     * gsvm_mission_report_outcome (see "Asynchronous outcomes" below). */
+    GSVM_MISSION_DEFER
 } gsvm_mission_answer;
+
+/* ---- asynchronous outcomes ----
+ * A host that answers DEFER keeps the request at the head of the queue
+ * (gsvm_mission_head_request) and reports, whenever it knows:
+ *   COMMITTED  the host committed the request's revision; it now waits in
+ *              the network queue (only before any other outcome);
+ *   STAGED     the transport staged it: the outcome transport_staged
+ *              (committing is implied; also after a cancel was requested);
+ *   REFUSED    the host refused it: refused (before the network queue);
+ *   CANCELED   a cancel is confirmed (the runtime's request, or the host's
+ *              own drop): canceled.
+ * The runtime applies the deadlines itself on the simulated clock (the
+ * config's, defaults above): no COMMITTED within commit_wait_ms of the first
+ * try -> refused; network_wait_ms in the network queue -> the runtime asks
+ * host.cancel and waits cancel_wait_ms for CANCELED (else the mission
+ * faults); expire_ms after the first try -> expired, whatever the stage. */
+typedef enum gsvm_mission_outcome {
+    GSVM_MISSION_COMMITTED = 0,
+    GSVM_MISSION_STAGED,
+    GSVM_MISSION_REFUSED,
+    GSVM_MISSION_CANCELED
+} gsvm_mission_outcome;
 
 /* A request as it leaves the outbox. */
 typedef struct gsvm_mission_request {
@@ -129,6 +166,10 @@ typedef struct gsvm_mission_host {
     gsvm_mission_answer (*initial_state)(void *ud, const char *args_json);
     /* The mission faulted (also when a faulted record is reopened). */
     void (*fault)(void *ud, const char *message);
+    /* A deferred request spent network_wait_ms in the network queue: the
+     * runtime asks the host to cancel it (confirm with CANCELED, or it may
+     * still answer STAGED). */
+    void (*cancel)(void *ud, uint64_t key);
     void *ud;
 } gsvm_mission_host;
 
@@ -147,6 +188,8 @@ typedef struct gsvm_mission_config {
     uint32_t callback_wall_ms; /* wall-clock guard per callback; default 1000 */
     uint32_t open_wall_ms;     /* wall-clock guard while opening; default 20000 */
     uint32_t tick_ms;          /* server tick; default: the world's, else 50 */
+    /* Delivery deadlines in simulated ms (0: the GSVM_MISSION_*_MS defaults). */
+    uint32_t commit_wait_ms, network_wait_ms, cancel_wait_ms, expire_ms;
     gsvm_mission_host host;
 } gsvm_mission_config;
 
@@ -226,8 +269,21 @@ gsvm_status gsvm_mission_publish(gsvm_mission *m, gsvm_error *err);
 bool gsvm_mission_start_pending(const gsvm_mission *m);
 /* Client reports waiting in the input queue. */
 size_t gsvm_mission_waiting_reports(const gsvm_mission *m);
-/* Advances the server clock by `ms`, tick by tick. */
+/* Advances the server clock by `ms`: every tick on which something can
+ * happen (a timer, a delivery deadline, a pending start) runs in order, and
+ * idle ticks are skipped, so the cost is the events', not the time's.
+ * GSVM_ERR_USAGE (and no change) when the clock would pass
+ * GSVM_MISSION_MAX_CLOCK_MS. */
 gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err);
+/* The request in delivery at the head of the queue: true and *req filled
+ * (strings valid until the next call that runs callbacks); *deferred tells
+ * whether it waits for gsvm_mission_report_outcome (may be NULL). */
+bool gsvm_mission_head_request(const gsvm_mission *m, gsvm_mission_request *req, bool *deferred);
+/* Reports the outcome of the deferred head request `key` (see above);
+ * GSVM_ERR_USAGE when no deferred request of that key is in delivery or the
+ * outcome does not fit its stage.  What can run afterwards runs. */
+gsvm_status gsvm_mission_report_outcome(gsvm_mission *m, uint64_t key, gsvm_mission_outcome outcome,
+                                 gsvm_error *err);
 /* Closes the Lua state and opens it again from the committed record. */
 gsvm_status gsvm_mission_reopen(gsvm_mission *m, gsvm_error *err);
 /* "Reload script": clears a fault and reopens, with new source text when
@@ -262,6 +318,8 @@ bool gsvm_mission_timer_at(const gsvm_mission *m, size_t i, const char **name,
 size_t gsvm_mission_pending_requests(const gsvm_mission *m);
 /* Callbacks run since open (for hosts and benchmarks). */
 uint64_t gsvm_mission_callbacks_run(const gsvm_mission *m);
+/* Bytes the mission's Lua state holds now (its arena; at most arena_bytes). */
+size_t gsvm_mission_memory_used(const gsvm_mission *m);
 
 /* Event kind names: index 0..40 -> "sensor_sense_updated", ...; -1 if unknown. */
 const char *gsvm_mission_event_name(int kind);

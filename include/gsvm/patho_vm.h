@@ -118,7 +118,8 @@ typedef struct gsvm_patho_call {
 typedef struct gsvm_patho_host {
     void *user;
     /* Resolves a native by name and argument count (an import of the
-     * program); an id >= 0, or -1 when there is none (calling it faults).
+     * program); an id >= 0, or -1 when there is none: gsvm_patho_vm_new
+     * then refuses the program (GSVM_ERR_INPUT naming the import).
      * NULL: every native resolves to its import index. */
     int32_t (*resolve)(void *user, const char *name, uint32_t argc);
     /* Performs a call (see gsvm_patho_call).  NULL: every call is DONE. */
@@ -179,12 +180,14 @@ typedef enum gsvm_patho_state {
 #define GSVM_PATHO_MAX_TASKS 256u   /* nested tasks */
 #define GSVM_PATHO_MAX_DISABLED 256u /* distinct disabled events per task */
 
+/* Refuses (GSVM_ERR_INPUT) a program with an import the host does not resolve. */
 gsvm_status gsvm_patho_vm_new(const gsvm_patho_program *prog, const gsvm_patho_host *host,
                               gsvm_patho_vm **out, gsvm_error *err);
 void gsvm_patho_vm_free(gsvm_patho_vm *vm);
 
-/* Instructions one run may execute (per frame, per event); 0 means the
- * default of 1,000,000. */
+/* Instructions one run may execute (per frame, per event: the game's cap);
+ * 0 means the default of 1,000,000.  A total over many frames is the
+ * host's to count (gsvm_patho_sim_opts.max_instructions). */
 void gsvm_patho_vm_set_max_instructions(gsvm_patho_vm *vm, uint64_t n);
 
 /* Enters the start task (RunTask) at RunOp inside an entry frame whose

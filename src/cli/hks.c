@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "cli/args.h"
 #include "cli/engines.h"
+#include "cli/hks_compile.h"
 #include "gsvm/hks.h"
 
 /* Options shared by the verbs that load chunks. */
@@ -585,6 +586,7 @@ static const gsvm_verb verbs[] = {
     {"verify", verb_verify, "check every operand against its range"},
     {"stats", verb_stats, "count functions, instructions, constants, opcodes"},
     {"roundtrip", verb_roundtrip, "list and reassemble chunks in memory; compare byte for byte"},
+    {"compile", gsvm_cli_hks_compile, "compile Lua 5.1 + HavokScript source into a chunk"},
     {"scri", verb_scri, "unpack or pack a SCRI script payload"},
     {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
     {NULL, NULL, NULL},

@@ -33,8 +33,8 @@ static void any_free(any_prog *a)
  * compiled as LSL source.  `abi` 0 picks ABI 2 when the script fits its
  * slice and ABI 3 otherwise (both through the cache when `cache_dir` is not
  * NULL); 2 or 3 forces one (a program file must then be of that ABI). */
-static gsvm_status load_any(const char *path, const char *cache_dir, int abi, any_prog *out,
-                            gsvm_error *err)
+static gsvm_status load_any_why(const char *path, const char *cache_dir, int abi, any_prog *out,
+                                char *why, size_t why_size, gsvm_error *err)
 {
     out->p2 = NULL;
     out->p3 = NULL;
@@ -55,12 +55,20 @@ static gsvm_status load_any(const char *path, const char *cache_dir, int abi, an
             st = gsvm_lsl_compile_cached(src, bytes.len, name, cache_dir, &out->p2, NULL, err);
         if (abi == 3 || (abi == 0 && st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO)) {
             /* not in the ABI-2 slice: the whole language (its diagnostic wins) */
+            if (why && abi == 0)
+                snprintf(why, why_size, "%ld:%ld: %s", err->line, err->column, err->message);
             gsvm_error_clear(err);
             st = gsvm_lsl3_compile_cached(src, bytes.len, name, cache_dir, &out->p3, NULL, err);
         }
     }
     gsvm_buf_free(&bytes);
     return st;
+}
+
+static gsvm_status load_any(const char *path, const char *cache_dir, int abi, any_prog *out,
+                            gsvm_error *err)
+{
+    return load_any_why(path, cache_dir, abi, out, NULL, 0, err);
 }
 
 static bool parse_abi(const char *verb, uint64_t abi, bool has)
@@ -113,8 +121,17 @@ static int cmd_compile(int argc, char **argv)
     gsvm_error err;
     gsvm_error_clear(&err);
     any_prog prog;
-    if (load_any(pos[0], NULL, (int)abi, &prog, &err) != GSVM_OK)
+    char why[sizeof err.message + 48] = "";
+    if (load_any_why(pos[0], NULL, (int)abi, &prog, why, sizeof why, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
+    /* say which ABI the program is, and why not ABI 2 when it was picked */
+    const char *name = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
+    if (prog.p2)
+        fprintf(stderr, "%s: ABI 2\n", name);
+    else if (why[0])
+        fprintf(stderr, "%s: ABI 3 (ABI 2: %s)\n", name, why);
+    else
+        fprintf(stderr, "%s: ABI 3\n", name);
     uint8_t *data;
     size_t len;
     gsvm_status st = prog.p2 ? gsvm_lsl_program_save(prog.p2, &data, &len, &err)
@@ -488,7 +505,9 @@ static int cmd_run(int argc, char **argv)
     const gsvm_opt opts[] = {
         {"--events", 0, OPT_STRING, &events_path, "EVENTS.jsonl",
          "events to dispatch after state_entry, one {\"event\":NAME,\"args\":[...]} per line", NULL},
-        {"--budget", 0, OPT_U64, &budget, "N", "run each handler in slices of N instructions (default 1024)", NULL},
+        {"--frame-instructions", 0, OPT_U64, &budget, "N",
+         "instructions per frame: each handler runs in slices of N (default 1024)", NULL},
+        {"--budget", 0, OPT_U64, &budget, "N", "the older name of --frame-instructions", NULL},
         {"--max-instructions", 0, OPT_U64, &max_instructions, "N",
          "stop (exit 4) when N instructions have run in total", &has_max},
         {"--snapshot-at", 0, OPT_U64, &snapshot_at, "K",
@@ -506,7 +525,7 @@ static int cmd_run(int argc, char **argv)
     };
     const gsvm_verb_spec spec = {
         "gsvm lsl run",
-        "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--budget N] [--max-instructions N]\n"
+        "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--frame-instructions N] [--max-instructions N]\n"
         "       [--snapshot-at K] [--snapshot-out SNAP] [--resume SNAP] [--cache DIR | --no-cache]",
         "Runs a script: state_entry (unless resuming), then each event of EVENTS.\n"
         "Prints one JSON line per host call {\"host\":NAME,\"args\":[...]}; a fault prints\n"
@@ -519,7 +538,7 @@ static int cmd_run(int argc, char **argv)
         return rc;
     const char *problem = NULL;
     if (budget == 0)
-        problem = "--budget must be at least 1";
+        problem = "--frame-instructions must be at least 1";
     else if (has_cache && no_cache)
         problem = "--cache and --no-cache exclude each other";
     else if (has_snapshot_at && !snapshot_out)

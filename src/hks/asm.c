@@ -754,6 +754,15 @@ static bool header_line(parser *P)
         for (i = 0; i < 10; i++)
             if (word_is(k, kl, keys[i]))
                 break;
+        if (i == 10 && word_is(k, kl, "debug")) { /* optional: the format-14 hash form */
+            const char *w;
+            size_t n;
+            word(P, &w, &n);
+            if (!word_is(w, n, "hash"))
+                return fail(P, w, "debug= must be hash (debug flag 1 is only a hash)");
+            c->debug_hash = true;
+            continue;
+        }
         if (i == 10)
             return fail(P, k, "unknown header key '%.*s'", (int)(kl > 20 ? 20 : kl), k);
         if (i == 2) {
@@ -789,6 +798,8 @@ static bool header_line(parser *P)
         return fail(P, NULL, "number must be 4 or 8");
     if (c->integral > 1)
         return fail(P, NULL, "integral must be 0 or 1");
+    if (c->debug_hash && c->format != 14)
+        return fail(P, NULL, "debug=hash is for format 14 (format 13 always reads it so)");
     c->has_structs = (c->build_flags & 2) != 0;
     P->have_header = true;
     return true;
@@ -798,17 +809,17 @@ static bool finish_function(parser *P)
 {
     fbuild *fb = cur(P);
     const gsvm_hks_debug *d = &fb->f.debug;
-    hks_dbg_kind kind = hks_debug_kind(P->c->format, d->flag);
+    hks_dbg_kind kind = hks_debug_kind(P->c->format, P->c->debug_hash, d->flag);
     bool arrays = d->nlines || d->nlocals || d->nupnames;
     bool names = d->source.size || d->name.size || d->linedefined || d->lastlinedefined;
     if (kind == HKS_DBG_NONE && (arrays || names || d->hash))
         return fail(P, NULL, "debug info given but .debug is 0 or missing");
     if (kind == HKS_DBG_HASH && (arrays || names))
-        return fail(P, NULL, "in format 13, .debug 1 holds only a .hash");
+        return fail(P, NULL, "in format 13 (or 14 with debug=hash), .debug 1 holds only a .hash");
     if (kind == HKS_DBG_PROFILE && arrays)
         return fail(P, NULL, "in format 13, .debug 40 holds no lines, locals or upvalue names");
     if (kind != HKS_DBG_HASH && d->hash)
-        return fail(P, NULL, ".hash needs format 13 and .debug 1");
+        return fail(P, NULL, ".hash needs .debug 1 in format 13 (or 14 with debug=hash)");
     P->depth--;
     if (P->depth == 0) {
         P->c->main = fb->f;

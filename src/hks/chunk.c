@@ -21,6 +21,7 @@ typedef struct loader {
     size_t start; /* offset of the chunk in the input */
     uint8_t size_size, size_number;
     uint8_t format;
+    bool hash14; /* format 14, debug flag 1 = only a hash (Black Ops 3) */
 } loader;
 
 /* ---------------------------------------------------------------- reading */
@@ -220,7 +221,7 @@ static bool rd_debug(loader *L, gsvm_hks_debug *d)
 {
     if (!rd_int(L, &d->flag, "debug flag"))
         return false;
-    switch (hks_debug_kind(L->format, d->flag)) {
+    switch (hks_debug_kind(L->format, L->hash14, d->flag)) {
     case HKS_DBG_NONE: return true;
     case HKS_DBG_HASH: return rd_int(L, &d->hash, "debug hash");
     case HKS_DBG_PROFILE:
@@ -306,6 +307,42 @@ static bool rd_function(loader *L, gsvm_hks_proto *f, int depth)
         if (!rd_function(L, &f->p[i], depth + 1))
             return false;
     return true;
+}
+
+/* The main function and its children.  Format 14 does not say whether
+ * debug flag 1 is the full block or (hksc's Black Ops 3) only a hash: the
+ * full form is read first, and when it fails the hash form is tried.  The
+ * failure reported is that of the reading that got further. */
+static bool rd_functions(loader *L, gsvm_hks_chunk *c, gsvm_error *err)
+{
+    size_t at = L->r.pos;
+    if (c->format != 14)
+        return rd_function(L, &c->main, 0);
+    gsvm_error first;
+    gsvm_error_clear(&first);
+    L->r.err = &first;
+    bool ok = rd_function(L, &c->main, 0);
+    L->r.err = err;
+    if (ok)
+        return true;
+    size_t first_pos = L->r.pos;
+    hks_proto_free(&c->main);
+    L->r.failed = false;
+    L->r.pos = at;
+    L->hash14 = true;
+    gsvm_error second;
+    gsvm_error_clear(&second);
+    L->r.err = &second;
+    ok = rd_function(L, &c->main, 0);
+    L->r.err = err;
+    if (ok) {
+        c->debug_hash = true;
+        return true;
+    }
+    if (err)
+        *err = second.offset > first.offset ? second : first;
+    L->r.pos = second.offset > first.offset ? L->r.pos : first_pos;
+    return false;
 }
 
 static void free_structs(gsvm_hks_struct *s, uint32_t n)
@@ -454,23 +491,35 @@ static bool rd_header(loader *L, gsvm_hks_chunk *c)
 }
 
 /* Format 13 is Ghosts (its table is the base table plus two opcodes).  A
- * format-14 chunk does not say whether it is Black Ops 3: the operand check
- * tells, since BO3 code read with the base table (or the reverse) breaks
- * operand ranges, DATA ownership and test/JMP pairs all over.  BO3 is chosen
- * only when it fits strictly better. */
+ * format-14 chunk does not say whether it is Black Ops 3 or Ghosts: the
+ * operand check tells, since BO3 code read with the base table (or the
+ * reverse) breaks operand ranges, DATA ownership and test/JMP pairs all
+ * over, and base reads Ghosts' DELETE as unknown opcodes.  Another table is
+ * chosen only when it fits strictly better; a Ghosts chunk without DELETE
+ * reads the same either way and loads as base. */
 static gsvm_hks_profile detect_profile(gsvm_hks_chunk *c)
 {
     if (c->format == 13)
         return GSVM_HKS_PROFILE_GHOSTS;
-    gsvm_hks_verify_result base, bo3;
+    gsvm_hks_verify_result base, other;
     c->profile = GSVM_HKS_PROFILE_BASE;
     if (gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &base, NULL) != GSVM_OK ||
         base.violations == 0)
         return GSVM_HKS_PROFILE_BASE;
-    c->profile = GSVM_HKS_PROFILE_BO3;
-    if (gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &bo3, NULL) != GSVM_OK)
-        return GSVM_HKS_PROFILE_BASE;
-    return bo3.violations < base.violations ? GSVM_HKS_PROFILE_BO3 : GSVM_HKS_PROFILE_BASE;
+    /* Ghosts built in format 14 (hksc's iw6) differs from base only by
+     * DELETE / DELETE_BK at 92-93, which base reads as unknown opcodes. */
+    gsvm_hks_profile best = GSVM_HKS_PROFILE_BASE;
+    uint64_t best_v = base.violations;
+    static const gsvm_hks_profile others[2] = {GSVM_HKS_PROFILE_BO3, GSVM_HKS_PROFILE_GHOSTS};
+    for (int i = 0; i < 2; i++) {
+        c->profile = others[i];
+        if (gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &other, NULL) == GSVM_OK &&
+            other.violations < best_v) {
+            best = others[i];
+            best_v = other.violations;
+        }
+    }
+    return best;
 }
 
 gsvm_status gsvm_hks_chunk_load(const uint8_t *data, size_t len, const gsvm_hks_load_options *opts,
@@ -505,7 +554,9 @@ gsvm_status gsvm_hks_chunk_load(const uint8_t *data, size_t len, const gsvm_hks_
     if (!c->prefix)
         goto nomem;
     memcpy(c->prefix, data, o.offset);
-    if (!rd_header(&L, c) || !rd_function(&L, &c->main, 0))
+    if (!rd_header(&L, c))
+        goto fail;
+    if (!rd_functions(&L, c, err))
         goto fail;
     c->has_structs = (c->build_flags & 2) != 0;
     c->struct_layout = GSVM_HKS_STRUCTS_PLAIN;
@@ -603,6 +654,7 @@ typedef struct dumper {
     bool be;
     size_t start;
     uint8_t size_size, size_number, format;
+    bool hash14;
 } dumper;
 
 static void wr_int(dumper *D, uint32_t v) { gsvm_buf_u32(&D->b, v, D->be); }
@@ -623,7 +675,7 @@ static void wr_str(dumper *D, const gsvm_hks_str *s)
 static void wr_debug(dumper *D, const gsvm_hks_debug *d)
 {
     wr_int(D, d->flag);
-    switch (hks_debug_kind(D->format, d->flag)) {
+    switch (hks_debug_kind(D->format, D->hash14, d->flag)) {
     case HKS_DBG_NONE: return;
     case HKS_DBG_HASH: wr_int(D, d->hash); return;
     case HKS_DBG_PROFILE:
@@ -721,6 +773,7 @@ gsvm_status gsvm_hks_chunk_dump(const gsvm_hks_chunk *c, uint8_t **out, size_t *
     D.size_size = c->size_size;
     D.size_number = c->size_number;
     D.format = c->format;
+    D.hash14 = c->format == 14 && c->debug_hash;
     gsvm_buf_append(&D.b, c->prefix, c->nprefix);
     D.start = D.b.len;
     gsvm_buf_append(&D.b, "\x1bLua", 4);

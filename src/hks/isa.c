@@ -16,6 +16,8 @@ const hks_opinfo hks_ops[HKS_I_COUNT] = {
 #define D2 HKS_D2
 #define DCL HKS_DCL
 #define DSL HKS_DSL
+#define DCH HKS_DCH
+#define DSMT HKS_DSMT
 #define XTEST HKS_XTEST
 #define XSB HKS_XSB
 #define XSC HKS_XSC

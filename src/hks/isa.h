@@ -7,8 +7,13 @@
 #include "gsvm/hks.h"
 
 typedef enum { HKS_ABC, HKS_ABX, HKS_ASBX } hks_mode;
-typedef enum { HKS_N, HKS_R, HKS_K, HKS_RK, HKS_U, HKS_F, HKS_V, HKS_P, HKS_J, HKS_T } hks_kind;
-enum { HKS_D0 = 0, HKS_D1 = 1, HKS_D2 = 2, HKS_DCL = 16, HKS_DSL = 32 };
+typedef enum { HKS_N, HKS_R, HKS_K, HKS_RK, HKS_U, HKS_F, HKS_V, HKS_P, HKS_J, HKS_T, HKS_DK } hks_kind;
+enum { HKS_D0 = 0, HKS_D1 = 1, HKS_D2 = 2, HKS_DCL = 16, HKS_DSL = 32, HKS_DCH = 64, HKS_DSMT = 128 };
+/* SETSLOTMT's B: the tag chain's length - 1 in the low 4 bits, the slot's
+ * type tag in the high 4 (TSTRUCT: the structure id in one more word). */
+enum { HKS_SLOTMT_CHAIN_MASK = 15, HKS_SLOTMT_TYPE_SHIFT = 4, HKS_TSTRUCT = 12 };
+/* Ghosts' DELETE / DELETE_BK: what C says is deleted. */
+enum { HKS_DEL_LOCAL = 0, HKS_DEL_GLOBAL = 1, HKS_DEL_UPVALUE = 2, HKS_DEL_INDEXED = 3 };
 enum { HKS_XTEST = 1, HKS_XSB = 2, HKS_XSC = 4, HKS_XSBX = 8 };
 
 /* Internal opcode ids: the base table's rows (0..91), then the extensions. */
@@ -53,6 +58,12 @@ static inline unsigned hks_data_words(const gsvm_hks_proto *f, unsigned iop, uin
     unsigned n = d & 15u;
     if ((d & HKS_DSL) && GSVM_HKS_C(insn) == 0)
         n += 1;
+    if (d & HKS_DCH)
+        n += GSVM_HKS_C(insn) + 1;
+    if (d & HKS_DSMT) {
+        uint32_t b = GSVM_HKS_B(insn);
+        n += (b & HKS_SLOTMT_CHAIN_MASK) + 1 + ((b >> HKS_SLOTMT_TYPE_SHIFT) == HKS_TSTRUCT);
+    }
     if (d & HKS_DCL) {
         uint32_t bx = GSVM_HKS_BX(insn);
         if (f && bx < f->np)

@@ -214,7 +214,7 @@ static void list_code(printer *P, const gsvm_hks_proto *f)
     uint64_t owner_pc = 0, owned_left = 0;
     const hks_opinfo *owner = NULL;
     unsigned owner_iop = 0;
-    bool have_lines = hks_debug_kind(c->format, f->debug.flag) == HKS_DBG_FULL &&
+    bool have_lines = hks_debug_kind(c->format, c->debug_hash, f->debug.flag) == HKS_DBG_FULL &&
                       f->debug.nlines == f->ncode;
     const kcache *kc = &P->kc;
     size_t plen = strlen(P->path);
@@ -333,7 +333,7 @@ static void list_function(printer *P, const gsvm_hks_proto *f)
 {
     const gsvm_hks_debug *d = &f->debug;
     /* the luac-style summary, as comments */
-    hks_dbg_kind kind = hks_debug_kind(P->c->format, d->flag);
+    hks_dbg_kind kind = hks_debug_kind(P->c->format, P->c->debug_hash, d->flag);
     puts_(P, "\n; function ");
     puts_(P, P->path);
     if (kind == HKS_DBG_FULL || kind == HKS_DBG_PROFILE) {
@@ -539,6 +539,8 @@ gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm
              "number=%u integral=%u flags=0x%02x referenced=%u\n",
              c->version, c->format, c->endian ? "little" : "big", c->size_int, c->size_size,
              c->size_instr, c->size_number, c->integral, c->build_flags, c->referenced);
+    if (c->format == 14 && c->debug_hash) /* (the newline goes after the key) */
+        snprintf(tmp + strlen(tmp) - 1, 32, " debug=hash\n");
     puts_(&P, tmp);
     snprintf(tmp, sizeof tmp, "; build flags:%s%s%s%s%s\n", (c->build_flags & 1) ? " memoization" : "",
              (c->build_flags & 2) ? " structures" : "", (c->build_flags & 4) ? " self" : "",

@@ -106,7 +106,45 @@ static inline void check_field(vstate *V, const gsvm_hks_proto *f, uint64_t pc, 
             report(V, pc, "%s: jump target %lld is a DATA word", o->name, (long long)target);
         break;
     }
+    case HKS_DK:
+        if (v > HKS_DEL_INDEXED)
+            report(V, pc, "%s: %s is %u; expected a kind of deletion (0 local, 1 global, "
+                          "2 upvalue, 3 indexed)", o->name, fname, v);
+        break;
     default: break;
+    }
+}
+
+/* Ghosts' DELETE: what B is depends on the kind in C (DELETE_BK's B is a
+ * constant either way, checked as its kind says). */
+static void check_delete(vstate *V, const gsvm_hks_proto *f, uint64_t pc, const hks_opinfo *o,
+                         unsigned iop, uint32_t B, uint32_t C)
+{
+    bool bk = iop == HKS_I_DELETE_BK;
+    switch (C) {
+    case HKS_DEL_LOCAL:
+        if (bk)
+            report(V, pc, "%s: kind 0 (local) takes no constant; expected DELETE", o->name);
+        break;
+    case HKS_DEL_GLOBAL:
+        if (!bk)
+            report(V, pc, "%s: kind 1 (global) names the global by a constant; expected "
+                          "DELETE_BK", o->name);
+        else if (B < f->nk && f->k[B].type != GSVM_HKS_K_STRING)
+            report(V, pc, "%s: B constant %u is not a string", o->name, B);
+        break;
+    case HKS_DEL_UPVALUE:
+        if (bk)
+            report(V, pc, "%s: kind 2 (upvalue) takes no constant; expected DELETE", o->name);
+        else if (B >= f->nups)
+            report(V, pc, "%s: B upvalue %u is not below the %u upvalues", o->name, B, f->nups);
+        break;
+    case HKS_DEL_INDEXED:
+        if (!bk && B >= f->maxstack)
+            report(V, pc, "%s: B register %u is not below max stack %u", o->name, B,
+                   f->maxstack);
+        break;
+    default: break; /* reported as C's kind */
     }
 }
 
@@ -134,6 +172,7 @@ check_code_as(vstate *V, const gsvm_hks_proto *f, uint8_t *is_data, gsvm_hks_hyp
     lim[HKS_K] = f->nk;
     lim[HKS_V] = f->nups;
     lim[HKS_P] = f->np;
+    lim[HKS_DK] = HKS_DEL_INDEXED + 1;
     lim[HKS_RK] = 0;
     lim[HKS_J] = 0;
     /* First pass: which words are owned DATA words (for jump targets). */
@@ -183,6 +222,8 @@ check_code_as(vstate *V, const gsvm_hks_proto *f, uint8_t *is_data, gsvm_hks_hyp
             FIELD("Bx", o->b, Bx);
         }
 #undef FIELD
+        if (iop == HKS_I_DELETE || iop == HKS_I_DELETE_BK)
+            check_delete(V, f, pc, o, iop, B, C);
         if (o->checks & HKS_XSB)
             need_string(V, f, pc, o, "B", B);
         if (o->checks & HKS_XSC)

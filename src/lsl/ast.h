@@ -28,7 +28,8 @@ typedef enum lsl_expr_kind {
     E_ASSIGN,   /* lhs op rhs: = += -= *= /= %= */
     E_PREINC, E_PREDEC, E_POSTINC, E_POSTDEC, /* lhs */
     E_CAST,     /* (cast_type) lhs */
-    E_MEMBER    /* lhs.name, name one of x y z s */
+    E_MEMBER,   /* lhs.name, name one of x y z s */
+    E_PRINT     /* print(lhs): a host line on the debug channel, no value */
 } lsl_expr_kind;
 
 typedef struct lsl_expr {

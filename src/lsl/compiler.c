@@ -190,6 +190,7 @@ static void leave_scope(compiler *c)
 /* ---- expressions ------------------------------------------------------------------ */
 
 static lsl_type cexpr(compiler *c, const lsl_expr *e);
+static bool has_side_effect(const lsl_expr *e);
 
 static const char *op_text(lsl_tok op)
 {
@@ -245,6 +246,11 @@ static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
     if (!target_var(c, e->lhs, &v))
         return LSL_TYPE_VOID;
     if (e->kind == E_ASSIGN) {
+        if (e->op != T_ASSIGN && has_side_effect(e->rhs)) {
+            fail(c, e->line, e->col,
+                 "a compound assignment whose value has side effects is not supported by ABI 2");
+            return LSL_TYPE_VOID;
+        }
         if (e->op != T_ASSIGN && !load_var(c, &v))
             return LSL_TYPE_VOID;
         lsl_type rt = cexpr(c, e->rhs);
@@ -315,8 +321,40 @@ static lsl_type ccall(compiler *c, const lsl_expr *e)
     return sig->ret;
 }
 
+/* Does evaluating e change a variable? */
+static bool has_side_effect(const lsl_expr *e)
+{
+    switch (e->kind) {
+    case E_ASSIGN: case E_PREINC: case E_PREDEC: case E_POSTINC: case E_POSTDEC: case E_CALL:
+    case E_PRINT:
+        return true;
+    case E_BINARY:
+        return has_side_effect(e->lhs) || has_side_effect(e->rhs);
+    case E_UNARY: case E_CAST: case E_MEMBER:
+        return has_side_effect(e->lhs);
+    default:
+        return false;
+    }
+}
+
+/* Second Life evaluates an operator's operands right to left; ABI 2's
+ * opcodes take them left to right.  The two orders agree unless an operand
+ * changes a variable while the other operand is not a literal: such
+ * expressions are left to ABI 3, so no script changes meaning with the ABI. */
+static bool order_shows(const lsl_expr *l, const lsl_expr *r)
+{
+    bool lit_l = l->kind == E_INT || l->kind == E_STRING;
+    bool lit_r = r->kind == E_INT || r->kind == E_STRING;
+    return (has_side_effect(l) && !lit_r) || (has_side_effect(r) && !lit_l);
+}
+
 static lsl_type cbinary(compiler *c, const lsl_expr *e)
 {
+    if (order_shows(e->lhs, e->rhs)) {
+        fail(c, e->line, e->col,
+             "operands with side effects (evaluated right to left) are not supported by ABI 2");
+        return LSL_TYPE_VOID;
+    }
     switch (e->op) {
     case T_PLUS: case T_MINUS: case T_STAR: case T_LT: case T_GT: case T_EQ:
         break;
@@ -426,6 +464,9 @@ static lsl_type cexpr(compiler *c, const lsl_expr *e)
     case E_MEMBER:
         fail(c, e->line, e->col, "vector and rotation components are not supported by ABI 2");
         return LSL_TYPE_VOID;
+    case E_PRINT:
+        fail(c, e->line, e->col, "print is not supported by ABI 2");
+        return LSL_TYPE_VOID;
     }
     fail(c, e->line, e->col, "unknown expression");
     return LSL_TYPE_VOID;
@@ -492,20 +533,36 @@ static bool cstmt(compiler *c, const lsl_stmt *s)
         leave_scope(c);
         return !c->failed;
     case S_IF: {
-        if (!ccondition(c, s->expr, "if"))
-            return false;
-        long jz = emit(c, FOP_JUMP_IF_ZERO, 0, 0);
-        if (!cstmt(c, s->body))
-            return false;
-        if (!s->else_body) {
+        /* an else-if chain in a loop (no recursion per branch); the jumps
+         * to its end are chained through their operands until patched */
+        long chain = -1;
+        for (;;) {
+            if (!ccondition(c, s->expr, "if"))
+                return false;
+            long jz = emit(c, FOP_JUMP_IF_ZERO, 0, 0);
+            if (!cstmt(c, s->body))
+                return false;
+            if (!s->else_body) {
+                patch(c, jz, c->p->ncode);
+                break;
+            }
+            long jend = emit(c, FOP_JUMP, (int32_t)chain, 0);
+            if (jend < 0)
+                return false;
+            chain = jend;
             patch(c, jz, c->p->ncode);
-            return !c->failed;
+            if (s->else_body->kind != S_IF) {
+                if (!cstmt(c, s->else_body))
+                    return false;
+                break;
+            }
+            s = s->else_body;
         }
-        long jend = emit(c, FOP_JUMP, 0, 0);
-        patch(c, jz, c->p->ncode);
-        if (!cstmt(c, s->else_body))
-            return false;
-        patch(c, jend, c->p->ncode);
+        while (chain >= 0 && !c->failed) {
+            long next = c->p->code[chain].a;
+            patch(c, chain, c->p->ncode);
+            chain = next;
+        }
         return !c->failed;
     }
     case S_WHILE: {

@@ -63,6 +63,7 @@ typedef struct c3 {
     size_t barrier;  /* no peephole fusion reaches below this ip (a jump may target it) */
     lsl_type ret;
     bool in_event;
+    bool invalid_il; /* the function uses the value of integer OP= float (Mono refuses it at run time) */
     label3 *labels;
     size_t nlabels, caplabels;
     fixup3 *fixups;
@@ -564,7 +565,8 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
 {
     lsl_type res = lsl_op_result_type(o, lt, rt);
     if (res == LSL_TYPE_VOID) {
-        fail(c, line, col, "operator %s cannot take %s and %s", text, lsl_type_name(lt), lsl_type_name(rt));
+        fail(c, line, col, "Type mismatch: operator %s cannot take %s and %s", text, lsl_type_name(lt),
+             lsl_type_name(rt));
         return T_ERR;
     }
     static const fal3_op iops[] = {
@@ -599,7 +601,41 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
     }
     if (o == LSL_OP_ADD && lt == LSL_TYPE_STRING && rt == LSL_TYPE_STRING)
         return op(c, F3_CONCAT_S, 0, 0, 0) >= 0 ? res : T_ERR;
+    if (o == LSL_OP_ADD && res == LSL_TYPE_STRING) {
+        /* Second Life adds only a string to a string: a key must be cast */
+        fail(c, line, col, "Type mismatch: operator %s cannot take %s and %s", text, lsl_type_name(lt),
+             lsl_type_name(rt));
+        return T_ERR;
+    }
     return op(c, F3_BINOP, o, 0, 0) >= 0 ? res : T_ERR;
+}
+
+/* Second Life's table of compound assignments (variable OP= value); it
+ * differs from the operators': no `integer += float`, no `key += ...`. */
+static bool sl_compound_ok(lsl_tok op, lsl_type v, lsl_type r)
+{
+    bool num_r = r == LSL_TYPE_INTEGER || r == LSL_TYPE_FLOAT;
+    switch (op) {
+    case T_PLUS_ASSIGN:
+        if (v == LSL_TYPE_LIST)
+            return r != LSL_TYPE_VOID;
+        if (v == LSL_TYPE_STRING)
+            return r == LSL_TYPE_STRING;
+        /* fall through */
+    case T_MINUS_ASSIGN:
+        return (v == LSL_TYPE_INTEGER && r == LSL_TYPE_INTEGER) || (v == LSL_TYPE_FLOAT && num_r) ||
+               (v == r && (v == LSL_TYPE_VECTOR || v == LSL_TYPE_ROTATION));
+    case T_STAR_ASSIGN:
+    case T_SLASH_ASSIGN:
+        if (v == LSL_TYPE_INTEGER)
+            return r == LSL_TYPE_INTEGER || (op == T_STAR_ASSIGN && r == LSL_TYPE_FLOAT);
+        return (v == LSL_TYPE_FLOAT && num_r) || (v == LSL_TYPE_VECTOR && (num_r || r == LSL_TYPE_ROTATION)) ||
+               (v == LSL_TYPE_ROTATION && r == LSL_TYPE_ROTATION);
+    case T_PERCENT_ASSIGN:
+        return (v == LSL_TYPE_INTEGER && r == LSL_TYPE_INTEGER) || (v == LSL_TYPE_VECTOR && r == LSL_TYPE_VECTOR);
+    default:
+        return true;
+    }
 }
 
 static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
@@ -654,6 +690,11 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
         if (!coerce(c, rt, vt, e->line, e->col, "assignment"))
             return T_ERR;
     } else {
+        if (!sl_compound_ok(e->op, vt, rt)) {
+            fail(c, e->line, e->col, "Type mismatch: %s cannot take %s and %s", lsl_tok_name(e->op),
+                 lsl_type_name(vt), lsl_type_name(rt));
+            return T_ERR;
+        }
         lsl_op o;
         tok_to_op(e->op, &o);
         if (member >= 0) {
@@ -665,7 +706,11 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
         if (res == T_ERR)
             return T_ERR;
         if (res == LSL_TYPE_FLOAT && vt == LSL_TYPE_INTEGER) {
-            /* integer *= float and friends: Second Life stores the truncation */
+            /* integer *= float: Second Life stores the truncation; the
+             * assignment's value (a float where an integer is declared) is
+             * code Mono's JIT refuses, a run-time error of the function */
+            if (want)
+                c->invalid_il = true;
             if (op(c, F3_F2I, 0, 0, 0) < 0)
                 return T_ERR;
         } else if (!coerce(c, res, vt, e->line, e->col, "assignment"))
@@ -900,6 +945,18 @@ static lsl_type cexpr(c3 *c, const lsl_expr *e)
             return T_ERR;
         return LSL_TYPE_FLOAT;
     }
+    case E_PRINT: {
+        lsl_type t = cexpr(c, e->lhs);
+        if (t == T_ERR)
+            return T_ERR;
+        if (t == LSL_TYPE_VOID) {
+            fail(c, e->lhs->line, e->lhs->col, "Type mismatch: print needs a value");
+            return T_ERR;
+        }
+        if (t != LSL_TYPE_STRING && op(c, F3_CAST, LSL_TYPE_STRING, 0, 0) < 0)
+            return T_ERR;
+        return op(c, F3_PRINT, 0, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
+    }
     }
     fail(c, e->line, e->col, "unknown expression");
     return T_ERR;
@@ -1109,17 +1166,35 @@ static bool cstmt(c3 *c, const lsl_stmt *s)
         leave_scope(c);
         return true;
     case S_IF: {
-        long jf = ccond_false(c, s->expr);
-        if (jf < 0 || !cstmt(c, s->body))
-            return false;
-        if (s->else_body) {
-            long je = op(c, F3_JMP, -1, 0, 0);
-            patch_false(c, jf, c->p->ncode);
-            if (je < 0 || !cstmt(c, s->else_body))
+        /* an else-if chain in a loop (no recursion per branch); the jumps
+         * to its end are chained through their operands until patched */
+        long chain = -1;
+        for (;;) {
+            long jf = ccond_false(c, s->expr);
+            if (jf < 0 || !cstmt(c, s->body))
                 return false;
-            c->p->code[je].a = (int32_t)c->p->ncode;
-        } else
+            if (!s->else_body) {
+                patch_false(c, jf, c->p->ncode);
+                break;
+            }
+            long je = op(c, F3_JMP, (int32_t)chain, 0, 0);
+            if (je < 0)
+                return false;
+            chain = je;
             patch_false(c, jf, c->p->ncode);
+            if (s->else_body->kind != S_IF) {
+                if (!cstmt(c, s->else_body))
+                    return false;
+                break;
+            }
+            s = s->else_body;
+            c->barrier = c->p->ncode;
+        }
+        while (chain >= 0) {
+            long next = c->p->code[chain].a;
+            c->p->code[chain].a = (int32_t)c->p->ncode;
+            chain = next;
+        }
         return true;
     }
     case S_WHILE: {
@@ -1185,23 +1260,55 @@ static bool cstmt(c3 *c, const lsl_stmt *s)
     case S_RETURN:
         if (s->expr) {
             if (c->ret == LSL_TYPE_VOID)
-                return fail(c, s->line, s->col, "this %s returns no value", c->in_event ? "event" : "function");
+                return fail(c, s->line, s->col,
+                            "Return statement type doesn't match function return type: this %s returns no value",
+                            c->in_event ? "event" : "function");
             lsl_type t = cexpr(c, s->expr);
             if (!coerce(c, t, c->ret, s->expr->line, s->expr->col, "return"))
                 return false;
             return op(c, F3_RETV, 0, 0, 0) >= 0;
         }
         if (c->ret != LSL_TYPE_VOID)
-            return fail(c, s->line, s->col, "return needs a %s value", lsl_type_name(c->ret));
+            return fail(c, s->line, s->col,
+                        "Function returns a value but return statement doesn't: return needs a %s value",
+                        lsl_type_name(c->ret));
         return op(c, F3_RET, 0, 0, 0) >= 0;
     case S_STATE: {
         long si;
+        if (!c->in_event)
+            return fail(c, s->line, s->col, "Global functions can't change state");
         if (!lsl_names_get(&c->snames, s->name, &si))
             return fail(c, s->line, s->col, "no state named '%s'", s->name);
         return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
     }
     }
     return fail(c, s->line, s->col, "unknown statement");
+}
+
+/* Second Life's rule for "every path returns": a return, a block with a
+ * statement that always returns, or an if whose both branches always
+ * return (loops never count: their body may not run).  Else-if chains are
+ * walked in a loop. */
+static bool always_returns(const lsl_stmt *s)
+{
+    for (;;) {
+        switch (s->kind) {
+        case S_RETURN:
+            return true;
+        case S_BLOCK:
+            for (size_t i = 0; i < s->nstmts; i++)
+                if (always_returns(s->stmts[i]))
+                    return true;
+            return false;
+        case S_IF:
+            if (!s->else_body || !always_returns(s->body))
+                return false;
+            s = s->else_body;
+            continue;
+        default:
+            return false;
+        }
+    }
 }
 
 /* Compiles one function or handler into p->funcs[index]. */
@@ -1231,10 +1338,22 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
         if (!declare_local(c, f->params[i].name, f->params[i].type, f->params[i].line, f->params[i].col, &slot))
             return false;
     }
+    if (f->ret != LSL_TYPE_VOID && !always_returns(f->body))
+        return fail(c, f->line, f->col, "Not all code paths return a value");
     fn->entry = (uint32_t)c->p->ncode;
     c->depth = 2;
+    c->invalid_il = false;
     if (!cstmt(c, f->body))
         return false;
+    if (c->invalid_il) {
+        /* Mono refuses the whole function when it is first called: its code
+         * becomes that run-time error */
+        c->p->ncode = fn->entry;
+        c->nfixups = 0;
+        c->barrier = fn->entry;
+        if (op(c, F3_FAULT, 0, 0, 0) < 0)
+            return false;
+    }
     if (f->ret == LSL_TYPE_VOID) {
         if (op(c, F3_RET, 0, 0, 0) < 0)
             return false;

@@ -13,7 +13,7 @@ static const char *const tok_names[T_COUNT] = {
     [T_VECTOR] = "'vector'", [T_ROTATION] = "'rotation'", [T_LIST] = "'list'",
     [T_DEFAULT] = "'default'", [T_STATE] = "'state'", [T_JUMP] = "'jump'",
     [T_RETURN] = "'return'", [T_IF] = "'if'", [T_ELSE] = "'else'", [T_FOR] = "'for'",
-    [T_DO] = "'do'", [T_WHILE] = "'while'", [T_LPAREN] = "'('", [T_RPAREN] = "')'",
+    [T_DO] = "'do'", [T_WHILE] = "'while'", [T_PRINT] = "'print'", [T_LPAREN] = "'('", [T_RPAREN] = "')'",
     [T_LBRACE] = "'{'", [T_RBRACE] = "'}'", [T_LBRACKET] = "'['", [T_RBRACKET] = "']'",
     [T_COMMA] = "','", [T_SEMI] = "';'", [T_DOT] = "'.'", [T_AT] = "'@'", [T_PLUS] = "'+'",
     [T_MINUS] = "'-'", [T_STAR] = "'*'", [T_SLASH] = "'/'", [T_PERCENT] = "'%'",
@@ -39,7 +39,7 @@ static const struct {
     {"quaternion", T_ROTATION}, {"list", T_LIST},   {"default", T_DEFAULT},
     {"state", T_STATE},     {"jump", T_JUMP},       {"return", T_RETURN},
     {"if", T_IF},           {"else", T_ELSE},       {"for", T_FOR},
-    {"do", T_DO},           {"while", T_WHILE},
+    {"do", T_DO},           {"while", T_WHILE},    {"print", T_PRINT},
 };
 
 void lsl_lexer_init(lsl_lexer *lx, const char *src, size_t len, const char *file,
@@ -311,6 +311,7 @@ static bool lex_string(lsl_lexer *lx, lsl_token *tok)
 
 bool lsl_lexer_next(lsl_lexer *lx, lsl_token *tok)
 {
+again:
     memset(tok, 0, sizeof *tok);
     if (!skip_space(lx))
         return false;
@@ -364,12 +365,12 @@ bool lsl_lexer_next(lsl_lexer *lx, lsl_token *tok)
             }
         }
         if (i == sizeof ops / sizeof ops[0]) {
-            char shown[16];
-            if ((unsigned char)c >= 0x21 && (unsigned char)c < 0x7F)
-                snprintf(shown, sizeof shown, "'%c'", c);
-            else
-                snprintf(shown, sizeof shown, "byte 0x%02X", (unsigned)(unsigned char)c);
-            return lex_error(lx, p, lx->line, lx->line_start, "unexpected character %s", shown);
+            /* Second Life's lexer ignores a character it has no token for
+             * (a stray `\\`, `$`, `'`, `#` or non-ASCII text between tokens):
+             * skip it (a whole UTF-8 sequence) and scan on. */
+            size_t n = utf8_len((const unsigned char *)p, (size_t)(lx->end - p));
+            lx->p = p + (n ? n : 1);
+            goto again;
         }
     }
     tok->len = (size_t)(lx->p - tok->start);

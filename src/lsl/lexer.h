@@ -19,7 +19,7 @@ typedef enum lsl_tok {
     /* type keywords */
     T_INTEGER, T_FLOAT, T_STRING, T_KEY, T_VECTOR, T_ROTATION, T_LIST,
     /* other keywords */
-    T_DEFAULT, T_STATE, T_JUMP, T_RETURN, T_IF, T_ELSE, T_FOR, T_DO, T_WHILE,
+    T_DEFAULT, T_STATE, T_JUMP, T_RETURN, T_IF, T_ELSE, T_FOR, T_DO, T_WHILE, T_PRINT,
     /* punctuation */
     T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_LBRACKET, T_RBRACKET,
     T_COMMA, T_SEMI, T_DOT, T_AT,

@@ -1,14 +1,22 @@
 #include "lsl/parser.h"
 
+#include "lsl/builtins.h"
 #include "lsl/names.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Deeper nesting than this is rejected, so hostile input cannot exhaust the
- * C stack of a recursive-descent parser. */
-#define MAX_DEPTH 200
+/* Nesting: Second Life's parser stack holds 10,000 entries, so it accepts
+ * thousands of levels; so does this one.  Else-if chains and operator
+ * chains cost no depth (they are read in loops); real nesting (parentheses,
+ * blocks, unary operators) is read by recursion, bounded two ways so that
+ * hostile input cannot exhaust the C stack: at most MAX_DEPTH levels, and
+ * at most MAX_STACK bytes of C stack used by the parser (the compilers'
+ * walks of the tree use less per level). */
+#define MAX_DEPTH 10000
+#define MAX_STACK (1024 * 1024)
 
 typedef struct parser {
     lsl_lexer lx;
@@ -16,6 +24,7 @@ typedef struct parser {
     lsl_token next; /* one token of lookahead */
     bool failed;
     int depth;
+    uintptr_t stack_base; /* the C stack where parsing began */
     lsl_arena *arena;
     const char *file;
     gsvm_error *err;
@@ -107,6 +116,29 @@ static const char *ident_name(parser *ps)
 
 static bool is_type_token(lsl_tok k) { return k >= T_INTEGER && k <= T_LIST; }
 
+/* The name being declared (the current token): Second Life's lexer makes
+ * every keyword, event name and library constant a token of its own, so
+ * none of them can name a variable, parameter or function ("Syntax error"). */
+static bool decl_name_ok(parser *ps, const char *what_before)
+{
+    const lsl_token *t = &ps->tok;
+    if (t->kind == T_IDENT) {
+        const char *kind = lsl_event_by_name(t->start, t->len) ? "an event name"
+                           : lsl_constant_by_name(t->start, t->len) ? "a constant"
+                                                                   : NULL;
+        if (!kind)
+            return true;
+        return fail_at(ps, t->line, t->col, "Syntax error: '%.*s' is %s and cannot be declared",
+                       (int)(t->len > 40 ? 40 : t->len), t->start, kind);
+    }
+    if (t->kind >= T_INTEGER && t->kind <= T_PRINT)
+        return fail_at(ps, t->line, t->col, "Syntax error: %s is a keyword and cannot be declared",
+                       lsl_tok_name(t->kind));
+    char found[80];
+    describe(t, found, sizeof found);
+    return fail_at(ps, t->line, t->col, "expected a name after %s, found %s", what_before, found);
+}
+
 static lsl_type type_of(lsl_tok k)
 {
     switch (k) {
@@ -135,6 +167,7 @@ static lsl_expr *new_expr(parser *ps, lsl_expr_kind kind, long line, long col)
 /* ---- expressions ---------------------------------------------------------- */
 
 static lsl_expr *parse_expr(parser *ps);
+static lsl_expr *parse_expr_ng(parser *ps, bool no_gt);
 static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt);
 static lsl_expr *parse_unary(parser *ps, bool no_gt);
 
@@ -156,17 +189,28 @@ static int binary_prec(lsl_tok k)
     }
 }
 
+static uintptr_t stack_here(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (uintptr_t)__builtin_frame_address(0);
+#else
+    char c;
+    return (uintptr_t)&c;
+#endif
+}
+
 static bool enter(parser *ps)
 {
-    if (++ps->depth > MAX_DEPTH)
-        return fail_at(ps, ps->tok.line, ps->tok.col, "nested more than %d levels deep", MAX_DEPTH);
+    uintptr_t here = stack_here();
+    uintptr_t used = here < ps->stack_base ? ps->stack_base - here : here - ps->stack_base;
+    if (++ps->depth > MAX_DEPTH || used > MAX_STACK)
+        return fail_at(ps, ps->tok.line, ps->tok.col, "Syntax error: nested too deeply (%d levels)",
+                       ps->depth);
     return true;
 }
 
-/* Comma-separated expressions up to `close`; `no_gt` for vector components,
- * where '>' closes the literal instead of comparing. */
-static bool parse_items(parser *ps, lsl_tok close, bool no_gt, lsl_expr ***items, size_t *n,
-                        const char *what)
+/* Comma-separated expressions up to `close`. */
+static bool parse_items(parser *ps, lsl_tok close, lsl_expr ***items, size_t *n, const char *what)
 {
     size_t cap = 0;
     *items = NULL;
@@ -174,7 +218,7 @@ static bool parse_items(parser *ps, lsl_tok close, bool no_gt, lsl_expr ***items
     if (ps->tok.kind == close)
         return advance(ps);
     for (;;) {
-        lsl_expr *e = no_gt ? parse_binary(ps, 1, true) : parse_expr(ps);
+        lsl_expr *e = parse_expr(ps);
         if (!e || !append(ps, (void **)items, n, &cap, &e, sizeof e))
             return false;
         if (ps->tok.kind == T_COMMA) {
@@ -185,9 +229,36 @@ static bool parse_items(parser *ps, lsl_tok close, bool no_gt, lsl_expr ***items
     }
 }
 
+/* The components of `<...>`, as Second Life's grammar reads them: a vector
+ * or rotation needs at least three, so in the first two `>` is a comparison
+ * (`<1, 1>0, 1>` is <1, (1>0), 1>); from the third on, `>` closes the literal
+ * unless an operand follows it (`<a, b, c > d, e>` is a rotation). */
+static bool parse_components(parser *ps, lsl_expr ***items, size_t *n)
+{
+    size_t cap = 0;
+    *items = NULL;
+    *n = 0;
+    for (;;) {
+        lsl_expr *e = *n < 2 ? parse_expr(ps) : parse_expr_ng(ps, true);
+        if (!e || !append(ps, (void **)items, n, &cap, &e, sizeof e))
+            return false;
+        if (ps->tok.kind == T_COMMA && *n < 4) {
+            advance(ps);
+            continue;
+        }
+        return expect(ps, T_GT, "to close the vector or rotation");
+    }
+}
+
 static bool is_lvalue(const lsl_expr *e)
 {
     return e->kind == E_IDENT || (e->kind == E_MEMBER && e->lhs->kind == E_IDENT);
+}
+
+static bool is_assign_op(lsl_tok k)
+{
+    return k == T_ASSIGN || k == T_PLUS_ASSIGN || k == T_MINUS_ASSIGN || k == T_STAR_ASSIGN ||
+           k == T_SLASH_ASSIGN || k == T_PERCENT_ASSIGN;
 }
 
 static lsl_expr *parse_primary(parser *ps)
@@ -220,7 +291,7 @@ static lsl_expr *parse_primary(parser *ps)
             if (!(e = new_expr(ps, E_CALL, t.line, t.col)))
                 return NULL;
             e->name = name;
-            if (!parse_items(ps, T_RPAREN, false, &e->items, &e->nitems, "after the call's arguments"))
+            if (!parse_items(ps, T_RPAREN, &e->items, &e->nitems, "after the call's arguments"))
                 return NULL;
             return e;
         }
@@ -228,6 +299,13 @@ static lsl_expr *parse_primary(parser *ps)
             e->name = name;
         return e;
     }
+    case T_PRINT:
+        /* print(expr) is part of LSL's grammar (not a library function) */
+        advance(ps);
+        if (!(e = new_expr(ps, E_PRINT, t.line, t.col)) || !expect(ps, T_LPAREN, "after 'print'") ||
+            !(e->lhs = parse_expr(ps)) || !expect(ps, T_RPAREN, "after print's argument"))
+            return NULL;
+        return e;
     case T_LPAREN: {
         advance(ps);
         e = parse_expr(ps);
@@ -239,14 +317,14 @@ static lsl_expr *parse_primary(parser *ps)
         advance(ps);
         if (!(e = new_expr(ps, E_LIST, t.line, t.col)))
             return NULL;
-        if (!parse_items(ps, T_RBRACKET, false, &e->items, &e->nitems, "to close the list"))
+        if (!parse_items(ps, T_RBRACKET, &e->items, &e->nitems, "to close the list"))
             return NULL;
         return e;
     case T_LT:
         advance(ps);
         if (!(e = new_expr(ps, E_VECTOR, t.line, t.col)))
             return NULL;
-        if (!parse_items(ps, T_GT, true, &e->items, &e->nitems, "to close the vector or rotation"))
+        if (!parse_components(ps, &e->items, &e->nitems))
             return NULL;
         if (e->nitems == 4)
             e->kind = E_ROTATION;
@@ -326,6 +404,14 @@ static lsl_expr *parse_unary(parser *ps, bool no_gt)
         lsl_type type = type_of(ps->tok.kind);
         advance(ps);
         if (expect(ps, T_RPAREN, "after the cast's type")) {
+            /* LSL's grammar casts a variable, a constant, a call, a literal or
+             * a parenthesized expression: never another cast */
+            if (ps->tok.kind == T_LPAREN && is_type_token(ps->next.kind)) {
+                fail_at(ps, ps->tok.line, ps->tok.col,
+                        "Syntax error: a cast cannot be cast again; put it in parentheses");
+                ps->depth--;
+                return NULL;
+            }
             lsl_expr *operand = parse_unary(ps, no_gt);
             if (operand && (e = new_expr(ps, E_CAST, t.line, t.col))) {
                 e->cast_type = type;
@@ -334,9 +420,40 @@ static lsl_expr *parse_unary(parser *ps, bool no_gt)
         }
     } else {
         e = parse_postfix(ps);
+        if (e && is_lvalue(e) && is_assign_op(ps->tok.kind)) {
+            /* an assignment as an operand: it has the lowest precedence and
+             * binds to the right, so `c + e *= 4 + 1` is c + (e *= (4 + 1)) */
+            lsl_token op = ps->tok;
+            advance(ps);
+            lsl_expr *rhs = parse_expr_ng(ps, no_gt);
+            lsl_expr *a = rhs ? new_expr(ps, E_ASSIGN, op.line, op.col) : NULL;
+            if (a) {
+                a->op = op.kind;
+                a->lhs = e;
+                a->rhs = rhs;
+            }
+            e = a;
+        }
     }
     ps->depth--;
     return ps->failed ? NULL : e;
+}
+
+/* Inside the last components of a vector literal: does this `>` (or `>>`)
+ * close it?  It does unless an operand follows, which only a comparison
+ * can take. */
+static bool closes_vector(const parser *ps)
+{
+    if (ps->tok.kind == T_SHR)
+        return true;
+    if (ps->tok.kind != T_GT)
+        return false;
+    switch (ps->next.kind) {
+    case T_INT_LIT: case T_FLOAT_LIT: case T_STRING_LIT: case T_IDENT: case T_LPAREN:
+        return false;
+    default:
+        return true;
+    }
 }
 
 static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt)
@@ -347,7 +464,7 @@ static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt)
     while (lhs && !ps->failed) {
         lsl_token t = ps->tok;
         int prec = binary_prec(t.kind);
-        if (prec == 0 || prec < min_prec || (no_gt && (t.kind == T_GT || t.kind == T_SHR)))
+        if (prec == 0 || prec < min_prec || (no_gt && closes_vector(ps)))
             break;
         advance(ps);
         lsl_expr *rhs = parse_binary(ps, prec + 1, no_gt);
@@ -365,42 +482,28 @@ static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt)
     return ps->failed ? NULL : lhs;
 }
 
-static bool is_assign_op(lsl_tok k)
+/* An expression; `no_gt` inside a vector literal, where `>` closes it. */
+static lsl_expr *parse_expr_ng(parser *ps, bool no_gt)
 {
-    return k == T_ASSIGN || k == T_PLUS_ASSIGN || k == T_MINUS_ASSIGN || k == T_STAR_ASSIGN ||
-           k == T_SLASH_ASSIGN || k == T_PERCENT_ASSIGN;
+    if (!enter(ps))
+        return NULL;
+    lsl_expr *lhs = parse_binary(ps, 1, no_gt);
+    if (lhs && is_assign_op(ps->tok.kind)) /* a variable's assignment was taken by parse_unary */
+        fail_at(ps, ps->tok.line, ps->tok.col, "the left side of %s must be a variable",
+                lsl_tok_name(ps->tok.kind));
+    ps->depth--;
+    return ps->failed ? NULL : lhs;
 }
 
 static lsl_expr *parse_expr(parser *ps)
 {
-    if (!enter(ps))
-        return NULL;
-    lsl_expr *lhs = parse_binary(ps, 1, false);
-    if (lhs && is_assign_op(ps->tok.kind)) {
-        lsl_token t = ps->tok;
-        if (!is_lvalue(lhs)) {
-            fail_at(ps, t.line, t.col, "the left side of %s must be a variable",
-                    lsl_tok_name(t.kind));
-            lhs = NULL;
-        } else {
-            advance(ps);
-            lsl_expr *rhs = parse_expr(ps); /* right-associative */
-            lsl_expr *e = rhs ? new_expr(ps, E_ASSIGN, t.line, t.col) : NULL;
-            if (e) {
-                e->op = t.kind;
-                e->lhs = lhs;
-                e->rhs = rhs;
-            }
-            lhs = e;
-        }
-    }
-    ps->depth--;
-    return ps->failed ? NULL : lhs;
+    return parse_expr_ng(ps, false);
 }
 
 /* ---- statements ------------------------------------------------------------ */
 
 static lsl_stmt *parse_stmt(parser *ps);
+static lsl_stmt *parse_body(parser *ps);
 
 static lsl_stmt *new_stmt(parser *ps, lsl_stmt_kind kind, const lsl_token *at)
 {
@@ -460,28 +563,42 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
     case T_SEMI:
         advance(ps);
         return new_stmt(ps, S_EMPTY, &t);
-    case T_IF:
-        advance(ps);
-        if (!(s = new_stmt(ps, S_IF, &t)) || !expect(ps, T_LPAREN, "after 'if'") ||
-            !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition") ||
-            !(s->body = parse_stmt(ps)))
-            return NULL;
-        if (ps->tok.kind == T_ELSE) {
+    case T_IF: {
+        /* an if / else if / ... chain is read in a loop, not by recursion,
+         * so a chain of any length costs no C stack */
+        lsl_stmt *first = NULL, *last = NULL;
+        for (;;) {
+            lsl_token it = ps->tok;
             advance(ps);
-            if (!(s->else_body = parse_stmt(ps)))
+            if (!(s = new_stmt(ps, S_IF, &it)) || !expect(ps, T_LPAREN, "after 'if'") ||
+                !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition") ||
+                !(s->body = parse_body(ps)))
                 return NULL;
+            if (last)
+                last->else_body = s;
+            else
+                first = s;
+            last = s;
+            if (ps->tok.kind != T_ELSE)
+                return first;
+            advance(ps);
+            if (ps->tok.kind != T_IF) {
+                if (!(last->else_body = parse_body(ps)))
+                    return NULL;
+                return first;
+            }
         }
-        return s;
+    }
     case T_WHILE:
         advance(ps);
         if (!(s = new_stmt(ps, S_WHILE, &t)) || !expect(ps, T_LPAREN, "after 'while'") ||
             !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition") ||
-            !(s->body = parse_stmt(ps)))
+            !(s->body = parse_body(ps)))
             return NULL;
         return s;
     case T_DO:
         advance(ps);
-        if (!(s = new_stmt(ps, S_DO, &t)) || !(s->body = parse_stmt(ps)) ||
+        if (!(s = new_stmt(ps, S_DO, &t)) || !(s->body = parse_body(ps)) ||
             !expect(ps, T_WHILE, "after the body of 'do'") ||
             !expect(ps, T_LPAREN, "after 'while'") || !(s->expr = parse_expr(ps)) ||
             !expect(ps, T_RPAREN, "after the condition") ||
@@ -498,7 +615,7 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
             return NULL;
         if (!expect(ps, T_SEMI, "after the for loop's condition") ||
             !parse_expr_list(ps, T_RPAREN, &s->step, &s->nstep) ||
-            !expect(ps, T_RPAREN, "after the for loop's steps") || !(s->body = parse_stmt(ps)))
+            !expect(ps, T_RPAREN, "after the for loop's steps") || !(s->body = parse_body(ps)))
             return NULL;
         return s;
     case T_JUMP:
@@ -550,13 +667,8 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
         if (!(s = new_stmt(ps, S_DECL, &t)))
             return NULL;
         s->decl_type = type_of(t.kind);
-        if (ps->tok.kind != T_IDENT) {
-            char found[80];
-            describe(&ps->tok, found, sizeof found);
-            fail_at(ps, ps->tok.line, ps->tok.col, "expected a variable name after %s, found %s",
-                    lsl_tok_name(t.kind), found);
+        if (!decl_name_ok(ps, lsl_tok_name(t.kind)))
             return NULL;
-        }
         s->name = ident_name(ps);
         s->name_line = ps->tok.line;
         s->name_col = ps->tok.col;
@@ -585,6 +697,19 @@ static lsl_stmt *parse_stmt(parser *ps)
     return ps->failed ? NULL : s;
 }
 
+/* The body of if, else, while, do and for: Second Life refuses a
+ * declaration there unless it is in braces. */
+static lsl_stmt *parse_body(parser *ps)
+{
+    lsl_token t = ps->tok;
+    lsl_stmt *s = parse_stmt(ps);
+    if (s && s->kind == S_DECL) {
+        fail_at(ps, t.line, t.col, "Declaration requires a new scope -- use { and }");
+        return NULL;
+    }
+    return s;
+}
+
 /* ---- top level --------------------------------------------------------------- */
 
 static bool parse_params(parser *ps, lsl_func *f)
@@ -603,8 +728,8 @@ static bool parse_params(parser *ps, lsl_func *f)
         }
         lsl_param prm = {type_of(ps->tok.kind), NULL, 0, 0};
         advance(ps);
-        if (ps->tok.kind != T_IDENT)
-            return fail_at(ps, ps->tok.line, ps->tok.col, "expected a parameter name");
+        if (!decl_name_ok(ps, "the parameter's type"))
+            return false;
         prm.name = ident_name(ps);
         prm.line = ps->tok.line;
         prm.col = ps->tok.col;
@@ -655,6 +780,9 @@ static bool parse_state(parser *ps, lsl_script *sc, size_t *cap)
         if (!append(ps, (void **)&st.events, &st.nevents, &ecap, &ev, sizeof ev))
             return false;
     }
+    if (!ps->failed && st.nevents == 0)
+        return fail_at(ps, ps->tok.line, ps->tok.col,
+                       "Syntax error: a state needs at least one event handler");
     if (!expect(ps, T_RBRACE, "to close the state"))
         return false;
     return append(ps, (void **)&sc->states, &sc->nstates, cap, &st, sizeof st);
@@ -668,6 +796,7 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
     ps.arena = arena;
     ps.file = file;
     ps.err = err;
+    ps.stack_base = stack_here();
     lsl_lexer_init(&ps.lx, src, len, file, arena, err);
     *out = NULL;
     lsl_script *sc = alloc(&ps, sizeof *sc);
@@ -695,15 +824,17 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
             type = type_of(t.kind);
             advance(&ps);
         }
+        if (type && !decl_name_ok(&ps, lsl_tok_name(t.kind)))
+            break;
         if (ps.tok.kind != T_IDENT) {
             char found[80];
             describe(&ps.tok, found, sizeof found);
-            fail_at(&ps, ps.tok.line, ps.tok.col,
-                    type ? "expected a name after %s, found %s"
-                         : "expected a global, a function or a state%s, found %s",
-                    type ? lsl_tok_name(t.kind) : "", found);
+            fail_at(&ps, ps.tok.line, ps.tok.col, "expected a global, a function or a state, found %s",
+                    found);
             break;
         }
+        if (!type && !decl_name_ok(&ps, ""))
+            break;
         const char *name = ident_name(&ps);
         long nline = ps.tok.line, ncol = ps.tok.col;
         advance(&ps);
@@ -751,6 +882,33 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
         if (!lsl_names_set(&seen, sc->states[i].name, (long)i)) {
             lsl_names_free(&seen);
             return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+        }
+    }
+    /* Globals, functions and states share Second Life's global scope, which
+     * also holds the library's functions. */
+    static const char *const kinds[] = {"a state", "a global", "a function"};
+    for (int kind = 1; kind <= 2; kind++) {
+        size_t n = kind == 1 ? sc->nglobals : sc->nfuncs;
+        for (size_t i = 0; i < n; i++) {
+            const char *name = kind == 1 ? sc->globals[i].name : sc->funcs[i].name;
+            long line = kind == 1 ? sc->globals[i].line : sc->funcs[i].line;
+            long col = kind == 1 ? sc->globals[i].col : sc->funcs[i].col;
+            long before;
+            const char *what = NULL;
+            if (lsl_builtin_by_name(name, strlen(name)))
+                what = "a library function";
+            else if (lsl_names_get(&seen, name, &before))
+                what = before < 0 ? kinds[-before] : kinds[0];
+            if (what) {
+                lsl_names_free(&seen);
+                gsvm_error_at_line(err, GSVM_ERR_INPUT, file, line, col,
+                                   "Name previously declared within scope: '%s' is %s", name, what);
+                return GSVM_ERR_INPUT;
+            }
+            if (!lsl_names_set(&seen, name, -kind)) {
+                lsl_names_free(&seen);
+                return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+            }
         }
     }
     lsl_names_free(&seen);

@@ -200,6 +200,10 @@ void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user)
 
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm) { return vm->total; }
 uint64_t gsvm_lsl3_vm_now_ms(const gsvm_lsl3_vm *vm) { return vm->sched.now_ms; }
+uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm)
+{
+    return lsl_sched_sleeping(&vm->sched) ? vm->sched.wake_ms : 0;
+}
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm) { return vm->faulted ? vm->fault : NULL; }
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm) { return vm->fault_ip; }
 
@@ -984,6 +988,21 @@ top:
             goto stop;
         }
         DISPATCH();
+    }
+    CASE(PRINT) {
+        /* print(expr) is a host line like any function's */
+        static const lsl_builtin print_fn = {"print", -1, LSL_TYPE_VOID, 1, "s", "value", 0.0f, 0.0f, 0};
+        lsl_value ret;
+        SYNC();
+        err.message[0] = 0;
+        if (call_host(vm, &print_fn, &sp[-1], &ret, &err) == CALL_FAULT)
+            FAULT(err.message[0] ? err.message : "print failed");
+        vrelease(--sp);
+        NEXT();
+    }
+    CASE(FAULT) {
+        SYNC();
+        FAULT("Invalid IL code");
     }
     CASE(STATE) {
         int32_t target = pc->a;

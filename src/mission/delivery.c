@@ -14,7 +14,14 @@
  *                cancel request the program faults
  *   UNPUBLISHED  committed but never published: at 60 s     -> expired
  *   MISMATCH     a host revision mismatch faults the program
- * Any request unfinished 60 s after its first try is expired.
+ *   DEFER        the host reports later (gsvm_mission_report_outcome): COMMITTED moves
+ *                it to the network queue, STAGED/REFUSED/CANCELED finish it;
+ *                no commit within the commit wait -> refused; the network
+ *                wait -> a cancel is requested (host.cancel); the cancel wait
+ *                without CANCELED -> the program faults
+ * Any request unfinished 60 s after its first try is expired.  The waits
+ * are the config's (commit_wait_ms, network_wait_ms, cancel_wait_ms,
+ * expire_ms), 2 s / 15 s / 2 s / 60 s by default.
  * Local requests (select_state, hold_spawn, restart_checkpoint, actor_command)
  * take no host revision and finish here; select_state waits for publication,
  * which UNPUBLISHED withholds. */
@@ -26,13 +33,15 @@
 enum { OUT_STAGED = 0, OUT_REFUSED, OUT_EXPIRED, OUT_CANCELED };
 static const char *const outcome_name[] = {"transport_staged", "refused", "expired", "canceled"};
 
-#define COMMIT_WAIT_MS 2000u
-#define NETWORK_WAIT_MS 15000u
-#define CANCEL_WAIT_MS 2000u
-#define OVERALL_MS 60000u
+#define COMMIT_WAIT_MS ((uint64_t)m->cfg.commit_wait_ms)
+#define NETWORK_WAIT_MS ((uint64_t)m->cfg.network_wait_ms)
+#define CANCEL_WAIT_MS ((uint64_t)m->cfg.cancel_wait_ms)
+#define OVERALL_MS ((uint64_t)m->cfg.expire_ms)
 
 static void pop_head(gsvm_mission *m)
 {
+    m->dlv.stage = 0;
+    m->dlv.stage_t = 0;
     ms_mreq_free(m->outbox[0]);
     memmove(&m->outbox[0], &m->outbox[1], (size_t)(m->nout - 1) * sizeof m->outbox[0]);
     m->nout--;
@@ -196,12 +205,14 @@ void ms_dlv_step(gsvm_mission *m)
     if (!m->dlv.active) {
         m->dlv.active = true;
         m->dlv.t0 = now;
+        m->dlv.stage = 0;
+        m->dlv.stage_t = now;
         gsvm_mission_request info = {r->key, r->effect[0] ? r->effect : NULL, r->call,
                                      r->args ? r->args : "{}", r->op != OP_HOST};
         gsvm_mission_answer a = GSVM_MISSION_ACCEPT;
         if (m->cfg.host.request)
             a = m->cfg.host.request(m->cfg.host.ud, &info);
-        if ((int)a < GSVM_MISSION_ACCEPT || a > GSVM_MISSION_MISMATCH)
+        if ((int)a < GSVM_MISSION_ACCEPT || a > GSVM_MISSION_DEFER)
             a = GSVM_MISSION_REFUSE;
         m->dlv.answer = a;
         /* Remember the delivery in flight, so a reopen resumes it. */
@@ -232,6 +243,25 @@ void ms_dlv_step(gsvm_mission *m)
         finish(m, OUT_EXPIRED);
         return;
     }
+    if (m->dlv.answer == GSVM_MISSION_DEFER) {
+        uint64_t in_stage = now - m->dlv.stage_t;
+        if (m->dlv.stage == 0 && elapsed >= COMMIT_WAIT_MS) {
+            finish(m, OUT_REFUSED);
+        } else if (m->dlv.stage == 1 && in_stage >= NETWORK_WAIT_MS) {
+            m->dlv.stage = 2;
+            m->dlv.stage_t = now;
+            if (ms_store_save_meta(m->store, m, &err) != GSVM_OK) {
+                ms_fault(m, err.message);
+                return;
+            }
+            if (m->cfg.host.cancel)
+                m->cfg.host.cancel(m->cfg.host.ud, r->key);
+        } else if (m->dlv.stage == 2 && in_stage >= CANCEL_WAIT_MS) {
+            m->dlv.active = false;
+            ms_fault(m, "mission request cancel was not confirmed");
+        }
+        return;
+    }
     switch (m->dlv.answer) {
     case GSVM_MISSION_STALL:
         if (elapsed >= COMMIT_WAIT_MS)
@@ -253,5 +283,85 @@ void ms_dlv_step(gsvm_mission *m)
         return;
     default: /* UNPUBLISHED: waits for the 60 s rule */
         return;
+    }
+}
+
+/* The earliest simulated time at which the delivery in flight can change
+ * by itself (a deadline); `now` + 1 when it can change at once, UINT64_MAX
+ * when only the host can move it (never: every delivery expires). */
+uint64_t ms_dlv_next_deadline(const gsvm_mission *m)
+{
+    uint64_t now = m->rec.clock;
+    if (!m->nout)
+        return UINT64_MAX;
+    if (!m->dlv.active)
+        return now + 1;
+    uint64_t t0 = m->dlv.t0, best = t0 + OVERALL_MS;
+    uint64_t cand[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    if (m->outbox[0]->op == OP_HOST) {
+        switch (m->dlv.answer) {
+        case GSVM_MISSION_STALL:
+        case GSVM_MISSION_DROP: cand[0] = t0 + COMMIT_WAIT_MS; break;
+        case GSVM_MISSION_PENDING: cand[0] = t0 + COMMIT_WAIT_MS + NETWORK_WAIT_MS; break;
+        case GSVM_MISSION_NO_CANCEL: cand[0] = t0 + COMMIT_WAIT_MS + NETWORK_WAIT_MS + CANCEL_WAIT_MS; break;
+        case GSVM_MISSION_DEFER:
+            cand[0] = m->dlv.stage == 0 ? t0 + COMMIT_WAIT_MS
+                    : m->dlv.stage == 1 ? m->dlv.stage_t + NETWORK_WAIT_MS
+                                        : m->dlv.stage_t + CANCEL_WAIT_MS;
+            break;
+        case GSVM_MISSION_UNPUBLISHED: break;
+        default: return now + 1;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (cand[i] < best)
+            best = cand[i];
+    return best > now ? best : now + 1;
+}
+
+bool gsvm_mission_head_request(const gsvm_mission *m, gsvm_mission_request *req, bool *deferred)
+{
+    if (!m->nout || !m->dlv.active)
+        return false;
+    const mreq *r = m->outbox[0];
+    if (req)
+        *req = (gsvm_mission_request){r->key, r->effect[0] ? r->effect : NULL, r->call,
+                                      r->args ? r->args : "{}", r->op != OP_HOST};
+    if (deferred)
+        *deferred = r->op == OP_HOST && m->dlv.answer == GSVM_MISSION_DEFER;
+    return true;
+}
+
+/* Applies a host's outcome to the deferred head request (runtime.c pumps). */
+gsvm_status ms_dlv_outcome(gsvm_mission *m, uint64_t key, gsvm_mission_outcome o, gsvm_error *err)
+{
+    bool deferred = false;
+    gsvm_mission_request head;
+    if (m->rec.faulted || !gsvm_mission_head_request(m, &head, &deferred) || !deferred || head.key != key)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                              "no deferred request %llu is in delivery", (unsigned long long)key);
+    switch (o) {
+    case GSVM_MISSION_COMMITTED:
+        if (m->dlv.stage != 0)
+            return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                                  "request %llu is already committed", (unsigned long long)key);
+        m->dlv.stage = 1;
+        m->dlv.stage_t = m->rec.clock;
+        if (ms_store_save_meta(m->store, m, err) != GSVM_OK) {
+            ms_fault(m, err->message);
+            gsvm_error_clear(err);
+        }
+        return GSVM_OK;
+    case GSVM_MISSION_STAGED: finish(m, OUT_STAGED); return GSVM_OK;
+    case GSVM_MISSION_REFUSED:
+        if (m->dlv.stage != 0)
+            return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                                  "request %llu is committed: it can be staged or canceled, not refused",
+                                  (unsigned long long)key);
+        finish(m, OUT_REFUSED);
+        return GSVM_OK;
+    case GSVM_MISSION_CANCELED: finish(m, OUT_CANCELED); return GSVM_OK;
+    default:
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "unknown outcome %d", (int)o);
     }
 }

@@ -15,6 +15,7 @@
 #ifndef GSVM_MISSION_INTERNAL_H
 #define GSVM_MISSION_INTERNAL_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -263,8 +264,18 @@ typedef struct mlimits {
     uint64_t used, budget;     /* instruction units charged / allowed */
     bool charging;             /* a budget is active (callback or open) */
     int tripped;               /* 0, or the LIM_* limit that was hit (sticky) */
+    /* The allocator refused a block and no allocation succeeded since (Lua
+     * retries once after an emergency collection): a LUA_ERRMEM status is
+     * the runtime's only while this is set, never because of its text. */
+    bool mem_refused;
     uint64_t deadline_ns;      /* wall-clock guard */
-    uint32_t clock_skip;
+    /* The watchdog thread (limits.c) sets wd_fired and the hook to every
+     * instruction once deadline_ns passed, so a callback stuck in costly
+     * instructions (a compare of two huge strings) stops at the next one. */
+    lua_State *L;
+    struct mlimits *wd_prev, *wd_next;
+    bool wd_listed;
+    volatile int wd_fired;
 } mlimits;
 
 /* LIM_BURST: the callback asked for more than 1+63 requests (a failed request
@@ -307,6 +318,18 @@ struct gsvm_mission {
     size_t gc_mark;       /* arena size after the last collection step */
 
     lua_State *L;
+    /* Lua calls its panic handler for an error outside any protected call
+     * (then aborts the process when the handler returns).  The runtime
+     * makes every allocation on L inside lua_pcall, and as a second line
+     * the handler jumps back here: that mission faults, the process lives. */
+    jmp_buf panic_jmp;
+    bool panic_armed;
+    char panic_text[128];
+    /* The events' sequence counter: the store holds a value no sequence
+     * handed out exceeds (a block is reserved ahead, so a callback that
+     * commits nothing needs no write, and a kill -9 never reuses one). */
+    uint64_t seq_stored, seq_reserve;
+    bool seq_exact;        /* the next meta write stores the exact counter (close) */
     mlimits lim;
     int ref_start, ref_load, ref_event[EV_COUNT];
     int ref_context, ref_state, ref_objid;
@@ -326,6 +349,8 @@ void ms_check_tripped(lua_State *L);
 int ms_raise_limit(lua_State *L);
 const char *ms_limit_message(int which);
 gsvm_mission *ms_from_L(lua_State *L);
+/* True when a LUA_ERRMEM status is the runtime's own (see mem_refused). */
+bool ms_memory_error_is_real(gsvm_mission *m);
 
 /* sandbox.c */
 bool ms_sandbox_open(gsvm_mission *m, gsvm_error *err);
@@ -355,6 +380,7 @@ mreq *ms_mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
 
 /* runtime.c */
 void ms_fault(gsvm_mission *m, const char *text);
+void ms_install_panic(gsvm_mission *m); /* the state's panic handler (see panic_jmp) */
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
 void ms_inputs_clear(gsvm_mission *m);
 bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);
@@ -368,6 +394,8 @@ enum { W_SLOT, W_SQUAD, W_SCENE };
 /* delivery.c */
 void ms_dlv_step(gsvm_mission *m);   /* progresses the head of the outbox; may finish it */
 void ms_dlv_new_attempt(gsvm_mission *m);
+uint64_t ms_dlv_next_deadline(const gsvm_mission *m);
+gsvm_status ms_dlv_outcome(gsvm_mission *m, uint64_t key, gsvm_mission_outcome o, gsvm_error *err);
 
 /* store.c */
 gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err);

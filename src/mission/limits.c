@@ -12,6 +12,7 @@
  * matter how it returned.  So a script that somehow swallowed the error can
  * run no further Lua code and still cannot commit. */
 #define _DEFAULT_SOURCE /* CLOCK_MONOTONIC_COARSE */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,8 +57,14 @@ void *ms_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         size_t grow = nsize - osize;
         if (l->charging && l->tripped)
             return NULL; /* a tripped callback gets nothing more */
-        if (l->arena_used + grow > l->arena_cap || l->arena_used + grow < l->arena_used)
-            return NULL; /* Lua raises a memory error (after an emergency collection) */
+        if (l->arena_used + grow > l->arena_cap || l->arena_used + grow < l->arena_used) {
+            /* Lua collects and tries once more; a second refusal without a
+             * success in between is a real memory error, made sticky. */
+            if (l->mem_refused && l->charging && !l->tripped)
+                l->tripped = LIM_MEMORY;
+            l->mem_refused = true;
+            return NULL;
+        }
         if (l->charging) {
             l->used += grow / ALLOC_BYTES_PER_UNIT;
             if (l->used > l->budget && !l->tripped) {
@@ -73,6 +80,8 @@ void *ms_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     if (!p) /* shrinking failed: keep the old block, which is big enough */
         return ptr;
+    if (nsize > osize)
+        l->mem_refused = false;
     l->arena_used = l->arena_used - osize + nsize;
     if (l->arena_used > l->arena_peak)
         l->arena_peak = l->arena_used;
@@ -84,6 +93,11 @@ gsvm_mission *ms_from_L(lua_State *L)
     void *ud;
     lua_getallocf(L, &ud);
     return ud;
+}
+
+bool ms_memory_error_is_real(gsvm_mission *m)
+{
+    return m->lim.tripped == LIM_MEMORY || m->lim.mem_refused;
 }
 
 int ms_raise_limit(lua_State *L)
@@ -129,9 +143,13 @@ void ms_charge(lua_State *L, uint64_t units)
     l->used += units;
     if (l->used > l->budget || l->used < units)
         trip(L, LIM_INSTRUCTIONS);
-    if (units >= 1024)
+    /* Large charges and C loops that charge as they go (a sort's
+     * comparisons) look at the clock once the watchdog says it is time. */
+    if (units >= 1024 || l->wd_fired)
         check_clock(L, l);
 }
+
+#define HOOK_EVERY 100
 
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
@@ -142,10 +160,100 @@ static void count_hook(lua_State *L, lua_Debug *ar)
         ms_raise_limit(L);
     if (!l->charging)
         return;
-    l->used += 100;
+    if (l->wd_fired) {
+        /* The watchdog set the hook to every instruction: the deadline has
+         * passed (or the watchdog saw an old one; then back to normal). */
+        check_clock(L, l);
+        l->wd_fired = 0;
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+        return;
+    }
+    l->used += HOOK_EVERY;
     if (l->used > l->budget)
         trip(L, LIM_INSTRUCTIONS);
     check_clock(L, l);
+}
+
+/* ---- the watchdog ----
+ * The count hook sees the clock every 100 instructions, but one instruction
+ * can cost milliseconds (== or < on two 25 MB strings), so 100 of them can
+ * overrun the wall limit many times over.  One thread per process watches
+ * the deadlines of the callbacks that run (a list under a mutex; a callback
+ * joins at its start and leaves at its end, so the watchdog never touches a
+ * Lua state that is not running a callback) and, when one passes, sets that
+ * state's hook to fire on the next instruction (lua_sethook is safe to call
+ * asynchronously; Lua's own signal handler does the same).  It polls every
+ * WD_POLL_NS, so the overrun is at most that plus one instruction. */
+#define WD_POLL_NS 5000000L
+
+static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
+static mlimits *wd_head;
+static bool wd_running;
+
+static void *wd_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec ts = {0, WD_POLL_NS};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&wd_lock);
+        uint64_t now = now_ns();
+        for (mlimits *l = wd_head; l; l = l->wd_next)
+            if (!l->wd_fired && l->deadline_ns && now > l->deadline_ns) {
+                l->wd_fired = 1;
+                lua_sethook(l->L, count_hook, LUA_MASKCOUNT, 1);
+            }
+        pthread_mutex_unlock(&wd_lock);
+    }
+    return NULL;
+}
+
+/* A forked child has no watchdog thread: it starts its own when needed. */
+static void wd_after_fork(void)
+{
+    pthread_mutex_init(&wd_lock, NULL);
+    wd_head = NULL;
+    wd_running = false;
+}
+
+static void wd_join(mlimits *l)
+{
+    pthread_mutex_lock(&wd_lock);
+    if (!wd_running) {
+        static bool atfork_set;
+        if (!atfork_set && pthread_atfork(NULL, NULL, wd_after_fork) == 0)
+            atfork_set = true;
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&a, 64 * 1024);
+        /* Without the thread the hook's own clock checks still hold. */
+        wd_running = pthread_create(&t, &a, wd_main, NULL) == 0;
+        pthread_attr_destroy(&a);
+    }
+    l->wd_prev = NULL;
+    l->wd_next = wd_head;
+    if (wd_head)
+        wd_head->wd_prev = l;
+    wd_head = l;
+    l->wd_listed = true;
+    pthread_mutex_unlock(&wd_lock);
+}
+
+static void wd_leave(mlimits *l)
+{
+    if (!l->wd_listed)
+        return;
+    pthread_mutex_lock(&wd_lock);
+    if (l->wd_prev)
+        l->wd_prev->wd_next = l->wd_next;
+    else
+        wd_head = l->wd_next;
+    if (l->wd_next)
+        l->wd_next->wd_prev = l->wd_prev;
+    l->wd_listed = false;
+    pthread_mutex_unlock(&wd_lock);
 }
 
 void ms_limits_begin(gsvm_mission *m, uint64_t budget, uint32_t wall_ms)
@@ -154,14 +262,21 @@ void ms_limits_begin(gsvm_mission *m, uint64_t budget, uint32_t wall_ms)
     l->used = 0;
     l->budget = budget;
     l->tripped = LIM_NONE;
+    l->mem_refused = false;
     l->charging = true;
+    l->wd_fired = 0;
+    l->L = m->L;
     l->deadline_ns = wall_ms ? now_ns() + (uint64_t)wall_ms * 1000000u : 0;
-    lua_sethook(m->L, count_hook, LUA_MASKCOUNT, 100);
+    lua_sethook(m->L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    if (l->deadline_ns)
+        wd_join(l);
 }
 
 void ms_limits_end(gsvm_mission *m)
 {
+    wd_leave(&m->lim);
     m->lim.charging = false;
     m->lim.deadline_ns = 0;
+    m->lim.wd_fired = 0;
     lua_sethook(m->L, NULL, 0, 0);
 }

@@ -21,6 +21,10 @@ void gsvm_mission_config_init(gsvm_mission_config *cfg)
     cfg->arena_bytes = GSVM_MISSION_ARENA_BYTES;
     cfg->callback_wall_ms = 1000;
     cfg->open_wall_ms = 20000;
+    cfg->commit_wait_ms = GSVM_MISSION_COMMIT_WAIT_MS;
+    cfg->network_wait_ms = GSVM_MISSION_NETWORK_WAIT_MS;
+    cfg->cancel_wait_ms = GSVM_MISSION_CANCEL_WAIT_MS;
+    cfg->expire_ms = GSVM_MISSION_EXPIRE_MS;
 }
 
 /* Error text: at most 255 characters, '"' becomes '\'', CR LF TAB become spaces. */
@@ -176,6 +180,70 @@ static void gc_between_callbacks(gsvm_mission *m, size_t *last)
 
 typedef void (*txn_prep)(gsvm_mission *m, void *ud);
 
+typedef struct cb_call {
+    int ref;
+    const mevent *ev;
+} cb_call;
+
+/* Runs inside lua_pcall: everything the runtime allocates on the state for a
+ * callback (the event handle) is allocated here, protected, so a full arena
+ * faults the mission instead of reaching Lua's panic. */
+static int call_callback(lua_State *L)
+{
+    gsvm_mission *m = ms_from_L(L);
+    const cb_call *c = lua_touserdata(L, 1);
+    int ref = c->ref;
+    const mevent *ev = c->ev;
+    lua_settop(L, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    ms_push_context(L, m);
+    ms_push_state(L, m);
+    int nargs = 2;
+    if (ev) {
+        ms_push_event(L, m, ev);
+        nargs = 3;
+    }
+    lua_call(L, nargs, 0);
+    return 0;
+}
+
+static int on_panic(lua_State *L)
+{
+    gsvm_mission *m = ms_from_L(L);
+    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
+    snprintf(m->panic_text, sizeof m->panic_text, "%s", msg);
+    if (m->panic_armed)
+        longjmp(m->panic_jmp, 1);
+    return 0; /* unreachable while the runtime holds every call protected */
+}
+
+void ms_install_panic(gsvm_mission *m)
+{
+    lua_atpanic(m->L, on_panic);
+}
+
+/* lua_pcall of `f` with a light userdata argument and the `nvals` values on
+ * top of the stack, armed against a panic: returns the status, or -1 when
+ * Lua panicked (the state is then closed: nothing may touch it again). */
+static int guarded_pcall(gsvm_mission *m, lua_CFunction f, void *arg, int nvals)
+{
+    lua_State *L = m->L;
+    if (setjmp(m->panic_jmp)) {
+        m->panic_armed = false;
+        ms_limits_end(m);
+        lua_close(m->L);
+        m->L = NULL;
+        return -1;
+    }
+    m->panic_armed = true;
+    lua_pushcfunction(L, f);
+    lua_pushlightuserdata(L, arg);
+    lua_rotate(L, -(nvals + 2), 2);
+    int st = lua_pcall(L, nvals + 1, 0, 0);
+    m->panic_armed = false;
+    return st;
+}
+
 /* Runs one callback as a transaction.  `ref` may be LUA_NOREF (no handler):
  * the transaction still commits what `prep` staged. */
 static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_start,
@@ -187,22 +255,25 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
     m->txn.starts = on_start;
     if (prep)
         prep(m, ud);
-    if (ref != LUA_NOREF) {
-        lua_State *L = m->L;
+    if (ref != LUA_NOREF && m->L) {
         m->event_gen++;
         m->cur_event = ev;
         m->callbacks++;
         ms_limits_begin(m, m->cfg.callback_budget, m->cfg.callback_wall_ms);
-        lua_settop(L, 0);
-        lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-        ms_push_context(L, m);
-        ms_push_state(L, m);
-        int nargs = 2;
-        if (ev) {
-            ms_push_event(L, m, ev);
-            nargs = 3;
+        cb_call call = {ref, ev};
+        lua_settop(m->L, 0);
+        int st = guarded_pcall(m, call_callback, &call, 0);
+        if (st < 0) {
+            m->cur_event = NULL;
+            ms_txn_discard(m);
+            if (consumed)
+                ms_store_delete_event(m->store, consumed, &err);
+            char text[200];
+            snprintf(text, sizeof text, "mission Lua state panicked: %s", m->panic_text);
+            ms_fault(m, text);
+            return;
         }
-        int st = lua_pcall(L, nargs, 0, 0);
+        lua_State *L = m->L;
         bool failed = st != LUA_OK || m->lim.tripped;
         char text[GSVM_MISSION_MAX_ERROR + 64];
         if (failed)
@@ -230,6 +301,29 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
     }
 }
 
+/* The next value of the events' sequence (and of mission_sequence, which
+ * moves with it) as text.  When it passes what the store holds, a block of
+ * SEQ_BLOCK numbers is reserved there first, so callbacks that commit
+ * nothing write nothing and a process killed at any moment never hands out
+ * a number twice: after a kill -9 the sequence goes on above the block. */
+#define SEQ_BLOCK 1024u
+
+static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
+{
+    uint64_t n = ++m->rec.event_seq;
+    m->rec.mission_seq++;
+    if (n > m->seq_stored) {
+        gsvm_error err;
+        m->seq_reserve = n + SEQ_BLOCK - 1;
+        gsvm_status st = ms_store_save_meta(m->store, m, &err);
+        m->seq_reserve = 0;
+        if (st != GSVM_OK)
+            ms_fault(m, err.message);
+    }
+    snprintf(seq, size, "%llu", (unsigned long long)n);
+    snprintf(mseq, size, "%llu", (unsigned long long)m->rec.mission_seq);
+}
+
 static void dispatch(gsvm_mission *m, mevent *e)
 {
     gsvm_error err;
@@ -246,18 +340,21 @@ static void dispatch(gsvm_mission *m, mevent *e)
         ms_mevent_free(e);
         return;
     }
-    char buf[24];
-    m->rec.mission_seq++;
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->rec.event_seq);
+    char buf[24], mseq[24];
+    next_event_seq(m, buf, mseq, sizeof buf);
+    if (m->rec.faulted) {
+        if (e->db_id)
+            ms_store_delete_event(m->store, e->db_id, &err);
+        ms_mevent_free(e);
+        return;
+    }
     ms_mevent_set_str(e, "sequence", buf, strlen(buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->source_generation);
     ms_mevent_set_str(e, "source_generation", buf, strlen(buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
     ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
-    if (e->kind != EV_scriptable_override_transport_staged) {
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.mission_seq);
-        ms_mevent_set_str(e, "mission_sequence", buf, strlen(buf));
-    }
+    if (e->kind != EV_scriptable_override_transport_staged)
+        ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     run_callback(m, ref, e, false, e->db_id, NULL, NULL);
     ms_mevent_free(e);
 }
@@ -289,14 +386,13 @@ static void fire_timer(gsvm_mission *m, int i)
     e->attempt = m->rec.attempt;
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
-        m->rec.mission_seq++;
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)++m->rec.event_seq);
+        char mseq[24];
+        next_event_seq(m, buf, mseq, sizeof buf);
         ms_mevent_set_str(e, "sequence", buf, strlen(buf));
         ms_mevent_set_str(e, "source_generation", "1", 1);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
         ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.mission_seq);
-        ms_mevent_set_str(e, "mission_sequence", buf, strlen(buf));
+        ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     }
     /* The timer is removed before the handler runs, even without a handler. */
     run_callback(m, ref, e, false, 0, remove_timer, &tf);
@@ -352,7 +448,7 @@ static gsvm_status capture_program(gsvm_mission *m, gsvm_error *err)
     lua_State *L = m->L;
     int prog = lua_gettop(L);
     /* initial_state: nil or {region_index=int 0..INT32_MAX, spawn_set_hash, omit} (rawget). */
-    /* Nothing here may raise: it runs outside any protected call. */
+    /* Runs inside lua_pcall (capture_tramp): a failed allocation raises. */
     lua_pushliteral(L, "initial_state");
     int t = lua_rawget(L, prog);
     free(m->initial_json);
@@ -437,6 +533,19 @@ static gsvm_status capture_program(gsvm_mission *m, gsvm_error *err)
     return GSVM_OK;
 }
 
+typedef struct cap_call {
+    gsvm_error *err;
+    gsvm_status st;
+} cap_call;
+
+static int capture_tramp(lua_State *L)
+{
+    cap_call *c = lua_touserdata(L, 1);
+    lua_remove(L, 1); /* the program table alone */
+    c->st = capture_program(ms_from_L(L), c->err);
+    return 0;
+}
+
 /* Runs the compiled chunk (below it on the stack) and returns all it returns. */
 static int run_chunk(lua_State *L)
 {
@@ -478,8 +587,14 @@ static gsvm_status open_lua(gsvm_mission *m, gsvm_error *err)
     if (lua_gettop(L) < 1 || !lua_istable(L, 1))
         return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
                               "mission chunk must return one program table");
+    /* Capturing allocates (names, references): protected too. */
     lua_settop(L, 1);
-    gsvm_status s = capture_program(m, err);
+    cap_call cap = {err, GSVM_OK};
+    st = guarded_pcall(m, capture_tramp, &cap, 1);
+    if (st < 0)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "mission Lua state panicked: %s", m->panic_text);
+    gsvm_status s = st == LUA_OK ? cap.st
+                                 : gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "not enough memory");
     lua_settop(L, 0);
     lua_gc(L, LUA_GCCOLLECT);
     m->gc_mark = m->lim.arena_used;
@@ -601,6 +716,14 @@ gsvm_status gsvm_mission_open(const gsvm_mission_config *cfg, const char *source
         c.open_budget = GSVM_MISSION_OPEN_BUDGET;
     if (!c.arena_bytes)
         c.arena_bytes = GSVM_MISSION_ARENA_BYTES;
+    if (!c.commit_wait_ms)
+        c.commit_wait_ms = GSVM_MISSION_COMMIT_WAIT_MS;
+    if (!c.network_wait_ms)
+        c.network_wait_ms = GSVM_MISSION_NETWORK_WAIT_MS;
+    if (!c.cancel_wait_ms)
+        c.cancel_wait_ms = GSVM_MISSION_CANCEL_WAIT_MS;
+    if (!c.expire_ms)
+        c.expire_ms = GSVM_MISSION_EXPIRE_MS;
     m->world = c.world ? c.world : &m->empty_world;
     if (!c.tick_ms)
         c.tick_ms = m->world->tick_ms ? m->world->tick_ms : 50;
@@ -648,8 +771,10 @@ void gsvm_mission_close(gsvm_mission *m)
     if (!m)
         return;
     gsvm_error err;
-    if (m->store && m->L)
+    if (m->store && m->L) {
+        m->seq_exact = true; /* a clean stop keeps the exact sequence */
         ms_store_save_meta(m->store, m, &err); /* the clock */
+    }
     close_lua(m);
     ms_txn_discard(m);
     ms_vmap_free(&m->txn.overlay);
@@ -669,7 +794,9 @@ void gsvm_mission_close(gsvm_mission *m)
 gsvm_status gsvm_mission_reopen(gsvm_mission *m, gsvm_error *err)
 {
     gsvm_error_clear(err);
+    m->seq_exact = true;
     ms_store_save_meta(m->store, m, err);
+    m->seq_exact = false;
     close_lua(m);
     return start(m, err);
 }
@@ -692,7 +819,9 @@ gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size
     }
     m->rec.faulted = false;
     m->rec.fault[0] = 0;
+    m->seq_exact = true;
     gsvm_status st = ms_store_save_meta(m->store, m, err);
+    m->seq_exact = false;
     if (st != GSVM_OK)
         return st;
     close_lua(m);
@@ -1054,15 +1183,51 @@ gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_repor
     return GSVM_OK;
 }
 
+/* The earliest simulated time at which something can run by itself: the
+ * pending start (next tick), the delivery's next deadline, the earliest timer
+ * (a due one that waits for its tick: the next tick); UINT64_MAX for none.
+ * Reports and queued events need no tick: they run as soon as nothing holds
+ * them back, which is one of these. */
+static uint64_t next_wake(const gsvm_mission *m)
+{
+    uint64_t now = m->rec.clock;
+    if (!m->L || m->rec.faulted)
+        return UINT64_MAX;
+    if (!m->rec.started)
+        return m->start_waiting && m->published ? now + 1 : UINT64_MAX;
+    uint64_t best = ms_dlv_next_deadline(m);
+    if (m->nout)
+        return best; /* nothing else runs during a delivery */
+    for (int i = 0; i < m->rec.timers.n; i++) {
+        uint64_t d = m->rec.timers.t[i].deadline;
+        if (d <= now)
+            d = now + 1;
+        if (d < best)
+            best = d;
+    }
+    if (m->inputs.n || m->events.n)
+        best = now + 1; /* something waits for the pump (after a fault was cleared) */
+    return best;
+}
+
 gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err)
 {
     gsvm_error_clear(err);
+    if (ms > GSVM_MISSION_MAX_CLOCK_MS || m->rec.clock > GSVM_MISSION_MAX_CLOCK_MS - ms)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                              "the clock would pass 2^53 ms (now %llu ms, advance %llu ms)",
+                              (unsigned long long)m->rec.clock, (unsigned long long)ms);
     uint64_t tick = m->cfg.tick_ms, target = m->rec.clock + ms;
-    if (target < m->rec.clock)
-        target = UINT64_MAX;
     for (;;) {
         uint64_t next = (m->rec.clock / tick + 1) * tick;
-        if (next > target || next <= m->rec.clock)
+        /* Skip the idle ticks: jump to the tick of the next thing that can happen. */
+        uint64_t wake = next_wake(m);
+        if (wake > next) {
+            if (wake > target)
+                break;
+            next = (wake + tick - 1) / tick * tick;
+        }
+        if (next > target)
             break;
         m->rec.clock = next;
         m->timer_fired_this_tick = false;
@@ -1072,6 +1237,21 @@ gsvm_status gsvm_mission_advance(gsvm_mission *m, uint64_t ms, gsvm_error *err)
     m->rec.clock = target;
     return GSVM_OK;
 }
+
+gsvm_status gsvm_mission_report_outcome(gsvm_mission *m, uint64_t key, gsvm_mission_outcome outcome,
+                                 gsvm_error *err)
+{
+    gsvm_error_clear(err);
+    if (m->in_pump)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
+                              "an outcome is reported after the request callback returned, not inside it");
+    gsvm_status st = ms_dlv_outcome(m, key, outcome, err);
+    if (st == GSVM_OK)
+        pump(m);
+    return st;
+}
+
+size_t gsvm_mission_memory_used(const gsvm_mission *m) { return m->lim.arena_used; }
 
 /* ---- the committed record ---- */
 uint32_t gsvm_mission_phase(const gsvm_mission *m) { return m->rec.phase; }

@@ -37,23 +37,100 @@ static uint64_t units_of(double x)
     return (uint64_t)x;
 }
 
-static lua_Integer len_of(lua_State *L, int idx)
+/* The stock table functions read the length through __len a second time
+ * (after the wrapper read it to charge the work), and a __len that answers
+ * 1 and then 2^62 would make table.remove shift 2^62 elements inside C,
+ * where no hook runs.  So the wrapper reads the length once and, while the
+ * stock function runs, the table's metatable answers that same length: its
+ * __len is swapped for a constant.  The metatable is the private copy
+ * setmetatable installed for this one table, and it is put back however the
+ * call ends. */
+static int fixed_len(lua_State *L)
 {
-    return luaL_len(L, idx); /* may run __len, which the hook charges */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return 1;
+}
+
+/* Reads the length of the table at 1 once; pushes the metatable (or nil)
+ * and, when it has a __len, the original __len below the call's
+ * arguments... (see call_fixed_len). */
+static lua_Integer len_once(lua_State *L, bool *has_len)
+{
+    *has_len = false;
+    if (lua_getmetatable(L, 1)) {
+        lua_pushliteral(L, "__len");
+        *has_len = lua_rawget(L, -2) != LUA_TNIL;
+        lua_pop(L, 2);
+    }
+    return luaL_len(L, 1); /* may run __len, which the hook charges */
+}
+
+/* Calls the stock function with all the wrapper's arguments; with a __len
+ * (has_len) the metatable answers `n` meanwhile. */
+static int call_fixed_len(lua_State *L, bool has_len, lua_Integer n)
+{
+    lua_CFunction f = original(L);
+    if (!has_len)
+        return f(L);
+    int nargs = lua_gettop(L);
+    lua_getmetatable(L, 1);                 /* nargs+1: mt */
+    lua_pushliteral(L, "__len");
+    lua_rawget(L, -2);                      /* nargs+2: the script's __len */
+    lua_pushliteral(L, "__len");
+    lua_pushinteger(L, n);
+    lua_pushcclosure(L, fixed_len, 1);
+    lua_rawset(L, nargs + 1);
+    lua_pushcfunction(L, f);
+    for (int i = 1; i <= nargs; i++)
+        lua_pushvalue(L, i);
+    int st = lua_pcall(L, nargs, LUA_MULTRET, 0);
+    int base = nargs + 2; /* results (or the error) start above here */
+    lua_pushliteral(L, "__len");
+    lua_pushvalue(L, nargs + 2);
+    lua_rawset(L, nargs + 1);
+    if (st != LUA_OK) {
+        lua_settop(L, base + 1);
+        return lua_error(L);
+    }
+    return lua_gettop(L) - base;
+}
+
+/* The comparison of a sort without a comparator: `<` charged by the bytes
+ * it compares (two 1 MiB strings cost a 1 MiB compare, not one unit). */
+static int sort_lt(lua_State *L)
+{
+    size_t la, lb;
+    uint64_t units = 1;
+    if (lua_type(L, 1) == LUA_TSTRING && lua_type(L, 2) == LUA_TSTRING) {
+        lua_tolstring(L, 1, &la);
+        lua_tolstring(L, 2, &lb);
+        units += (la < lb ? la : lb) / 64;
+    }
+    ms_charge(L, units);
+    lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
+    return 1;
 }
 
 /* table.sort: n log2 n comparisons are charged before sorting, so sorting
  * two million numbers faults at once instead of running for a second and a
- * half outside the count hook.  A comparator's own instructions are counted
- * by the hook as usual. */
+ * half outside the count hook; each comparison is charged again by what it
+ * compares (sort_lt, or a comparator's own instructions, which the hook
+ * counts). */
 static int w_sort(lua_State *L)
 {
     ms_check_tripped(L);
     luaL_checktype(L, 1, LUA_TTABLE);
-    double n = (double)len_of(L, 1);
+    bool has_len;
+    lua_Integer len = len_once(L, &has_len);
+    double n = (double)len;
     if (n > 1)
         ms_charge(L, units_of(n * ceil(log2(n)) + n));
-    return original(L)(L);
+    if (lua_isnoneornil(L, 2)) {
+        lua_settop(L, 1);
+        lua_pushcfunction(L, sort_lt);
+    }
+    lua_settop(L, 2);
+    return call_fixed_len(L, has_len, len);
 }
 
 /* table.insert(t, pos, v) and table.remove(t, pos) shift every element
@@ -61,27 +138,29 @@ static int w_sort(lua_State *L)
 static int w_insert(lua_State *L)
 {
     ms_check_tripped(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    bool has_len;
+    lua_Integer n = len_once(L, &has_len);
     if (lua_gettop(L) == 3) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        lua_Integer n = len_of(L, 1);
         lua_Integer pos = luaL_checkinteger(L, 2);
         if (pos >= 1 && pos <= n)
             ms_charge(L, units_of((double)n - (double)pos + 1));
     }
     ms_charge(L, 1);
-    return original(L)(L);
+    return call_fixed_len(L, has_len, n);
 }
 
 static int w_remove(lua_State *L)
 {
     ms_check_tripped(L);
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_Integer n = len_of(L, 1);
+    bool has_len;
+    lua_Integer n = len_once(L, &has_len);
     lua_Integer pos = luaL_optinteger(L, 2, n);
     if (pos >= 1 && pos <= n)
         ms_charge(L, units_of((double)n - (double)pos + 1));
     ms_charge(L, 1);
-    return original(L)(L);
+    return call_fixed_len(L, has_len, n);
 }
 
 /* table.concat / table.unpack: one unit per element (bytes are charged by
@@ -90,19 +169,25 @@ static int w_concat(lua_State *L)
 {
     ms_check_tripped(L);
     luaL_checktype(L, 1, LUA_TTABLE);
+    bool has_len = false;
     lua_Integer i = luaL_optinteger(L, 3, 1);
-    lua_Integer j = lua_isnoneornil(L, 4) ? len_of(L, 1) : luaL_checkinteger(L, 4);
+    lua_Integer j = lua_isnoneornil(L, 4) ? len_once(L, &has_len) : luaL_checkinteger(L, 4);
     ms_charge(L, units_of((double)j - (double)i + 1));
-    return original(L)(L);
+    return call_fixed_len(L, has_len, j);
 }
 
 static int w_unpack(lua_State *L)
 {
     ms_check_tripped(L);
     lua_Integer i = luaL_optinteger(L, 2, 1);
-    lua_Integer j = lua_isnoneornil(L, 3) ? len_of(L, 1) : luaL_checkinteger(L, 3);
+    bool has_len = false;
+    lua_Integer j;
+    if (lua_isnoneornil(L, 3))
+        j = lua_type(L, 1) == LUA_TTABLE ? len_once(L, &has_len) : luaL_len(L, 1);
+    else
+        j = luaL_checkinteger(L, 3);
     ms_charge(L, units_of((double)j - (double)i + 1));
-    return original(L)(L);
+    return call_fixed_len(L, has_len, j);
 }
 
 static int w_move(lua_State *L)
@@ -151,6 +236,41 @@ static int w_bytes(lua_State *L)
     if (lua_type(L, 1) == LUA_TSTRING)
         lua_tolstring(L, 1, &l);
     ms_charge(L, 1 + l / 64);
+    return original(L)(L);
+}
+
+/* A string turned into a number costs a pass of strtod over all its digits
+ * (25 MB of them take 20 ms, a thousand VM instructions' worth per
+ * kilobyte), which no hook sees: a long string that starts like a numeral
+ * is charged one unit per byte wherever a library function may convert it
+ * (tonumber and the math library).  Other strings are not converted past
+ * their first bytes. */
+static void charge_numerals(lua_State *L)
+{
+    int top = lua_gettop(L);
+    for (int i = 1; i <= top; i++) {
+        if (lua_type(L, i) != LUA_TSTRING)
+            continue;
+        size_t l;
+        const char *s = lua_tolstring(L, i, &l);
+        if (l <= 64)
+            continue;
+        size_t k = 0;
+        while (k < l && strchr(" \f\n\r\t\v", s[k]) && s[k])
+            k++;
+        if (k < l && (s[k] == '-' || s[k] == '+'))
+            k++;
+        if (k < l && ((s[k] >= '0' && s[k] <= '9') || s[k] == '.'))
+            ms_charge(L, l);
+        else
+            ms_charge(L, 1 + l / 64);
+    }
+}
+
+static int w_numeric(lua_State *L)
+{
+    ms_check_tripped(L);
+    charge_numerals(L);
     return original(L)(L);
 }
 
@@ -240,7 +360,10 @@ static int w_pcall(lua_State *L)
     luaL_checktype(L, 1, LUA_TFUNCTION);
     int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
     gsvm_mission *m = ms_from_L(L);
-    if (status == LUA_ERRMEM && !m->lim.tripped)
+    /* Lua raises a memory error for any error whose value is the string
+     * "not enough memory" (lua_error compares it with its own message), so
+     * the status says nothing: only the allocator knows (identity, not text). */
+    if (status == LUA_ERRMEM && !m->lim.tripped && ms_memory_error_is_real(m))
         m->lim.tripped = LIM_MEMORY;
     if (m->lim.tripped)
         return ms_raise_limit(L);
@@ -364,7 +487,8 @@ static int w_require(lua_State *L)
 static void wrap(lua_State *L, const char *lib, const char *fn, lua_CFunction w)
 {
     lua_getglobal(L, lib);
-    lua_getfield(L, -1, fn);
+    if (lua_getfield(L, -1, fn) != LUA_TFUNCTION)
+        luaL_error(L, "sandbox: %s.%s is missing", lib, fn); /* a build mistake, never silent */
     lua_pushcclosure(L, w, 1);
     lua_setfield(L, -2, fn);
     lua_pop(L, 1);
@@ -420,6 +544,12 @@ static int build(lua_State *L)
     wrap(L, LUA_STRLIBNAME, "rep", w_rep);
     wrap(L, LUA_STRLIBNAME, "byte", w_byte);
     wrap(L, LUA_STRLIBNAME, "format", w_format);
+    wrap(L, LUA_GNAME, "tonumber", w_numeric);
+    static const char *const math_fns[] = {"abs", "ceil", "floor", "fmod", "modf", "sqrt", "exp", "log",
+                                           "sin", "cos", "tan", "asin", "acos", "atan", "tointeger",
+                                           "ult", "max", "min", "type", NULL};
+    for (const char *const *f = math_fns; *f; f++)
+        wrap(L, LUA_MATHLIBNAME, *f, w_numeric);
     static const char *const byte_fns[] = {"upper", "lower", "reverse", "sub", "char", "pack",
                                            "unpack", "packsize", "len", NULL};
     for (const char *const *f = byte_fns; *f; f++)
@@ -454,6 +584,7 @@ bool ms_sandbox_open(gsvm_mission *m, gsvm_error *err)
         gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "cannot create a Lua state");
         return false;
     }
+    ms_install_panic(m);
     lua_gc(m->L, LUA_GCSTOP);
     lua_pushcfunction(m->L, build);
     if (lua_pcall(m->L, 0, 0, 0) != LUA_OK) {

@@ -42,7 +42,8 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_ROLLBACK] = "ROLLBACK",
     [Q_META] = "UPDATE meta SET started=?1, faulted=?2, fault=?3, complete=?4, wipe_active=?5,"
                " wipe_key=?6, phase=?7, revision=?8, attempt=?9, next_timer_seq=?10, next_key=?11,"
-               " mission_seq=?12, clock=?13, dlv_active=?14, dlv_t0=?15, dlv_answer=?16, event_seq=?17 WHERE id=1",
+               " mission_seq=?12, clock=?13, dlv_active=?14, dlv_t0=?15, dlv_answer=?16, event_seq=?17,"
+               " dlv_stage=?18, dlv_stage_t=?19 WHERE id=1",
     [Q_VAR_PUT] = "INSERT OR REPLACE INTO variables(name, type, value) VALUES(?1, ?2, ?3)",
     [Q_VAR_DEL] = "DELETE FROM variables WHERE name=?1",
     [Q_TIMER_CLEAR] = "DELETE FROM timers",
@@ -73,7 +74,8 @@ static const char schema[] =
     " started INTEGER, faulted INTEGER, fault TEXT, complete INTEGER, wipe_active INTEGER,"
     " wipe_key INTEGER, phase INTEGER, revision INTEGER, attempt INTEGER, next_timer_seq INTEGER,"
     " next_key INTEGER, mission_seq INTEGER, clock INTEGER, dlv_active INTEGER, dlv_t0 INTEGER,"
-    " dlv_answer INTEGER, event_seq INTEGER NOT NULL DEFAULT 0);"
+    " dlv_answer INTEGER, event_seq INTEGER NOT NULL DEFAULT 0, dlv_stage INTEGER NOT NULL DEFAULT 0,"
+    " dlv_stage_t INTEGER NOT NULL DEFAULT 0);"
     /* The columns of the first format only: a file written before the
      * later columns existed gets them from `upgrades` below. */
     "INSERT OR IGNORE INTO meta(id, format, started, faulted, fault, complete, wipe_active, wipe_key,"
@@ -95,6 +97,8 @@ static const char schema[] =
 static const char *const upgrades[] = {
     "ALTER TABLE meta ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE events ADD COLUMN queue INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE meta ADD COLUMN dlv_stage INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE meta ADD COLUMN dlv_stage_t INTEGER NOT NULL DEFAULT 0",
 };
 
 static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
@@ -139,8 +143,17 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
              "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
              " PRAGMA wal_autocheckpoint=4096;",
              path ? "WAL" : "MEMORY", fsync_full ? "FULL" : "NORMAL");
-    if (sqlite3_exec(s->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+    int erc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
+    if (erc == SQLITE_OK)
+        erc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
+    if ((erc & 0xff) == SQLITE_BUSY || (erc & 0xff) == SQLITE_LOCKED) {
+        gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name,
+                                        "state store: another process holds this mission record open"
+                                        " (one process owns a record at a time)");
+        ms_store_close(s);
+        return st;
+    }
+    if (erc != SQLITE_OK) {
         gsvm_status st = db_error(s, err, "cannot prepare the schema (not a mission state file?)");
         ms_store_close(s);
         return st;
@@ -181,13 +194,28 @@ static bool bind_meta(mstore *s, gsvm_mission *m)
     sqlite3_bind_int64(q, 9, (sqlite3_int64)r->attempt);
     sqlite3_bind_int64(q, 10, (sqlite3_int64)r->next_timer_seq);
     sqlite3_bind_int64(q, 11, (sqlite3_int64)r->next_key);
-    sqlite3_bind_int64(q, 12, (sqlite3_int64)r->mission_seq);
+
     sqlite3_bind_int64(q, 13, (sqlite3_int64)r->clock);
     sqlite3_bind_int(q, 14, m->dlv.active);
     sqlite3_bind_int64(q, 15, (sqlite3_int64)m->dlv.t0);
     sqlite3_bind_int(q, 16, m->dlv.answer);
-    sqlite3_bind_int64(q, 17, (sqlite3_int64)r->event_seq);
-    return step(s, Q_META) == SQLITE_DONE;
+    sqlite3_bind_int(q, 18, m->dlv.stage);
+    sqlite3_bind_int64(q, 19, (sqlite3_int64)m->dlv.stage_t);
+    /* Never below a block reserved ahead (see seq_stored), except on close. */
+    uint64_t seq = r->event_seq;
+    if (!m->seq_exact) {
+        if (m->seq_reserve > seq)
+            seq = m->seq_reserve;
+        if (m->seq_stored > seq)
+            seq = m->seq_stored;
+    }
+    sqlite3_bind_int64(q, 17, (sqlite3_int64)seq);
+    /* mission_sequence moves with the events' sequence: the same block. */
+    sqlite3_bind_int64(q, 12, (sqlite3_int64)(r->mission_seq + (seq - r->event_seq)));
+    if (step(s, Q_META) != SQLITE_DONE)
+        return false;
+    m->seq_stored = seq;
+    return true;
 }
 
 static bool put_var(mstore *s, const mvar *v)
@@ -430,7 +458,7 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     if (sqlite3_prepare_v2(s->db,
                            "SELECT format, started, faulted, fault, complete, wipe_active, wipe_key,"
                            " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock,"
-                           " dlv_active, dlv_t0, dlv_answer, event_seq FROM meta WHERE id=1",
+                           " dlv_active, dlv_t0, dlv_answer, event_seq, dlv_stage, dlv_stage_t FROM meta WHERE id=1",
                            -1, &q, NULL) != SQLITE_OK)
         return db_error(s, err, "cannot read the record");
     if (sqlite3_step(q) != SQLITE_ROW || sqlite3_column_int(q, 0) != 1) {
@@ -455,9 +483,12 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     m->dlv.t0 = (uint64_t)sqlite3_column_int64(q, 15);
     m->dlv.answer = sqlite3_column_int(q, 16);
     r->event_seq = (uint64_t)sqlite3_column_int64(q, 17);
+    m->seq_stored = r->event_seq;
+    m->dlv.stage = sqlite3_column_int(q, 18);
+    m->dlv.stage_t = (uint64_t)sqlite3_column_int64(q, 19);
     sqlite3_finalize(q);
     if (phase < 0 || phase > (int64_t)UINT32_MAX || r->attempt < 1 || r->next_key < 1 ||
-        m->dlv.answer < 0 || m->dlv.answer > GSVM_MISSION_MISMATCH)
+        m->dlv.answer < 0 || m->dlv.answer > GSVM_MISSION_DEFER || m->dlv.stage < 0 || m->dlv.stage > 2)
         return corrupt(s, err, "record values out of range");
     r->phase = (uint32_t)phase;
 

@@ -685,7 +685,13 @@ gsvm_status patho_unop_apply(patho_unop op, const gsvm_patho_value *a, gsvm_path
         }
         break;
     case PATHO_NOT: {
+        /* `!obj` is a null test: the 2005 compiler emits Not on an object
+         * (HD quest_k4_01_cutscene), as JumpB tests one for `if (obj)`. */
         bool t;
+        if (a->type == GSVM_PATHO_OBJECT) {
+            *out = patho_mk_bool(a->as.object == 0);
+            return GSVM_OK;
+        }
         if (patho_value_truth(a, &t)) {
             *out = patho_mk_bool(!t);
             return GSVM_OK;

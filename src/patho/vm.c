@@ -101,12 +101,20 @@ gsvm_status patho_vm_alloc(const gsvm_patho_program *prog, const gsvm_patho_host
     vm->nglobals = prog->nglobals;
     for (uint32_t i = 0; i < prog->nglobals; i++)
         gsvm_patho_value_default(&vm->globals[i], prog->globals[i].type);
+    /* Every import must resolve now: a script that calls a native the host
+     * lacks is refused here, not when (and only if) the call is reached. */
     for (uint32_t i = 0; i < prog->nimports; i++) {
         const gsvm_patho_import *im = &prog->imports[i];
-        vm->native_ids[i] = vm->host.resolve
-                                ? vm->host.resolve(vm->host.user, im->name.str ? im->name.str : "",
-                                                   im->argc)
-                                : (int32_t)i;
+        const char *name = im->name.str ? im->name.str : "";
+        vm->native_ids[i] =
+            vm->host.resolve ? vm->host.resolve(vm->host.user, name, im->argc) : (int32_t)i;
+        if (vm->native_ids[i] < 0) {
+            gsvm_patho_vm_free(vm);
+            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL,
+                                  "import #%u '%s' with %u arguments: the host has no such "
+                                  "native",
+                                  i, name, im->argc);
+        }
     }
     *out = vm;
     return GSVM_OK;
@@ -483,9 +491,7 @@ static gsvm_status prepare_call(gsvm_patho_vm *vm, const gsvm_patho_insn *in, gs
             return fault(vm, "import %u does not exist (%u imports)", idx, p->nimports);
         const gsvm_patho_import *im = &p->imports[idx];
         c->name = im->name.str ? im->name.str : "";
-        c->native = vm->native_ids[idx];
-        if (c->native < 0)
-            return fault(vm, "Unknown function '%s' with %u arguments", c->name, im->argc);
+        c->native = vm->native_ids[idx]; /* >= 0: vm_new refused the others */
         if (in->list_len != im->argc)
             return fault(vm, "'%s' takes %u arguments, the call has %u", c->name, im->argc,
                          in->list_len);

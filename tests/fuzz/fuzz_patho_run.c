@@ -18,6 +18,17 @@
 #include "base/buf.h"
 #include "patho/host.h"
 
+
+/* The shipped native declarations, parsed once for the whole process. */
+static const gsvm_patho_natives *builtin_natives(void)
+{
+    static gsvm_patho_natives *n;
+    gsvm_error err;
+    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
+        abort();
+    return n;
+}
+
 static void discard(void *user, const char *line, size_t len)
 {
     (void)user, (void)line, (void)len;
@@ -127,7 +138,7 @@ static void drv_events(drv *d, const gsvm_patho_event *evs, uint32_t n)
 static void drive(drv *d, gsvm_buf *out)
 {
     gsvm_error err;
-    patho_sim_host_init(&d->host, collect, out);
+    patho_sim_host_init(&d->host, builtin_natives(), true, collect, out);
     d->iface = patho_sim_host_iface(&d->host);
     if (gsvm_patho_vm_new(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
         d->vm = NULL; /* a program no VM takes (e.g. a global of no type) */
@@ -140,8 +151,8 @@ static void drive(drv *d, gsvm_buf *out)
     for (uint32_t t = 0; t < d->prog->ntasks && t < 2; t++)
         drv_events(d, d->prog->tasks[t].events, d->prog->tasks[t].nevents);
     drv_events(d, d->prog->events, d->prog->nevents);
-    d->host.stop_gen++;
-    d->host.now_ms += 1000;
+    d->host.clock.stop_gen++;
+    d->host.clock.now_ms += 1000;
     drv_frame(d);
 }
 
@@ -183,7 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gsvm_patho_load(data, size, GSVM_PATHO_LAYOUT_AUTO, "fuzz", &prog, &err) != GSVM_OK)
         return 0;
     patho_sim_host host;
-    patho_sim_host_init(&host, discard, NULL);
+    patho_sim_host_init(&host, builtin_natives(), true, discard, NULL);
     gsvm_patho_host iface = patho_sim_host_iface(&host);
     gsvm_patho_vm *vm;
     if (gsvm_patho_vm_new(prog, &iface, &vm, &err) == GSVM_OK) {
@@ -193,8 +204,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t t = 0; t < prog->ntasks && t < 4; t++)
                 send_all(vm, prog->tasks[t].events, prog->tasks[t].nevents);
             send_all(vm, prog->events, prog->nevents);
-            host.stop_gen++; /* as if the script had called StopGroup0 */
-            host.now_ms += 1000;
+            host.clock.stop_gen++; /* as if the script had called StopGroup0 */
+            host.clock.now_ms += 1000;
             gsvm_patho_vm_run_frame(vm, &err);
             uint8_t *snap;
             size_t len;
@@ -209,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 free(snap);
                 gsvm_patho_vm_set_max_instructions(vm, 5000);
             }
-            host.now_ms += 1000;
+            host.clock.now_ms += 1000;
             gsvm_patho_vm_run_frame(vm, &err);
             send_all(vm, prog->events, prog->nevents);
         }

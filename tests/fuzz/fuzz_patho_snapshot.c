@@ -13,6 +13,17 @@
 #include "gsvm/patho_vm.h"
 #include "patho/host.h"
 
+
+/* The shipped native declarations, parsed once for the whole process. */
+static const gsvm_patho_natives *builtin_natives(void)
+{
+    static gsvm_patho_natives *n;
+    gsvm_error err;
+    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
+        abort();
+    return n;
+}
+
 static const uint8_t door_bin[] = {
     0x00, 0x00, 0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x64, 0x00, 0x6f, 0x00,
     0x6f, 0x00, 0x72, 0x00, 0x20, 0x00, 0x72, 0x00, 0x65, 0x00, 0x61, 0x00,
@@ -60,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         GSVM_OK)
         abort(); /* the embedded program always loads */
     patho_sim_host host;
-    patho_sim_host_init(&host, discard, NULL);
+    patho_sim_host_init(&host, builtin_natives(), true, discard, NULL);
     gsvm_patho_host iface = patho_sim_host_iface(&host);
     gsvm_patho_vm *vm;
     if (gsvm_patho_vm_restore(prog, &iface, data, size, &vm, &err) == GSVM_OK) {
@@ -68,10 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gsvm_patho_vm_set_max_instructions(vm, 10000);
         gsvm_patho_value who = gsvm_patho_object(5);
         gsvm_patho_event_result res;
-        host.now_ms += 1000;
+        host.clock.now_ms += 1000;
         gsvm_patho_vm_run_frame(vm, &err);
         gsvm_patho_vm_send_event(vm, 10, &who, 1, &res, &err);
-        host.now_ms += 1000;
+        host.clock.now_ms += 1000;
         gsvm_patho_vm_run_frame(vm, &err);
         uint8_t *snap;
         size_t len;
@@ -86,7 +97,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     patho_sim_host_free(&host);
 
-    patho_sim_opts o = {.max_insns = 10000, .emit = discard, .resume = data, .resume_len = size};
+    patho_sim_opts o = {.sim = {.natives = builtin_natives(), .frame_instructions = 10000,
+                                .emit = discard},
+                        .resume = data,
+                        .resume_len = size};
     patho_sim_outcome outcome;
     uint8_t *saved = NULL;
     size_t saved_len = 0;

@@ -87,5 +87,18 @@ if [ -d "$SHARED/corpus/hks" ]; then
 else
     echo "skipped corpus checks: $SHARED/corpus/hks not found"
 fi
+# the hksc golden set (six targets, three debug variants): the verbs a user
+# runs, with no flags (t7's hash-only debug form, iw6's DELETE are detected)
+if [ -d "$SHARED/corpus/hks-hksc" ]; then
+    H="$SHARED/corpus/hks-hksc"
+    expect 0 '^557 files, .* 0 violations$' "$G" hks verify "$H"/*/*/*.luac
+    expect 0 '^557 of 557 files reproduced' "$G" hks roundtrip "$H"/*/*/*.luac
+    expect 0 'debug=hash' "$G" hks list "$H/t7/strip/01_locals.luac"
+    expect 0 'DELETE        	0 0 2' "$G" hks list "$H/iw6/strip/37_iw6_hdelete.luac"
+    expect 1 'opcode 93 is not in the base table' "$G" hks verify --profile base "$H/iw6/strip/37_iw6_hdelete.luac"
+else
+    [ "${CI:-}" = true ] && bad "$SHARED/corpus/hks-hksc not found under CI"
+    echo "skipped hksc checks: $SHARED/corpus/hks-hksc not found"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -379,7 +379,7 @@ static void test_listing_errors(void)
         {HEADER ".function 0\n.end\n.function 0\n.end\n", 5, 1, "a second main function"},
         {HEADER ".function 0\n.frob\n.end\n", 4, 1, "unknown directive"},
         {HEADER ".function 0\n.end\n.structs 1 plain\n.endstructs\n", 5, 1, "build flags lack"},
-        {HEADER ".function 0\n.debug 1\n.hash 7\n.end\n", 6, 5, ".hash needs format 13"},
+        {HEADER ".function 0\n.debug 1\n.hash 7\n.end\n", 6, 5, ".hash needs .debug 1 in format 13"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gsvm_error err;
@@ -678,6 +678,151 @@ static void test_scri(void)
     free(out);
 }
 
+/* Issue 10's fixes, on chunks written here (the hksc golden set checks them
+ * on real compiler output in test_hks_hksc). */
+static gsvm_hks_chunk *reload(const gsvm_hks_chunk *c, uint8_t **bytes, size_t *len)
+{
+    gsvm_error err;
+    gsvm_hks_chunk *back = NULL;
+    if (gsvm_hks_chunk_dump(c, bytes, len, &err) != GSVM_OK)
+        return NULL;
+    if (gsvm_hks_chunk_load(*bytes, *len, NULL, "t.luac", &back, &err) != GSVM_OK) {
+        char msg[1024];
+        gsvm_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "%s\n", msg);
+    }
+    return back;
+}
+
+static uint64_t violations_of(const char *text)
+{
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(text, &err);
+    CHECK(c != NULL);
+    if (!c)
+        return UINT64_MAX;
+    gsvm_hks_verify_result r;
+    CHECK(gsvm_hks_verify(c, GSVM_HKS_HYP_NONE, NULL, NULL, &r, NULL) == GSVM_OK);
+    gsvm_hks_chunk_free(c);
+    return r.violations;
+}
+
+#define HEADER14(flags, extra) \
+    ".header version=0x51 format=14 endian=little int=4 size_t=8 instruction=4 number=4 " \
+    "integral=0 flags=" flags " referenced=0" extra "\n.types standard\n"
+
+static void test_hash_form14(void)
+{
+    /* hksc's t7 writes debug flag 1 in format 14 as a hash alone */
+    static const char text[] = HEADER14("0x00", " debug=hash")
+        ".function 0\n.maxstack 2\n.code\n\tCLOSURE 0 0\n\tRETURN 0 1\n.debug 1\n.hash 0xa5978414\n"
+        ".function 0/0\n.maxstack 2\n.code\n\tRETURN 0 1\n.debug 1\n.hash 0x0000005d\n.end\n.end\n";
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(text, &err);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    gsvm_hks_chunk *back = reload(c, &bytes, &len);
+    CHECK(back != NULL);
+    if (back) {
+        CHECK(back->debug_hash);
+        CHECK_INT(back->main.debug.hash, 0xa5978414u);
+        CHECK_INT(back->main.p[0].debug.hash, 0x5du);
+        uint8_t *again = NULL;
+        size_t alen = 0;
+        CHECK(gsvm_hks_chunk_dump(back, &again, &alen, &err) == GSVM_OK);
+        CHECK(alen == len && memcmp(again, bytes, len) == 0);
+        free(again);
+        char *list = NULL;
+        size_t llen = 0;
+        CHECK(gsvm_hks_list(back, &list, &llen, &err) == GSVM_OK);
+        CHECK(list && strstr(list, " debug=hash\n") != NULL);
+        free(list);
+    }
+    gsvm_hks_chunk_free(back);
+    gsvm_hks_chunk_free(c);
+    free(bytes);
+    /* the full form still reads first: flag 1 with arrays is the full block */
+    static const char full[] = HEADER14("0x00", "")
+        ".function 0\n.maxstack 2\n.code\n\tRETURN 0 1\n.debug 1\n.linedefined 0 0\n"
+        ".source \"@x.lua\"\n.name \"(main chunk)\"\n.lines 1\n.end\n";
+    c = asm_text(full, &err);
+    CHECK(c != NULL);
+    back = c ? reload(c, &bytes, &len) : NULL;
+    CHECK(back && !back->debug_hash && back->main.debug.nlines == 1);
+    gsvm_hks_chunk_free(back);
+    gsvm_hks_chunk_free(c);
+    free(bytes);
+    /* a hash without debug=hash in format 14, and debug=hash in format 13 */
+    CHECK(asm_text(HEADER14("0x00", "") ".function 0\n.debug 1\n.hash 7\n.end\n", &err) == NULL);
+    CHECK(asm_text(".header version=0x51 format=13 endian=little int=4 size_t=8 instruction=4 "
+                   "number=4 integral=0 flags=0x00 referenced=0 debug=hash\n.types standard\n"
+                   ".function 0\n.end\n", &err) == NULL);
+}
+
+static void test_slot_data_words(void)
+{
+    /* GETSLOT owns no DATA word, GETSLOTMT / SELFSLOTMT C + 1, SETSLOTMT
+     * (B & 15) + 1 plus the structure id when B >> 4 is TSTRUCT (12) */
+    static const char good[] = HEADER14("0x03", "")
+        ".function 0\n.maxstack 4\n.code\n"
+        "\tGETSLOT 0 1 4\n"
+        "\tGETSLOTMT 0 1 1\n\tDATA 0 4\n\tDATA 5 0\n"
+        "\tSELFSLOTMT 2 1 0\n\tDATA 0 4\n"
+        "\tSETSLOTMT 1 49 0\n\tDATA 0 4\n\tDATA 5 0\n"
+        "\tSETSLOTMT 1 192 0\n\tDATA 0 2\n\tDATA 0 4\n"
+        "\tNEWSTRUCT 3 0 0\n\tDATA 0 1\n"
+        "\tSETSLOT 3 4 0\n\tDATA 0 3\n"
+        "\tRETURN 0 1\n.end\n.structs 1 plain\n.endstructs\n";
+    CHECK_INT(violations_of(good), 0);
+    /* one DATA word short: the GETSLOTMT chain then owns the SELFSLOTMT */
+    static const char short_chain[] = HEADER14("0x03", "")
+        ".function 0\n.maxstack 4\n.code\n"
+        "\tGETSLOTMT 0 1 1\n\tDATA 0 4\n"
+        "\tSELFSLOTMT 2 1 0\n\tDATA 0 4\n"
+        "\tRETURN 0 1\n.end\n.structs 1 plain\n.endstructs\n";
+    CHECK(violations_of(short_chain) > 0);
+    /* a GETSLOT followed by DATA: that word is owned by nobody */
+    static const char extra[] = HEADER14("0x03", "")
+        ".function 0\n.maxstack 4\n.code\n\tGETSLOT 0 1 4\n\tDATA 0 4\n\tRETURN 0 1\n.end\n"
+        ".structs 1 plain\n.endstructs\n";
+    CHECK_INT(violations_of(extra), 1);
+}
+
+static void test_ghosts_delete14(void)
+{
+    /* hdelete of a local, a global, an upvalue and t.a / t[k] (C = kind) */
+    static const char text[] = HEADER14("0x03", "") ".profile ghosts\n"
+        ".function 0\n.maxstack 3\n.code\n"
+        "\tNEWTABLE 0 0 1\n\tLOADK 1 -2\n"
+        "\tDELETE 1 0 0\n\tDELETE_BK 0 -1 1\n\tDELETE_BK 0 -2 3\n\tDELETE 0 1 3\n"
+        "\tCLOSURE 2 0\n\tDATA 1 1\n\tRETURN 0 1\n"
+        ".constants\n\tstring \"G\"\n\tstring \"a\"\n"
+        ".function 0/0\n.upvalues 1\n.maxstack 2\n.code\n\tDELETE 0 0 2\n\tRETURN 0 1\n.end\n"
+        ".end\n.structs 1 plain\n.endstructs\n";
+    CHECK_INT(violations_of(text), 0);
+    gsvm_error err;
+    gsvm_hks_chunk *c = asm_text(text, &err);
+    CHECK(c != NULL);
+    if (c) {
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        gsvm_hks_chunk *back = reload(c, &bytes, &len);
+        /* format 14 does not say Ghosts: the DELETE opcodes do */
+        CHECK(back && back->profile == GSVM_HKS_PROFILE_GHOSTS);
+        gsvm_hks_chunk_free(back);
+        free(bytes);
+        gsvm_hks_chunk_free(c);
+    }
+    /* a kind past 3, an upvalue past the count, a global by register */
+    CHECK_INT(violations_of(HEADER14("0x03", "") ".profile ghosts\n"
+                            ".function 0\n.maxstack 3\n.code\n\tDELETE 0 0 5\n\tDELETE 0 2 2\n"
+                            "\tDELETE 0 0 1\n\tRETURN 0 1\n.end\n.structs 1 plain\n.endstructs\n"),
+              3);
+}
+
 int main(void)
 {
     test_isa();
@@ -691,5 +836,8 @@ int main(void)
     test_string_escapes();
     test_depth();
     test_scri();
+    test_hash_form14();
+    test_slot_data_words();
+    test_ghosts_delete14();
     TEST_MAIN_END();
 }

@@ -153,7 +153,7 @@ static const struct {
     {"llOwnerSay((string)(-7 / 2) + \" \" + (string)(-7 % 3) + \" \" + (string)(0x80000000 / -1));", "-3 -1 -2147483648"},
     {"llOwnerSay((string)(1 << 33) + \" \" + (string)(-16 >> 2) + \" \" + (string)(~5) + \" \" + (string)(6 ^ 3));", "2 -4 -6 5"},
     {"float f = 1.0 / 3; llOwnerSay((string)f + \" \" + (string)(f * 3));", "0.333333 1.000000"},
-    {"llOwnerSay((string)(integer)\"0x1A\" + \" \" + (string)(integer)\" 42abc\" + \" \" + (string)(integer)3.99 + \" \" + (string)(integer)-3.99);", "26 42 3 -3"},
+    {"llOwnerSay((string)((integer)\"0x1A\") + \" \" + (string)((integer)\" 42abc\") + \" \" + (string)((integer)3.99) + \" \" + (string)((integer)-3.99));", "26 42 3 -3"},
     {"llOwnerSay((string)<1,2,3> + \" \" + (string)<1,2,3,4>);", "<1.00000, 2.00000, 3.00000> <1.00000, 2.00000, 3.00000, 4.00000>"},
     {"llOwnerSay((string)(<1,2,3> * <4,5,6>) + \" \" + (string)(<1,0,0> % <0,1,0>));", "32.000000 <0.00000, 0.00000, 1.00000>"},
     {"rotation r = llEuler2Rot(<0,0,PI_BY_TWO>); llOwnerSay((string)(<1,0,0> * r) + \" \" + (string)(<1,0,0> / r));",

@@ -59,6 +59,7 @@ static void dump_expr(gsvm_buf *b, const lsl_expr *e)
     case E_POSTDEC: gsvm_buf_puts(b, "(post-- "); dump_expr(b, e->lhs); gsvm_buf_putc(b, ')'); break;
     case E_CAST: gsvm_buf_printf(b, "(cast %s ", lsl_type_name(e->cast_type)); dump_expr(b, e->lhs); gsvm_buf_putc(b, ')'); break;
     case E_MEMBER: gsvm_buf_puts(b, "(. "); dump_expr(b, e->lhs); gsvm_buf_printf(b, " %s)", e->name); break;
+    case E_PRINT: gsvm_buf_puts(b, "(print "); dump_expr(b, e->lhs); gsvm_buf_putc(b, ')'); break;
     }
 }
 
@@ -241,28 +242,29 @@ static void test_parse_errors(void)
         const char *src, *want;
     } cases[] = {
         {"default { state_entry() { x = 1 } }", "t.lsl:1:33: error: expected ';' after the expression, found '}'"},
-        {"integer x\ndefault { }", "t.lsl:2:1: error: expected ';' after the global declaration, found 'default'"},
+        {"integer x\ndefault { state_entry() { } }", "t.lsl:2:1: error: expected ';' after the global declaration, found 'default'"},
         {"", "t.lsl:1:1: error: the script has no default state"},
-        {"state s { }", "t.lsl:1:1: error: the first state must be 'default'"},
-        {"default { } default { }", "t.lsl:1:13: error: state 'default' is defined twice"},
+        {"state s { state_entry() { } }", "t.lsl:1:1: error: the first state must be 'default'"},
+        {"default { state_entry() { } } default { state_entry() { } }", "t.lsl:1:31: error: state 'default' is defined twice"},
+        {"default { }", "t.lsl:1:11: error: Syntax error: a state needs at least one event handler"},
         {"default {\n  state_entry() {\n    if (1 {\n", "t.lsl:3:11: error: expected ')' after the condition, found '{'"},
         {"default { state_entry() { \"abc } }", "t.lsl:1:27: error: unterminated string literal"},
         {"default { /* never closed", "t.lsl:1:11: error: unterminated /* comment"},
-        {"default { state_entry() { x = 1 # 2; } }", "t.lsl:1:33: error: unexpected character '#'"},
+        {"default { state_entry() { x = 1 # 2; } }", "t.lsl:1:35: error: expected ';' after the expression, found integer literal"},
         {"default { state_entry() { x = 0x; } }", "t.lsl:1:31: error: hexadecimal literal has no digits"},
-        {"default { state_entry() { x = <1, 2>; } }", "t.lsl:1:31: error: a vector has 3 components and a rotation 4, not 2"},
+        {"default { state_entry() { x = <1, 2>; } }", "t.lsl:1:37: error: expected an expression, found ';'"},
         {"default { state_entry() { 1 = x; } }", "t.lsl:1:29: error: the left side of '=' must be a variable"},
         {"default { state_entry() { x.q = 1; } }", "t.lsl:1:29: error: expected a component x, y, z or s after '.'"},
         {"default { state_entry() { 5++; } }", "t.lsl:1:28: error: '++' needs a variable"},
-        {"default { state_entry() {\n\t\"\xC3\xA9\xC3\xA9\" + \xC3\xA9; } }", "t.lsl:2:9: error: unexpected character byte 0xC3"},
+        {"default { state_entry() {\n\t\"\xC3\xA9\xC3\xA9\" + \xC3\xA9; } }", "t.lsl:2:10: error: expected an expression, found ';'"},
         {"default { state_entry() { \"bad \xFF\"; } }", "t.lsl:1:32: error: invalid UTF-8 in string literal"},
         {"default { integer x; }", "t.lsl:1:11: error: expected an event handler, found 'integer'"},
         {"default { state_entry() { }", "t.lsl:1:9: error: this state's '{' is never closed"},
-        {"default { } integer x;", "t.lsl:1:13: error: globals and functions must come before the states (found 'integer')"},
-        {"foo; default { }", "t.lsl:1:1: error: expected a type before the global 'foo'"},
-        {"default { state_entry() { integer; } }", "t.lsl:1:34: error: expected a variable name after 'integer', found ';'"},
+        {"default { state_entry() { } } integer x;", "t.lsl:1:31: error: globals and functions must come before the states (found 'integer')"},
+        {"foo; default { state_entry() { } }", "t.lsl:1:1: error: expected a type before the global 'foo'"},
+        {"default { state_entry() { integer; } }", "t.lsl:1:34: error: expected a name after 'integer', found ';'"},
         {"default { state_entry() { x = 12abc; } }", "t.lsl:1:33: error: unexpected 'a' after a number"},
-        {"\xEF\xBB\xBF" "default { # }", "t.lsl:1:11: error: unexpected character '#'"},
+        {"\xEF\xBB\xBF" "default { # }", "t.lsl:1:13: error: Syntax error: a state needs at least one event handler"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *got = parse_dump(cases[i].src);
@@ -277,7 +279,7 @@ static void test_parse_errors(void)
     memset(deep + at, '(', n);
     strcpy(deep + at + n, "1; } }");
     char *got = parse_dump(deep);
-    CHECK(strstr(got, "nested more than 200 levels deep") != NULL);
+    CHECK(strstr(got, "Syntax error: nested too deeply") != NULL);
     free(got);
     free(deep);
 }
@@ -367,9 +369,9 @@ static void test_compile_errors(void)
         {"default { touch_start(string s) { } }", "t.lsl:1:11: error: touch_start takes (integer num_detected)"},
         {"default { state_entry() { } state_entry() { } }",
          "t.lsl:1:29: error: event 'state_entry' is handled twice in this state"},
-        {"integer a; integer a;\ndefault { }", "t.lsl:1:20: error: global 'a' is declared twice"},
-        {"integer a = 1 + 1;\ndefault { }", "t.lsl:1:15: error: a global's initializer must be a constant"},
-        {"string s = 5;\ndefault { }", "t.lsl:1:12: error: cannot initialize string 's' with integer"},
+        {"integer a; integer a;\ndefault { state_entry() { } }", "t.lsl:1:20: error: Name previously declared within scope: 'a' is a global"},
+        {"integer a = 1 + 1;\ndefault { state_entry() { } }", "t.lsl:1:15: error: a global's initializer must be a constant"},
+        {"string s = 5;\ndefault { state_entry() { } }", "t.lsl:1:12: error: cannot initialize string 's' with integer"},
         {"default { state_entry() { integer x; { integer x; } integer x; } }",
          "t.lsl:1:61: error: 'x' is already declared in this scope"},
         {"default { state_entry() { string s; s++; } }",
@@ -412,7 +414,7 @@ static void test_compile_accepts(void)
         "    if (a < b) llOwnerSay(s); else { llSay(PUBLIC_CHANNEL, u); }\n"
         "    while (i < 3) i += 1;\n"
         "    a = b = 4; s += u; a -= 1; a *= 2; ++a; a--; i = -i; i = -(i + 1);\n"
-        "    llOwnerSay((string)(string)a + (string)(a == b) + (string)(a > b));\n"
+        "    llOwnerSay((string)((string)a) + (string)(a == b) + (string)(a > b));\n"
         "    return;\n"
         "  }\n"
         "  touch_start(integer n) { ; }\n"

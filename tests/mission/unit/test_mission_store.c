@@ -110,7 +110,9 @@ static const char counter[] =
     " on_load = function(c, st) c:set_variable('loads', (st:variable('loads') or 0) + 1) end,\n"
     " on_event_session_joined = function(c, st, e)\n"
     "   local n = st:variable('a') + 1 c:set_variable('a', n) c:set_phase(n % 7)\n"
-    "   if e.sequence ~= tostring(n) then c:set_variable('seq_bad', e.sequence) end\n"
+    "   local q = tonumber(e.sequence)\n"
+    "   if q <= (st:variable('seq') or 0) then c:set_variable('seq_bad', e.sequence) end\n"
+    "   c:set_variable('seq', q)\n"
     "   c:start_timer('t' .. (n % 5), n) c:set_variable('b', n) end }";
 
 static void child(const char *db, int fd)
@@ -205,7 +207,9 @@ static const char waiting[] =
     " on_event_session_joined = function(c, st, e)\n"
     "   local n = (st:variable('n') or 0) + 1 c:set_variable('n', n)\n"
     "   if e.i ~= n then c:set_variable('order_bad', e.i) end\n"
-    "   if e.sequence ~= tostring(n) then c:set_variable('seq_bad', e.sequence) end end }";
+    "   local q = tonumber(e.sequence)\n"
+    "   if q <= (st:variable('seq') or 0) then c:set_variable('seq_bad', e.sequence) end\n"
+    "   c:set_variable('seq', q) end }";
 
 #define WAITING_REPORTS 40
 

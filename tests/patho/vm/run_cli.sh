@@ -15,6 +15,17 @@ expect 1 "missing file" "$G" patho run "$tmp/nope.bin"
 expect 2 "bad layout" "$G" patho run "$D/door.bin" --layout beta
 has "$tmp/err" "unknown layout" "bad layout message"
 expect 2 "zero cap" "$G" patho run "$D/door.bin" --max-instructions 0
+expect 2 "zero frame cap" "$G" patho run "$D/door.bin" --frame-instructions 0
+# natives: an undeclared one is refused before anything runs, naming it
+expect 1 "undeclared native" "$G" patho run "$D/values.bin"
+has "$tmp/err" "values.bin: error: import #0 'Show' with 6 arguments is not declared" "undeclared native message"
+[ -s "$tmp/out" ] && { fail=$((fail+1)); echo "FAIL: output before a refused program"; } || pass=$((pass+1))
+printf '{"natives": [\n  {"name": "Show", "args": ["int", "flaot"]}]}\n' >"$tmp/bad.natives.json"
+expect 1 "bad natives file" "$G" patho run "$D/values.bin" --natives "$tmp/bad.natives.json"
+has "$tmp/err" "bad.natives.json:2:36: error: unknown type word \"flaot\"" "natives error names line:column"
+printf '{"natives": [{"name": "Show", "args": ["string", "any", "any", "any", "any", "any"]}]}\n' >"$tmp/int.natives.json"
+expect 3 "declared type mismatch faults" "$G" patho run "$D/values.bin" --natives "$tmp/int.natives.json"
+has "$tmp/out" "Type mismatch in argument 1 of 'Show': bool, declared string" "declared types are checked"
 expect 2 "no file" "$G" patho run
 head -c 20 "$D/door.bin" >"$tmp/cut.bin"
 expect 1 "truncated bin" "$G" patho run "$tmp/cut.bin"
@@ -51,8 +62,8 @@ has "$tmp/err" "cut.state: byte" "truncated state names file and offset"
 expect 1 "state of another program" "$G" patho run "$D/fault.bin" --resume "$tmp/s.state"
 has "$tmp/err" "another program" "foreign state message"
 # the layout flag is honoured: the alpha script read as hd is rejected
-expect 1 "wrong layout" "$G" patho run "$D/values.bin" --layout hd
-expect 0 "alpha detected" "$G" patho run "$D/values.bin"
+expect 1 "wrong layout" "$G" patho run "$D/values.bin" --layout hd --natives "$D/examples.natives.json"
+expect 0 "alpha detected" "$G" patho run "$D/values.bin" --natives "$D/examples.natives.json"
 # a corpus script against a timeline (Sleep(1) on simulation time)
 S=${GSVM_SHARED_DIR:-../shared}/corpus/pathologic/bin/hd/rat_race.bin
 if [ -f "$S" ]; then

@@ -8,12 +8,24 @@
 #include "base/jsonl.h"
 #include "build.h"
 #include "examples.h"
+#include "gsvm/patho_host.h"
 #include "gsvm/patho_vm.h"
 #include "patho/host.h"
 #include "patho/value.h"
 #include "test.h"
 
 /* ---- a recording host ---------------------------------------------------- */
+
+
+/* The shipped native declarations, parsed once for the whole process. */
+static const gsvm_patho_natives *builtin_natives(void)
+{
+    static gsvm_patho_natives *n;
+    gsvm_error err;
+    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
+        abort();
+    return n;
+}
 
 typedef struct rec {
     gsvm_buf log; /* one line per call */
@@ -247,6 +259,8 @@ static void test_operators(void)
     CHECK_STR(U(PATHO_NOT, gsvm_patho_bool(false)), "true");
     CHECK_STR(U(PATHO_NOT, gsvm_patho_int(5)), "false");
     CHECK_STR(U(PATHO_NOT, S("x")), "fault: Type mismatch in 'Not' (string)");
+    CHECK_STR(U(PATHO_NOT, gsvm_patho_object(0)), "true"); /* !obj: a null test */
+    CHECK_STR(U(PATHO_NOT, gsvm_patho_object(3)), "false");
     CHECK_STR(U(PATHO_SQRT, gsvm_patho_int(16)), "4.0");
     CHECK_STR(U(PATHO_SIN, gsvm_patho_float(0)), "0.0");
     CHECK_STR(U(PATHO_COS, gsvm_patho_int(0)), "1.0");
@@ -627,7 +641,7 @@ static const char *fault_of(void (*emit)(bld *), int64_t *op)
     static char msg[256];
     bld b;
     bld_init(&b, GSVM_PATHO_LAYOUT_HD);
-    imp(&b, "Missing", 0);
+    imp(&b, "Present", 0);
     task(&b, "o", 0);
     task(&b, "", 3);
     emit(&b);
@@ -647,7 +661,6 @@ static void f_stackvar0(bld *b) { E(b, OP(MovI), 0, 1); }
 static void f_taskvar(bld *b) { E(b, OP(PushT), 1); }
 static void f_mismatch(bld *b) { E(b, OP(PushI), 1); E(b, OP(PushS), s16(b, "a")); E(b, OP(Sub), 2, 1, 0); }
 static void f_assign(bld *b) { E(b, OP(PushI), 1); E(b, OP(MovS), 1, s16(b, "a")); }
-static void f_unknown(bld *b) { func(b, 0); }
 static void f_ret(bld *b) { E(b, OP(TaskCall), 0); E(b, OP(Return), 0); }
 static void f_task(bld *b) { E(b, OP(TaskCall), 5); }
 static void f_params(bld *b) { E(b, OP(TaskCall), 1); }
@@ -668,6 +681,30 @@ static void f_recurse(bld *b) { E(b, OP(Call), 0); }
 static void f_funcexist(bld *b) { E(b, OP(PushI), 1); E(b, OP(FuncExist), 1, 1, 1, 0); }
 static void f_cstring(bld *b) { E(b, OP(PushS), s16(b, "s")); E(b, OP(CString), 1, 0); }
 
+/* A native the host does not resolve is refused when the VM is made,
+ * before anything runs, whether or not the call would be reached. */
+static void test_unresolved_import_refused(void)
+{
+    bld b;
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    imp(&b, "Present", 0);
+    imp(&b, "Missing", 2);
+    task(&b, "", 0);
+    E(&b, OP(Return), 0);
+    gsvm_patho_program *prog = bld_program(&b);
+    rec r;
+    memset(&r, 0, sizeof r);
+    gsvm_buf_init(&r.log);
+    gsvm_patho_host h = rec_host(&r);
+    gsvm_patho_vm *vm = NULL;
+    gsvm_error err;
+    CHECK_INT(gsvm_patho_vm_new(prog, &h, &vm, &err), GSVM_ERR_INPUT);
+    CHECK_STR(err.message, "import #1 'Missing' with 2 arguments: the host has no such native");
+    CHECK_INT(r.calls, 0);
+    gsvm_buf_free(&r.log);
+    gsvm_patho_free(prog);
+}
+
 static void test_faults(void)
 {
     int64_t op;
@@ -679,7 +716,6 @@ static void test_faults(void)
     CHECK_STR(fault_of(f_mismatch, &op), "Type mismatch in '-' (int, string)");
     CHECK_INT(op, 2);
     CHECK_STR(fault_of(f_assign, &op), "Type mismatch: cannot assign string to int");
-    CHECK_STR(fault_of(f_unknown, &op), "Unknown function 'Missing' with 0 arguments");
     CHECK_STR(fault_of(f_ret, &op), "Call stack underflow");
     CHECK_INT(op, 1);
     CHECK_STR(fault_of(f_task, &op), "Invalid task ID '5'");
@@ -873,15 +909,22 @@ static void test_context_chain(void)
     gsvm_patho_vm_free(vm);
     gsvm_patho_free(prog);
 
-    /* Unknown natives fault when called; methods and FuncExist find the
-     * first context that has them. */
+    /* A program importing a native no context has is refused; methods and
+     * FuncExist find the first context that has them. */
     bld_init(&b, GSVM_PATHO_LAYOUT_HD);
     nope = imp(&b, "Nope", 0);
     task(&b, "o", 0);
     objfunc(&b, 1, 0, s8(&b, "Open"), 0);
     func(&b, nope);
     prog = bld_program(&b);
-    gsvm_patho_vm_new(prog, &host, &vm, &err);
+    CHECK_INT(gsvm_patho_vm_new(prog, &host, &vm, &err), GSVM_ERR_INPUT);
+    CHECK_STR(err.message, "import #0 'Nope' with 0 arguments: the host has no such native");
+    gsvm_patho_free(prog);
+    bld_init(&b, GSVM_PATHO_LAYOUT_HD);
+    task(&b, "o", 0);
+    objfunc(&b, 1, 0, s8(&b, "Open"), 0);
+    prog = bld_program(&b);
+    CHECK_INT(gsvm_patho_vm_new(prog, &host, &vm, &err), GSVM_OK);
     gsvm_patho_vm_start(vm, &err);
     gsvm_patho_vm_run_frame(vm, &err);
     CHECK_STR(gsvm_patho_vm_fault(vm), "Method 'Open' called on a null object");
@@ -917,6 +960,19 @@ static void collect(void *user, const char *line, size_t len)
     gsvm_buf_putc(user, '\n');
 }
 
+/* The shipped declarations plus the natives the hand-built tests call. */
+static const gsvm_patho_natives *sim_natives(void)
+{
+    static gsvm_patho_natives *n;
+    static const char extra[] = "{\"natives\": [{\"name\": \"Say\", \"args\": [\"any\"]},\n"
+                                "  {\"name\": \"Wait\", \"latent\": \"frame\"}]}";
+    gsvm_error err;
+    if (!n && (gsvm_patho_natives_new(true, &n, &err) != GSVM_OK ||
+               gsvm_patho_natives_add_text(n, extra, strlen(extra), "test", &err) != GSVM_OK))
+        abort();
+    return n;
+}
+
 static const char *sim(bld *b, const char *timeline_text, uint64_t cap, patho_sim_outcome *oc)
 {
     static char out[4096];
@@ -931,7 +987,8 @@ static const char *sim(bld *b, const char *timeline_text, uint64_t cap, patho_si
     }
     gsvm_buf buf;
     gsvm_buf_init(&buf);
-    patho_sim_opts o = {.max_insns = cap, .emit = collect, .user = &buf};
+    patho_sim_opts o = {.sim = {.natives = sim_natives(), .frame_instructions = cap,
+                                .emit = collect, .user = &buf}};
     if (patho_sim_run(prog, tl, &o, oc, &err) != GSVM_OK)
         gsvm_buf_printf(&buf, "error: %s", err.message);
     snprintf(out, sizeof out, "%s", gsvm_buf_cstr(&buf));
@@ -977,6 +1034,65 @@ static void build_sleep_arg(bld *b, float secs)
     func(b, sleep, 1, 0);
     func(b, say, 1, 0);
     E(b, OP(Return), 1);
+}
+
+/* The other latent natives of the shipped declarations: sync() ends on the
+ * next frame, sync(dt) too and writes the seconds that passed into dt,
+ * WaitForAnimEnd() on {"anim_end":true}, Sleep(t, b) on time. */
+static void build_waits(bld *b)
+{
+    bld_init(b, GSVM_PATHO_LAYOUT_HD);
+    uint32_t sync0 = imp(b, "sync", 0), sync1 = imp(b, "sync", 1);
+    uint32_t anim = imp(b, "WaitForAnimEnd", 0), sleep2 = imp(b, "Sleep", 2);
+    uint32_t say = imp(b, "Say", 1);
+    task(b, "", 0);
+    E(b, OP(PushF), fbits(0));       /* 0: dt */
+    func(b, sync0);                  /* 1 */
+    func(b, sync1, 1, 0);            /* 2: sync(dt) */
+    func(b, say, 1, 0);              /* 3: Say(dt) */
+    func(b, anim);                   /* 4 */
+    E(b, OP(PushB), 1);              /* 5 */
+    E(b, OP(PushF), fbits(0.5f));    /* 6 */
+    func(b, sleep2, 1, 0, 2, 0);     /* 7: Sleep(0.5, true) */
+    E(b, OP(PushS), s16(b, "done")); /* 8 */
+    func(b, say, 1, 0);              /* 9 */
+    E(b, OP(Return), 4);             /* 10 */
+}
+
+static void test_sim_waits(void)
+{
+    bld b;
+    patho_sim_outcome oc;
+    build_waits(&b);
+    const char *calls = "{\"host\":\"sync\",\"args\":[]}\n"
+                        "{\"host\":\"sync\",\"args\":[0.0]}\n"
+                        "{\"host\":\"Say\",\"args\":[0.02]}\n"
+                        "{\"host\":\"WaitForAnimEnd\",\"args\":[]}\n";
+    /* Each frame wait ends on the next frame, whatever the time. */
+    CHECK_STR(sim(&b, "{\"advance_ms\":16}\n{\"advance_ms\":20}\n{\"advance_ms\":5000}\n", 0, &oc),
+              calls);
+    CHECK_INT(oc, PATHO_SIM_WAITING);
+    /* The animation's end lets the next frame go on; then Sleep(t, b) waits t. */
+    char want[1024];
+    snprintf(want, sizeof want, "%s%s", calls, "{\"host\":\"Sleep\",\"args\":[0.5,true]}\n");
+    CHECK_STR(sim(&b, "{\"advance_ms\":16}\n{\"advance_ms\":20}\n{\"anim_end\":true}\n"
+                      "{\"advance_ms\":16}\n{\"advance_ms\":499}\n",
+                  0, &oc),
+              want);
+    CHECK_INT(oc, PATHO_SIM_WAITING);
+    snprintf(want, sizeof want, "%s%s", calls,
+             "{\"host\":\"Sleep\",\"args\":[0.5,true]}\n{\"host\":\"Say\",\"args\":[\"done\"]}\n");
+    CHECK_STR(sim(&b, "{\"advance_ms\":16}\n{\"advance_ms\":20}\n{\"anim_end\":true}\n"
+                      "{\"advance_ms\":16}\n{\"advance_ms\":500}\n",
+                  0, &oc),
+              want);
+    CHECK_INT(oc, PATHO_SIM_FINISHED);
+    /* An anim_end before the wait began does not end it. */
+    CHECK_STR(sim(&b, "{\"anim_end\":true}\n{\"advance_ms\":16}\n{\"advance_ms\":20}\n"
+                      "{\"advance_ms\":16}\n",
+                  0, &oc),
+              calls);
+    CHECK_STR(sim(&b, "{\"anim_end\":1}\n", 0, &oc), "error: entry 1: anim_end must be true");
 }
 
 static void test_sim_host(void)
@@ -1028,7 +1144,7 @@ static void test_sim_host(void)
               "error: entry 1: argument 1 has no script type (use a number, true/false, a "
               "string, {\"object\":N} or {\"cvector\":[x,y,z]})");
     CHECK_STR(sim(&b, "{\"hello\":1}\n", 0, &oc),
-              "error: entry 1: expected {\"advance_ms\":N} or {\"event\":ID,...}");
+              "error: entry 1: expected {\"advance_ms\":N}, {\"event\":ID,...} or {\"anim_end\":true}");
 }
 
 /* ---- snapshots ------------------------------------------------------------------------ */
@@ -1246,7 +1362,7 @@ static int write_snapshot_seeds(const char *root)
     example_door(&b);
     gsvm_patho_program *prog = bld_program(&b);
     patho_sim_host h;
-    patho_sim_host_init(&h, discard, NULL);
+    patho_sim_host_init(&h, builtin_natives(), true, discard, NULL);
     gsvm_patho_host iface = patho_sim_host_iface(&h);
     gsvm_patho_vm *vm;
     gsvm_error err;
@@ -1265,12 +1381,12 @@ static int write_snapshot_seeds(const char *root)
     gsvm_patho_value_free(&v);
     bad |= save_snapshot(vm, root, "sleeping_in_handler.snap");
     for (int i = 0; i < 3; i++) {
-        h.now_ms += 1000;
+        h.clock.now_ms += 1000;
         gsvm_patho_vm_run_frame(vm, &err);
         v = gsvm_patho_object(6);
         gsvm_patho_vm_send_event(vm, 10, &v, 1, &res, &err);
     }
-    h.now_ms += 1000;
+    h.clock.now_ms += 1000;
     gsvm_patho_vm_run_frame(vm, &err);
     bad |= save_snapshot(vm, root, "finished.snap");
     gsvm_patho_vm_free(vm);
@@ -1337,6 +1453,122 @@ static void test_examples_current(void)
     }
 }
 
+/* The public host (gsvm/patho_host.h) as an embedder uses it: declared
+ * natives, the sim stepped by hand, save and resume, the refusal of an
+ * undeclared native, and the latent waits on their own. */
+static void test_public_host(void)
+{
+    bld b;
+    example_door(&b);
+    gsvm_patho_program *prog = bld_program(&b);
+    gsvm_error err;
+    gsvm_patho_natives *nat, *empty;
+    CHECK_INT(gsvm_patho_natives_new(true, &nat, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_natives_new(false, &empty, &err), GSVM_OK);
+    gsvm_patho_native_info info;
+    CHECK(gsvm_patho_natives_lookup(nat, "sync", 1, &info));
+    CHECK(info.wait == GSVM_PATHO_WAIT_FRAME && info.out == 0 && info.result == GSVM_PATHO_FLOAT);
+    CHECK_STR(info.file, "natives.json (built in)");
+    CHECK(gsvm_patho_natives_lookup(nat, "Sleep", 2, &info) && info.wait == GSVM_PATHO_WAIT_TIME);
+    CHECK(!gsvm_patho_natives_lookup(nat, "Sleep", 3, &info));
+    CHECK(!gsvm_patho_natives_lookup(empty, "Sleep", 1, &info));
+    /* A set added later wins. */
+    const char *mine = "{\"natives\": [{\"name\": \"Sleep\", \"args\": [\"any\"]}]}";
+    CHECK_INT(gsvm_patho_natives_add_text(nat, mine, strlen(mine), "mine.json", &err), GSVM_OK);
+    CHECK(gsvm_patho_natives_lookup(nat, "Sleep", 1, &info) && info.wait == GSVM_PATHO_WAIT_NONE);
+    CHECK_STR(info.file, "mine.json");
+    gsvm_patho_natives_free(nat);
+    CHECK_INT(gsvm_patho_natives_new(true, &nat, &err), GSVM_OK);
+
+    gsvm_buf out, out2;
+    gsvm_buf_init(&out);
+    gsvm_buf_init(&out2);
+    gsvm_patho_sim_opts o = {empty, 0, 0, collect, &out};
+    gsvm_patho_sim *s = NULL, *s2 = NULL;
+    CHECK_INT(gsvm_patho_sim_new(prog, "door.bin", &o, &s, &err), GSVM_ERR_INPUT);
+    CHECK(s == NULL);
+    CHECK_STR(err.file, "door.bin");
+    CHECK_STR(err.message, "import #0 'Trace' with 1 arguments is not declared; declare it in a "
+                           "--natives file");
+    o.natives = nat;
+    CHECK_INT(gsvm_patho_sim_new(prog, "door.bin", &o, &s, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_sim_start(s), GSVM_PATHO_SIM_RUNNING);
+    CHECK_STR(gsvm_buf_cstr(&out), "{\"host\":\"Trace\",\"args\":[\"door ready\"]}\n"
+                                   "{\"host\":\"Hold\",\"args\":[]}\n");
+    uint8_t *state;
+    size_t len;
+    CHECK_INT(gsvm_patho_sim_save(s, &state, &len, &err), GSVM_OK);
+    gsvm_patho_sim_opts o2 = {nat, 0, 0, collect, &out2};
+    CHECK_INT(gsvm_patho_sim_resume(prog, "door.bin", &o2, state, len, &s2, &err), GSVM_OK);
+    free(state);
+    gsvm_patho_value who = gsvm_patho_object(5);
+    gsvm_patho_event_result res;
+    out.len = 0;
+    for (int k = 0; k < 3; k++) {
+        CHECK_INT(gsvm_patho_sim_event(s, 10, &who, 1, &res), GSVM_PATHO_SIM_RUNNING);
+        CHECK_INT(res, GSVM_PATHO_EVENT_HANDLED);
+        gsvm_patho_sim_event(s2, 10, &who, 1, &res);
+    }
+    CHECK_INT(gsvm_patho_sim_advance(s, 16), GSVM_PATHO_SIM_FINISHED);
+    CHECK_INT(gsvm_patho_sim_advance(s2, 16), GSVM_PATHO_SIM_FINISHED);
+    CHECK_STR(gsvm_buf_cstr(&out), gsvm_buf_cstr(&out2));
+    CHECK(strstr(gsvm_buf_cstr(&out), "{\"host\":\"Trace\",\"args\":[\"bye\"]}") != NULL);
+    CHECK(gsvm_patho_sim_clock(s)->now_ms == 16 && gsvm_patho_sim_clock(s)->frame == 2);
+    CHECK_INT(gsvm_patho_vm_state(gsvm_patho_sim_vm(s)), GSVM_PATHO_FINISHED);
+    CHECK_INT(gsvm_patho_sim_outcome_of(s2), GSVM_PATHO_SIM_FINISHED);
+    gsvm_patho_sim_free(s);
+    gsvm_patho_sim_free(s2);
+    /* A total cap over several frames. */
+    o.max_instructions = 5;
+    out.len = 0;
+    CHECK_INT(gsvm_patho_sim_new(prog, "door.bin", &o, &s, &err), GSVM_OK);
+    CHECK_INT(gsvm_patho_sim_start(s), GSVM_PATHO_SIM_RUNNING);
+    CHECK_INT(gsvm_patho_sim_event(s, 10, &who, 1, &res), GSVM_PATHO_SIM_LIMIT);
+    CHECK_INT(gsvm_patho_sim_advance(s, 16), GSVM_PATHO_SIM_LIMIT);
+    CHECK(strstr(gsvm_buf_cstr(&out), "{\"stopped\":\"instruction limit\",\"executed\":5}") != NULL);
+    gsvm_patho_sim_free(s);
+
+    /* The waits alone, as an embedder's own call hook uses them. */
+    gsvm_patho_clock clk = {0, 1, 0, 0};
+    gsvm_patho_value t = gsvm_patho_float(0.25f), dt = gsvm_patho_float(-1);
+    gsvm_patho_value *args[1] = {&t};
+    gsvm_patho_call c;
+    memset(&c, 0, sizeof c);
+    c.name = "Sleep";
+    c.args = args;
+    c.argc = 1;
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_TIME, -1, &c), GSVM_PATHO_CALL_YIELD);
+    c.resuming = true;
+    gsvm_patho_clock_frame(&clk, 200);
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_TIME, -1, &c), GSVM_PATHO_CALL_YIELD);
+    gsvm_patho_clock_frame(&clk, 50);
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_TIME, -1, &c), GSVM_PATHO_CALL_DONE);
+    args[0] = &dt; /* sync(dt) */
+    c.resuming = false;
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_FRAME, 0, &c), GSVM_PATHO_CALL_YIELD);
+    c.resuming = true;
+    gsvm_patho_clock_frame(&clk, 40);
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_FRAME, 0, &c), GSVM_PATHO_CALL_DONE);
+    CHECK(dt.as.f == 0.04f);
+    c.resuming = false; /* Hold and WaitForAnimEnd: StopGroup0 ends both */
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_ANIM, -1, &c), GSVM_PATHO_CALL_YIELD);
+    c.resuming = true;
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_ANIM, -1, &c), GSVM_PATHO_CALL_YIELD);
+    gsvm_patho_clock_stop_group0(&clk);
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_ANIM, -1, &c), GSVM_PATHO_CALL_DONE);
+    t = gsvm_patho_float(-1);
+    args[0] = &t;
+    c.resuming = false;
+    CHECK_INT(gsvm_patho_clock_wait(&clk, GSVM_PATHO_WAIT_TIME, -1, &c), GSVM_PATHO_CALL_FAULT);
+    CHECK_STR(c.fault, "Negative wait time");
+
+    gsvm_buf_free(&out);
+    gsvm_buf_free(&out2);
+    gsvm_patho_natives_free(nat);
+    gsvm_patho_natives_free(empty);
+    gsvm_patho_free(prog);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-examples") == 0)
@@ -1350,6 +1582,9 @@ int main(int argc, char **argv)
     test_tasks_and_events();
     test_natives();
     test_faults();
+    test_unresolved_import_refused();
+    test_sim_waits();
+    test_public_host();
     test_pending_taskreturn();
     test_cap();
     test_start_checks();

@@ -19,6 +19,17 @@
  * natives this host returns from at once) stops quickly in both drivers. */
 #define CAP 10000
 
+
+/* The shipped native declarations, parsed once for the whole process. */
+static const gsvm_patho_natives *builtin_natives(void)
+{
+    static gsvm_patho_natives *n;
+    gsvm_error err;
+    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
+        abort();
+    return n;
+}
+
 static void collect(void *user, const char *line, size_t len)
 {
     gsvm_buf_append(user, line, len);
@@ -121,7 +132,7 @@ static gsvm_status frame(driver *d)
 static gsvm_patho_state drive(driver *d, gsvm_buf *out, bool events)
 {
     gsvm_error err;
-    patho_sim_host_init(&d->host, collect, out);
+    patho_sim_host_init(&d->host, builtin_natives(), false, collect, out);
     d->iface = patho_sim_host_iface(&d->host);
     d->restores = 0;
     d->broken = false;
@@ -132,7 +143,7 @@ static gsvm_patho_state drive(driver *d, gsvm_buf *out, bool events)
         return GSVM_PATHO_FAULTED;
     }
     gsvm_patho_vm_set_max_instructions(d->vm, d->step ? 1 : CAP);
-    d->host.frame = 1;
+    d->host.clock.frame = 1;
     gsvm_status st = frame(d);
     const gsvm_patho_event *evs[64];
     uint32_t nev = events ? event_ids(d->prog, evs, 64) : 0;
@@ -148,8 +159,8 @@ static gsvm_patho_state drive(driver *d, gsvm_buf *out, bool events)
             gsvm_patho_value_free(&args[k]);
         if (st != GSVM_OK)
             break;
-        d->host.now_ms += 1000;
-        d->host.frame++;
+        d->host.clock.now_ms += 1000;
+        d->host.clock.frame++;
         st = frame(d);
     }
     if (st == GSVM_ERR_LIMIT)
