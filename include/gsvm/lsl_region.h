@@ -63,6 +63,8 @@ typedef struct gsvm_lsl_region_opts {
      * frame_guard_us; 0 = none.  Defaults 20000 and 250000. */
     uint64_t slice_guard_us, frame_guard_us;
     bool print_chat; /* print chat between scripts as host lines too */
+    uint64_t max_scripts;  /* a crossing that would pass it is refused, 0 = none */
+    int cross_fault;       /* testing: drop a crossing's connection at this step (1..7), 0 = never */
     const char *cache_dir; /* compiled-program cache (NULL: none) */
 } gsvm_lsl_region_opts;
 

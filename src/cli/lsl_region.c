@@ -32,7 +32,7 @@ int gsvm_cli_lsl_region(int argc, char **argv)
     gsvm_lsl_region_opts ro;
     gsvm_lsl_region_opts_default(&ro);
     const char *events_path = NULL, *out_path = NULL, *cache = NULL;
-    uint64_t fps = ro.frames_per_second, drain_ms = 10000, throttle_period = ro.throttle_period;
+    uint64_t fps = ro.frames_per_second, drain_ms = 10000, throttle_period = ro.throttle_period, cross_fault = 0;
     bool no_cache = false, has_cache = false, timestamps = false;
     const gsvm_opt opts[] = {
         {"--events", 0, OPT_STRING, &events_path, "TIMELINE.jsonl",
@@ -51,6 +51,9 @@ int gsvm_cli_lsl_region(int argc, char **argv)
         {"--print-chat", 0, OPT_FLAG, &ro.print_chat, NULL, "print chat between scripts too", NULL},
         {"--drain-ms", 0, OPT_U64, &drain_ms, "MS",
          "after the timeline, run until idle for at most MS simulated ms (default 10000)", NULL},
+        {"--max-scripts", 0, OPT_U64, &ro.max_scripts, "N", "refuse crossings that would bring more scripts (default: none)", NULL},
+        {"--cross-fault", 0, OPT_U64, &cross_fault, "STEP",
+         "testing: drop a crossing's connection at STEP (1-7) on this side", NULL},
         {"--timestamps", 0, OPT_FLAG, &timestamps, NULL, "add the simulated time \"ms\" to every line", NULL},
         {"--cache", 0, OPT_STRING, &cache, "DIR", "compiled-program cache (default $XDG_CACHE_HOME/gsvm)", &has_cache},
         {"--no-cache", 0, OPT_FLAG, &no_cache, NULL, "compile without the cache", NULL},
@@ -76,6 +79,8 @@ int gsvm_cli_lsl_region(int argc, char **argv)
         problem = "--slice, --frame-budget and --script-budget must be at least 1";
     else if (throttle_period == 0 || throttle_period > 1000)
         problem = "--throttle-period must be 1 to 1000";
+    else if (cross_fault > 7)
+        problem = "--cross-fault must be 1 to 7";
     else if (has_cache && no_cache)
         problem = "--cache and --no-cache exclude each other";
     if (problem) {
@@ -84,6 +89,7 @@ int gsvm_cli_lsl_region(int argc, char **argv)
         return EXIT_USAGE;
     }
     ro.frames_per_second = (uint32_t)fps;
+    ro.cross_fault = (int)cross_fault;
     ro.throttle_period = (uint32_t)throttle_period;
     char cache_buf[4096];
     ro.cache_dir = no_cache ? NULL : cache ? cache : gsvm_lsl_default_cache_dir(cache_buf, sizeof cache_buf);

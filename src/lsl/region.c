@@ -72,6 +72,7 @@ gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_regio
     if (r->o.throttle_period == 0)
         r->o.throttle_period = 1;
     r->next_tag = 1;
+    r->cross_fault = r->o.cross_fault;
     *out = r;
     return GSVM_OK;
 }
@@ -174,7 +175,7 @@ void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1])
 int rg_find_prim(const gsvm_lsl_region *r, const char *id)
 {
     for (size_t i = 0; i < r->nprims; i++)
-        if (strcmp(r->prims[i].id, id) == 0)
+        if (!r->prims[i].removed && strcmp(r->prims[i].id, id) == 0)
             return (int)i;
     return -1;
 }
@@ -184,7 +185,7 @@ int rg_find_prim_by_key(const gsvm_lsl_region *r, const char *key, size_t len)
     if (len != RG_KEY_LEN)
         return -1;
     for (size_t i = 0; i < r->nprims; i++)
-        if (strncasecmp(r->prims[i].key, key, RG_KEY_LEN) == 0)
+        if (!r->prims[i].removed && strncasecmp(r->prims[i].key, key, RG_KEY_LEN) == 0)
             return (int)i;
     return -1;
 }
@@ -326,6 +327,83 @@ gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const 
     return GSVM_OK;
 }
 
+/* defined below */
+static void heap_update(gsvm_lsl_region *r, rg_script *s);
+static void heap_remove(gsvm_lsl_region *r, rg_script *s);
+static void reindex(gsvm_lsl_region *r, rg_script *s);
+
+gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char *name,
+                                   const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
+                                   gsvm_error *err)
+{
+    rg_prim *p = &r->prims[prim];
+    if (!GROW(r->scripts, r->capscripts, r->nscripts + 1))
+        return oom(err);
+    uint32_t *ns = realloc(p->scripts, (p->nscripts + 1) * sizeof *ns);
+    if (!ns)
+        return oom(err);
+    p->scripts = ns;
+    rg_script *s = calloc(1, sizeof *s);
+    if (!s)
+        return oom(err);
+    s->region = r;
+    s->index = (uint32_t)r->nscripts;
+    s->prim = prim;
+    s->heap_pos = RG_NO_POS;
+    s->mark = UINT64_MAX;
+    s->name = gsvm_dup_bytes(name, strlen(name));
+    gsvm_status st = s->name ? gsvm_lsl3_vm_new(prog, &s->vm, err) : oom(err);
+    if (st == GSVM_OK) {
+        gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
+        st = gsvm_lsl3_vm_restore(s->vm, snap, len, name, err);
+    }
+    if (st != GSVM_OK) {
+        gsvm_lsl3_vm_free(s->vm);
+        free(s->name);
+        free(s);
+        return st;
+    }
+    s->dead = s->frozen = true; /* runs once the crossing commits */
+    r->scripts[r->nscripts++] = s;
+    p->scripts[p->nscripts++] = s->index;
+    r->st.scripts++;
+    return GSVM_OK;
+}
+
+void rg_object_freeze(gsvm_lsl_region *r, uint32_t root, bool frozen)
+{
+    const rg_prim *rp = &r->prims[root];
+    for (uint32_t k = 0; k < rp->nlinks; k++) {
+        const rg_prim *p = &r->prims[rp->links[k]];
+        for (uint32_t j = 0; j < p->nscripts; j++) {
+            rg_script *s = r->scripts[p->scripts[j]];
+            if (frozen && !s->dead) {
+                s->dead = s->frozen = true;
+                heap_remove(r, s);
+                reindex(r, s);
+            } else if (!frozen && s->frozen) {
+                s->dead = s->frozen = false;
+                rg_sync_clock(r, s);
+                heap_update(r, s);
+                reindex(r, s);
+                rg_make_runnable(r, s); /* whatever it was doing goes on */
+            }
+        }
+    }
+}
+
+void rg_object_remove(gsvm_lsl_region *r, uint32_t root)
+{
+    rg_object_freeze(r, root, true);
+    const rg_prim *rp = &r->prims[root];
+    for (uint32_t k = 0; k < rp->nlinks; k++) {
+        rg_prim *p = &r->prims[rp->links[k]];
+        p->removed = true;
+        for (uint32_t j = 0; j < p->nscripts; j++)
+            r->scripts[p->scripts[j]]->frozen = false; /* gone for good */
+    }
+}
+
 void rg_prim_world_pos(const gsvm_lsl_region *r, const rg_prim *p, float out[3])
 {
     const rg_prim *root = &r->prims[p->object];
@@ -420,6 +498,7 @@ static void heap_down(gsvm_lsl_region *r, size_t i)
     }
 }
 
+
 static void heap_remove(gsvm_lsl_region *r, rg_script *s)
 {
     if (s->heap_pos == RG_NO_POS)
@@ -465,7 +544,7 @@ void rg_sync_clock(gsvm_lsl_region *r, rg_script *s)
     if (sc->now_ms >= r->now_ms)
         return;
     lsl_sched_report rep;
-    if (lsl_sched_advance(sc, r->now_ms - sc->now_ms, &rep, NULL) != GSVM_OK)
+    if (s->dead || lsl_sched_advance(sc, r->now_ms - sc->now_ms, &rep, NULL) != GSVM_OK)
         return;
     r->st.timers_fired += rep.timers_queued;
     if (rep.timers_queued || rep.woke)

@@ -36,6 +36,7 @@ typedef struct rg_script {
     uint32_t heap_pos; /* in the timer heap, or RG_NO_POS */
     uint64_t deadline;
     bool in_runq, dead;
+    bool frozen; /* dead only while its object is handed over (crossing) */
     /* scheduling: use in frame `mark`, moving average up to before it */
     uint64_t mark, used;
     double avg;
@@ -55,6 +56,7 @@ typedef struct rg_prim {
     uint32_t nscripts;
     uint64_t mark, used; /* per-object budget (root's counters) */
     uint32_t owner_index;
+    bool removed; /* crossed to another region */
 } rg_prim;
 
 typedef struct rg_owner {
@@ -63,7 +65,7 @@ typedef struct rg_owner {
 } rg_owner;
 
 typedef struct rg_program {
-    uint8_t hash[32]; /* of the source */
+    uint8_t hash[32]; /* of the source, or the program's own hash when received */
     gsvm_lsl3_program *prog;
     bool owned;
 } rg_program;
@@ -113,6 +115,8 @@ struct gsvm_lsl_region {
     uint32_t next_tag;
 
     gsvm_lsl_region_stats st;
+    uint64_t next_xfer;
+    int cross_fault; /* testing: drop the connection at this step of a crossing */
 };
 
 /* region.c */
@@ -133,6 +137,19 @@ gsvm_status rg_post(gsvm_lsl_region *r, rg_script *s, int event, const lsl_value
 int rg_find_prim(const gsvm_lsl_region *r, const char *id);
 int rg_find_prim_by_key(const gsvm_lsl_region *r, const char *key, size_t len);
 void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1]);
+
+/* Freezes (stops, keeping its state) or thaws every script of an object;
+ * remove marks its prims gone (ids and keys free again). */
+void rg_object_freeze(gsvm_lsl_region *r, uint32_t root, bool frozen);
+void rg_object_remove(gsvm_lsl_region *r, uint32_t root);
+/* A script from a snapshot (its VM restored, not started; frozen). */
+gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char *name,
+                                   const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
+                                   gsvm_error *err);
+
+/* region_cross.c: the timeline's {"cross": ...} and {"accept": ...}. */
+gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file, long lineno, gsvm_error *err);
+gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file, long lineno, gsvm_error *err);
 
 /* region_host.c: the host callback every script's VM gets. */
 gsvm_status rg_host(void *user, const char *name, const json_t *args, json_t **result,

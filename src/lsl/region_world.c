@@ -407,7 +407,8 @@ gsvm_status gsvm_lsl_region_apply(gsvm_lsl_region *r, const json_t *line, const 
 {
     if (!json_is_object(line) || json_object_size(line) != 1)
         return LINE_FAIL("a timeline line is one of {\"touch\":...}, {\"chat\":...}, {\"move\":...}, "
-                         "{\"dataserver\":...}, {\"http_response\":...}, {\"event\":...}, {\"advance_ms\": N}");
+                         "{\"dataserver\":...}, {\"http_response\":...}, {\"event\":...}, {\"cross\":...}, "
+                         "{\"accept\":...}, {\"advance_ms\": N}");
     const char *kind = json_object_iter_key(json_object_iter((json_t *)line));
     const json_t *v = json_object_iter_value(json_object_iter((json_t *)line));
     if (strcmp(kind, "advance_ms") == 0) {
@@ -429,5 +430,9 @@ gsvm_status gsvm_lsl_region_apply(gsvm_lsl_region *r, const json_t *line, const 
         return answer(r, v, true, file, lineno, err);
     if (strcmp(kind, "event") == 0)
         return any_event(r, v, file, lineno, err);
+    if (strcmp(kind, "cross") == 0)
+        return rg_cross_line(r, v, file, lineno, err);
+    if (strcmp(kind, "accept") == 0)
+        return rg_accept_line(r, v, file, lineno, err);
     return LINE_FAIL("unknown timeline line \"%s\"", kind);
 }
