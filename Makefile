@@ -39,7 +39,7 @@ bench: build
 fuzz: deps
 	cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DGSVM_FUZZ=ON \
 	      -DCMAKE_C_FLAGS="-O1" $(CMAKE_FLAGS) >/dev/null
-	cmake --build build/fuzz -j $(JOBS)
+	cmake --build build/fuzz -j $(JOBS) --target fuzz_targets
 	@sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
 
 clean:

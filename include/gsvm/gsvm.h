@@ -3,7 +3,14 @@
  * This header holds what every engine shares: the version, the status codes
  * every library call returns, and the error record that says what went wrong
  * and where.  Library functions never exit, abort or print: they return a
- * gsvm_status and, on failure, fill a gsvm_error the caller owns. */
+ * gsvm_status and, on failure, fill a gsvm_error the caller owns.
+ *
+ * Threads: the library keeps no mutable global state (the one shared piece,
+ * the mission runtime's wall-clock watchdog thread, is internal and locked).
+ * Distinct objects may be used from different threads at the same time; one
+ * object is used by one thread at a time, except where an engine's header
+ * says an object is immutable and may be shared (programs, loaded chunks).
+ * Host callbacks run on the thread that called into the library. */
 #ifndef GSVM_GSVM_H
 #define GSVM_GSVM_H
 

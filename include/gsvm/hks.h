@@ -9,7 +9,16 @@
  *
  * The listing (gsvm_hks_list) is a lossless text form; gsvm_hks_asm reads it
  * back.  gsvm_hks_verify checks every operand against its range.
- * Nothing here prints, exits or keeps global state. */
+ * Nothing here prints, exits or keeps global state.
+ *
+ * Threads: a chunk is only read by the functions that take it `const`
+ * (list, dump, verify, stats, find_function, cfg_dot, decompile), so
+ * several threads may use one chunk that way at once; loading, assembling,
+ * compiling and unpacking build new objects and may run in parallel.  A VM
+ * or world (with its reinstall cache, its natives and its loaded chunks)
+ * belongs to one thread at a time; different VMs and worlds run in parallel,
+ * nothing is shared between them.  Natives and the print/emit callbacks are
+ * called on the thread running the VM. */
 #ifndef GSVM_HKS_H
 #define GSVM_HKS_H
 

@@ -18,8 +18,13 @@
  *     while (gsvm_lsl_vm_run(vm, 1024) == GSVM_LSL_YIELDED)
  *         ;   // a real region does other work between slices
  *
- * The program is immutable once built and may be shared by many VMs; each VM
- * is one script's live state and belongs to one thread at a time. */
+ * Threads: nothing here has global state.  A program (ABI 2 or 3) is
+ * immutable once built and may be shared by many VMs in many threads at
+ * once; each VM is one script's live state and belongs to one thread at a
+ * time (the host callback runs on that thread).  The compile cache may be
+ * used by several threads and processes at once: an entry is written to a
+ * file of its own and renamed into place, and a reader verifies every entry
+ * (a bad one is recompiled). */
 #ifndef GSVM_LSL_H
 #define GSVM_LSL_H
 

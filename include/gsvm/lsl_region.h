@@ -27,7 +27,11 @@
  * {"object", "script", "throttled": true|false, ...} for throttling.
  * docs/lsl.md ("Regions") gives the whole contract.
  *
- * Nothing here has global state; a region belongs to one thread at a time. */
+ * Threads: nothing here has global state.  A region (its objects, scripts,
+ * VMs and any crossing connection) belongs to one thread at a time, and the
+ * output callback runs on that thread; different regions run in parallel.
+ * A program added to a region must stay unchanged while the region lives;
+ * programs are immutable, so several regions may share one. */
 #ifndef GSVM_LSL_REGION_H
 #define GSVM_LSL_REGION_H
 

@@ -22,8 +22,16 @@
  *     gsvm_mission_advance(m, 50, &err);       // one server tick
  *     gsvm_mission_close(m);
  *
- * Nothing here prints, exits or keeps global state; every object belongs to
- * its caller and many missions may coexist in one process. */
+ * Nothing here prints or exits; every object belongs to its caller and many
+ * missions may coexist in one process.
+ *
+ * Threads: a mission (and a world while a mission borrows it) is used by one
+ * thread at a time; the host callbacks run on the thread that called in.
+ * Different missions run in parallel in different threads.  The one shared
+ * piece is the wall-clock guard: the first callback starts one watchdog
+ * thread per process that watches every running callback's deadline (a
+ * list under a mutex); it touches a Lua state only to set its hook while
+ * that state runs a callback. */
 #ifndef GSVM_MISSION_H
 #define GSVM_MISSION_H
 

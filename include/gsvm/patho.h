@@ -25,7 +25,11 @@
  * header exposes it through small lookup functions.
  *
  * Ownership: a program is one object the caller owns; gsvm_patho_free
- * releases everything it points to.  Nothing here prints or exits. */
+ * releases everything it points to.  Nothing here prints or exits.
+ *
+ * Threads: nothing here has global state.  A program is not changed by the
+ * functions that take it `const` (save, list, verify, stats, cfg_dot, and
+ * every VM over it), so several threads may share one loaded program. */
 #ifndef GSVM_PATHO_H
 #define GSVM_PATHO_H
 

@@ -30,7 +30,12 @@
  *     gsvm_patho_sim_advance(sim, 16, &err);             // 16 ms later, one frame
  *     gsvm_patho_sim_event(sim, 10, args, 1, &res, &err);
  *     gsvm_patho_sim_save(sim, &bytes, &len, &err);
- */
+ *
+ * Threads: nothing here has global state (the shipped declarations are
+ * parsed into each new natives stack).  A natives stack is only read once
+ * built (lookup, check, the sims over it), so sims in several threads may
+ * share one as long as no thread adds to it meanwhile; a clock and a sim
+ * belong to one thread at a time. */
 #ifndef GSVM_PATHO_HOST_H
 #define GSVM_PATHO_HOST_H
 

@@ -19,7 +19,12 @@
  *
  * A faulting script stops with a message (state GSVM_PATHO_FAULTED, status
  * GSVM_ERR_FAULT); the host and other VMs go on.  Nothing here prints or
- * exits.  A VM keeps a pointer to its program, which must outlive it. */
+ * exits.  A VM keeps a pointer to its program, which must outlive it.
+ *
+ * Threads: a VM belongs to one thread at a time and calls its host on that
+ * thread; many VMs may run one program (which they only read) in parallel.
+ * A native-table context chain (gsvm_patho_context) is only read, so hosts
+ * of VMs in several threads may share one if their natives allow it. */
 #ifndef GSVM_PATHO_VM_H
 #define GSVM_PATHO_VM_H
 

@@ -1,6 +1,7 @@
 #include "base/file.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,10 +60,15 @@ gsvm_status gsvm_file_write(const char *path, const void *data, size_t len, gsvm
         }
         return ok ? GSVM_OK : gsvm_error_set(err, GSVM_ERR_IO, path, "write failed: %s", strerror(e));
     }
+    /* The temporary name is unique per process and per call (threads of one
+     * process may write the same path at once, e.g. one cache entry), and
+     * "x" refuses to share a file that exists already. */
+    static atomic_uint tmp_serial;
     char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", path, (long)getpid(),
+                 atomic_fetch_add(&tmp_serial, 1u)) >= (int)sizeof tmp)
         return gsvm_error_set(err, GSVM_ERR_IO, path, "path too long");
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = fopen(tmp, "wbx");
     if (!f)
         return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot create: %s", strerror(errno));
     bool ok = fwrite(data, 1, len, f) == len;
