@@ -1,26 +1,45 @@
 #!/bin/sh
-# run.sh BUILD_DIR SECONDS: runs every built fuzz target for SECONDS each,
-# starting from the seeds its .seeds file lists.
+# run.sh BUILD_DIR SECONDS: runs every fuzz target of tests/fuzz/ for SECONDS
+# each, from its seed directory (BUILD_DIR/seeds/<target>/, made at build
+# time from tests/fuzz/<target>.seeds), keeping what it finds new in
+# BUILD_DIR/corpus/<target>/.  Prints each target's inputs and inputs per
+# second.  Exits non-zero when a target of an engine that was built is
+# missing, has no seeds, does not run, or stops with anything but its time
+# being up (a crash, leak, timeout or out-of-memory leaves an artifact named
+# in its log).
 build=$1; seconds=${2:-20}
-shared=${GSVM_SHARED_DIR:-$(pwd)/../shared}
+[ -d "$build" ] || { echo "run.sh: no build directory $build"; exit 2; }
+engines=$(sed -n 's/^GSVM_ENGINES:[A-Z]*=//p' "$build/CMakeCache.txt" | tr ';' ' ')
 status=0
-for bin in "$build"/fuzz_*; do
-    [ -x "$bin" ] || continue
-    name=$(basename "$bin")
-    work="build/fuzz-corpus/$name"; mkdir -p "$work"
-    seeds=""
-    if [ -f "tests/fuzz/$name.seeds" ]; then
-        while IFS= read -r line; do
-            case "$line" in ''|'#'*) continue;; '$SHARED/'*) line="$shared/${line#\$SHARED/}";; esac
-            [ -e "$line" ] && seeds="$seeds $line"
-        done < "tests/fuzz/$name.seeds"
+failed=""
+for src in tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    engine=$(echo "$name" | sed 's/^fuzz_\([a-z]*\)_.*/\1/')
+    case " base $engines " in *" $engine "*) ;; *) continue;; esac
+    bin="$build/$name"
+    seeds="$build/seeds/$name"
+    corpus="$build/corpus/$name"
+    log="$build/corpus/$name.log"
+    mkdir -p "$corpus"
+    if [ ! -x "$bin" ]; then
+        echo "== $name: FAILED: not built"; status=1; failed="$failed $name"; continue
     fi
-    echo "== $name ($seconds s)"
-    if ! "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-            -artifact_prefix="build/fuzz-corpus/$name-" "$work" $seeds >"build/fuzz-corpus/$name.log" 2>&1; then
-        echo "   FAILED: see build/fuzz-corpus/$name.log"; tail -30 "build/fuzz-corpus/$name.log"; status=1
+    nseeds=$(ls "$seeds" 2>/dev/null | wc -l)
+    if [ "$nseeds" -eq 0 ]; then
+        echo "== $name: FAILED: no seeds in $seeds"; status=1; failed="$failed $name"; continue
+    fi
+    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="$build/corpus/$name-" "$corpus" "$seeds" >"$log" 2>&1
+    rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    if [ $rc -ne 0 ] || ! grep -q '^Done [0-9]* runs in' "$log" || [ -z "$runs" ]; then
+        echo "== $name: FAILED (exit $rc, $nseeds seeds): see $log"
+        grep -E 'ERROR|SUMMARY|Test unit written|Not a directory|exiting' "$log" | head -8 | sed 's/^/   /'
+        status=1; failed="$failed $name"
     else
-        grep -E "stat::number_of_executed_units" "build/fuzz-corpus/$name.log" | sed 's/^/   /'
+        printf '== %-24s %9s inputs %7s/s  (%s seeds, %s s)\n' "$name" "$runs" "$rate" "$nseeds" "$seconds"
     fi
 done
+[ $status -eq 0 ] || echo "fuzz: FAILED:$failed"
 exit $status

@@ -1,0 +1,36 @@
+# cmake -DLIST=fuzz_X.seeds -DSOURCE_DIR=... -DSHARED=... -DOUT=dir -P seed_dir.cmake
+#
+# libFuzzer takes directories of inputs, not files: this fills OUT with one
+# symbolic link per seed file the .seeds list names (a listed directory is
+# taken whole, recursively).  "$SHARED/" lines point into the shared corpus,
+# which is linked, never copied; they are left out when it is absent.
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+file(STRINGS ${LIST} lines)
+set(n 0)
+foreach(line IN LISTS lines)
+  if(line STREQUAL "" OR line MATCHES "^#")
+    continue()
+  endif()
+  if(line MATCHES "^\\$SHARED/(.*)")
+    set(path ${SHARED}/${CMAKE_MATCH_1})
+  else()
+    set(path ${SOURCE_DIR}/${line})
+  endif()
+  if(IS_DIRECTORY ${path})
+    file(GLOB_RECURSE files LIST_DIRECTORIES false ${path}/*)
+    list(SORT files)
+  elseif(EXISTS ${path})
+    set(files ${path})
+  else()
+    continue()
+  endif()
+  foreach(f IN LISTS files)
+    get_filename_component(base ${f} NAME)
+    if(base MATCHES "^\\.")
+      continue()
+    endif()
+    math(EXPR n "${n} + 1")
+    file(CREATE_LINK ${f} ${OUT}/${n}_${base} SYMBOLIC)
+  endforeach()
+endforeach()
