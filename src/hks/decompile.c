@@ -564,7 +564,8 @@ static bool analyse(fn *F)
                 if (u < 0 && (op == HKS_I_JMP || op == HKS_I_RETURN || op == HKS_I_FORPREP ||
                               op == HKS_I_FORLOOP || op == HKS_I_TFORLOOP)) {
                     bool value_jmp = op == HKS_I_JMP && q > 0 && is_test(OPAT(F, q - 1));
-                    if (!value_jmp || !F->vjoin[jmp_target(F, q) < n ? jmp_target(F, q) : 0])
+                    int64_t t = value_jmp ? jmp_target(F, q) : 0; /* may be < 0 in a bad chunk */
+                    if (!value_jmp || !F->vjoin[t >= 0 && t < n ? t : 0])
                         ok = false;
                 }
             } else {
