@@ -5,12 +5,13 @@
 #   make demo    build and run a short showcase of what works today
 #   make test    build with -Wall -Wextra -Werror, ASan and UBSan; run every test (ctest)
 #   make bench   optimized build; benchmarks as time ratios against reference interpreters
-#   make fuzz    libFuzzer build; a short run of every fuzz target
+#   make fuzz    libFuzzer build; a short run of every fuzz target (FUZZ_SECONDS, FUZZ_TARGETS)
 #   make build   optimized build only (build/release/gsvm)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?=
 
 .PHONY: all deps build demo test bench fuzz clean
 
@@ -40,7 +41,7 @@ fuzz: deps
 	cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DGSVM_FUZZ=ON \
 	      -DCMAKE_C_FLAGS="-O1" $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/fuzz -j $(JOBS) --target fuzz_targets
-	@sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
+	@sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build

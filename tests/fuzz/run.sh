@@ -1,5 +1,6 @@
 #!/bin/sh
-# run.sh BUILD_DIR SECONDS: runs every fuzz target of tests/fuzz/ for SECONDS
+# run.sh BUILD_DIR SECONDS [TARGET...]: runs every fuzz target of tests/fuzz/
+# (or the TARGETs named) for SECONDS
 # each, from its seed directory (BUILD_DIR/seeds/<target>/, made at build
 # time from tests/fuzz/<target>.seeds), keeping what it finds new in
 # BUILD_DIR/corpus/<target>/.  Prints each target's inputs and inputs per
@@ -8,6 +9,8 @@
 # being up (a crash, leak, timeout or out-of-memory leaves an artifact named
 # in its log).
 build=$1; seconds=${2:-20}
+shift 2 2>/dev/null
+only="$*"
 # A short run trades some of ASan's reach for inputs per second: no fill of
 # new blocks, a 16 MiB quarantine (use-after-free of recent frees is still
 # caught) and 8 frames per allocation stack.  This halves the cost of an
@@ -23,6 +26,7 @@ for src in tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     engine=$(echo "$name" | sed 's/^fuzz_\([a-z]*\)_.*/\1/')
     case " base $engines " in *" $engine "*) ;; *) continue;; esac
+    if [ -n "$only" ]; then case " $only " in *" $name "*) ;; *) continue;; esac; fi
     bin="$build/$name"
     seeds="$build/seeds/$name"
     corpus="$build/corpus/$name"
@@ -35,7 +39,9 @@ for src in tests/fuzz/fuzz_*.c; do
     if [ "$nseeds" -eq 0 ]; then
         echo "== $name: FAILED: no seeds in $seeds"; status=1; failed="$failed $name"; continue
     fi
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+    # A "# fuzz-options: FLAGS" line in the .seeds list adds libFuzzer flags.
+    opts=$(sed -n 's/^# fuzz-options: *//p' "tests/fuzz/$name.seeds" 2>/dev/null)
+    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 $opts \
         -artifact_prefix="$build/corpus/$name-" "$corpus" "$seeds" >"$log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
