@@ -308,6 +308,23 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
  * a number twice: after a kill -9 the sequence goes on above the block. */
 #define SEQ_BLOCK 1024u
 
+/* Decimal text of `v` in `out` (at least 21 bytes); returns its length.
+ * Every dispatched event carries four such numbers, and snprintf was a fifth
+ * of a no-op callback's cost. */
+static size_t u64_text(uint64_t v, char *out)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = 0;
+    return n;
+}
+
 static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
 {
     uint64_t n = ++m->rec.event_seq;
@@ -320,8 +337,9 @@ static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
         if (st != GSVM_OK)
             ms_fault(m, err.message);
     }
-    snprintf(seq, size, "%llu", (unsigned long long)n);
-    snprintf(mseq, size, "%llu", (unsigned long long)m->rec.mission_seq);
+    (void)size;
+    u64_text(n, seq);
+    u64_text(m->rec.mission_seq, mseq);
 }
 
 static void dispatch(gsvm_mission *m, mevent *e)
@@ -349,10 +367,8 @@ static void dispatch(gsvm_mission *m, mevent *e)
         return;
     }
     ms_mevent_set_str(e, "sequence", buf, strlen(buf));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->source_generation);
-    ms_mevent_set_str(e, "source_generation", buf, strlen(buf));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
-    ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+    ms_mevent_set_str(e, "source_generation", buf, u64_text(e->source_generation, buf));
+    ms_mevent_set_str(e, "attempt_generation", buf, u64_text(m->rec.attempt, buf));
     if (e->kind != EV_scriptable_override_transport_staged)
         ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     run_callback(m, ref, e, false, e->db_id, NULL, NULL);
