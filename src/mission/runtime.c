@@ -222,6 +222,8 @@ void ms_install_panic(gsvm_mission *m)
     lua_atpanic(m->L, on_panic);
 }
 
+void (*ms_test_unprotected)(lua_State *L);
+
 /* lua_pcall of `f` with a light userdata argument and the `nvals` values on
  * top of the stack, armed against a panic: returns the status, or -1 when
  * Lua panicked (the state is then closed: nothing may touch it again). */
@@ -236,6 +238,8 @@ static int guarded_pcall(gsvm_mission *m, lua_CFunction f, void *arg, int nvals)
         return -1;
     }
     m->panic_armed = true;
+    if (ms_test_unprotected)
+        ms_test_unprotected(L);
     lua_pushcfunction(L, f);
     lua_pushlightuserdata(L, arg);
     lua_rotate(L, -(nvals + 2), 2);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "mission/internal.h" /* ms_test_unprotected, gsvm_mission.L */
 
 static char dir[256];
 static gsvm_mission_world *worlds[16];
@@ -140,6 +141,69 @@ static void test_arena_full(void)
     CHECK(!gsvm_mission_faulted(other));
     CHECK_INT(var_int(other, "n"), probes);
     gsvm_mission_close(other);
+}
+
+/* ---- 1b. the panic handler: an error outside any protected call ----
+ * The runtime allocates on a mission's state only inside lua_pcall, so no
+ * script reaches Lua's panic; the test hook raises a memory error outside
+ * any protected call (an allocation far past the arena) just before one
+ * mission's callback.  Without the handler Lua aborts the process; with it
+ * that mission faults, its callback commits nothing, its state is gone
+ * (reports are refused, no crash), and the process goes on: another open
+ * mission, a newly opened one, and the victim after reload_script. */
+static lua_State *panic_victim;
+static int panic_raised;
+
+static void raise_unprotected(lua_State *L)
+{
+    if (L != panic_victim)
+        return;
+    panic_raised++;
+    lua_newuserdatauv(L, (size_t)1 << 30, 0); /* refused: raises LUA_ERRMEM with no handler */
+}
+
+static void test_panic(void)
+{
+    static const char counter[] = "return { on_event_session_joined = function(c, st)\n"
+                                  " c:set_variable('n', (st:variable('n') or 0) + 1) end }";
+    rec_host vh, oh, fh;
+    gsvm_mission *victim = open_src(counter, &vh), *other = open_src(counter, &oh);
+    CHECK(victim && other);
+    if (!victim || !other)
+        return;
+    report(victim, "session_joined");
+    report(other, "session_joined");
+    panic_victim = victim->L;
+    ms_test_unprotected = raise_unprotected;
+    report(victim, "session_joined");
+    CHECK_INT(panic_raised, 1);
+    CHECK(gsvm_mission_faulted(victim));
+    CHECK_STR(gsvm_mission_fault_text(victim), "mission Lua state panicked: not enough memory");
+    CHECK_INT(vh.faults, 1);
+    CHECK_INT(var_int(victim, "n"), 1); /* the panicked callback committed nothing */
+    gsvm_error err;
+    CHECK_INT(gsvm_mission_report(victim, "session_joined", NULL, 0, &err), GSVM_ERR_USAGE);
+    CHECK(strstr(err.message, "not loaded") != NULL);
+    for (int i = 0; i < 3; i++)
+        report(other, "session_joined");
+    CHECK(!gsvm_mission_faulted(other));
+    CHECK_INT(var_int(other, "n"), 4);
+    gsvm_mission *fresh = open_src(counter, &fh);
+    CHECK(fresh != NULL);
+    if (fresh) {
+        report(fresh, "session_joined");
+        CHECK_INT(var_int(fresh, "n"), 1);
+        CHECK(!gsvm_mission_faulted(fresh));
+    }
+    ms_test_unprotected = NULL;
+    panic_victim = NULL;
+    CHECK_INT(gsvm_mission_reload_script(victim, NULL, 0, &err), GSVM_OK);
+    CHECK(!gsvm_mission_faulted(victim));
+    report(victim, "session_joined");
+    CHECK_INT(var_int(victim, "n"), 2);
+    gsvm_mission_close(fresh);
+    gsvm_mission_close(other);
+    gsvm_mission_close(victim);
 }
 
 /* ---- 2. work inside one C call is charged by what it costs ---- */
@@ -664,6 +728,7 @@ int main(void)
     timed("test_sequence_kill9", test_sequence_kill9);
     timed("test_c_call_cost", test_c_call_cost);
     timed("test_arena_full", test_arena_full);
+    timed("test_panic", test_panic);
     for (int i = 0; i < nworlds; i++)
         gsvm_mission_world_free(worlds[i]);
     char cmd[300];
