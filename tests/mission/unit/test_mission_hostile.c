@@ -258,6 +258,32 @@ static void test_c_call_cost(void)
     if (m)
         CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
     gsvm_mission_close(m);
+    /* string.format('%q') prints each control byte with snprintf: charged
+     * one unit per byte quoted (6 MB of plain bytes exceed the budget,
+     * where the buffer's allocations alone cost 200,000 units) ... */
+    expect_fault_with("local t = string.format('%q', string.rep('a', 6000000)) c:set_variable('n', #t)",
+                      NULL, "mission instruction budget exhausted");
+    /* ... and with an unbounded budget the wall guard stops the one C call
+     * inside it: past the deadline the allocator refuses the buffer's next
+     * growth.  16 MB of NULs quote to 32 MB, which the 64 MiB arena cannot
+     * hold next to the input and the buffer: a call run to its end faults
+     * with "not enough memory" after a second or so of snprintf; the buffer's
+     * last growth comes half-way, long after the 100 ms deadline. */
+    harness_config(&cfg, &h);
+    cfg.callback_budget = UINT64_C(1) << 60;
+    cfg.callback_wall_ms = 100;
+    /* (The string is built while opening, so the callback's first
+     * instructions run before the deadline and only the one call is late.) */
+    m = open_cfg("local s = string.rep('\\0', 16000000)\n"
+                 "return { on_event_session_joined = function(c)\n"
+                 "  local t = string.format('%q', s) c:set_variable('n', #t) end }", &cfg);
+    CHECK(m != NULL);
+    if (m) {
+        report(m, "session_joined");
+        CHECK(gsvm_mission_faulted(m));
+        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
+    }
+    gsvm_mission_close(m);
     /* Ordinary sorts still sort. */
     rec_host h2;
     m = run_one("local t = {'pear', 'apple', 'fig'} table.sort(t) c:set_variable('s', table.concat(t, ','))\n"
