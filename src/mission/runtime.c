@@ -426,7 +426,12 @@ static void pump(gsvm_mission *m)
     if (m->in_pump || !m->L)
         return;
     m->in_pump = true;
-    while (!m->rec.faulted && m->rec.started) {
+    /* A callback may raise the event that runs the next one (set_phase in
+     * on_event_phase_entered, a request in on_event_effect_result): past
+     * the per-tick bound the rest waits for the next tick (next_wake). */
+    uint64_t first_callback = m->callbacks;
+    while (!m->rec.faulted && m->rec.started &&
+           m->callbacks - first_callback < GSVM_MISSION_CALLBACKS_PER_TICK) {
         if (m->nout > 0) {
             ms_dlv_step(m);
             if (m->dlv.active || m->rec.faulted)

@@ -206,6 +206,43 @@ static void test_panic(void)
     gsvm_mission_close(victim);
 }
 
+/* ---- 6b. a chain of runtime events never stalls the host ----
+ * Each callback within its limits may raise the event that runs the next:
+ * set_phase in on_event_phase_entered, a request in on_event_effect_result
+ * (the host accepts at once).  Before the per-tick bound one report never
+ * returned.  Now a report runs at most GSVM_MISSION_CALLBACKS_PER_TICK
+ * callbacks and every server tick as many again, in order, committing as
+ * they go. */
+static void test_event_chain(void)
+{
+    static const char *const chains[] = {
+        "return { on_event_session_joined = function(c) c:set_phase(1) end,\n"
+        " on_event_phase_entered = function(c, st, ev) c:set_phase(ev.phase % 2 + 1)\n"
+        "   c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+        "return { on_event_session_joined = function(c) c.lifetime:set{state = 2} end,\n"
+        " on_event_effect_result = function(c, st) c.lifetime:set{state = 2}\n"
+        "   c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+    };
+    for (int i = 0; i < 2; i++) {
+        rec_host h;
+        gsvm_mission *m = open_src(chains[i], &h);
+        CHECK(m != NULL);
+        if (!m)
+            continue;
+        report(m, "session_joined");
+        CHECK(!gsvm_mission_faulted(m));
+        CHECK_INT(gsvm_mission_callbacks_run(m), GSVM_MISSION_CALLBACKS_PER_TICK);
+        long long n = var_int(m, "n");
+        CHECK(n >= GSVM_MISSION_CALLBACKS_PER_TICK - 2 && n < GSVM_MISSION_CALLBACKS_PER_TICK);
+        gsvm_error err;
+        CHECK_INT(gsvm_mission_advance(m, 3 * (uint64_t)gsvm_mission_tick_ms(m), &err), GSVM_OK);
+        CHECK_INT(gsvm_mission_callbacks_run(m), 4 * GSVM_MISSION_CALLBACKS_PER_TICK);
+        CHECK_INT(var_int(m, "n"), n + 3 * GSVM_MISSION_CALLBACKS_PER_TICK);
+        CHECK(!gsvm_mission_faulted(m));
+        gsvm_mission_close(m);
+    }
+}
+
 /* ---- 2. work inside one C call is charged by what it costs ---- */
 
 static void test_c_call_cost(void)
@@ -755,6 +792,7 @@ int main(void)
     timed("test_c_call_cost", test_c_call_cost);
     timed("test_arena_full", test_arena_full);
     timed("test_panic", test_panic);
+    timed("test_event_chain", test_event_chain);
     for (int i = 0; i < nworlds; i++)
         gsvm_mission_world_free(worlds[i]);
     char cmd[300];
