@@ -228,14 +228,20 @@ static int w_byte(lua_State *L)
     return original(L)(L);
 }
 
-/* string.upper/lower/reverse and friends: one unit per 64 bytes read. */
+/* string.upper/lower/reverse and friends: one unit per 64 bytes of every
+ * string argument (string.unpack('z', s) scans its data argument, not its
+ * format, for the terminating NUL). */
 static int w_bytes(lua_State *L)
 {
     ms_check_tripped(L);
-    size_t l = 0;
-    if (lua_type(L, 1) == LUA_TSTRING)
-        lua_tolstring(L, 1, &l);
-    ms_charge(L, 1 + l / 64);
+    size_t total = 0;
+    for (int i = 1, top = lua_gettop(L); i <= top; i++)
+        if (lua_type(L, i) == LUA_TSTRING) {
+            size_t l;
+            lua_tolstring(L, i, &l);
+            total += l;
+        }
+    ms_charge(L, 1 + total / 64);
     return original(L)(L);
 }
 

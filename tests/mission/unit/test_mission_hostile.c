@@ -321,6 +321,11 @@ static void test_c_call_cost(void)
         CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
     }
     gsvm_mission_close(m);
+    /* string.unpack('z') scans its data for a NUL: charged by the data's
+     * bytes (40 scans of 8 MB), not by the one-byte format. */
+    expect_fault_with("local s = string.rep('a', 8000000)\n"
+                      "for i = 1, 40 do pcall(string.unpack, 'z', s) end c:set_variable('ok', true)",
+                      NULL, "mission instruction budget exhausted");
     /* Ordinary sorts still sort. */
     rec_host h2;
     m = run_one("local t = {'pear', 'apple', 'fig'} table.sort(t) c:set_variable('s', table.concat(t, ','))\n"
