@@ -305,13 +305,6 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
     }
 }
 
-/* The next value of the events' sequence (and of mission_sequence, which
- * moves with it) as text.  When it passes what the store holds, a block of
- * SEQ_BLOCK numbers is reserved there first, so callbacks that commit
- * nothing write nothing and a process killed at any moment never hands out
- * a number twice: after a kill -9 the sequence goes on above the block. */
-#define SEQ_BLOCK 1024u
-
 /* Decimal text of `v` in `out` (at least 21 bytes); returns its length.
  * Every dispatched event carries four such numbers, and snprintf was a fifth
  * of a no-op callback's cost. */
@@ -329,7 +322,14 @@ static size_t u64_text(uint64_t v, char *out)
     return n;
 }
 
-static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
+/* The next value of the events' sequence (and of mission_sequence, which
+ * moves with it) as text.  When it passes what the store holds, a block of
+ * SEQ_BLOCK numbers is reserved there first, so callbacks that commit
+ * nothing write nothing and a process killed at any moment never hands out
+ * a number twice: after a kill -9 the sequence goes on above the block. */
+#define SEQ_BLOCK 1024u
+
+static void next_event_seq(gsvm_mission *m, char *seq, char *mseq)
 {
     uint64_t n = ++m->rec.event_seq;
     m->rec.mission_seq++;
@@ -341,7 +341,6 @@ static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
         if (st != GSVM_OK)
             ms_fault(m, err.message);
     }
-    (void)size;
     u64_text(n, seq);
     u64_text(m->rec.mission_seq, mseq);
 }
@@ -363,7 +362,7 @@ static void dispatch(gsvm_mission *m, mevent *e)
         return;
     }
     char buf[24], mseq[24];
-    next_event_seq(m, buf, mseq, sizeof buf);
+    next_event_seq(m, buf, mseq);
     if (m->rec.faulted) {
         if (e->db_id)
             ms_store_delete_event(m->store, e->db_id, &err);
@@ -407,7 +406,7 @@ static void fire_timer(gsvm_mission *m, int i)
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
         char mseq[24];
-        next_event_seq(m, buf, mseq, sizeof buf);
+        next_event_seq(m, buf, mseq);
         ms_mevent_set_str(e, "sequence", buf, strlen(buf));
         ms_mevent_set_str(e, "source_generation", "1", 1);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
