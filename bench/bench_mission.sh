@@ -122,7 +122,7 @@ fi
 WALL=${WALL_MS:-1000}
 printf '{"event":"session_joined"}\n' >"$T/one.jsonl"
 now() { date +%s.%N; }
-for case in ccall_sort ccall_luacmp ccall_cmp ccall_tonumber; do
+for case in ccall_sort ccall_luacmp ccall_cmp ccall_tonumber ccall_quote; do
     i=0; : >"$T/cc"
     while [ $i -lt "$RUNS" ]; do
         s=$(now)

@@ -28,4 +28,22 @@ show mission run $EX/vault_door.lua --world $EX/vault_world.json --events $EX/va
 echo; echo "-- The record lives in SQLite: a second process continues it through on_load"
 show mission run $EX/timers.lua --state "$T/timers.db" --events $EX/timers_part1.jsonl
 show mission run $EX/timers.lua --state "$T/timers.db" --events $EX/timers_part2.jsonl
+echo; echo "-- A host that answers later (examples/mission/async_host.c), built against the installed library"
+# Installed into a temporary prefix and compiled with the installed gsvm.pc,
+# as an embedder outside this tree would.
+BUILD=$(dirname "$GSVM")
+if cmake --install "$BUILD" --prefix "$T/prefix" >/dev/null 2>"$T/install.err"; then
+    PC=$(dirname "$(find "$T/prefix" -name gsvm.pc | head -n 1)")
+    LIBDIR=$(PKG_CONFIG_PATH="$PC" pkg-config --variable=libdir gsvm)
+    # (-rpath: the prefix is not on the loader's path when libgsvm.so is there)
+    if cc -o "$T/async_host" $EX/async_host.c -Wl,-rpath,"$LIBDIR" \
+        $(PKG_CONFIG_PATH="$PC" pkg-config --cflags --libs --static gsvm) 2>"$T/cc.err"; then
+        echo; echo "\$ cc -o async_host $EX/async_host.c \$(pkg-config --cflags --libs --static gsvm) && ./async_host"
+        "$T/async_host"; echo "(exit $?)"
+    else
+        echo "(cannot compile against the installed library:)"; head -n 5 "$T/cc.err"
+    fi
+else
+    echo "(cannot install $BUILD:)"; head -n 5 "$T/install.err"
+fi
 exit 0

@@ -64,6 +64,11 @@ extern "C" {
  * one is refused with a Lua error the script may catch); every byte is
  * charged to the callback's instruction budget. */
 #define GSVM_MISSION_MAX_REQUEST_ARGS 8192u
+/* One call into the runtime (a report, an outcome, one server tick of
+ * gsvm_mission_advance) runs at most this many callbacks; what is left (a
+ * chain of phase_entered or effect_result events that each raise the next)
+ * waits for the next server tick, so no script stalls its host. */
+#define GSVM_MISSION_CALLBACKS_PER_TICK 256u
 /* The simulated clock never passes 2^53 ms (about 285,000 years; exact in
  * a JSON number): gsvm_mission_advance refuses to go further. */
 #define GSVM_MISSION_MAX_CLOCK_MS (UINT64_C(1) << 53)

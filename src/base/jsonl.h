@@ -22,6 +22,12 @@ gsvm_status gsvm_jsonl_parse(const char *text, size_t len, const char *name, jso
 gsvm_status gsvm_jsonl_parse_lines(const char *text, size_t len, const char *name, json_t **out,
                                    long **lines, gsvm_error *err);
 gsvm_status gsvm_jsonl_load_lines(const char *path, json_t **out, long **lines, gsvm_error *err);
+/* One object at a time, for a reader that acts on each line before the next
+ * (a long timeline need not be held in memory): the next non-blank line at or
+ * after `*pos` (advanced past it; `*line` counts the lines read, start both at
+ * 0), or *out = NULL at the end.  Same rules and errors as above. */
+gsvm_status gsvm_jsonl_next(const char *text, size_t len, const char *name, size_t *pos, long *line,
+                            json_t **out, gsvm_error *err);
 /* Writes `obj` compactly on one line (keys in insertion order) and flushes,
  * so that output interleaves correctly with a host's own.  Steals `obj`. */
 void gsvm_jsonl_emit(FILE *out, json_t *obj);

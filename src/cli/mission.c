@@ -500,8 +500,7 @@ static int cmd_run(int argc, char **argv)
     }
     gsvm_error err;
     gsvm_mission_world *world = NULL;
-    json_t *timeline = NULL;
-    long *line_of = NULL; /* each timeline object's line in the file */
+    json_t *line = NULL; /* the timeline line being run */
     char *src = NULL;
     size_t srclen = 0;
     int exit_code = EXIT_INPUT;
@@ -516,15 +515,16 @@ static int cmd_run(int argc, char **argv)
         if (st != GSVM_OK)
             return gsvm_cli_fail(&err);
     }
+    /* The timeline is read whole but parsed one line at a time, each line
+     * run and freed before the next: a long timeline costs its text only. */
     gsvm_buf tl_text;
     gsvm_buf_init(&tl_text);
-    if (events_path && (gsvm_file_read(events_path, &tl_text, &err) != GSVM_OK ||
-                        gsvm_jsonl_parse_lines((const char *)tl_text.data, tl_text.len, events_path, &timeline,
-                                               &line_of, &err) != GSVM_OK)) {
-        gsvm_buf_free(&tl_text);
+    if (events_path && gsvm_file_read(events_path, &tl_text, &err) != GSVM_OK) {
         gsvm_mission_world_free(world);
         return gsvm_cli_fail(&err);
     }
+    size_t tl_pos = 0;
+    long tl_line = 0;
     /* The script: a file, or a root folder searched by the activity name. */
     const char *script = pos[0];
     char root_buf[1024] = "", id_buf[256] = "", found[2048] = "";
@@ -596,12 +596,19 @@ static int cmd_run(int argc, char **argv)
     cfg.host.ud = &ro;
     /* Host answers at the head of the timeline already hold while opening
      * (they decide the initial state's publication). */
-    size_t first = 0;
-    for (; first < json_array_size(timeline); first++) {
-        json_t *l = json_array_get(timeline, first);
-        if (!json_is_object(l) || json_object_size(l) != 1 || !json_object_get(l, "host"))
-            break;
-        if (run_line(NULL, l, events_path, (size_t)line_of[first], &ro, script) >= 0) {
+    for (;;) {
+        if (gsvm_jsonl_next((const char *)tl_text.data, tl_text.len, events_path, &tl_pos, &tl_line, &line,
+                            &err) != GSVM_OK) {
+            gsvm_cli_fail(&err);
+            exit_code = EXIT_INPUT;
+            goto done;
+        }
+        if (!line || json_object_size(line) != 1 || !json_object_get(line, "host"))
+            break; /* `line` (when not NULL) is the first line run after opening */
+        int hrc = run_line(NULL, line, events_path, (size_t)tl_line, &ro, script);
+        json_decref(line);
+        line = NULL;
+        if (hrc >= 0) {
             exit_code = EXIT_INPUT;
             goto done;
         }
@@ -613,15 +620,18 @@ static int cmd_run(int argc, char **argv)
         exit_code = EXIT_INPUT;
         goto done;
     }
-    size_t i;
-    json_t *line;
     exit_code = -1;
-    json_array_foreach(timeline, i, line) {
-        if (i < first)
-            continue;
-        exit_code = run_line(&m, line, events_path, (size_t)line_of[i], &ro, found[0] ? found : script);
+    while (line) {
+        exit_code = run_line(&m, line, events_path, (size_t)tl_line, &ro, found[0] ? found : script);
+        json_decref(line);
+        line = NULL;
         if (exit_code >= 0)
             break;
+        if (gsvm_jsonl_next((const char *)tl_text.data, tl_text.len, events_path, &tl_pos, &tl_line, &line,
+                            &err) != GSVM_OK) {
+            gsvm_cli_fail(&err);
+            exit_code = EXIT_INPUT;
+        }
     }
     if (exit_code < 0) {
         /* A published start runs on the next server tick.  When the timeline
@@ -636,9 +646,8 @@ done:
     gsvm_mission_close(m);
     if (out != stdout)
         fclose(out);
-    json_decref(timeline);
+    json_decref(line);
     gsvm_buf_free(&tl_text);
-    free(line_of);
     gsvm_mission_world_free(world);
     free(src);
     return exit_code;

@@ -28,7 +28,7 @@ int gsvm_mission_event_kind(const char *name)
     if (!name)
         return -1;
     for (int i = 0; i < EV_COUNT; i++)
-        if (strcmp(kinds[i].name, name) == 0)
+        if (kinds[i].name[0] == name[0] && strcmp(kinds[i].name, name) == 0)
             return i;
     return -1;
 }

@@ -382,6 +382,13 @@ mreq *ms_mreq_new(gsvm_mission *m, int op, const char *call, const char *effect)
 /* runtime.c */
 void ms_fault(gsvm_mission *m, const char *text);
 void ms_install_panic(gsvm_mission *m); /* the state's panic handler (see panic_jmp) */
+/* A test hook (test_mission_hostile's test_panic), NULL otherwise: called on
+ * the state with the panic handler armed, outside any protected call, just
+ * before a callback's lua_pcall.  No path of the runtime raises there (every
+ * allocation it makes on the state is inside lua_pcall), so this is how a
+ * test proves the second line of defence: an error raised outside any
+ * protected call reaches the panic handler, which faults that mission only. */
+extern void (*ms_test_unprotected)(lua_State *L);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
 void ms_inputs_clear(gsvm_mission *m);
 bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);

@@ -57,6 +57,15 @@ void *ms_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         size_t grow = nsize - osize;
         if (l->charging && l->tripped)
             return NULL; /* a tripped callback gets nothing more */
+        /* A C function that builds its result as it goes (a buffer that
+         * doubles, a table that grows) allocates every so often: once the
+         * watchdog saw the deadline pass, the next allocation is refused and
+         * the callback stops with the time limit inside that C call, however
+         * cheap the call was charged. */
+        if (l->charging && l->wd_fired && l->deadline_ns && now_ns() > l->deadline_ns) {
+            l->tripped = LIM_TIME;
+            return NULL;
+        }
         if (l->arena_used + grow > l->arena_cap || l->arena_used + grow < l->arena_used) {
             /* Lua collects and tries once more; a second refusal without a
              * success in between is a real memory error, made sticky. */

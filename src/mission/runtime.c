@@ -222,6 +222,8 @@ void ms_install_panic(gsvm_mission *m)
     lua_atpanic(m->L, on_panic);
 }
 
+void (*ms_test_unprotected)(lua_State *L);
+
 /* lua_pcall of `f` with a light userdata argument and the `nvals` values on
  * top of the stack, armed against a panic: returns the status, or -1 when
  * Lua panicked (the state is then closed: nothing may touch it again). */
@@ -236,6 +238,8 @@ static int guarded_pcall(gsvm_mission *m, lua_CFunction f, void *arg, int nvals)
         return -1;
     }
     m->panic_armed = true;
+    if (ms_test_unprotected)
+        ms_test_unprotected(L);
     lua_pushcfunction(L, f);
     lua_pushlightuserdata(L, arg);
     lua_rotate(L, -(nvals + 2), 2);
@@ -301,6 +305,23 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
     }
 }
 
+/* Decimal text of `v` in `out` (at least 21 bytes); returns its length.
+ * Every dispatched event carries four such numbers, and snprintf was a fifth
+ * of a no-op callback's cost. */
+static size_t u64_text(uint64_t v, char *out)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = 0;
+    return n;
+}
+
 /* The next value of the events' sequence (and of mission_sequence, which
  * moves with it) as text.  When it passes what the store holds, a block of
  * SEQ_BLOCK numbers is reserved there first, so callbacks that commit
@@ -308,7 +329,7 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
  * a number twice: after a kill -9 the sequence goes on above the block. */
 #define SEQ_BLOCK 1024u
 
-static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
+static void next_event_seq(gsvm_mission *m, char *seq, char *mseq)
 {
     uint64_t n = ++m->rec.event_seq;
     m->rec.mission_seq++;
@@ -320,8 +341,8 @@ static void next_event_seq(gsvm_mission *m, char *seq, char *mseq, size_t size)
         if (st != GSVM_OK)
             ms_fault(m, err.message);
     }
-    snprintf(seq, size, "%llu", (unsigned long long)n);
-    snprintf(mseq, size, "%llu", (unsigned long long)m->rec.mission_seq);
+    u64_text(n, seq);
+    u64_text(m->rec.mission_seq, mseq);
 }
 
 static void dispatch(gsvm_mission *m, mevent *e)
@@ -341,7 +362,7 @@ static void dispatch(gsvm_mission *m, mevent *e)
         return;
     }
     char buf[24], mseq[24];
-    next_event_seq(m, buf, mseq, sizeof buf);
+    next_event_seq(m, buf, mseq);
     if (m->rec.faulted) {
         if (e->db_id)
             ms_store_delete_event(m->store, e->db_id, &err);
@@ -349,10 +370,8 @@ static void dispatch(gsvm_mission *m, mevent *e)
         return;
     }
     ms_mevent_set_str(e, "sequence", buf, strlen(buf));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)e->source_generation);
-    ms_mevent_set_str(e, "source_generation", buf, strlen(buf));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
-    ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+    ms_mevent_set_str(e, "source_generation", buf, u64_text(e->source_generation, buf));
+    ms_mevent_set_str(e, "attempt_generation", buf, u64_text(m->rec.attempt, buf));
     if (e->kind != EV_scriptable_override_transport_staged)
         ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     run_callback(m, ref, e, false, e->db_id, NULL, NULL);
@@ -387,7 +406,7 @@ static void fire_timer(gsvm_mission *m, int i)
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
         char mseq[24];
-        next_event_seq(m, buf, mseq, sizeof buf);
+        next_event_seq(m, buf, mseq);
         ms_mevent_set_str(e, "sequence", buf, strlen(buf));
         ms_mevent_set_str(e, "source_generation", "1", 1);
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
@@ -406,7 +425,12 @@ static void pump(gsvm_mission *m)
     if (m->in_pump || !m->L)
         return;
     m->in_pump = true;
-    while (!m->rec.faulted && m->rec.started) {
+    /* A callback may raise the event that runs the next one (set_phase in
+     * on_event_phase_entered, a request in on_event_effect_result): past
+     * the per-tick bound the rest waits for the next tick (next_wake). */
+    uint64_t first_callback = m->callbacks;
+    while (!m->rec.faulted && m->rec.started &&
+           m->callbacks - first_callback < GSVM_MISSION_CALLBACKS_PER_TICK) {
         if (m->nout > 0) {
             ms_dlv_step(m);
             if (m->dlv.active || m->rec.faulted)

@@ -773,22 +773,6 @@ static uint64_t sections_size(const gsvm_patho_program *p)
     return at;
 }
 
-gsvm_status patho_finish_offsets(gsvm_patho_program *p, gsvm_error *err)
-{
-    /* err is the assembler's, cleared when it started */
-    uint64_t at = sections_size(p);
-    p->code_offset = (uint32_t)at;
-    at += 4;
-    for (uint32_t i = 0; i < p->ninsns; i++) {
-        p->insns[i].offset = (uint32_t)at;
-        at += p->insns[i].size;
-        if (at > UINT32_MAX)
-            return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "program larger than 4 GiB");
-    }
-    p->file_size = (uint32_t)at;
-    return GSVM_OK;
-}
-
 gsvm_status gsvm_patho_finish(gsvm_patho_program *p, gsvm_error *err)
 {
     gsvm_error_clear(err);

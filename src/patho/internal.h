@@ -12,10 +12,4 @@ void patho_format_insn(const gsvm_patho_program *p, const gsvm_patho_insn *in, g
  * verifier's model (verify.c). */
 gsvm_status patho_max_stack(const gsvm_patho_program *p, uint32_t *out, gsvm_error *err);
 
-/* gsvm_patho_finish for a program whose instructions already carry their
- * code (raw) in p->layout and their size, consistent with their lists, as
- * the assembler builds them: computes only the offsets.  Leaves `err`
- * alone unless it fails (the caller cleared it). */
-gsvm_status patho_finish_offsets(gsvm_patho_program *p, gsvm_error *err);
-
 #endif

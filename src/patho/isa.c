@@ -60,7 +60,6 @@ const uint8_t gsvm_patho_op_of_alpha[256 + GSVM_PATHO_OP_COUNT] = {
 #define IS_N(c) ((c) == 'n')
 #define IS_J(c) ((c) == 'j')
 #define IS_K(c) ((c) == 'k')
-#define IS_EXTRA(c) ((c) == 'a' || (c) == 'T' || (c) == 'P' || (c) == 'Q' || (c) == 'G')
 #define SIZE2(s, k) ((unsigned)(LETTER(s, k) ? SIZE_OF(LETTER(s, k)) - 1 : 0) << (2 * (k)))
 #define SIZES(s) (SIZE2(s, 0) | SIZE2(s, 1) | SIZE2(s, 2) | SIZE2(s, 3) | SIZE2(s, 4))
 #define SHAPE(ops)                                                                              \
@@ -69,7 +68,7 @@ const uint8_t gsvm_patho_op_of_alpha[256 + GSVM_PATHO_OP_COUNT] = {
      (uint8_t)MASK(ops, IS_S), (uint8_t)MASK(ops, IS_N), (uint8_t)MASK(ops, IS_J),             \
      (uint8_t)MASK(ops, IS_K),                                                                  \
      (uint8_t)(MASK(ops, IS_S) | MASK(ops, IS_N) | MASK(ops, IS_J) | MASK(ops, IS_K)),           \
-     (uint16_t)SIZES(ops), (uint8_t)SUM(ops, IS_EXTRA)},
+     (uint16_t)SIZES(ops)},
 
 const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
 #define OP(name, alpha, hd, operands, cls, meaning) SHAPE(operands)
@@ -87,7 +86,7 @@ const gsvm_patho_shape gsvm_patho_shapes[GSVM_PATHO_OP_COUNT] = {
 gsvm_patho_shape gsvm_patho_op_shape(unsigned op)
 {
     if (op >= GSVM_PATHO_OP_COUNT) {
-        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0, 0, 0, 0};
+        gsvm_patho_shape none = {0, 0, -1, -1, 2, 0, 0, 0, 0, 0, 0};
         return none;
     }
     return gsvm_patho_shapes[op];
@@ -215,4 +214,32 @@ void gsvm_patho_stack_operands(const gsvm_patho_program *p, const gsvm_patho_ins
     }
     if (in->op == GSVM_PATHO_OP_PopE || in->op == GSVM_PATHO_OP_PopGE)
         fn(user, 1); /* the value they store is the top */
+}
+
+void gsvm_patho_task_operands(const gsvm_patho_program *p, const gsvm_patho_insn *in,
+                              void (*fn)(void *user, uint32_t t), void *user)
+{
+    const char *ops = gsvm_patho_ops[in->op].operands;
+    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
+    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
+    unsigned mi = 0;
+    for (unsigned k = 0; ops[k]; k++) {
+        switch (ops[k]) {
+        case 't': fn(user, in->a[k]); break;
+        case 'm':
+            if (flag & gsvm_patho_mode_bit(mi++))
+                fn(user, in->a[k]);
+            break;
+        case 'a':
+            if (ops[k + 1] == 'T' ? in->a[k + 1] == 1 : (in->a[k + 2] & 1))
+                fn(user, in->a[k]);
+            break;
+        case 'F':
+        case 'R':
+            for (uint32_t a = 0; a < in->list_len && (uint64_t)in->list + a < p->nargs; a++)
+                if (p->args[in->list + a].mode == 1)
+                    fn(user, p->args[in->list + a].var);
+            break;
+        }
+    }
 }

@@ -75,9 +75,6 @@ typedef struct gsvm_patho_shape {
     /* encoded size - 1 of operand k in bits 2k+1..2k (1-4 bytes), so the
      * writer and the loader move fixed operands without a switch per letter */
     uint16_t sizes;
-    /* how many operands are an 'a' variable or a T/P/Q/G byte (written as
-     * keywords a listing may leave out: the assembler's general path) */
-    uint8_t extras;
 } gsvm_patho_shape;
 
 /* Per op, computed by the compiler from isa.def's operand letters. */
@@ -105,6 +102,21 @@ static inline bool gsvm_patho_stack_slot_ok(uint64_t v, uint64_t size)
 {
     return v >= 1 && v <= size;
 }
+
+/* What a task-variable operand may address -- the one rule `verify` and
+ * `run` share: tN is Stack[task base + N], so it names a slot when N is
+ * below the distance from the running task's base to the top (its
+ * variables, its parameters and what was pushed since). */
+static inline bool gsvm_patho_task_slot_ok(uint64_t t, int64_t distance)
+{
+    return distance > 0 && t < (uint64_t)distance;
+}
+
+/* Calls `fn` with every N of a task variable tN the instruction addresses:
+ * the operands isa.def marks as task variables (t, m and a by their mode
+ * bits, F/R argument pairs of mode 1). */
+void gsvm_patho_task_operands(const gsvm_patho_program *p, const gsvm_patho_insn *in,
+                              void (*fn)(void *user, uint32_t t), void *user);
 
 /* Calls `fn` with every v of a Stack[-v] the instruction addresses, in the
  * order the VM addresses them, before it pops or pushes anything: the

@@ -30,6 +30,7 @@ typedef struct vstate {
     int64_t depth;
     uint8_t ntasks;
     uint32_t tasks[MAX_OPEN_TASKS];
+    int64_t bases[MAX_OPEN_TASKS]; /* depth of each open task's base (its variable 0) */
 } vstate;
 
 /* Each time an instruction reaches further below the entry than any before
@@ -44,6 +45,13 @@ typedef struct summary {
     uint8_t state; /* 0 not analysed, 1 in progress, 2 done */
     bool returns;
     int64_t need, net, peak;
+    /* Task variables addressed while no task of this function's own is
+     * open (so in the caller's task): the distance from that task's base to
+     * this function's entry that they need (t + 1 - depth at the
+     * instruction, the largest), and the instruction behind it. */
+    bool has_task;
+    int64_t task_need;
+    uint32_t task_insn, task_t;
     record *rec;
     uint32_t nrec, caprec;
 } summary;
@@ -277,6 +285,37 @@ static void check_operands(verifier *V)
     free(kind);
 }
 
+/* ---- task variables --------------------------------------------------------- */
+
+typedef struct task_scan {
+    bool any;
+    uint32_t max; /* the largest N of a tN */
+} task_scan;
+
+static void scan_task(void *user, uint32_t t)
+{
+    task_scan *o = user;
+    if (!o->any || t > o->max)
+        o->max = t;
+    o->any = true;
+}
+
+/* The distance from a task's base to the top when its own code starts
+ * (its variables, and its parameters when a TaskCall entered it: the start
+ * task gets none), the smaller of the two ways in; INT64_MAX when the task
+ * is never entered (its handlers never run). */
+static int64_t task_entry_distance(const gsvm_patho_program *p, const bool *called, uint32_t t)
+{
+    int64_t best = INT64_MAX;
+    if (t >= p->ntasks)
+        return best;
+    if (t == p->run_task)
+        best = p->tasks[t].nvars;
+    if (called[t] && (int64_t)p->tasks[t].nvars + p->tasks[t].nparams < best)
+        best = (int64_t)p->tasks[t].nvars + p->tasks[t].nparams;
+    return best;
+}
+
 /* ---- stack depth ----------------------------------------------------------- */
 
 static void analyse(verifier *V, uint32_t entry);
@@ -293,6 +332,7 @@ static void analyse(verifier *V, uint32_t entry)
     S->state = 1;
     S->need = 0;
     S->peak = 0;
+    S->has_task = false;
     if (++V->nest > V->max_nest) {
         if (!V->nest_reported)
             issue(V, entry, "calls nest more than %d deep: the stack is not checked below that",
@@ -330,6 +370,26 @@ static void analyse(verifier *V, uint32_t entry)
         const gsvm_patho_opinfo *info = &gsvm_patho_ops[in->op];
         gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
         int64_t d = s.depth, reach = max_read(p, in), pops = 0, push = 0;
+        /* Task variables: in a task this function opened, checked here
+         * against its base; in the caller's task, summarised (task_need)
+         * and checked where the task is known (a caller's TaskCall, or a
+         * root).  The rule is the VM's (gsvm_patho_task_slot_ok). */
+        task_scan ts = {false, 0};
+        gsvm_patho_task_operands(p, in, scan_task, &ts);
+        if (ts.any && s.ntasks > 0) {
+            int64_t dist = d - s.bases[s.ntasks - 1];
+            if (!gsvm_patho_task_slot_ok(ts.max, dist) && !V->reported[i]) {
+                V->reported[i] = 1;
+                issue(V, i, "%s addresses task variable t%u, but task %u has %lld slot(s) here "
+                      "(variables, parameters, pushed values)", info->name, ts.max,
+                      s.tasks[s.ntasks - 1], (long long)(dist > 0 ? dist : 0));
+            }
+        } else if (ts.any && (!S->has_task || (int64_t)ts.max + 1 - d > S->task_need)) {
+            S->has_task = true;
+            S->task_need = (int64_t)ts.max + 1 - d;
+            S->task_insn = i;
+            S->task_t = ts.max;
+        }
         uint32_t succ[2];
         int nsucc = 0;
         bool falls = true;
@@ -354,8 +414,11 @@ static void analyse(verifier *V, uint32_t entry)
         case GSVM_PATHO_C_RETURN: pops = in->a[0]; falls = false; break;
         case GSVM_PATHO_C_TCALL:
             push = task_vars(p, in->a[0]);
-            if (s.ntasks < MAX_OPEN_TASKS)
+            if (s.ntasks < MAX_OPEN_TASKS) {
+                /* its parameters (already pushed) stay above its variables */
+                s.bases[s.ntasks] = d - (in->a[0] < p->ntasks ? p->tasks[in->a[0]].nparams : 0);
                 s.tasks[s.ntasks++] = in->a[0];
+            }
             break;
         case GSVM_PATHO_C_TRET:
             if (s.ntasks)
@@ -380,6 +443,22 @@ static void analyse(verifier *V, uint32_t entry)
                 falls = false; /* the callee never returns */
             else
                 push = c->state == 2 ? c->net : 0;
+            if (c->has_task && s.ntasks > 0) {
+                int64_t dist = d - s.bases[s.ntasks - 1];
+                if (c->task_need > dist && !V->reported[i]) {
+                    V->reported[i] = 1;
+                    issue(V, i, "Call of op %u, whose %s (op %u) addresses task variable t%u: task %u "
+                          "has %lld slot(s) at the call, %lld too few", t,
+                          gsvm_patho_ops[p->insns[c->task_insn].op].name, c->task_insn, c->task_t,
+                          s.tasks[s.ntasks - 1], (long long)(dist > 0 ? dist : 0),
+                          (long long)(c->task_need - dist));
+                }
+            } else if (c->has_task && (!S->has_task || c->task_need - d > S->task_need)) {
+                S->has_task = true;
+                S->task_need = c->task_need - d;
+                S->task_insn = c->task_insn;
+                S->task_t = c->task_t;
+            }
             break;
         }
         default: break;
@@ -440,7 +519,9 @@ static void analyse(verifier *V, uint32_t entry)
     V->nest--;
 }
 
-static void check_root(verifier *V, uint32_t op, int64_t entry_depth, const char *what)
+/* `task_dist`: the smallest distance from the running task's base to the
+ * top at the root's entry. */
+static void check_root(verifier *V, uint32_t op, int64_t entry_depth, int64_t task_dist, const char *what)
 {
     const gsvm_patho_program *p = V->p;
     if (op >= p->ninsns)
@@ -448,6 +529,13 @@ static void check_root(verifier *V, uint32_t op, int64_t entry_depth, const char
     if (V->fn[op].state == 0)
         analyse(V, op);
     const summary *S = &V->fn[op];
+    if (S->has_task && S->task_need > task_dist && !V->reported[S->task_insn]) {
+        V->reported[S->task_insn] = 1;
+        issue(V, S->task_insn,
+              "%s addresses task variable t%u on a path from %s, whose task has %lld slot(s) at "
+              "its entry, %lld too few", gsvm_patho_ops[p->insns[S->task_insn].op].name, S->task_t,
+              what, (long long)task_dist, (long long)(S->task_need - task_dist));
+    }
     for (uint32_t r = 0; r < S->nrec; r++) {
         const record *rc = &S->rec[r];
         if (rc->below <= entry_depth)
@@ -509,23 +597,40 @@ static gsvm_status run(const gsvm_patho_program *p, bool operands, gsvm_patho_is
     }
     int64_t peak = 0;
     char what[64];
-    check_root(&V, p->run_op, 0, "RunOp");
+    /* Which tasks a TaskCall may enter: with the start task, the ones an
+     * event may find running (a global handler runs in any of them). */
+    bool *called = calloc(p->ntasks + 1, 1);
+    if (!called)
+        V.oom = true;
+    for (uint32_t i = 0; called && i < p->ninsns; i++)
+        if (p->insns[i].op == GSVM_PATHO_OP_TaskCall && p->insns[i].a[0] < p->ntasks)
+            called[p->insns[i].a[0]] = true;
+    int64_t any_task = INT64_MAX;
+    for (uint32_t t = 0; called && t < p->ntasks; t++) {
+        int64_t dt = task_entry_distance(p, called, t);
+        if (dt < any_task)
+            any_task = dt;
+    }
+    check_root(&V, p->run_op, 0, p->run_task < p->ntasks ? p->tasks[p->run_task].nvars : 0, "RunOp");
     if (p->run_op < p->ninsns)
         peak = V.fn[p->run_op].peak;
     for (uint32_t t = 0; t < p->ntasks; t++)
         for (uint32_t e = 0; e < p->tasks[t].nevents; e++) {
             const gsvm_patho_event *ev = &p->tasks[t].events[e];
             snprintf(what, sizeof what, "task %u event %u", t, ev->id);
-            check_root(&V, ev->op, ev->nargs, what);
+            int64_t dt = called ? task_entry_distance(p, called, t) : INT64_MAX;
+            check_root(&V, ev->op, ev->nargs, dt == INT64_MAX ? INT64_MAX : dt + ev->nargs, what);
             if (ev->op < p->ninsns && V.fn[ev->op].peak + ev->nargs > peak)
                 peak = V.fn[ev->op].peak + ev->nargs;
         }
     for (uint32_t e = 0; e < p->nevents; e++) {
         snprintf(what, sizeof what, "global event %u", p->events[e].id);
-        check_root(&V, p->events[e].op, p->events[e].nargs, what);
+        check_root(&V, p->events[e].op, p->events[e].nargs,
+                   any_task == INT64_MAX ? INT64_MAX : any_task + p->events[e].nargs, what);
         if (p->events[e].op < p->ninsns && V.fn[p->events[e].op].peak + p->events[e].nargs > peak)
             peak = V.fn[p->events[e].op].peak + p->events[e].nargs;
     }
+    free(called);
     for (uint32_t i = 0; i <= p->ninsns; i++)
         free(V.fn[i].rec);
     for (int l = 0; l <= MAX_NEST; l++) {

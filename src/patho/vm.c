@@ -201,7 +201,7 @@ static gsvm_patho_value *stack_var(gsvm_patho_vm *vm, uint32_t v)
 static gsvm_patho_value *task_var(gsvm_patho_vm *vm, uint32_t t)
 {
     uint64_t at = (uint64_t)top_task(vm)->sp + t;
-    if (at >= vm->size) {
+    if (!gsvm_patho_task_slot_ok(t, (int64_t)vm->size - (int64_t)top_task(vm)->sp)) {
         fault(vm, "task variable %u is outside the stack (task base %u, %u slots)", t,
               top_task(vm)->sp, vm->size);
         return NULL;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "mission/internal.h" /* ms_test_unprotected, gsvm_mission.L */
 
 static char dir[256];
 static gsvm_mission_world *worlds[16];
@@ -142,6 +143,106 @@ static void test_arena_full(void)
     gsvm_mission_close(other);
 }
 
+/* ---- 1b. the panic handler: an error outside any protected call ----
+ * The runtime allocates on a mission's state only inside lua_pcall, so no
+ * script reaches Lua's panic; the test hook raises a memory error outside
+ * any protected call (an allocation far past the arena) just before one
+ * mission's callback.  Without the handler Lua aborts the process; with it
+ * that mission faults, its callback commits nothing, its state is gone
+ * (reports are refused, no crash), and the process goes on: another open
+ * mission, a newly opened one, and the victim after reload_script. */
+static lua_State *panic_victim;
+static int panic_raised;
+
+static void raise_unprotected(lua_State *L)
+{
+    if (L != panic_victim)
+        return;
+    panic_raised++;
+    lua_newuserdatauv(L, (size_t)1 << 30, 0); /* refused: raises LUA_ERRMEM with no handler */
+}
+
+static void test_panic(void)
+{
+    static const char counter[] = "return { on_event_session_joined = function(c, st)\n"
+                                  " c:set_variable('n', (st:variable('n') or 0) + 1) end }";
+    rec_host vh, oh, fh;
+    gsvm_mission *victim = open_src(counter, &vh), *other = open_src(counter, &oh);
+    CHECK(victim && other);
+    if (!victim || !other)
+        return;
+    report(victim, "session_joined");
+    report(other, "session_joined");
+    panic_victim = victim->L;
+    ms_test_unprotected = raise_unprotected;
+    report(victim, "session_joined");
+    CHECK_INT(panic_raised, 1);
+    CHECK(gsvm_mission_faulted(victim));
+    CHECK_STR(gsvm_mission_fault_text(victim), "mission Lua state panicked: not enough memory");
+    CHECK_INT(vh.faults, 1);
+    CHECK_INT(var_int(victim, "n"), 1); /* the panicked callback committed nothing */
+    gsvm_error err;
+    CHECK_INT(gsvm_mission_report(victim, "session_joined", NULL, 0, &err), GSVM_ERR_USAGE);
+    CHECK(strstr(err.message, "not loaded") != NULL);
+    for (int i = 0; i < 3; i++)
+        report(other, "session_joined");
+    CHECK(!gsvm_mission_faulted(other));
+    CHECK_INT(var_int(other, "n"), 4);
+    gsvm_mission *fresh = open_src(counter, &fh);
+    CHECK(fresh != NULL);
+    if (fresh) {
+        report(fresh, "session_joined");
+        CHECK_INT(var_int(fresh, "n"), 1);
+        CHECK(!gsvm_mission_faulted(fresh));
+    }
+    ms_test_unprotected = NULL;
+    panic_victim = NULL;
+    CHECK_INT(gsvm_mission_reload_script(victim, NULL, 0, &err), GSVM_OK);
+    CHECK(!gsvm_mission_faulted(victim));
+    report(victim, "session_joined");
+    CHECK_INT(var_int(victim, "n"), 2);
+    gsvm_mission_close(fresh);
+    gsvm_mission_close(other);
+    gsvm_mission_close(victim);
+}
+
+/* ---- 6b. a chain of runtime events never stalls the host ----
+ * Each callback within its limits may raise the event that runs the next:
+ * set_phase in on_event_phase_entered, a request in on_event_effect_result
+ * (the host accepts at once).  Before the per-tick bound one report never
+ * returned.  Now a report runs at most GSVM_MISSION_CALLBACKS_PER_TICK
+ * callbacks and every server tick as many again, in order, committing as
+ * they go. */
+static void test_event_chain(void)
+{
+    static const char *const chains[] = {
+        "return { on_event_session_joined = function(c) c:set_phase(1) end,\n"
+        " on_event_phase_entered = function(c, st, ev) c:set_phase(ev.phase % 2 + 1)\n"
+        "   c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+        "return { on_event_session_joined = function(c) c.lifetime:set{state = 2} end,\n"
+        " on_event_effect_result = function(c, st) c.lifetime:set{state = 2}\n"
+        "   c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+    };
+    for (int i = 0; i < 2; i++) {
+        rec_host h;
+        gsvm_mission *m = open_src(chains[i], &h);
+        CHECK(m != NULL);
+        if (!m)
+            continue;
+        report(m, "session_joined");
+        CHECK(!gsvm_mission_faulted(m));
+        CHECK_INT(gsvm_mission_callbacks_run(m), GSVM_MISSION_CALLBACKS_PER_TICK);
+        long long n = var_int(m, "n");
+        CHECK(n >= GSVM_MISSION_CALLBACKS_PER_TICK - 2 && n < GSVM_MISSION_CALLBACKS_PER_TICK);
+        gsvm_error err;
+        CHECK_INT(gsvm_mission_advance(m, 3 * (uint64_t)gsvm_mission_tick_ms(m), &err), GSVM_OK);
+        CHECK_INT(gsvm_mission_callbacks_run(m), 4 * GSVM_MISSION_CALLBACKS_PER_TICK);
+        CHECK_INT(var_int(m, "n"), n + 3 * GSVM_MISSION_CALLBACKS_PER_TICK);
+        CHECK(!gsvm_mission_faulted(m));
+        gsvm_mission_close(m);
+    }
+}
+
 /* ---- 2. work inside one C call is charged by what it costs ---- */
 
 static void test_c_call_cost(void)
@@ -194,6 +295,37 @@ static void test_c_call_cost(void)
     if (m)
         CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
     gsvm_mission_close(m);
+    /* string.format('%q') prints each control byte with snprintf: charged
+     * one unit per byte quoted (6 MB of plain bytes exceed the budget,
+     * where the buffer's allocations alone cost 200,000 units) ... */
+    expect_fault_with("local t = string.format('%q', string.rep('a', 6000000)) c:set_variable('n', #t)",
+                      NULL, "mission instruction budget exhausted");
+    /* ... and with an unbounded budget the wall guard stops the one C call
+     * inside it: past the deadline the allocator refuses the buffer's next
+     * growth.  16 MB of NULs quote to 32 MB, which the 64 MiB arena cannot
+     * hold next to the input and the buffer: a call run to its end faults
+     * with "not enough memory" after a second or so of snprintf; the buffer's
+     * last growth comes half-way, long after the 100 ms deadline. */
+    harness_config(&cfg, &h);
+    cfg.callback_budget = UINT64_C(1) << 60;
+    cfg.callback_wall_ms = 100;
+    /* (The string is built while opening, so the callback's first
+     * instructions run before the deadline and only the one call is late.) */
+    m = open_cfg("local s = string.rep('\\0', 16000000)\n"
+                 "return { on_event_session_joined = function(c)\n"
+                 "  local t = string.format('%q', s) c:set_variable('n', #t) end }", &cfg);
+    CHECK(m != NULL);
+    if (m) {
+        report(m, "session_joined");
+        CHECK(gsvm_mission_faulted(m));
+        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
+    }
+    gsvm_mission_close(m);
+    /* string.unpack('z') scans its data for a NUL: charged by the data's
+     * bytes (40 scans of 8 MB), not by the one-byte format. */
+    expect_fault_with("local s = string.rep('a', 8000000)\n"
+                      "for i = 1, 40 do pcall(string.unpack, 'z', s) end c:set_variable('ok', true)",
+                      NULL, "mission instruction budget exhausted");
     /* Ordinary sorts still sort. */
     rec_host h2;
     m = run_one("local t = {'pear', 'apple', 'fig'} table.sort(t) c:set_variable('s', table.concat(t, ','))\n"
@@ -664,6 +796,8 @@ int main(void)
     timed("test_sequence_kill9", test_sequence_kill9);
     timed("test_c_call_cost", test_c_call_cost);
     timed("test_arena_full", test_arena_full);
+    timed("test_panic", test_panic);
+    timed("test_event_chain", test_event_chain);
     for (int i = 0; i < nworlds; i++)
         gsvm_mission_world_free(worlds[i]);
     char cmd[300];

@@ -538,13 +538,12 @@ static void test_shapes(void)
 {
     for (unsigned op = 0; op < gsvm_patho_op_count(); op++) {
         const char *ops = gsvm_patho_op_operands(op);
-        unsigned nmodes = 0, size = 2, wide = 0, narrow = 0, jump = 0, task = 0, sizes = 0, extras = 0;
+        unsigned nmodes = 0, size = 2, wide = 0, narrow = 0, jump = 0, task = 0, sizes = 0;
         int flag_at = -1, list_at = -1;
         for (unsigned k = 0; ops[k]; k++) {
             char c = ops[k];
             size += (unsigned)gsvm_patho_operand_size(c);
             sizes |= (unsigned)(gsvm_patho_operand_size(c) - 1) << (2 * k);
-            extras += c == 'a' || c == 'T' || c == 'P' || c == 'Q' || c == 'G';
             nmodes += c == 'm';
             if (c == 'f' && flag_at < 0)
                 flag_at = (int)k;
@@ -566,7 +565,6 @@ static void test_shapes(void)
         CHECK_INT(sh.jump_mask, jump);
         CHECK_INT(sh.task_mask, task);
         CHECK_INT(sh.sizes, sizes);
-        CHECK_INT(sh.extras, extras);
         CHECK_INT(sh.ref_mask, wide | narrow | jump | task);
         /* the opcode tables give each op back from its code */
         for (int lay = GSVM_PATHO_LAYOUT_ALPHA; lay <= GSVM_PATHO_LAYOUT_HD; lay++) {

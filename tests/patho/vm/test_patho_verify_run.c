@@ -1,6 +1,7 @@
 /* `verify` and `run` agree on what an operand may address: every program
  * verify accepts runs without a stack-addressing fault ("Stack[-N] is
- * outside the stack", a pop below the bottom).  Over every corpus .bin and
+ * outside the stack", "task variable N is outside the stack", a pop below
+ * the bottom).  Over every corpus .bin and
  * over many mutations of each (stack operands, pop counts and flag pop bits
  * set to small values, Stack[-0] included), each accepted program is run
  * through the sim with every handled event sent. */
@@ -69,6 +70,7 @@ static bool runs_clean(const gsvm_patho_program *p, const char *what)
             out = gsvm_patho_sim_advance(s, 1000);
     }
     gsvm_patho_sim_free(s);
+    /* "Stack[-N] is outside the stack", "task variable N is outside the stack" */
     bool bad = out == GSVM_PATHO_SIM_FAULT &&
                (strstr(l.text, "is outside the stack") || strstr(l.text, "Stack underflow"));
     if (bad)
@@ -77,28 +79,23 @@ static bool runs_clean(const gsvm_patho_program *p, const char *what)
 }
 
 /* One stack-related operand of instruction `in`, picked at random: its
- * address, or NULL when it has none.  Stack-addressed variables (v, m and
- * a in stack mode, F/R arguments of mode 0) and pop counts (p, h, the flag
- * byte's count); task-addressed operands are left alone, since verify does
- * not know which task runs a function (docs/patho.md, verify). */
+ * address, or NULL when it has none.  Variables in either addressing
+ * (v, t, m and a by their mode, F/R arguments of mode 0 or 1) and pop
+ * counts (p, h, the flag byte's count). */
 static uint32_t *pick_operand(gsvm_patho_program *p, gsvm_patho_insn *in)
 {
     const char *ops = gsvm_patho_ops[in->op].operands;
-    gsvm_patho_shape shape = gsvm_patho_op_shape(in->op);
-    uint32_t flag = shape.flag_at >= 0 ? in->a[shape.flag_at] : 0;
     uint32_t *cand[GSVM_PATHO_MAX_OPERANDS + 1];
-    unsigned n = 0, mi = 0;
+    unsigned n = 0;
     for (unsigned k = 0; ops[k]; k++) {
         bool stack = false;
         switch (ops[k]) {
-        case 'v': case 'p': case 'h': case 'f': stack = true; break;
-        case 'm': stack = !(flag & gsvm_patho_mode_bit(mi++)); break;
-        case 'a': stack = ops[k + 1] == 'T' ? in->a[k + 1] == 0 : !(in->a[k + 2] & 1); break;
+        case 'v': case 't': case 'm': case 'a': case 'p': case 'h': case 'f': stack = true; break;
         case 'F':
         case 'R':
             if (in->list_len && (uint64_t)in->list + in->list_len <= p->nargs) {
                 gsvm_patho_arg *a = &p->args[in->list + next(in->list_len)];
-                if (a->mode == 0)
+                if (a->mode <= 1)
                     cand[n++] = &a->var;
             }
             break;

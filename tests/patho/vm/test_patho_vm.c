@@ -731,6 +731,137 @@ static void test_verify_refuses_s0(void)
           !gsvm_patho_stack_slot_ok(6, 5));
 }
 
+/* Task variables: verify checks every tN with the VM's rule
+ * (gsvm_patho_task_slot_ok: N below the distance from the running task's
+ * base to the top), so what run faults on ("task variable N is outside the
+ * stack") verify refuses, and the largest good N passes both.  Each case is
+ * built for one N: in the start task's own code (a root), in a function
+ * called inside a TaskCall'd task (checked at the call), in a called task
+ * with parameters, and in a global event handler (any task may run it). */
+enum { TV_ROOT, TV_CALL, TV_PARAMS, TV_EVENT };
+
+static void tv_build(bld *b, int shape, uint32_t t)
+{
+    bld_init(b, GSVM_PATHO_LAYOUT_HD);
+    switch (shape) {
+    case TV_ROOT: /* start task: 1 variable */
+        task(b, "o", 0);
+        E(b, OP(PushT), t);
+        E(b, OP(Pop), 1);
+        E(b, OP(Return), 0);
+        break;
+    case TV_CALL: /* task 1 (1 variable) open around a Call */
+        task(b, "o", 0);
+        task(b, "i", 0);
+        E(b, OP(TaskCall), 1); /* 0 */
+        E(b, OP(Call), 4);     /* 1 */
+        E(b, OP(TaskReturn));  /* 2 */
+        E(b, OP(Return), 0);   /* 3 */
+        E(b, OP(PushT), t);    /* 4: the function */
+        E(b, OP(Return), 1);   /* 5 */
+        break;
+    case TV_PARAMS: /* task 1: 1 variable and 2 parameters */
+        task(b, "", 0);
+        task(b, "i", 2);
+        E(b, OP(PushI), 5);
+        E(b, OP(PushI), 6);
+        E(b, OP(TaskCall), 1);
+        E(b, OP(PushT), t);
+        E(b, OP(Pop), 1);
+        E(b, OP(TaskReturn));
+        E(b, OP(Pop), 2);
+        E(b, OP(Return), 0);
+        break;
+    case TV_EVENT: /* a global handler of one argument; the start task has 1 variable */
+        task(b, "o", 0);
+        E(b, OP(Return), 0);   /* 0: RunOp */
+        E(b, OP(PushT), t);    /* 1: the handler */
+        E(b, OP(Pop), 1);
+        E(b, OP(Return), 0);
+        gevent(b, 7, 1, "i");
+        break;
+    }
+}
+
+/* The first verify issue for (shape, t), or "" when verify accepts. */
+static const char *tv_verify(int shape, uint32_t t)
+{
+    static char msg[600];
+    bld b;
+    tv_build(&b, shape, t);
+    gsvm_patho_program *prog = bld_program(&b);
+    gsvm_patho_issue *issues = NULL;
+    size_t n = 0;
+    gsvm_error err;
+    msg[0] = 0;
+    if (gsvm_patho_verify(prog, &issues, &n, &err) != GSVM_OK)
+        snprintf(msg, sizeof msg, "verify failed: %s", err.message);
+    else if (n)
+        snprintf(msg, sizeof msg, "%s", issues[0].message);
+    free(issues);
+    gsvm_patho_free(prog);
+    return msg;
+}
+
+/* The run's fault for (shape, t) ("" when it finishes); events shapes send
+ * the event once. */
+static const char *tv_run(int shape, uint32_t t)
+{
+    static char msg[300];
+    bld b;
+    tv_build(&b, shape, t);
+    run x;
+    run_start(&x, &b, 4);
+    if (shape == TV_EVENT && gsvm_patho_vm_state(x.vm) != GSVM_PATHO_FAULTED) {
+        /* the start task finished: send the event while it still runs */
+        gsvm_patho_vm_free(x.vm);
+        gsvm_patho_host h = rec_host(&x.r);
+        gsvm_error err;
+        x.vm = NULL;
+        CHECK_INT(gsvm_patho_vm_new(x.prog, &h, &x.vm, &err), GSVM_OK);
+        CHECK_INT(gsvm_patho_vm_start(x.vm, &err), GSVM_OK);
+        gsvm_patho_value arg = {0};
+        arg.type = GSVM_PATHO_INT;
+        gsvm_patho_event_result r;
+        gsvm_patho_vm_send_event(x.vm, 7, &arg, 1, &r, &err);
+        CHECK_INT(r, GSVM_PATHO_EVENT_HANDLED);
+    }
+    snprintf(msg, sizeof msg, "%s",
+             gsvm_patho_vm_state(x.vm) == GSVM_PATHO_FAULTED ? gsvm_patho_vm_fault(x.vm) : "");
+    run_free(&x);
+    return msg;
+}
+
+static void test_verify_checks_task_vars(void)
+{
+    static const struct {
+        int shape;
+        uint32_t good; /* the largest tN both accept */
+        const char *refused, *fault;
+    } cases[] = {
+        {TV_ROOT, 0, "PushT addresses task variable t1 on a path from RunOp, whose task has 1 slot(s) at its "
+                     "entry, 1 too few",
+         "task variable 1 is outside the stack (task base 0, 1 slots)"},
+        {TV_CALL, 0, "Call of op 4, whose PushT (op 4) addresses task variable t1: task 1 has 1 slot(s) at the "
+                     "call, 1 too few",
+         "task variable 1 is outside the stack (task base 1, 2 slots)"},
+        {TV_PARAMS, 2, "PushT addresses task variable t3, but task 1 has 3 slot(s) here (variables, "
+                       "parameters, pushed values)",
+         "task variable 3 is outside the stack (task base 0, 3 slots)"},
+        {TV_EVENT, 1, "PushT addresses task variable t2 on a path from global event 7, whose task has 2 "
+                      "slot(s) at its entry, 1 too few",
+         "task variable 2 is outside the stack (task base 0, 2 slots)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_STR(tv_verify(cases[i].shape, cases[i].good), "");
+        CHECK_STR(tv_run(cases[i].shape, cases[i].good), "");
+        CHECK_STR(tv_verify(cases[i].shape, cases[i].good + 1), cases[i].refused);
+        CHECK_STR(tv_run(cases[i].shape, cases[i].good + 1), cases[i].fault);
+    }
+    CHECK(!gsvm_patho_task_slot_ok(0, 0) && gsvm_patho_task_slot_ok(2, 3) && !gsvm_patho_task_slot_ok(3, 3) &&
+          !gsvm_patho_task_slot_ok(0, -1));
+}
+
 static void test_faults(void)
 {
     int64_t op;
@@ -1623,6 +1754,7 @@ int main(int argc, char **argv)
     test_faults();
     test_unresolved_import_refused();
     test_verify_refuses_s0();
+    test_verify_checks_task_vars();
     test_sim_waits();
     test_public_host();
     test_pending_taskreturn();
