@@ -137,6 +137,13 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->sd -= 1;
         return (long)n - 1;
     }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL) {
+        /* `x = y;` between locals (the verifier checks they are of one type) */
+        fal3_insn *last = &c->p->code[n - 1];
+        *last = (fal3_insn){F3_MOVE_LL, last->a, a, 0};
+        c->sd -= 1;
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_IOP_LK && a >= 0 &&
         a < (1 << 22)) {
         /* `x = y OP k` on integer locals (a store to an integer slot) */
@@ -996,9 +1003,132 @@ static bool local_int(c3 *c, const lsl_expr *e, int *slot)
 /* Compiles a condition that jumps to a (patched later) target when false;
  * returns the jump's ip.  Loop tests on integer locals fuse into one
  * compare-and-branch. */
+/* An expression of integers only (locals, globals, literals, integer
+ * operators): its type is integer. */
+static bool int_expr(c3 *c, const lsl_expr *e)
+{
+    var3 v;
+    switch (e->kind) {
+    case E_INT: return true;
+    case E_IDENT: return find_var(c, e->name, &v) && v.type == LSL_TYPE_INTEGER;
+    case E_UNARY: return int_expr(c, e->lhs);
+    case E_BINARY: return e->op != T_AND_AND && e->op != T_OR_OR ? int_expr(c, e->lhs) && int_expr(c, e->rhs)
+                                                                 : false;
+    default: return false;
+    }
+}
+
+/* Numbers only, no side effect, no fault: evaluating it or not cannot be
+ * told apart, so a condition may skip it. */
+static bool quiet_expr(c3 *c, const lsl_expr *e)
+{
+    var3 v;
+    switch (e->kind) {
+    case E_INT: case E_FLOAT: return true;
+    case E_IDENT:
+        return find_var(c, e->name, &v) && (v.type == LSL_TYPE_INTEGER || v.type == LSL_TYPE_FLOAT);
+    case E_UNARY: return quiet_expr(c, e->lhs);
+    case E_BINARY:
+        return e->op != T_SLASH && e->op != T_PERCENT && quiet_expr(c, e->lhs) && quiet_expr(c, e->rhs);
+    default: return false;
+    }
+}
+
+/* The jump target field of a conditional jump ccond_false emitted. */
+static int32_t *jump_target(fal3_insn *in)
+{
+    switch (in->op) {
+    case F3_JZ: case F3_JNZ: case F3_JZ_AND: case F3_JNZ_AND: return &in->a;
+    case F3_JZ_L: case F3_JNZ_L: return &in->b;
+    default:
+        if ((in->op >= F3_JNLT_I && in->op <= F3_JNGE_F) || (in->op >= F3_JLT_F && in->op <= F3_JGE_F))
+            return &in->a;
+        return &in->c;
+    }
+}
+
+/* An unpatched jump's target field: -1 ends its chain, -2 - ip names the
+ * chain's next jump (a target packed in 24 bits: 0xFFFFFF ends, else the
+ * next ip); set_target writes either a real target or such a link. */
+static bool packed_target(const fal3_insn *in)
+{
+    return in->op == F3_JZ_IOP_LL || in->op == F3_JNZ_IOP_LL;
+}
+
+static int32_t target_of(fal3_insn *in)
+{
+    int32_t t = *jump_target(in);
+    if (packed_target(in)) {
+        uint32_t v = (uint32_t)t >> 8;
+        return v == 0xFFFFFFu ? -1 : -2 - (int32_t)v;
+    }
+    return t;
+}
+
+static void set_target(fal3_insn *in, int32_t target)
+{
+    int32_t *t = jump_target(in);
+    if (packed_target(in)) {
+        uint32_t v = target == -1 ? 0xFFFFFFu : target <= -2 ? (uint32_t)(-2 - target) : (uint32_t)target;
+        *t = (int32_t)(((uint32_t)*t & 255u) | (v << 8));
+    } else
+        *t = target;
+}
+
+static long ccond_false1(c3 *c, const lsl_expr *e);
+
+/* Compiles a condition that jumps to a (patched later) target when false;
+ * returns the last of its false-jumps, which chain to the others (a jump's
+ * unpatched target -2 - ip names the previous one, -1 ends the chain).
+ * `A && B` with a quiet B and a pure A (so B's value cannot depend on
+ * A's evaluation) tests A first and skips B when A is false: LSL evaluates
+ * both, which no one can tell apart. */
 static long ccond_false(c3 *c, const lsl_expr *e)
 {
+    if (e->kind == E_BINARY && e->op == T_AND_AND && pure_expr(e->lhs) && quiet_expr(c, e->rhs)) {
+        long j1 = ccond_false(c, e->lhs);
+        if (j1 < 0)
+            return -1;
+        long j2 = ccond_false(c, e->rhs);
+        if (j2 < 0)
+            return -1;
+        /* append j1's chain to j2's */
+        long at = j2;
+        for (;;) {
+            int32_t t = target_of(&c->p->code[at]);
+            if (t == -1) {
+                set_target(&c->p->code[at], (int32_t)(-2 - j1));
+                break;
+            }
+            at = -2 - t;
+        }
+        return j2;
+    }
+    return ccond_false1(c, e);
+}
+
+static long ccond_false1(c3 *c, const lsl_expr *e)
+{
     c->barrier = c->p->ncode;
+    if (e->kind == E_IDENT) {
+        var3 v;
+        if (find_var(c, e->name, &v) && !v.global && v.type == LSL_TYPE_INTEGER)
+            return op(c, F3_JZ_L, v.slot, -1, 0); /* `while (flag)` */
+    }
+    if (e->kind == E_BINARY && (e->op == T_LT || e->op == T_LE || e->op == T_GT || e->op == T_GE ||
+                                e->op == T_EQ || e->op == T_NE)) {
+        int l, r;
+        if (local_int(c, e->rhs, &r) && !local_int(c, e->lhs, &l) && pure_expr(e->lhs) && int_expr(c, e->lhs)) {
+            /* `d * d <= n`: the left side first (both pure), then one
+             * compare-and-branch against the local */
+            lsl_type lt = cexpr(c, e->lhs);
+            if (lt == T_ERR)
+                return -1;
+            fal3_op cmp = e->op == T_LT ? F3_LT_I : e->op == T_LE ? F3_LE_I : e->op == T_GT ? F3_GT_I
+                        : e->op == T_GE ? F3_GE_I : e->op == T_EQ ? F3_EQ_I : F3_NE_I;
+            return emit(c, F3_JCMP_IL, r, cmp, -1, 1, 0);
+        }
+    }
     if (e->kind == E_BINARY && (e->op == T_LT || e->op == T_LE || e->op == T_GT)) {
         int l, r;
         if (local_int(c, e->lhs, &l)) {
@@ -1042,6 +1172,14 @@ static long ccond_false(c3 *c, const lsl_expr *e)
         fal3_insn *code = c->p->code;
         memmove(code + c->barrier, code + c->barrier + 1, (n - 2 - c->barrier) * sizeof *code);
         c->p->ncode = n - 2;
+        if (c->p->ncode == c->barrier + 1 && code[c->barrier].op == F3_IOP_LL) {
+            /* `n % d == 0`: the operation and the test in one */
+            fal3_insn *in = &code[c->barrier];
+            in->op = e->op == T_EQ ? F3_JNZ_IOP_LL : F3_JZ_IOP_LL;
+            in->c = (in->c & 255) | (int32_t)(0xFFFFFFu << 8);
+            c->sd -= 1;
+            return (long)c->barrier;
+        }
         return emit(c, e->op == T_EQ ? F3_JNZ : F3_JZ, -1, 0, 0, 1, 0);
     }
     if (n > c->barrier) {
@@ -1059,6 +1197,21 @@ static long ccond_false(c3 *c, const lsl_expr *e)
         case F3_GT_F: j = F3_JNGT_F; break;
         case F3_GE_F: j = F3_JNGE_F; break;
         case F3_LAND_I: j = F3_JZ_AND; break;
+        case F3_CMPF_K: {
+            /* `x <= 4.0`: compare and branch on the constant */
+            last->op = F3_JCMPF_K;
+            last->c = -1;
+            c->sd -= 1;
+            return (long)n - 1;
+        }
+        case F3_IOP_LL:
+            if (n == c->barrier + 1) {
+                last->op = F3_JZ_IOP_LL;
+                last->c = (last->c & 255) | (int32_t)(0xFFFFFFu << 8);
+                c->sd -= 1;
+                return (long)n - 1;
+            }
+            break;
         default: break;
         }
         if (j != F3_COUNT) {
@@ -1071,22 +1224,29 @@ static long ccond_false(c3 *c, const lsl_expr *e)
     return op(c, F3_JZ, -1, 0, 0);
 }
 
+
 static void patch_false(c3 *c, long at, size_t target)
 {
-    if (at < 0)
-        return;
-    fal3_insn *in = &c->p->code[at];
-    if (in->op == F3_JZ || in->op == F3_JNZ || in->op == F3_JZ_AND || in->op == F3_JNZ_AND ||
-        (in->op >= F3_JNLT_I && in->op <= F3_JNGE_F) || (in->op >= F3_JLT_F && in->op <= F3_JGE_F))
-        in->a = (int32_t)target;
-    else
-        in->c = (int32_t)target;
+    while (at >= 0) {
+        fal3_insn *in = &c->p->code[at];
+        int32_t next = target_of(in);
+        set_target(in, (int32_t)target);
+        at = next <= -2 ? -2 - next : -1;
+    }
 }
 
 /* Compiles a condition that jumps to `target` when TRUE (a loop's test at
  * its bottom): the false-jump of ccond_false, inverted. */
 static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
 {
+    if (e->kind == E_BINARY && e->op == T_AND_AND && pure_expr(e->lhs) && quiet_expr(c, e->rhs)) {
+        /* A false skips B (see ccond_false); else B decides */
+        long jf = ccond_false(c, e->lhs);
+        if (jf < 0 || !ccond_true(c, e->rhs, target))
+            return false;
+        patch_false(c, jf, c->p->ncode);
+        return true;
+    }
     long at = ccond_false(c, e);
     if (at < 0)
         return false;
@@ -1111,6 +1271,11 @@ static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
     case F3_JGT_LL: in->op = F3_JLE_LL; break;
     case F3_JGE_LG: in->op = F3_JLT_LG; break;
     case F3_JGT_LG: in->op = F3_JLE_LG; break;
+    case F3_JCMPF_K: in->op = F3_JCMPF_KT; break;
+    case F3_JCMP_IL: in->op = F3_JCMP_ILT; break;
+    case F3_JZ_L: in->op = F3_JNZ_L; break;
+    case F3_JZ_IOP_LL: in->op = F3_JNZ_IOP_LL; break;
+    case F3_JNZ_IOP_LL: in->op = F3_JZ_IOP_LL; break;
     default: return fail(c, e->line, e->col, "internal: no inverse for a condition jump");
     }
     patch_false(c, at, target);

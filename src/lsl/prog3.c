@@ -199,7 +199,8 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'n': ok = v >= 0 && (uint32_t)v <= 4096; break;
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
-                case 'o': ok = in->op == F3_CMPF_K ? (v >= F3_EQ_F && v <= F3_GE_F)
+                case 'o': ok = in->op == F3_CMPF_K || in->op == F3_JCMPF_K || in->op == F3_JCMPF_KT ? (v >= F3_EQ_F && v <= F3_GE_F)
+                          : in->op == F3_JCMP_IL || in->op == F3_JCMP_ILT ? (v >= F3_EQ_I && v <= F3_GE_I)
                           : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
                           break;
@@ -463,6 +464,28 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 ends = true;
                 break;
             case F3_MULF_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
+            case F3_MOVE_LL: bad = f->slot_types[in->a] != f->slot_types[in->b]; break;
+            case F3_JCMPF_K: case F3_JCMPF_KT:
+                bad = t1 != LSL_TYPE_FLOAT;
+                target = (size_t)in->c;
+                break;
+            case F3_JCMP_IL: case F3_JCMP_ILT:
+                bad = t1 != LSL_TYPE_INTEGER || f->slot_types[in->a] != LSL_TYPE_INTEGER;
+                target = (size_t)in->c;
+                break;
+            case F3_JZ_L: case F3_JNZ_L:
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER;
+                target = (size_t)in->b;
+                break;
+            case F3_JZ_IOP_LL: case F3_JNZ_IOP_LL: {
+                int32_t o = in->c & 255;
+                int64_t t = (int64_t)((uint32_t)in->c >> 8);
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                      o < F3_ADD_I || o > F3_GE_I || o == F3_LAND_I || o == F3_LOR_I ||
+                      t < (int64_t)f->entry || (size_t)t >= end;
+                target = (size_t)t;
+                break;
+            }
             default: bad = true; break;
             }
             if (bad)

@@ -1,4 +1,4 @@
-/* The ABI-3 snapshot: "HWZS", u16 version 3, u32 ABI 3, then (all
+/* The ABI-3 snapshot: "HWZS", u16 version 4, u32 ABI 3, then (all
  * little-endian):
  *
  *   32 bytes  the program's hash (restoring into another program is refused)
@@ -9,7 +9,9 @@
  *   memory accounting come back identical):
  *   u32 n + constants    u32 n + globals
  *   u32 n + frames (u32 ret_ip, u32 fp, u32 func)
- *   u32 n + stack values
+ *   u32 n + stack values, a float followed by its u64 double (a temporary
+ *   of an expression keeps Mono's double precision; a variable's is its
+ *   float32)
  *   the scheduler (clock, script time, sleep, timer, queue, listens) in
  *   sched.c's own encoding (lsl_sched_encode)
  *
@@ -18,6 +20,7 @@
  * verifier's shapes), the scheduler (lsl_sched_decode, then its handled
  * mask and queued events against the current state), and builds a fresh VM
  * that replaces the target only when everything passed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,8 +97,22 @@ gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t 
         gsvm_buf_u32(&b, vm->frames[i].func, false);
     }
     gsvm_buf_u32(&b, sp, false);
-    for (uint32_t i = 0; i < sp; i++)
-        lsl_value_encode(&enc, &vm->stack[i]);
+    for (uint32_t fi = 0, i = 0; fi < vm->nframes; fi++) {
+        uint32_t slots_end = vm->frames[fi].fp + vm->prog->funcs[vm->frames[fi].func].nslots;
+        uint32_t end = fi + 1 < vm->nframes ? vm->frames[fi + 1].fp : sp;
+        for (; i < end; i++) {
+            lsl_value v = vm->stack[i];
+            if (v.type == LSL_TYPE_FLOAT && i >= slots_end)
+                v.u.f = (float)v.u.t.d; /* a temporary is its double (vm3.c) */
+            lsl_value_encode(&enc, &v);
+            if (v.type == LSL_TYPE_FLOAT) {
+                double d = i < slots_end ? (double)v.u.f : v.u.t.d;
+                uint64_t bits;
+                memcpy(&bits, &d, 8);
+                gsvm_buf_u64(&b, bits, false);
+            }
+        }
+    }
     lsl_sched_encode(&vm->sched, &enc);
     bool oom = enc.oom;
     lsl_value_encoder_free(&enc);
@@ -298,6 +315,18 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
             lsl_type want = k < g->nslots ? (lsl_type)g->slot_types[k] : (lsl_type)shape[k - g->nslots];
             n->stack[at] = lsl_empty(want);
             ok = value_of(&dec, &r, want, &n->stack[at], "stack value", err);
+            if (ok && want == LSL_TYPE_FLOAT) {
+                uint64_t bits = 0;
+                double d;
+                ok = gsvm_read_u64(&r, &bits, "a float's double");
+                memcpy(&d, &bits, 8);
+                /* a variable holds a float32; a temporary, a double that
+                 * rounds to its float32 */
+                if (ok && (k < g->nslots ? d != (double)n->stack[at].u.f
+                                         : (float)d != n->stack[at].u.f && !(isnan(d) && isnan(n->stack[at].u.f))))
+                    ok = gsvm_reader_fail(&r, "stack value: a float whose double does not match it");
+                n->stack[at].u.t.d = d;
+            }
             if (ok)
                 n->sp = at + 1;
         }

@@ -163,6 +163,7 @@ static gsvm_status list_alloc(lsl_heap *h, size_t n, size_t charge, lsl_list **o
     l->heap = h;
     l->refs = 1;
     l->len = (uint32_t)n;
+    l->cap = (uint32_t)n;
     l->charge = (uint32_t)charge;
     *out = l;
     return GSVM_OK;
@@ -480,6 +481,13 @@ int32_t lsl_float_to_int(float f)
     if (!(f >= -2147483648.0f && f < 2147483648.0f))
         return INT32_MIN;
     return (int32_t)f;
+}
+
+int32_t lsl_double_to_int(double d)
+{
+    if (!(d >= -2147483648.0 && d < 2147483648.0))
+        return INT32_MIN;
+    return (int32_t)d;
 }
 
 static bool is_ws(char c)
@@ -1381,12 +1389,20 @@ gsvm_status lsl_list_append_inplace(lsl_heap *h, lsl_value *list, const lsl_valu
     gsvm_status st = heap_take(h, more, err);
     if (st)
         return st;
-    lsl_list *nl = realloc(l, sizeof *l + (n + add) * sizeof(lsl_value));
-    if (!nl) {
-        heap_give(h, more);
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    if (n + add > l->cap) {
+        /* grow by half again so that a loop of appends copies each item a
+         * bounded number of times (the script is charged for len, not cap) */
+        size_t cap = n + add + (n + add) / 2;
+        if (cap > LSL_MAX_LIST_LENGTH)
+            cap = n + add;
+        lsl_list *nl = realloc(l, sizeof *l + cap * sizeof(lsl_value));
+        if (!nl) {
+            heap_give(h, more);
+            return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+        }
+        nl->cap = (uint32_t)cap;
+        list->u.l = l = nl;
     }
-    list->u.l = l = nl;
     for (size_t i = 0; i < add; i++) {
         l->items[n + i] = src[i];
         lsl_value_retain(&src[i]);

@@ -93,6 +93,11 @@ typedef struct lsl_value {
         int32_t i;
         float f;
         float v[4]; /* vector x,y,z; rotation x,y,z,s */
+        /* A float on the ABI-3 operand stack also carries its value in
+         * double precision (d), as Mono keeps an expression's temporaries;
+         * f is that value rounded to float32, what every consumer other than
+         * the VM's float arithmetic reads (vm3.c). */
+        struct { float f; float unused; double d; } t;
         lsl_str *s; /* string and key; NULL = "" */
         lsl_list *l; /* NULL = [] */
     } u;
@@ -111,6 +116,7 @@ struct lsl_list {
     uint32_t refs;
     uint32_t len;
     uint32_t charge;
+    uint32_t cap; /* items allocated (>= len): in-place appends grow it geometrically */
     lsl_value items[];
 };
 
@@ -227,6 +233,8 @@ bool lsl_is_uuid(const char *s, size_t len);
 /* (integer) of a float: truncation toward zero; NaN and anything outside
  * int32 give -2147483648 (what SL's Mono returns). */
 int32_t lsl_float_to_int(float f);
+/* The same conversion of a double (Mono's conv.i4 of a float temporary). */
+int32_t lsl_double_to_int(double d);
 /* (integer) of a string: "0x" + hex digits at the very start (no space or
  * sign before it), or optional white space, an optional sign and decimal
  * digits; trailing text ignored; no digits -> 0.  A magnitude beyond

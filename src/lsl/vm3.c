@@ -59,11 +59,71 @@ static inline void vcopy(lsl_value *d, const lsl_value *s)
         d->u.s = s->u.s; /* string, key, list: the pointer (same place in the union) */
 }
 
+/* A float on the operand stack is its double (u.t.d, Mono's temporaries);
+ * in a variable (a frame slot, a global) and everywhere else, its float32
+ * (u.f).  vload pushes a variable's value, vstore stores a stack value
+ * (rounding a float), vdup copies within the stack. */
+static inline void vload(lsl_value *d, const lsl_value *s)
+{
+    if (s->type == LSL_TYPE_FLOAT) {
+        d->type = LSL_TYPE_FLOAT;
+        d->u.t.d = s->u.f;
+    } else
+        vcopy(d, s);
+}
+
+static inline void vstore(lsl_value *d, const lsl_value *s)
+{
+    if (s->type == LSL_TYPE_FLOAT) {
+        d->type = LSL_TYPE_FLOAT;
+        d->u.f = (float)s->u.t.d;
+    } else
+        vcopy(d, s);
+}
+
+static inline void vdup(lsl_value *d, const lsl_value *s)
+{
+    if (s->type == LSL_TYPE_FLOAT) {
+        d->type = LSL_TYPE_FLOAT;
+        d->u.t.d = s->u.t.d;
+    } else
+        vcopy(d, s);
+}
+
+/* A stack value about to be read as an LSL value (by the library, a list,
+ * a vector, a call): a float rounded to its float32. */
+static inline void fround(lsl_value *v)
+{
+    if (v->type == LSL_TYPE_FLOAT)
+        v->u.f = (float)v->u.t.d;
+}
+
+static inline void fround_n(lsl_value *v, int32_t n)
+{
+    for (int32_t k = 0; k < n; k++)
+        fround(&v[k]);
+}
+
 #define IS_NUMBER(t) ((t) == LSL_TYPE_INTEGER || (t) == LSL_TYPE_FLOAT)
 
 /* Number results written field by field, for the same reason. */
 #define SET_I(p, x) do { (p)->type = LSL_TYPE_INTEGER; (p)->u.i = (x); } while (0)
-#define SET_F(p, x) do { (p)->type = LSL_TYPE_FLOAT; (p)->u.f = (x); } while (0)
+#define SET_F(p, x) do { float f_ = (x); (p)->type = LSL_TYPE_FLOAT; (p)->u.f = f_; (p)->u.t.d = f_; } while (0)
+
+/* Float temporaries (Mono's precision): the VM's float arithmetic reads and
+ * writes an operand stack value's double (D), keeping its float32 rounding
+ * beside it for every other reader; a float32 operand (a local, a
+ * constant) is widened exactly.  A store rounds (vcopy, the fused stores). */
+#define FD(p) ((p)->u.t.d)
+#define PUT_D(p, x) do { (p)->u.t.d = (x); } while (0)
+#define PUSH_D(p, x) do { (p)->type = LSL_TYPE_FLOAT; PUT_D(p, x); } while (0)
+
+/* A value the library made, now on the stack: a float's double is its float32. */
+static inline void fnorm(lsl_value *v)
+{
+    if (v->type == LSL_TYPE_FLOAT)
+        v->u.t.d = v->u.f;
+}
 
 static size_t extra_now(const gsvm_lsl3_vm *vm)
 {
@@ -573,6 +633,12 @@ static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_
     X(EQ_I, l == r) X(NE_I, l != r) X(LT_I, l < r) X(LE_I, l <= r)             \
     X(GT_I, l > r) X(GE_I, l >= r)
 
+/* The operators of JzIOpLL / JnzIOpLL: all the above, division and modulo too. */
+#define F3_INT_OPS_ALL(X) F3_INT_OPS(X) X(DIV_I, 0) X(MOD_I, 0)
+
+/* The integer comparisons JcmpIL carries in an operand. */
+#define F3_INT_CMPS(X) X(EQ_I, ==) X(NE_I, !=) X(LT_I, <) X(LE_I, <=) X(GT_I, >) X(GE_I, >=)
+
 /* The float comparisons CmpFK carries in an operand. */
 #define F3_FLOAT_CMPS(X) X(EQ_F, ==) X(NE_F, !=) X(LT_F, <) X(LE_F, <=) X(GT_F, >) X(GE_F, >=)
 
@@ -631,13 +697,33 @@ static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx,
     lsl_type want = id == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
     if (i >= 0 && i < len && lsl_list_items(lst)[i].type == want) {
         *out = lsl_list_items(lst)[i];
+        fnorm(out);
         return true;
     }
     lsl_value args[2] = {*lst, lsl_int(idx)};
     out->type = LSL_TYPE_VOID;
     err->message[0] = 0;
     lsl_call_ctx ctx = {vm->hp, &vm->lib, err};
-    return vm->prog->native_by_id[id](&ctx, args, out) == GSVM_OK;
+    bool ok = vm->prog->native_by_id[id](&ctx, args, out) == GSVM_OK;
+    fnorm(out);
+    return ok;
+}
+
+/* `l += n` for a number n and an unshared list with room for it: the item
+ * goes in place, charged as the library charges it (16 bytes an integer or
+ * float element).  False when the library must do it. */
+static inline bool list_push_number(lsl_heap *hp, lsl_value *dst, const lsl_value *item)
+{
+    lsl_list *l = dst->u.l;
+    if (dst->type != LSL_TYPE_LIST || !l || l->refs != 1 || l->heap != hp || !IS_NUMBER(item->type) ||
+        l->len >= l->cap || !lsl_heap_fits(hp, 16))
+        return false;
+    l->items[l->len++] = *item;
+    l->charge += 16;
+    hp->used += 16;
+    if (hp->used + hp->extra > hp->peak)
+        hp->peak = hp->used + hp->extra;
+    return true;
 }
 
 /* ---- the interpreter ----------------------------------------------------- */
@@ -684,6 +770,24 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, OPR) [F3_##name] = &&L_CMPF_K_##name,
     static const void *const cmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
 #undef X
+#define X(name, OPR) [F3_##name] = &&L_JCMPF_K_##name,
+    static const void *const jcmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_JCMPF_KT_##name,
+    static const void *const jcmpf_kt[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_JCMP_IL_##name,
+    static const void *const jcmp_il[F3_COUNT] = {F3_INT_CMPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_JCMP_ILT_##name,
+    static const void *const jcmp_ilt[F3_COUNT] = {F3_INT_CMPS(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_JZ_IOP_LL_##name,
+    static const void *const jz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_JNZ_IOP_LL_##name,
+    static const void *const jnz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
+#undef X
     /* Direct threading: the VM's copy of the code holds each instruction's
      * handler address in place of its opcode, which saves a table load on
      * every dispatch, and its local and global slot operands as byte
@@ -706,6 +810,12 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
             case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
             case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
+            case F3_JCMPF_K: h = by_operator(jcmpf_k, in->b, h); break;
+            case F3_JCMPF_KT: h = by_operator(jcmpf_kt, in->b, h); break;
+            case F3_JCMP_IL: h = by_operator(jcmp_il, in->b, h); break;
+            case F3_JCMP_ILT: h = by_operator(jcmp_ilt, in->b, h); break;
+            case F3_JZ_IOP_LL: h = by_operator(jz_iop_ll, in->c & 255, h); break;
+            case F3_JNZ_IOP_LL: h = by_operator(jnz_iop_ll, in->c & 255, h); break;
             default: break;
             }
             const char *kinds = operand_kinds[in->op];
@@ -725,7 +835,11 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
     lsl_value *fp = stack + vm->frames[vm->nframes - 1].fp;
     lsl_value *consts = vm->consts;
     lsl_value *globals = vm->globals;
-    uint64_t budget = *left, n = budget;
+    /* n counts down the instructions this call may run; it is signed so
+     * that the check before each instruction is one decrement and a sign
+     * test.  A budget beyond its range runs in more than one call. */
+    uint64_t budget = *left > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : *left, spare = *left - budget;
+    int64_t n = (int64_t)budget;
     const char *fmsg = NULL;
     gsvm_error err;
     lsl_value tmp;
@@ -738,7 +852,7 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define LOC(off) (*(lsl_value *)((char *)fp + (off)))
 #define GLB(off) (*(lsl_value *)((char *)globals + (off)))
 #define CASE(name) L_##name:
-#define DISPATCH() do { if (n == 0) goto out; n--; goto *pc->handler; } while (0)
+#define DISPATCH() do { if (__builtin_expect(--n < 0, 0)) { n = 0; goto out; } goto *pc->handler; } while (0)
 #define NEXT() do { pc++; DISPATCH(); } while (0)
     DISPATCH();
 #else
@@ -749,24 +863,26 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define NEXT() { pc++; goto top; }
 top:
     for (;;) {
-        if (n == 0)
+        if (--n < 0) {
+            n = 0;
             goto out;
-        n--;
+        }
         switch ((fal3_op)pc->op) {
 #endif
 
     CASE(PUSH_INT) sp->type = LSL_TYPE_INTEGER; sp->u.i = pc->a; sp++; NEXT();
-    CASE(PUSH_FLOAT) sp->type = LSL_TYPE_FLOAT; memcpy(&sp->u.f, &pc->a, 4); sp++; NEXT();
+    CASE(PUSH_FLOAT) { float k; memcpy(&k, &pc->a, 4); SET_F(sp, k); sp++; NEXT(); }
     CASE(PUSH_CONST) *sp = consts[pc->a]; vretain(sp); sp++; NEXT();
     CASE(PUSH_EMPTY) *sp = fal3_zero((lsl_type)pc->a); sp++; NEXT();
-    CASE(LOAD_LOCAL) vcopy(sp, &LOC(pc->a)); vretain(sp); sp++; NEXT();
-    CASE(STORE_LOCAL) sp--; vrelease(&LOC(pc->a)); vcopy(&LOC(pc->a), sp); NEXT();
-    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&LOC(pc->a)); vcopy(&LOC(pc->a), &sp[-1]); NEXT();
-    CASE(LOAD_GLOBAL) vcopy(sp, &GLB(pc->a)); vretain(sp); sp++; NEXT();
-    CASE(STORE_GLOBAL) sp--; vrelease(&GLB(pc->a)); vcopy(&GLB(pc->a), sp); NEXT();
-    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&GLB(pc->a)); vcopy(&GLB(pc->a), &sp[-1]); NEXT();
+    CASE(LOAD_LOCAL) vload(sp, &LOC(pc->a)); vretain(sp); sp++; NEXT();
+    CASE(STORE_LOCAL) sp--; vrelease(&LOC(pc->a)); vstore(&LOC(pc->a), sp); NEXT();
+    /* an assignment's value is the value stored */
+    CASE(PUT_LOCAL) vretain(&sp[-1]); vrelease(&LOC(pc->a)); vstore(&LOC(pc->a), &sp[-1]); vload(&sp[-1], &LOC(pc->a)); NEXT();
+    CASE(LOAD_GLOBAL) vload(sp, &GLB(pc->a)); vretain(sp); sp++; NEXT();
+    CASE(STORE_GLOBAL) sp--; vrelease(&GLB(pc->a)); vstore(&GLB(pc->a), sp); NEXT();
+    CASE(PUT_GLOBAL) vretain(&sp[-1]); vrelease(&GLB(pc->a)); vstore(&GLB(pc->a), &sp[-1]); vload(&sp[-1], &GLB(pc->a)); NEXT();
     CASE(POP) sp--; vrelease(sp); NEXT();
-    CASE(DUP) vcopy(sp, &sp[-1]); vretain(sp); sp++; NEXT();
+    CASE(DUP) vdup(sp, &sp[-1]); vretain(sp); sp++; NEXT();
     CASE(ADD_I) sp[-2].u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
     CASE(SUB_I) sp[-2].u.i = wrap_sub(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
     CASE(MUL_I) sp[-2].u.i = wrap_mul(sp[-1].u.i, sp[-2].u.i); sp--; NEXT();
@@ -802,31 +918,31 @@ top:
     CASE(NEG_I) sp[-1].u.i = wrap_sub(0, sp[-1].u.i); NEXT();
     CASE(NOT_I) sp[-1].u.i = !sp[-1].u.i; NEXT();
     CASE(BNOT_I) sp[-1].u.i = ~sp[-1].u.i; NEXT();
-    CASE(ADD_F) sp[-2].u.f = sp[-1].u.f + sp[-2].u.f; sp--; NEXT();
-    CASE(SUB_F) sp[-2].u.f = sp[-1].u.f - sp[-2].u.f; sp--; NEXT();
-    CASE(MUL_F) sp[-2].u.f = sp[-1].u.f * sp[-2].u.f; sp--; NEXT();
+    CASE(ADD_F) PUT_D(&sp[-2], FD(&sp[-1]) + FD(&sp[-2])); sp--; NEXT();
+    CASE(SUB_F) PUT_D(&sp[-2], FD(&sp[-1]) - FD(&sp[-2])); sp--; NEXT();
+    CASE(MUL_F) PUT_D(&sp[-2], FD(&sp[-1]) * FD(&sp[-2])); sp--; NEXT();
     CASE(DIV_F) {
-        float l = sp[-1].u.f, r = sp[-2].u.f;
-        if (r == 0.0f)
+        double l = FD(&sp[-1]), r = FD(&sp[-2]);
+        if (r == 0.0)
             FAULT("Math Error");
-        float q = l / r;
+        double q = l / r;
         if (isnan(q))
             FAULT("Math Error");
-        sp[-2].u.f = q;
+        PUT_D(&sp[-2], q);
         sp--;
         NEXT();
     }
-#define FCMP(name, OPR) CASE(name) { int32_t v = sp[-1].u.f OPR sp[-2].u.f; SET_I(&sp[-2], v); sp--; NEXT(); }
+#define FCMP(name, OPR) CASE(name) { int32_t v = FD(&sp[-1]) OPR FD(&sp[-2]); SET_I(&sp[-2], v); sp--; NEXT(); }
     FCMP(EQ_F, ==)
     FCMP(NE_F, !=)
     FCMP(LT_F, <)
     FCMP(LE_F, <=)
     FCMP(GT_F, >)
     FCMP(GE_F, >=)
-    CASE(NEG_F) sp[-1].u.f = -sp[-1].u.f; NEXT();
-    CASE(I2F) SET_F(&sp[-1], (float)sp[-1].u.i); NEXT();
-    CASE(I2F_UNDER) SET_F(&sp[-2], (float)sp[-2].u.i); NEXT();
-    CASE(F2I) SET_I(&sp[-1], lsl_float_to_int(sp[-1].u.f)); NEXT();
+    CASE(NEG_F) PUT_D(&sp[-1], -FD(&sp[-1])); NEXT();
+    CASE(I2F) PUSH_D(&sp[-1], (double)sp[-1].u.i); NEXT(); /* exact: Mono's conv.r8 */
+    CASE(I2F_UNDER) PUSH_D(&sp[-2], (double)sp[-2].u.i); NEXT();
+    CASE(F2I) SET_I(&sp[-1], lsl_double_to_int(FD(&sp[-1]))); NEXT();
     CASE(CONCAT_S) {
         SYNC();
         gsvm_status st = lsl_string_concat(vm->hp, &sp[-1], &sp[-2], &tmp, &err);
@@ -841,10 +957,13 @@ top:
     }
     CASE(BINOP) {
         SYNC();
+        fround(&sp[-1]);
+        fround(&sp[-2]);
         gsvm_status st = lsl_value_binop(vm->hp, (lsl_op)pc->a, &sp[-1], &sp[-2], &tmp, &err);
         CHECK(st);
         vrelease(&sp[-1]);
         vrelease(&sp[-2]);
+        fnorm(&tmp);
         sp[-2] = tmp;
         sp--;
         if (heap_over(vm))
@@ -852,32 +971,41 @@ top:
         NEXT();
     }
     CASE(UNOP) {
+        fround(&sp[-1]);
         gsvm_status st = lsl_value_unop((lsl_unop)pc->a, &sp[-1], &tmp, &err);
         CHECK(st);
         vrelease(&sp[-1]);
+        fnorm(&tmp);
         sp[-1] = tmp;
         NEXT();
     }
     CASE(CAST) {
         SYNC();
+        fround(&sp[-1]);
         gsvm_status st = lsl_value_cast(vm->hp, &sp[-1], (lsl_type)pc->a, &tmp, &err);
         CHECK(st);
         vrelease(&sp[-1]);
+        fnorm(&tmp);
         sp[-1] = tmp;
         if (heap_over(vm))
             FAULT("Stack-Heap Collision");
         NEXT();
     }
     CASE(TRUTH) {
+        fround(&sp[-1]);
         int32_t t = lsl_value_truthy(&sp[-1]);
         vrelease(&sp[-1]);
         SET_I(&sp[-1], t);
         NEXT();
     }
-    CASE(MKVEC) sp[-3] = lsl_vector(sp[-3].u.f, sp[-2].u.f, sp[-1].u.f); sp -= 2; NEXT();
-    CASE(MKROT) sp[-4] = lsl_rotation(sp[-4].u.f, sp[-3].u.f, sp[-2].u.f, sp[-1].u.f); sp -= 3; NEXT();
+    CASE(MKVEC) sp[-3] = lsl_vector((float)FD(&sp[-3]), (float)FD(&sp[-2]), (float)FD(&sp[-1])); sp -= 2; NEXT();
+    CASE(MKROT)
+        sp[-4] = lsl_rotation((float)FD(&sp[-4]), (float)FD(&sp[-3]), (float)FD(&sp[-2]), (float)FD(&sp[-1]));
+        sp -= 3;
+        NEXT();
     CASE(MKLIST) {
         SYNC();
+        fround_n(sp - pc->a, pc->a);
         gsvm_status st = lsl_list_adopt(vm->hp, sp - pc->a, (size_t)pc->a, &tmp, &err);
         CHECK(st);
         sp -= pc->a;
@@ -889,7 +1017,7 @@ top:
     CASE(GET_MEMBER) SET_F(&sp[-1], sp[-1].u.v[pc->a]); NEXT();
     CASE(SET_MEMBER) {
         lsl_value v = sp[-1];
-        v.u.v[pc->a] = sp[-2].u.f;
+        v.u.v[pc->a] = (float)FD(&sp[-2]);
         sp[-2] = v;
         sp--;
         NEXT();
@@ -904,6 +1032,7 @@ top:
             FAULT("Stack-Heap Collision");
         vm->hp->extra += g->frame_bytes;
         size_t at = (size_t)(sp - stack) - g->nparams; /* the callee's fp: its arguments are its first locals */
+        fround_n(stack + at, (int32_t)g->nparams);       /* float32 parameters */
         vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, (uint32_t)at, (uint32_t)pc->a};
         vm->nframes = depth + 1;
         if (heap_over(vm))
@@ -927,11 +1056,11 @@ top:
         goto do_return;
     }
     CASE(RETV) {
-        lsl_value rv;
-        vcopy(&rv, --sp);
+        lsl_value rv; /* a float32 function result (Mono) */
+        vstore(&rv, --sp);
         while (sp > fp)
             vrelease(--sp);
-        vcopy(sp++, &rv);
+        vload(sp++, &rv);
         goto do_return;
     }
     CASE(CALLB) {
@@ -944,6 +1073,7 @@ top:
             lsl_type want = pc->a == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
             if (i >= 0 && i < len && lst->u.l->items[i].type == want) {
                 lsl_value v = lst->u.l->items[i];
+                fnorm(&v);
                 vrelease(&sp[-2]);
                 sp[-2] = v;
                 sp--;
@@ -952,6 +1082,7 @@ top:
         }
         const lsl_builtin *b = prog->builtin_by_id[pc->a];
         lsl_value *args = sp - pc->b;
+        fround_n(args, pc->b);
         lsl_value ret;
         ret.type = LSL_TYPE_VOID;
         int r;
@@ -966,7 +1097,7 @@ top:
         } else if (b->flags & LSL_FN_VM) {
             r = vm_service(vm, b, args, &ret, &err);
         } else {
-            vm->host_total = vm->total + (budget - n); /* this call included */
+            vm->host_total = vm->total + (budget - (uint64_t)n); /* this call included */
             r = call_host(vm, b, args, &ret, &err);
         }
         if (r == CALL_FAULT)
@@ -980,8 +1111,10 @@ top:
             reset_script(vm);
             goto stop;
         }
-        if (b->ret != LSL_TYPE_VOID)
+        if (b->ret != LSL_TYPE_VOID) {
+            fnorm(&ret);
             *sp++ = ret;
+        }
         if (heap_over(vm))
             FAULT("Stack-Heap Collision");
         if (b->sleep > 0)
@@ -1026,9 +1159,9 @@ top:
     CASE(JGT_LI) if (LOC(pc->a).u.i > pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JGT_LL) if (LOC(pc->a).u.i > LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(LOAD_LL) {
-        vcopy(&sp[0], &LOC(pc->a));
+        vload(&sp[0], &LOC(pc->a));
         vretain(sp);
-        vcopy(&sp[1], &LOC(pc->b));
+        vload(&sp[1], &LOC(pc->b));
         vretain(sp + 1);
         sp += 2;
         NEXT();
@@ -1037,8 +1170,13 @@ top:
     CASE(JLT_LI) if (LOC(pc->a).u.i < pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
 
     CASE(APPEND_LOCAL) {
-        SYNC();
         lsl_value *dst = &LOC(pc->a);
+        fround(&sp[-1]);
+        if (list_push_number(vm->hp, dst, &sp[-1])) {
+            sp--;
+            NEXT();
+        }
+        SYNC();
         gsvm_status st = dst->type == LSL_TYPE_STRING ? lsl_string_append_inplace(vm->hp, dst, &sp[-1], &err)
                                                       : lsl_list_append_inplace(vm->hp, dst, &sp[-1], &err);
         vrelease(&sp[-1]);
@@ -1049,8 +1187,13 @@ top:
         NEXT();
     }
     CASE(APPEND_GLOBAL) {
-        SYNC();
         lsl_value *dst = &GLB(pc->a);
+        fround(&sp[-1]);
+        if (list_push_number(vm->hp, dst, &sp[-1])) {
+            sp--;
+            NEXT();
+        }
+        SYNC();
         gsvm_status st = dst->type == LSL_TYPE_STRING ? lsl_string_append_inplace(vm->hp, dst, &sp[-1], &err)
                                                       : lsl_list_append_inplace(vm->hp, dst, &sp[-1], &err);
         vrelease(&sp[-1]);
@@ -1063,12 +1206,13 @@ top:
     CASE(LIST_SET_LOCAL)
     list_set_local: {
         lsl_value *dst = &LOC(pc->a);
+        fround(&sp[-2]);
         int32_t idx = sp[-1].u.i;
         int64_t len = (int64_t)lsl_list_len(dst), i = idx < 0 ? (int64_t)idx + len : idx;
         if (i >= 0 && i < len && IS_NUMBER(sp[-2].type) && IS_NUMBER(dst->u.l->items[i].type) &&
             dst->u.l->refs == 1 && dst->u.l->heap == vm->hp) {
             /* a number over a number in an unshared list: same charge, nothing to free */
-            vcopy(&dst->u.l->items[i], &sp[-2]);
+            vstore(&dst->u.l->items[i], &sp[-2]);
             sp -= 2;
             NEXT();
         }
@@ -1098,13 +1242,13 @@ top:
         NEXT();
     }
     CASE(SUB_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_sub(LOC(pc->a).u.i, pc->b); sp++; NEXT();
-    CASE(ADDF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = LOC(pc->a).u.f + LOC(pc->b).u.f; sp++; NEXT();
-    CASE(SUBF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = LOC(pc->a).u.f - LOC(pc->b).u.f; sp++; NEXT();
-    CASE(MULF_LL) sp->type = LSL_TYPE_FLOAT; sp->u.f = LOC(pc->a).u.f * LOC(pc->b).u.f; sp++; NEXT();
-    CASE(ADDF_L) sp[-1].u.f = LOC(pc->a).u.f + sp[-1].u.f; NEXT();
-    CASE(SUBF_L) sp[-1].u.f = LOC(pc->a).u.f - sp[-1].u.f; NEXT();
-    CASE(MULF_L) sp[-1].u.f = LOC(pc->a).u.f * sp[-1].u.f; NEXT();
-    CASE(MULF_K) { float k; memcpy(&k, &pc->a, 4); sp[-1].u.f = k * sp[-1].u.f; NEXT(); }
+    CASE(ADDF_LL) PUSH_D(sp, (double)LOC(pc->a).u.f + LOC(pc->b).u.f); sp++; NEXT();
+    CASE(SUBF_LL) PUSH_D(sp, (double)LOC(pc->a).u.f - LOC(pc->b).u.f); sp++; NEXT();
+    CASE(MULF_LL) PUSH_D(sp, (double)LOC(pc->a).u.f * LOC(pc->b).u.f); sp++; NEXT();
+    CASE(ADDF_L) PUT_D(&sp[-1], LOC(pc->a).u.f + FD(&sp[-1])); NEXT();
+    CASE(SUBF_L) PUT_D(&sp[-1], LOC(pc->a).u.f - FD(&sp[-1])); NEXT();
+    CASE(MULF_L) PUT_D(&sp[-1], LOC(pc->a).u.f * FD(&sp[-1])); NEXT();
+    CASE(MULF_K) { float k; memcpy(&k, &pc->a, 4); PUT_D(&sp[-1], k * FD(&sp[-1])); NEXT(); }
     CASE(ADDI_LL) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(LOC(pc->a).u.i, LOC(pc->b).u.i); sp++; NEXT();
     CASE(ADDI_L) sp[-1].u.i = wrap_add(LOC(pc->a).u.i, sp[-1].u.i); NEXT();
 
@@ -1140,7 +1284,8 @@ top:
     CASE(JLT_LG) if (LOC(pc->a).u.i < GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JLE_LG) if (LOC(pc->a).u.i <= GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(CMPF_K) {
-        float k, l = sp[-1].u.f;
+        float k;
+        double l = FD(&sp[-1]);
         memcpy(&k, &pc->a, 4);
         int32_t v = 0;
         switch (pc->b) {
@@ -1155,8 +1300,7 @@ top:
     CASE(MULF_LK) {
         float k;
         memcpy(&k, &pc->b, 4);
-        sp->type = LSL_TYPE_FLOAT;
-        sp->u.f = k * LOC(pc->a).u.f;
+        PUSH_D(sp, (double)k * LOC(pc->a).u.f);
         sp++;
         NEXT();
     }
@@ -1207,24 +1351,26 @@ top:
         vretain(&rv);
         while (sp > fp)
             vrelease(--sp);
-        vcopy(sp++, &rv);
+        vload(sp++, &rv);
         goto do_return;
     }
-#define JCMP(name, field, OPR) CASE(name) { sp -= 2; if (!(sp[1].u.field OPR sp[0].u.field)) { pc = code + pc->a; DISPATCH(); } NEXT(); }
-    JCMP(JNLT_I, i, <)
-    JCMP(JNLE_I, i, <=)
-    JCMP(JNGT_I, i, >)
-    JCMP(JNGE_I, i, >=)
-    JCMP(JNEQ_I, i, ==)
-    JCMP(JNNE_I, i, !=)
-    JCMP(JNLT_F, f, <)
-    JCMP(JNLE_F, f, <=)
-    JCMP(JNGT_F, f, >)
-    JCMP(JNGE_F, f, >=)
+#define JCMP(name, field, OPR) CASE(name) { sp -= 2; if (!(field(sp[1]) OPR field(sp[0]))) { pc = code + pc->a; DISPATCH(); } NEXT(); }
+#define OPND_I(v) ((v).u.i)
+#define OPND_F(v) ((v).u.t.d)
+    JCMP(JNLT_I, OPND_I, <)
+    JCMP(JNLE_I, OPND_I, <=)
+    JCMP(JNGT_I, OPND_I, >)
+    JCMP(JNGE_I, OPND_I, >=)
+    JCMP(JNEQ_I, OPND_I, ==)
+    JCMP(JNNE_I, OPND_I, !=)
+    JCMP(JNLT_F, OPND_F, <)
+    JCMP(JNLE_F, OPND_F, <=)
+    JCMP(JNGT_F, OPND_F, >)
+    JCMP(JNGE_F, OPND_F, >=)
 
-    CASE(ADD_F_S) LOC(pc->a).u.f = sp[-1].u.f + sp[-2].u.f; sp -= 2; NEXT();
-    CASE(SUB_F_S) LOC(pc->a).u.f = sp[-1].u.f - sp[-2].u.f; sp -= 2; NEXT();
-    CASE(MUL_F_S) LOC(pc->a).u.f = sp[-1].u.f * sp[-2].u.f; sp -= 2; NEXT();
+    CASE(ADD_F_S) LOC(pc->a).u.f = (float)(FD(&sp[-1]) + FD(&sp[-2])); sp -= 2; NEXT();
+    CASE(SUB_F_S) LOC(pc->a).u.f = (float)(FD(&sp[-1]) - FD(&sp[-2])); sp -= 2; NEXT();
+    CASE(MUL_F_S) LOC(pc->a).u.f = (float)(FD(&sp[-1]) * FD(&sp[-2])); sp -= 2; NEXT();
     CASE(ADDF_LL_S) LOC(pc->c).u.f = LOC(pc->a).u.f + LOC(pc->b).u.f; NEXT();
     CASE(SUBF_LL_S) LOC(pc->c).u.f = LOC(pc->a).u.f - LOC(pc->b).u.f; NEXT();
     CASE(MULF_LL_S) LOC(pc->c).u.f = LOC(pc->a).u.f * LOC(pc->b).u.f; NEXT();
@@ -1232,15 +1378,73 @@ top:
     CASE(ADD_I_S) LOC(pc->a).u.i = wrap_add(sp[-1].u.i, sp[-2].u.i); sp -= 2; NEXT();
     CASE(JZ_AND) sp -= 2; if (!(sp[1].u.i && sp[0].u.i)) { pc = code + pc->a; DISPATCH(); } NEXT();
 
-#define JTRUE(name, field, OPR) CASE(name) { sp -= 2; if (sp[1].u.field OPR sp[0].u.field) { pc = code + pc->a; DISPATCH(); } NEXT(); }
-    JTRUE(JLT_F, f, <)
-    JTRUE(JLE_F, f, <=)
-    JTRUE(JGT_F, f, >)
-    JTRUE(JGE_F, f, >=)
+#define JTRUE(name, field, OPR) CASE(name) { sp -= 2; if (field(sp[1]) OPR field(sp[0])) { pc = code + pc->a; DISPATCH(); } NEXT(); }
+    JTRUE(JLT_F, OPND_F, <)
+    JTRUE(JLE_F, OPND_F, <=)
+    JTRUE(JGT_F, OPND_F, >)
+    JTRUE(JGE_F, OPND_F, >=)
     CASE(JNZ_AND) sp -= 2; if (sp[1].u.i && sp[0].u.i) { pc = code + pc->a; DISPATCH(); } NEXT();
     CASE(JLE_LI) if (LOC(pc->a).u.i <= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JLT_LL) if (LOC(pc->a).u.i < LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(JLE_LL) if (LOC(pc->a).u.i <= LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+
+    CASE(MOVE_LL) {
+        lsl_value *src = &LOC(pc->a), *dst = &LOC(pc->b);
+        if (src != dst) {
+            vretain(src);
+            vrelease(dst);
+            vcopy(dst, src);
+        }
+        NEXT();
+    }
+    CASE(JZ_L) if (LOC(pc->a).u.i == 0) { pc = code + pc->b; DISPATCH(); } NEXT();
+    CASE(JNZ_L) if (LOC(pc->a).u.i != 0) { pc = code + pc->b; DISPATCH(); } NEXT();
+    CASE(JCMPF_K)
+    CASE(JCMPF_KT) {
+        float k;
+        double l = FD(&sp[-1]);
+        memcpy(&k, &pc->a, 4);
+        int32_t v = 0;
+        switch (pc->b) {
+#define X(name, OPR) case F3_##name: v = l OPR k; break;
+            F3_FLOAT_CMPS(X)
+#undef X
+        default: break; /* the verifier admits no other comparison */
+        }
+        sp--;
+        if (v == (prog->code[pc - code].op == F3_JCMPF_KT)) {
+            pc = code + pc->c;
+            DISPATCH();
+        }
+        NEXT();
+    }
+    CASE(JCMP_IL)
+    CASE(JCMP_ILT) {
+        int32_t l = sp[-1].u.i, r = LOC(pc->a).u.i, v = 0;
+        switch (pc->b) {
+#define X(name, OPR) case F3_##name: v = l OPR r; break;
+            F3_INT_CMPS(X)
+#undef X
+        default: break;
+        }
+        sp--;
+        if (v == (prog->code[pc - code].op == F3_JCMP_ILT)) {
+            pc = code + pc->c;
+            DISPATCH();
+        }
+        NEXT();
+    }
+    CASE(JZ_IOP_LL)
+    CASE(JNZ_IOP_LL) {
+        int32_t v;
+        if (!int_op(pc->c & 255, LOC(pc->a).u.i, LOC(pc->b).u.i, &v))
+            FAULT("Math Error");
+        if ((v != 0) == (prog->code[pc - code].op == F3_JNZ_IOP_LL)) {
+            pc = code + ((uint32_t)pc->c >> 8);
+            DISPATCH();
+        }
+        NEXT();
+    }
 
 #if F3_THREADED
     /* the fused instructions' handlers per operator (see by_operator) */
@@ -1253,8 +1457,20 @@ top:
     F3_INT_OPS(X)
 #undef X
 #define X(name, OPR) \
-    L_CMPF_K_##name: { float k, l = sp[-1].u.f; memcpy(&k, &pc->a, 4); SET_I(&sp[-1], l OPR k); NEXT(); }
+    L_CMPF_K_##name: { float k; double l = FD(&sp[-1]); memcpy(&k, &pc->a, 4); SET_I(&sp[-1], l OPR k); NEXT(); } \
+    L_JCMPF_K_##name: { float k; double l = FD(&sp[-1]); memcpy(&k, &pc->a, 4); sp--; if (!(l OPR k)) { pc = code + pc->c; DISPATCH(); } NEXT(); } \
+    L_JCMPF_KT_##name: { float k; double l = FD(&sp[-1]); memcpy(&k, &pc->a, 4); sp--; if (l OPR k) { pc = code + pc->c; DISPATCH(); } NEXT(); }
     F3_FLOAT_CMPS(X)
+#undef X
+#define X(name, OPR) \
+    L_JCMP_IL_##name: { int32_t l = sp[-1].u.i; sp--; if (!(l OPR LOC(pc->a).u.i)) { pc = code + pc->c; DISPATCH(); } NEXT(); } \
+    L_JCMP_ILT_##name: { int32_t l = sp[-1].u.i; sp--; if (l OPR LOC(pc->a).u.i) { pc = code + pc->c; DISPATCH(); } NEXT(); }
+    F3_INT_CMPS(X)
+#undef X
+#define X(name, expr) \
+    L_JZ_IOP_LL_##name: { int32_t v; if (!int_op(F3_##name, LOC(pc->a).u.i, LOC(pc->b).u.i, &v)) FAULT("Math Error"); if (v == 0) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT(); } \
+    L_JNZ_IOP_LL_##name: { int32_t v; if (!int_op(F3_##name, LOC(pc->a).u.i, LOC(pc->b).u.i, &v)) FAULT("Math Error"); if (v != 0) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT(); }
+    F3_INT_OPS_ALL(X)
 #undef X
 #endif
 
@@ -1276,8 +1492,8 @@ do_return: {
         vm->sp = 0;
         vm->ip = 0;
         vm->active = false;
-        vm->total += budget - n;
-        *left = n;
+        vm->total += budget - (uint64_t)n;
+        *left = spare + (uint64_t)n;
         return true;
     }
     pc = code + fr->ret_ip;
@@ -1287,13 +1503,13 @@ do_return: {
 out:
     SYNC();
 stop:
-    vm->total += budget - n;
-    *left = n;
+    vm->total += budget - (uint64_t)n;
+    *left = spare + (uint64_t)n;
     return !vm->faulted;
 fault:
     SYNC();
-    vm->total += budget - n;
-    *left = n;
+    vm->total += budget - (uint64_t)n;
+    *left = spare + (uint64_t)n;
     set_fault(vm, (uint32_t)(pc - code), fmsg);
     return false;
 #undef CASE

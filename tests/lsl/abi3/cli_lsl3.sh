@@ -155,10 +155,10 @@ while [ $k -le 700 ]; do
     k=$((k + 7))
 done
 [ $mism = 0 ] && ok || bad "$mism snapshot points gave different output"
-# the snapshot header: HWZS, version 3, ABI 3
+# the snapshot header: HWZS, version 4, ABI 3
 "$G" lsl run "$T/snap.lsl" --no-cache --snapshot-at 50 --snapshot-out "$T/s.snap" >/dev/null
 [ "$(head -c 4 "$T/s.snap")" = HWZS ] && ok || bad "snapshot magic"
-[ "$(od -An -tu2 -j4 -N2 "$T/s.snap" | tr -d ' ')" = 3 ] && ok || bad "snapshot version 3"
+[ "$(od -An -tu2 -j4 -N2 "$T/s.snap" | tr -d ' ')" = 4 ] && ok || bad "snapshot version 4"
 # another program's snapshot is refused; so is an ABI-2 snapshot; and a truncated one
 expect 1 "$G" lsl run "$T/timer.lsl" --no-cache --resume "$T/s.snap"; has "$T/err" "another program"
 expect 0 "$G" lsl run $ex/touch_counter.lsl --no-cache --snapshot-out "$T/v2.snap"

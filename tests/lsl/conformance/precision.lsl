@@ -1,9 +1,9 @@
 // Conformance: Mono's precision.  Second Life (Mono) keeps the float
 // temporaries of an expression in double precision and rounds to float32
 // only when a value is stored, so (I + D - D) == I holds for I = 16777216
-// (2^24 + 5 is not a float32, it is a double).  gsvm rounds every float
-// operation to float32: this script is held back (CMakeLists.txt) until the
-// VM keeps double temporaries.  Expected values are Second Life's.
+// (2^24 + 5 is not a float32, it is a double).  A value is rounded when
+// it is stored: a variable, a parameter, a return value, a list element, a
+// vector's component.  Expected values are Second Life's.
 // ---- check helpers (the same in every conformance script) ----
 // Each check call site runs exactly once; run.sh counts the call sites and
 // requires the script's last line to be "PASS <that count>".
@@ -100,6 +100,18 @@ done()
 }
 // ---- end of helpers ----
 
+float gStored;
+
+integer sameF(float a, float b)
+{
+    return a == b;
+}
+
+float ret(float a, float b)
+{
+    return a + b;
+}
+
 default
 {
     state_entry()
@@ -111,6 +123,19 @@ default
         checkI("float temporaries in double", (big + 1.0 - big) == 1.0, 1);
         float t = big + 1.0;
         checkI("a stored value is float32", (t - big) == 0.0, 1);
+        checkI("a global is float32", (gStored = big + 1.0) - big == 0.0, 1);
+        checkI("a parameter is float32", sameF(big + 1.0, big), 1);
+        checkI("a return value is float32", ret(big, 1.0) - big == 0.0, 1);
+        checkI("a list element is float32", llList2Float([big + 1.0], 0) - big == 0.0, 1);
+        vector v = <big + 1.0, 0.0, 0.0>;
+        checkI("a vector component is float32", v.x - big == 0.0, 1);
+        checkI("comparisons see the double", big + 1.0 > big, 1);
+        checkI("a chain stays double", big + 1.0 + 1.0 - big == 2.0, 1);
+        integer k = 3;
+        checkI("an integer operand joins exactly", (16777217 + k * 0.0) - big == 1.0, 1);
+        float tenth = 0.1;
+        checkI("float32 operands widen exactly", tenth * 10.0 == 1.0, 0);
+        checkF("and store rounded", tenth * 10.0, 1.0);
         done();
     }
 }

@@ -271,17 +271,32 @@ static void test_parse_errors(void)
         CHECK_STR(got, cases[i].want);
         free(got);
     }
-    /* hostile nesting is refused, not a stack overflow */
-    size_t n = 100000;
-    char *deep = malloc(2 * n + 64);
-    strcpy(deep, "default { state_entry() { x = ");
-    size_t at = strlen(deep);
-    memset(deep + at, '(', n);
-    strcpy(deep + at + n, "1; } }");
-    char *got = parse_dump(deep);
-    CHECK(strstr(got, "Syntax error: nested too deeply") != NULL);
-    free(got);
-    free(deep);
+    /* hostile nesting (100,000 parentheses, unary minuses, blocks) is
+     * refused with FILE:LINE:COL at the token where the bound was reached,
+     * never a stack overflow; the bound (MAX_DEPTH levels or MAX_STACK
+     * bytes of C stack, whichever comes first) lies past what SL accepts */
+    static const char *const opener[] = {"x = (", "x = -", "{"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = 100000, w = strlen(opener[k]) - (k < 2 ? 4 : 0);
+        char *deep = malloc(w * n + 64);
+        strcpy(deep, "default { state_entry() { ");
+        size_t at = strlen(deep);
+        if (k < 2) {
+            strcpy(deep + at, "x = ");
+            at += 4;
+        }
+        for (size_t i = 0; i < n; i++, at += w)
+            memcpy(deep + at, opener[k] + (k < 2 ? 4 : 0), w);
+        strcpy(deep + at, "1; } }");
+        char *got = parse_dump(deep);
+        long col = 0;
+        int used = 0;
+        CHECK(sscanf(got, "t.lsl:1:%ld: error: Syntax error: nested too deeply%n", &col, &used) == 1 && used > 0);
+        /* the column is that of an opener inside the run of them */
+        CHECK(col > (long)strlen("default { state_entry() { ") && col <= (long)(at - w + 1));
+        free(got);
+        free(deep);
+    }
 }
 
 /* Tokens and their positions (columns count characters, not bytes). */
