@@ -330,8 +330,8 @@ static void host_print(void *ctx, hv_thread *L, int first, int n)
     gsvm_hks_vm *h = ctx;
     if (!h->print)
         return;
-    const char *parts[64];
-    size_t lens[64];
+    const char *parts[64] = {0}; /* initialised: GCC -O2 cannot see that n entries are written */
+    size_t lens[64] = {0};
     const char **pp = parts;
     size_t *lp = lens;
     if (n > 64) {

@@ -150,17 +150,6 @@ const hv_value *hv_table_getint(hv_table *t, int64_t key)
     return &hv_nilobject;
 }
 
-const hv_value *hv_table_getstr(hv_table *t, hv_str *key)
-{
-    hv_node *n = hashpow2(t, key->hash);
-    do {
-        if (n->key.tt == HV_TSTR && hv_strv(&n->key) == key)
-            return &n->val;
-        n = n->next;
-    } while (n);
-    return &hv_nilobject;
-}
-
 const hv_value *hv_table_getnum(hv_table *t, double key)
 {
     if (key >= -2147483648.0 && key <= 2147483647.0) {

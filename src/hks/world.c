@@ -153,8 +153,8 @@ static void push_json(hv_thread *L, json_t *j)
 static void script_push(gsvm_hks_world *w, const char *name)
 {
     if (w->depth < SCRIPT_STACK_MAX) {
-        snprintf(w->script_stack[w->depth], sizeof w->script_stack[0], "%s",
-                 name && name[0] ? name : "Invalid");
+        snprintf(w->script_stack[w->depth], sizeof w->script_stack[0], "%.*s",
+                 (int)sizeof w->script_stack[0] - 1, name && name[0] ? name : "Invalid");
     }
     w->depth++;
 }
