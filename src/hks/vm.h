@@ -96,6 +96,7 @@ struct hv_proto {
     uint8_t nups, nparams, is_vararg;
     uint32_t maxstack;
     const uint32_t *lines; /* NULL when stripped; ncode entries */
+    const gsvm_hks_debug *dbg; /* full debug info (local and upvalue names), or NULL */
     hv_str *source;        /* "@NAME.lua" or NULL */
     hv_str *name;
     uint32_t linedefined;

@@ -277,7 +277,7 @@ static hv_proto *convert(hv_thread *L, const gsvm_hks_chunk *c, const gsvm_hks_p
     p->is_vararg = (f->flags & 2) != 0;
     p->maxstack = f->maxstack;
     if (hks_debug_kind(c->format, c->debug_hash, f->debug.flag) == HKS_DBG_FULL && f->debug.nlines == f->ncode)
-        p->lines = f->debug.lines;
+        p->lines = f->debug.lines, p->dbg = &f->debug; /* locals and upvalue names for messages */
     if (f->debug.flag && hks_debug_kind(c->format, c->debug_hash, f->debug.flag) != HKS_DBG_HASH) {
         p->source = k_str(L, &f->debug.source);
         p->name = k_str(L, &f->debug.name);

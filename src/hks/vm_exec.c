@@ -133,7 +133,7 @@ void hv_gettable(hv_thread *L, const hv_value *t, const hv_value *key, hv_value 
                 return;
             }
         } else if (!(tm = hv_gettm(L, &tv, TM_INDEX))) {
-            hv_typeerror(L, &tv, "index");
+            hv_typeerror(L, loop == 0 ? t : &tv, "index"); /* the original names the variable */
         }
         if (tm->tt == HV_TLFN || tm->tt == HV_TCFN) {
             call_tm(L, out, tm, &tv, &kv);
@@ -183,7 +183,7 @@ void hv_settable(hv_thread *L, const hv_value *t, const hv_value *key, const hv_
                 hv_error(L, "structure %s has no slot '%s'", hv_struct_name(s),
                          kv.tt == HV_TSTR ? hv_strv(&kv)->data : hv_typename(&kv));
         } else if (!(tm = hv_gettm(L, &tv, TM_NEWINDEX))) {
-            hv_typeerror(L, &tv, "index");
+            hv_typeerror(L, loop == 0 ? t : &tv, "index"); /* the original names the variable */
         }
         if (tm->tt == HV_TLFN || tm->tt == HV_TCFN) {
             hv_value fv = *tm;
