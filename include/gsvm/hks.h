@@ -414,6 +414,9 @@ gsvm_status gsvm_hks_world_new(const char *world_text, size_t world_len, const c
                                gsvm_error *err);
 void gsvm_hks_world_free(gsvm_hks_world *w);
 gsvm_hks_vm *gsvm_hks_world_vm(gsvm_hks_world *w);
+/* True when a layer is installed under this script id (a reinstall of it
+ * reuses the loaded function: the chunk may then be NULL). */
+bool gsvm_hks_world_cached(const gsvm_hks_world *w, uint32_t script_id);
 /* Installs the layer's chunk (taking ownership) and runs its main function;
  * a second install of the same script id reuses the cached one. */
 gsvm_status gsvm_hks_world_install(gsvm_hks_world *w, gsvm_hks_chunk *c, uint32_t script_id,

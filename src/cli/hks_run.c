@@ -114,7 +114,8 @@ static int compile_source(const char *path, const uint8_t *data, size_t len, con
 }
 
 /* Reads LAYER: a chunk, a SCRI payload (bytecode or source) or Lua source.
- * *script_id is the FNV-1a hash of the layer's bytes (the reinstall key). */
+ * *script_id is the FNV-1a hash of the layer's bytes (the reinstall key).
+ * With out NULL only the id is computed (nothing is loaded or compiled). */
 int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, const char *target,
                        gsvm_hks_chunk **out, uint32_t *script_id)
 {
@@ -133,6 +134,10 @@ int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, const c
         h = (h ^ data[i]) * 16777619u;
     if (script_id)
         *script_id = h;
+    if (!out) {
+        gsvm_buf_free(&b);
+        return -1;
+    }
     bool source = !(len >= 4 && memcmp(data, "\x1bLua", 4) == 0);
     if (len >= 4 && memcmp(data, "SCRI", 4) == 0) {
         gsvm_hks_scri sc;

@@ -181,9 +181,14 @@ int hks_cli_run_world(const hks_run_args *ra)
             else
                 s2 = gsvm_hks_world_answer(w, json_string_value(v), val, &err);
         } else if ((v = json_object_get(o, "install"))) {
-            gsvm_hks_chunk *c2;
+            /* the reinstall cache: a layer already installed under this
+             * script id is neither loaded nor compiled again */
+            gsvm_hks_chunk *c2 = NULL;
             uint32_t sid2;
-            if ((rc = hks_cli_load_layer(ra->layer, &ra->load, ra->target, &c2, &sid2)) >= 0) {
+            if ((rc = hks_cli_load_layer(ra->layer, &ra->load, ra->target, NULL, &sid2)) < 0 &&
+                !gsvm_hks_world_cached(w, sid2))
+                rc = hks_cli_load_layer(ra->layer, &ra->load, ra->target, &c2, &sid2);
+            if (rc >= 0) {
                 json_decref(o);
                 goto out;
             }

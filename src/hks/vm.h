@@ -96,6 +96,7 @@ struct hv_proto {
     uint8_t nups, nparams, is_vararg;
     uint32_t maxstack;
     const uint32_t *lines; /* NULL when stripped; ncode entries */
+    const gsvm_hks_debug *dbg; /* full debug info (local and upvalue names), or NULL */
     hv_str *source;        /* "@NAME.lua" or NULL */
     hv_str *name;
     uint32_t linedefined;
@@ -135,7 +136,9 @@ struct hv_struct {
     uint32_t nslots;
     uint64_t id;
     const gsvm_hks_struct *def;
-    hv_table *meta;
+    hv_table *meta;          /* a metatable set by setmetatable (a metastructure is in slot[metaslot]) */
+    int metaslot, backslot;  /* positions of __structmeta / __structbacking, or -1 */
+    bool proxy;              /* `proxytable`: other keys go to the table in slot[backslot] */
     hv_value slot[];
 };
 
@@ -270,19 +273,40 @@ bool hv_str2num(const char *s, size_t len, double *out);
 hv_str *hv_tostr_num(hv_thread *L, double n);
 
 /* ---- tables (vm_table.c) ---- */
+extern const hv_value hv_nilobject;
 hv_table *hv_table_new(hv_thread *L, int narr, int nhash);
 void hv_table_freeobj(hv_vm *vm, hv_table *t);
 const hv_value *hv_table_get(hv_table *t, const hv_value *key);
 const hv_value *hv_table_getnum(hv_table *t, double key);
 const hv_value *hv_table_getint(hv_table *t, int64_t key);
-const hv_value *hv_table_getstr(hv_table *t, hv_str *key);
+/* Strings are interned, so a string key is found by its address (inline:
+ * the interpreter's field accesses call it on every GETFIELD/SELF). */
+static inline const hv_value *hv_table_getstr(const hv_table *t, const hv_str *key)
+{
+    const hv_node *n = &t->node[key->hash & (((size_t)1 << t->lsizenode) - 1)];
+    do {
+        if (n->key.tt == HV_TSTR && n->key.v.gc == &key->h)
+            return &n->val;
+        n = n->next;
+    } while (n);
+    return &hv_nilobject;
+}
 hv_value *hv_table_set(hv_thread *L, hv_table *t, const hv_value *key);
 hv_value *hv_table_setint(hv_thread *L, hv_table *t, int64_t key);
 hv_value *hv_table_setstr(hv_thread *L, hv_table *t, hv_str *key);
 int hv_table_next(hv_thread *L, hv_table *t, hv_value *key); /* key in/out, value after it */
 uint32_t hv_table_len(hv_table *t);
 void hv_table_resize_array(hv_thread *L, hv_table *t, uint32_t n);
-extern const hv_value hv_nilobject;
+
+/* ---- structures (vm_struct.c) ---- */
+hv_struct *hv_struct_new(hv_thread *L, uint64_t id);
+const char *hv_struct_name(const hv_struct *s);
+const gsvm_hks_slot *hv_struct_slot(const hv_struct *s, const hv_str *key); /* by name */
+const gsvm_hks_slot *hv_struct_slot_at(const hv_struct *s, uint32_t pos);
+bool hv_struct_typeok(hv_thread *L, const gsvm_hks_slot *sl, const hv_value *v);
+hv_table *hv_struct_backing(hv_thread *L, hv_struct *s, bool create);
+const hv_value *hv_struct_meta(const hv_struct *s); /* the metastructure, or NULL */
+hv_struct *hv_struct_chain(hv_struct *s, const uint32_t *w, uint32_t n, uint32_t *slot);
 
 /* ---- functions, upvalues ---- */
 hv_lfn *hv_lfn_new(hv_thread *L, hv_proto *p, hv_table *env);

@@ -277,7 +277,7 @@ static hv_proto *convert(hv_thread *L, const gsvm_hks_chunk *c, const gsvm_hks_p
     p->is_vararg = (f->flags & 2) != 0;
     p->maxstack = f->maxstack;
     if (hks_debug_kind(c->format, c->debug_hash, f->debug.flag) == HKS_DBG_FULL && f->debug.nlines == f->ncode)
-        p->lines = f->debug.lines;
+        p->lines = f->debug.lines, p->dbg = &f->debug; /* locals and upvalue names for messages */
     if (f->debug.flag && hks_debug_kind(c->format, c->debug_hash, f->debug.flag) != HKS_DBG_HASH) {
         p->source = k_str(L, &f->debug.source);
         p->name = k_str(L, &f->debug.name);
@@ -330,8 +330,8 @@ static void host_print(void *ctx, hv_thread *L, int first, int n)
     gsvm_hks_vm *h = ctx;
     if (!h->print)
         return;
-    const char *parts[64];
-    size_t lens[64];
+    const char *parts[64] = {0}; /* initialised: GCC -O2 cannot see that n entries are written */
+    size_t lens[64] = {0};
     const char **pp = parts;
     size_t *lp = lens;
     if (n > 64) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hks/isa.h"
 #include "hks/vm.h"
 
 enum { STACK_EXTRA = 8, MAX_STACK = 1000000 };
@@ -217,8 +218,137 @@ const char *hv_typename(const hv_value *o)
     return o->tt < HV_NTAGS ? names[o->tt] : "?";
 }
 
+/* ---- variable names for messages, as Lua 5.1's getobjname finds them ---- */
+
+static const char *dbg_str(const gsvm_hks_str *s)
+{
+    return s->size && s->data ? s->data : NULL;
+}
+
+/* the n-th (1-based) local active at pc */
+static const char *local_name(const hv_proto *p, int n, uint32_t pc)
+{
+    if (!p->dbg)
+        return NULL;
+    for (uint32_t i = 0; i < p->dbg->nlocals && p->dbg->locals[i].startpc <= pc; i++) {
+        const gsvm_hks_local *lv = &p->dbg->locals[i];
+        if (pc < lv->endpc && --n == 0)
+            return dbg_str(&lv->name);
+    }
+    return NULL;
+}
+
+static const char *k_name(const hv_proto *p, uint32_t rk)
+{
+    if (rk >= 256 && rk - 256 < p->nk && p->k[rk - 256].tt == HV_TSTR)
+        return hv_strv(&p->k[rk - 256])->data;
+    return "?";
+}
+
+/* The last instruction before lastpc that wrote register reg, following
+ * forward jumps that do not pass lastpc (Lua 5.1's symbolic execution). */
+static long last_writer(const hv_proto *p, uint32_t lastpc, uint32_t reg)
+{
+    long last = -1;
+    for (uint32_t pc = 0; pc < lastpc; pc++) {
+        uint32_t w = p->code[pc];
+        unsigned op = w >> 25;
+        if (op >= HKS_I_COUNT)
+            continue;
+        uint32_t a = GSVM_HKS_A(w);
+        const char *wr = hks_ops[op].writes;
+        if (op == HKS_I_JMP) {
+            long dest = (long)pc + 1 + GSVM_HKS_SBX(w);
+            if ((long)pc < dest && dest <= (long)lastpc)
+                pc = (uint32_t)dest - 1;
+            continue;
+        }
+        if (op == HKS_I_LOADNIL) {
+            if (a <= reg && reg <= GSVM_HKS_B(w))
+                last = pc;
+        } else if (op == HKS_I_SELF || op == HKS_I_SELFSLOT || op == HKS_I_SELFSLOTMT) {
+            if (reg == a || reg == a + 1)
+                last = pc;
+        } else if (wr[0] == 'A' && wr[1] == 0) {
+            if (reg == a)
+                last = pc;
+        } else if (wr[0] == 'A') {
+            if (reg >= a) /* calls, varargs: everything from A up */
+                last = pc;
+        } else if (op == HKS_I_TFORLOOP) {
+            if (reg >= a + 2)
+                last = pc;
+        }
+        pc += hks_data_words(NULL, op, w) * (op != HKS_I_CLOSURE);
+        if (op == HKS_I_CLOSURE && GSVM_HKS_BX(w) < p->np)
+            pc += p->p[GSVM_HKS_BX(w)]->nups;
+    }
+    return last;
+}
+
+/* "global", "local", "field", "upvalue" or "method" and the name, or NULL */
+static const char *obj_name(const hv_proto *p, uint32_t pc, uint32_t reg, const char **name, int depth)
+{
+    *name = local_name(p, (int)reg + 1, pc);
+    if (*name)
+        return "local";
+    long at = depth < 8 ? last_writer(p, pc, reg) : -1;
+    if (at < 0)
+        return NULL;
+    uint32_t w = p->code[at];
+    uint32_t a = GSVM_HKS_A(w), b = GSVM_HKS_B(w), c = GSVM_HKS_C(w);
+    switch (w >> 25) {
+    case HKS_I_GETGLOBAL:
+    case HKS_I_GETGLOBAL_MEM: {
+        uint32_t bx = GSVM_HKS_BX(w);
+        if (bx < p->nk && p->k[bx].tt == HV_TSTR) {
+            *name = hv_strv(&p->k[bx])->data;
+            return "global";
+        }
+        return NULL;
+    }
+    case HKS_I_MOVE:
+        if (b < a)
+            return obj_name(p, (uint32_t)at, b, name, depth + 1);
+        return NULL;
+    case HKS_I_GETFIELD:
+    case HKS_I_GETFIELD_R1:
+    case HKS_I_GETFIELD_MM:
+        *name = k_name(p, c + 256);
+        return "field";
+    case HKS_I_GETTABLE:
+    case HKS_I_GETTABLE_S:
+    case HKS_I_GETTABLE_N:
+        *name = k_name(p, c);
+        return "field";
+    case HKS_I_GETUPVAL:
+        *name = p->dbg && b < p->dbg->nupnames ? dbg_str(&p->dbg->upnames[b]) : NULL;
+        if (!*name)
+            *name = "?";
+        return "upvalue";
+    case HKS_I_SELF:
+        if (reg != a)
+            return NULL;
+        *name = k_name(p, c);
+        return "method";
+    default: return NULL;
+    }
+}
+
 _Noreturn void hv_typeerror(hv_thread *L, const hv_value *o, const char *op)
 {
+    hv_ci *ci = L->ci;
+    if (ci->is_lua && o >= L->stack + ci->base && o < L->stack + ci->top) {
+        hv_proto *p = ((hv_lfn *)L->stack[ci->func].v.gc)->p;
+        long pc = (long)(ci->pc - p->code) - 1;
+        while (pc > 0 && (p->code[pc] >> 25) == HKS_I_DATA)
+            pc--; /* the saved pc may be past the instruction's DATA words */
+        const char *name, *kind = NULL;
+        if (pc >= 0 && (uint32_t)pc < p->ncode)
+            kind = obj_name(p, (uint32_t)pc, (uint32_t)(o - (L->stack + ci->base)), &name, 0);
+        if (kind)
+            hv_error(L, "attempt to %s %s '%s' (a %s value)", op, kind, name, hv_typename(o));
+    }
     hv_error(L, "attempt to %s a %s value", op, hv_typename(o));
 }
 

@@ -103,24 +103,37 @@ void hv_gettable(hv_thread *L, const hv_value *t, const hv_value *key, hv_value 
                 return;
             }
         } else if (tv.tt == HV_TSTRUCT) {
-            /* a structure read by name: its slots, then its metatable */
+            /* a structure read by name: its slots, the proxy table behind
+             * it, then its metastructure's __index slot or its metatable */
             hv_struct *s = (hv_struct *)tv.v.gc;
-            if (kv.tt == HV_TSTR && s->def) {
-                for (uint32_t i = 0; i < s->nslots && i < s->def->nslots; i++) {
-                    const gsvm_hks_str *nm = &s->def->slots[i].name;
-                    if (nm->size && nm->size - 1 == hv_strv(&kv)->len &&
-                        memcmp(nm->data, hv_strv(&kv)->data, hv_strv(&kv)->len) == 0) {
-                        *out = s->slot[i];
-                        return;
-                    }
+            const gsvm_hks_slot *sl = kv.tt == HV_TSTR ? hv_struct_slot(s, hv_strv(&kv)) : NULL;
+            if (sl) {
+                *out = s->slot[sl->d];
+                return;
+            }
+            hv_table *back = hv_struct_backing(L, s, false);
+            if (back) {
+                const hv_value *r = hv_table_get(back, &kv);
+                if (!hv_isnil(r)) {
+                    *out = *r;
+                    return;
                 }
             }
-            if (!(tm = hv_gettm(L, &tv, TM_INDEX))) {
+            const hv_value *m = hv_struct_meta(s);
+            if (m) {
+                hv_struct *ms = (hv_struct *)m->v.gc;
+                sl = hv_struct_slot(ms, L->vm->tmname[TM_INDEX]);
+                if (!sl || hv_isnil(&ms->slot[sl->d])) {
+                    hv_setnil(out);
+                    return;
+                }
+                tm = &ms->slot[sl->d];
+            } else if (!(tm = hv_gettm(L, &tv, TM_INDEX))) {
                 hv_setnil(out);
                 return;
             }
         } else if (!(tm = hv_gettm(L, &tv, TM_INDEX))) {
-            hv_typeerror(L, &tv, "index");
+            hv_typeerror(L, loop == 0 ? t : &tv, "index"); /* the original names the variable */
         }
         if (tm->tt == HV_TLFN || tm->tt == HV_TCFN) {
             call_tm(L, out, tm, &tv, &kv);
@@ -146,22 +159,31 @@ void hv_settable(hv_thread *L, const hv_value *t, const hv_value *key, const hv_
                 return;
             }
         } else if (tv.tt == HV_TSTRUCT) {
+            /* a structure written by name: a declared slot (its type is
+             * checked), else the proxy table behind it */
             hv_struct *s = (hv_struct *)tv.v.gc;
-            if (kv.tt == HV_TSTR && s->def) {
-                for (uint32_t i = 0; i < s->nslots && i < s->def->nslots; i++) {
-                    const gsvm_hks_str *nm = &s->def->slots[i].name;
-                    if (nm->size && nm->size - 1 == hv_strv(&kv)->len &&
-                        memcmp(nm->data, hv_strv(&kv)->data, hv_strv(&kv)->len) == 0) {
-                        s->slot[i] = vv;
-                        return;
-                    }
-                }
+            const gsvm_hks_slot *sl = kv.tt == HV_TSTR ? hv_struct_slot(s, hv_strv(&kv)) : NULL;
+            if (sl) {
+                if (!hv_struct_typeok(L, sl, &vv))
+                    hv_error(L, "slot '%s' of structure %s takes a %s, not a %s value",
+                             sl->name.data, hv_struct_name(s),
+                             sl->b < HV_NTAGS ? hv_typename(&(hv_value){sl->b, 0, {0}}) : "?",
+                             hv_typename(&vv));
+                s->slot[sl->d] = vv;
+                return;
+            }
+            hv_table *back = hv_struct_backing(L, s, true);
+            if (back) {
+                if (kv.tt == HV_TNIL)
+                    hv_error(L, "table index is nil");
+                *hv_table_set(L, back, &kv) = vv;
+                return;
             }
             if (!(tm = hv_gettm(L, &tv, TM_NEWINDEX)))
-                hv_error(L, "structure has no slot '%s'",
-                         kv.tt == HV_TSTR ? hv_strv(&kv)->data : "?");
+                hv_error(L, "structure %s has no slot '%s'", hv_struct_name(s),
+                         kv.tt == HV_TSTR ? hv_strv(&kv)->data : hv_typename(&kv));
         } else if (!(tm = hv_gettm(L, &tv, TM_NEWINDEX))) {
-            hv_typeerror(L, &tv, "index");
+            hv_typeerror(L, loop == 0 ? t : &tv, "index"); /* the original names the variable */
         }
         if (tm->tt == HV_TLFN || tm->tt == HV_TCFN) {
             hv_value fv = *tm;
@@ -361,34 +383,6 @@ void hv_concat(hv_thread *L, int total, int last)
     } while (total > 1);
 }
 
-/* Structures: the chunk's definition by id. */
-static const gsvm_hks_struct *find_struct(hv_thread *L, uint64_t id)
-{
-    hv_vm *vm = L->vm;
-    for (size_t c = 0; c < vm->nchunks; c++) {
-        gsvm_hks_chunk *ch = vm->chunks[c];
-        for (uint32_t i = 0; i < ch->nstructs; i++)
-            if (ch->structs[i].id == id)
-                return &ch->structs[i];
-    }
-    return NULL;
-}
-
-static hv_struct *new_struct(hv_thread *L, uint64_t id)
-{
-    const gsvm_hks_struct *d = find_struct(L, id);
-    uint32_t n = d ? (uint32_t)d->nslots : 0;
-    if (n > 4096)
-        n = 4096;
-    hv_struct *s = (hv_struct *)hv_newobj(L, HV_TSTRUCT, sizeof(hv_struct) + n * sizeof(hv_value));
-    s->nslots = n;
-    s->id = id;
-    s->def = d;
-    for (uint32_t i = 0; i < n; i++)
-        hv_setnil(&s->slot[i]);
-    return s;
-}
-
 /* Bit operators of Black Ops 3 work on the numbers as 32-bit integers. */
 static inline uint32_t to_u32(double d)
 {
@@ -461,6 +455,30 @@ bool hv_budget_slow(hv_thread *L)
 void hv_budget_slow_c(hv_thread *L)
 {
     budget_core(L, false);
+}
+
+/* t[key] for a string key, through at most one __index table: the field
+ * and method lookups of every class-style script (obj:method() finds the
+ * method in the class its metatable's __index names).  NULL: the general
+ * path (hv_gettable) decides. */
+static inline const hv_value *fast_getstr(hv_vm *vm, hv_table *t, const hv_str *key)
+{
+    const hv_value *v = hv_table_getstr(t, key);
+    hv_table *mt = t->meta;
+    if (!hv_isnil(v) || !mt || (mt->nomm & (1u << TM_INDEX)))
+        return v;
+    const hv_value *tm = hv_table_getstr(mt, vm->tmname[TM_INDEX]);
+    if (hv_isnil(tm)) {
+        mt->nomm |= 1u << TM_INDEX;
+        return v;
+    }
+    if (tm->tt != HV_TTAB)
+        return NULL;
+    hv_table *c = hv_tabv(tm);
+    v = hv_table_getstr(c, key);
+    if (!hv_isnil(v) || !c->meta || (c->meta->nomm & (1u << TM_INDEX)))
+        return v;
+    return NULL;
 }
 
 #define HV_EXEC_NAME exec_f64

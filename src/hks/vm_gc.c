@@ -3,8 +3,8 @@
  * Every byte a script causes passes through hv_alloc, which counts it and
  * enforces the VM's memory limit (an allocation past the limit is the
  * script's error "not enough memory", never the host's crash).  Collection
- * happens only at the interpreter's safe points (hv_gc_check: allocating
- * instructions, loop back-edges, returns from C functions), where every live
+ * happens only at the interpreter's safe points (hv_gc_check: instructions
+ * that make objects, returns from C functions), where every live
  * value is in a thread's stack, a table, a closure or a prototype's
  * constants, so C code never holds an unrooted object across a collection. */
 #include <stdlib.h>

@@ -294,8 +294,20 @@ static int b_setmetatable(hv_thread *L, int n)
     if (!o || (o->tt != HV_TTAB && o->tt != HV_TSTRUCT))
         type_expected(L, n, 0, "setmetatable", "table");
     hv_value *m = n > 1 ? HV_ARG(L, 1) : NULL;
+    if (m && m->tt == HV_TSTRUCT && o->tt == HV_TSTRUCT) {
+        /* a metastructure goes to the structure's __structmeta slot */
+        hv_struct *s = (hv_struct *)o->v.gc;
+        if (s->metaslot < 0)
+            hv_argerror(L, 1, "setmetatable", "the structure has no metastructure slot");
+        s->slot[s->metaslot] = *m;
+        s->meta = NULL;
+        hv_push(L, HV_ARG(L, 0));
+        return 1;
+    }
     if (!m || (m->tt != HV_TNIL && m->tt != HV_TTAB))
         hv_argerror(L, 1, "setmetatable", "nil or table expected");
+    if (o->tt == HV_TSTRUCT && ((hv_struct *)o->v.gc)->metaslot >= 0)
+        hv_setnil(&((hv_struct *)o->v.gc)->slot[((hv_struct *)o->v.gc)->metaslot]);
     hv_table *old = hv_getmeta(L, o);
     if (old) {
         hv_str *k = hv_str_cstr(L, "__metatable");
@@ -316,6 +328,11 @@ static int b_setmetatable(hv_thread *L, int n)
 static int b_getmetatable(hv_thread *L, int n)
 {
     hv_checkany(L, n, 0, "getmetatable");
+    if (HV_ARG(L, 0)->tt == HV_TSTRUCT && hv_struct_meta((hv_struct *)HV_ARG(L, 0)->v.gc)) {
+        hv_value v = *hv_struct_meta((hv_struct *)HV_ARG(L, 0)->v.gc);
+        hv_push(L, &v);
+        return 1;
+    }
     hv_table *mt = hv_getmeta(L, HV_ARG(L, 0));
     if (!mt) {
         hv_pushnil(L);

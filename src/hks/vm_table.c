@@ -150,17 +150,6 @@ const hv_value *hv_table_getint(hv_table *t, int64_t key)
     return &hv_nilobject;
 }
 
-const hv_value *hv_table_getstr(hv_table *t, hv_str *key)
-{
-    hv_node *n = hashpow2(t, key->hash);
-    do {
-        if (n->key.tt == HV_TSTR && hv_strv(&n->key) == key)
-            return &n->val;
-        n = n->next;
-    } while (n);
-    return &hv_nilobject;
-}
-
 const hv_value *hv_table_getnum(hv_table *t, double key)
 {
     if (key >= -2147483648.0 && key <= 2147483647.0) {
@@ -263,6 +252,8 @@ static int computesizes(int *nums, int *narray)
     return na;
 }
 
+static hv_value *newkey(hv_thread *L, hv_table *t, const hv_value *key);
+
 static void resize(hv_thread *L, hv_table *t, uint32_t nasize, uint32_t nhsize)
 {
     uint32_t oldasize = t->asize;
@@ -288,10 +279,17 @@ static void resize(hv_thread *L, hv_table *t, uint32_t nasize, uint32_t nhsize)
                 *hv_table_setint(L, t, (int64_t)i + 1) = t->arr[i];
         t->arr = hv_alloc(L, t->arr, oldasize * sizeof(hv_value), nasize * sizeof(hv_value));
     }
+    /* the old keys are distinct: each goes to the array or a new node
+     * without the lookup hv_table_set would make first */
     for (int64_t i = ((int64_t)1 << oldhsize) - 1; i >= 0; i--) {
         hv_node *old = nold + i;
-        if (!hv_isnil(&old->val))
-            *hv_table_set(L, t, &old->key) = old->val;
+        if (hv_isnil(&old->val))
+            continue;
+        int64_t ak = arrayindex(&old->key);
+        if (ak > 0 && (uint64_t)ak <= t->asize)
+            t->arr[ak - 1] = old->val;
+        else
+            *newkey(L, t, &old->key) = old->val;
     }
     if (nold != dummynode)
         hv_free(L->vm, nold, ((size_t)1 << oldhsize) * sizeof(hv_node));

@@ -153,8 +153,8 @@ static void push_json(hv_thread *L, json_t *j)
 static void script_push(gsvm_hks_world *w, const char *name)
 {
     if (w->depth < SCRIPT_STACK_MAX) {
-        snprintf(w->script_stack[w->depth], sizeof w->script_stack[0], "%s",
-                 name && name[0] ? name : "Invalid");
+        snprintf(w->script_stack[w->depth], sizeof w->script_stack[0], "%.*s",
+                 (int)sizeof w->script_stack[0] - 1, name && name[0] ? name : "Invalid");
     }
     w->depth++;
 }
@@ -630,9 +630,17 @@ static gsvm_status report(gsvm_hks_world *w, gsvm_status st, const gsvm_error *e
 
 /* ---- install the layer (the reinstall cache) ---- */
 
+bool gsvm_hks_world_cached(const gsvm_hks_world *w, uint32_t script_id)
+{
+    return w->installed && w->script_id == script_id;
+}
+
 gsvm_status gsvm_hks_world_install(gsvm_hks_world *w, gsvm_hks_chunk *c, uint32_t script_id,
                                    gsvm_error *err)
 {
+    if (!c && !gsvm_hks_world_cached(w, script_id))
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no chunk to install (script id %u)",
+                              script_id);
     if (w->installed) {
         /* reinstall[id] is set: reuse the compiled layer, run nothing again */
         gsvm_hks_chunk_free(c);

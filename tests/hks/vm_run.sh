@@ -38,6 +38,18 @@ cmp -s "$tmp/w" "$SRC/tests/hks/golden/vm/keep.jsonl" && ok || { bad "world exam
 grep -q '"cached":true' "$tmp/w" && ok || bad "the reinstall cache is not observable"
 grep -q 'This function should only be called from script code' "$tmp/w" && ok || bad "no script-stack refusal"
 grep -q 'argument 2: expected record of kind Alignments, got string' "$tmp/w" && ok || bad "no shape fault"
+# the same layer as a SCRI payload with its Lua source (flag 1): compiled at
+# the first install, reused by the timeline's {"install": true} (cached, no
+# second compile); the output is the golden one but for the chunk's name
+"$G" hks scri pack "$L/keep.lua" -o "$tmp/keep.scri" && ok || bad "scri pack of keep.lua"
+expect 0 'flag 1 \(Lua source\)' "$G" hks scri unpack "$tmp/keep.scri" -o "$tmp/keep.body"
+"$G" hks run "$tmp/keep.scri" --world "$L/keep.world.json" --events "$L/keep.timeline.jsonl" >"$tmp/ws" 2>&1
+rc=$?
+[ $rc = 3 ] && ok || bad "SCRI world example exit $rc, want 3"
+sed -e 's/keep\.scri:/keep.lua:/' -e 's/"script_id":[0-9]*//' "$tmp/ws" >"$tmp/ws.n"
+sed -e 's/"script_id":[0-9]*//' "$SRC/tests/hks/golden/vm/keep.jsonl" >"$tmp/w.n"
+cmp -s "$tmp/ws.n" "$tmp/w.n" && ok || { bad "SCRI flag-1 layer differs from the source layer"; diff "$tmp/ws.n" "$tmp/w.n" | head; }
+[ "$(grep -c '"reinstall":"keep".*"cached":true' "$tmp/ws")" = 1 ] && ok || bad "SCRI layer: no cached reinstall"
 # bad timelines and worlds
 printf '{"advance_ms": 10}\n{"bogus": 1}\n' >"$tmp/t1"
 expect 1 't1:2:1: error: unknown timeline entry' "$G" hks run "$L/keep.lua" --world "$L/keep.world.json" --events "$tmp/t1"

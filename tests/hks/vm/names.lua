@@ -1,0 +1,17 @@
+-- runtime errors name the variable as Lua 5.1 does (global, local, field, upvalue, method)
+local function try(f) print(pcall(f)) end
+try(function() undefinedfn() end)
+try(function() local t; t.x = 1 end)
+try(function() local t = {}; t.a.b = 1 end)
+try(function() local t = {}; t:nomethod() end)
+local up
+try(function() return up + 1 end)
+try(function() local s = "x" .. {} end)
+try(function() local x; return x .. "a" end)
+try(function() local t = {}; return t.f() end)
+try(function() return #nil end)
+try(function() local a = {}; return a < 1 end)
+try(function() return math.nofn(1) end)
+try(function() local t = {} ; return t[1][2] end)
+try(function() return -{} end)
+try(function() local k = "key"; local t = {}; return t[k].z end)
