@@ -75,6 +75,7 @@ struct fn {
     char path[1100];
     uint32_t n;
     uint8_t *op, *isdata, *leader, *absorbed, *vjoin;
+    uint8_t *jtarget; /* targets of jumps (leaders that are not just fall-throughs) */
     int32_t *use; /* for a folded definition: the pc that reads it; -1 not folded */
     bool *folded_read; /* (pc * 3 + slot) not needed: reads resolved by use[] */
     bool debug;       /* local names from debug info */
@@ -95,6 +96,7 @@ struct fn {
     int nr;
     bool fail;
     const char *why;
+    int64_t at_pc, why_pc; /* the statement being recovered; where it failed */
     bool dispatch;
     int multret_top; /* register of the last multret value, -1 none */
     int64_t force_pc; /* a definition that stays a pending value (-1 none) */
@@ -102,8 +104,10 @@ struct fn {
 
 static void fail(fn *F, const char *why)
 {
-    if (!F->fail)
+    if (!F->fail) {
         F->why = why;
+        F->why_pc = F->at_pc;
+    }
     F->fail = true;
 }
 
@@ -453,6 +457,7 @@ static bool analyse(fn *F)
                         F->vjoin[t] = 1;
                     else
                         F->leader[t] = 1;
+                    F->jtarget[t] = 1;
                 }
             }
             if (pc + 1 < n)
@@ -541,7 +546,8 @@ static bool analyse(fn *F)
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
         if (testset && (from <= pc || from > n))
             continue;
-        for (int64_t q = from; q < n && ok; q = next_pc(F, q)) {
+        for (int64_t q = from, resume = -1; q < n && ok;
+             q = resume >= 0 ? resume : next_pc(F, q), resume = -1) {
             operands(F, q, multtop[q] < 0 ? r : multtop[q], x);
             bool rd = false, wr = false;
             for (int i = 0; i < x->nrd; i++)
@@ -572,10 +578,15 @@ static bool analyse(fn *F)
                     ok = false;
                     break;
                 }
-                /* a write only on the path the test skips does not end the
-                 * value (x = x or 0 written as a test) */
+                /* a write on the path the test's jump skips ends the value
+                 * only there: the reads to check are those after the join
+                 * (x = x or 0 written as a test) */
                 if (wr && !(q < skip_to))
                     break;
+                if (wr) {
+                    resume = skip_to;
+                    continue;
+                }
             }
             if (u == q && is_test(F->op[q]) && q + 1 < n && OPAT(F, q + 1) == HKS_I_JMP)
                 skip_to = jmp_target(F, q + 1);
@@ -1288,12 +1299,15 @@ static dx cond_expr(fn *F, cnode *N, int i, int e, int64_t end, int64_t tT, int6
  * next test: the operands of the next node of a chain. */
 static int64_t operands_run(fn *F, int64_t pc, int64_t to)
 {
+    int64_t start = pc;
     while (pc < to && !is_test(F->op[pc])) {
         if (F->isdata[pc]) {
             pc++;
             continue;
         }
-        if (F->leader[pc] || !(F->use[pc] >= 0 || F->absorbed[pc]))
+        /* the node's start may be a target (of an earlier node) or follow
+         * a JMP; nothing else of it may be jumped to */
+        if ((pc != start && F->leader[pc]) || !(F->use[pc] >= 0 || F->absorbed[pc]))
             return -1;
         pc = next_pc(F, pc);
     }
@@ -2058,6 +2072,7 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
 {
     int64_t pc = from;
     while (pc < to && !F->fail) {
+        F->at_pc = pc;
         if (F->isdata[pc]) {
             pc++;
             continue;
@@ -2340,6 +2355,7 @@ static void fn_free(fn *F)
     free(F->leader);
     free(F->absorbed);
     free(F->vjoin);
+    free(F->jtarget);
     free(F->backt);
     free(F->use);
     free(F->vars);
@@ -2379,11 +2395,12 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->leader = calloc(n + 1, 1);
     F->absorbed = calloc(n, 1);
     F->vjoin = calloc(n + 1, 1);
+    F->jtarget = calloc(n + 1, 1);
     F->backt = calloc(n + 1, 1);
     F->use = malloc(n * sizeof *F->use);
     F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
     F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
-    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->use || !F->backt ||
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->use || !F->backt ||
         !F->loc_reg || !F->init_pc)
         return false;
     for (uint32_t pc = 0; pc < F->n; pc++) {
@@ -2471,6 +2488,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
     if (!F)
         return false;
     const char *why0 = NULL;
+    long long why0_pc = 0;
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups)) {
             fn_free(F);
@@ -2511,6 +2529,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         if (!F->fail || attempt == 1)
             break;
         why0 = F->why;
+        why0_pc = (long long)F->why_pc;
         fn_free(F);
     }
     if (!F->fail)
@@ -2535,8 +2554,8 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         D->fallbacks++;
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
-        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s; %s)\n", path,
-                        why0 ? why0 : "?", F->why ? F->why : "?");
+        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s at pc %lld; %s)\n", path,
+                        why0 ? why0 : "?", why0_pc, F->why ? F->why : "?");
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
         gsvm_buf_printf(out, "error(\"gsvm: function %s not decompiled\")\n", path);
@@ -2546,8 +2565,8 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             for (int i = 0; i < ind + (main ? 0 : 1); i++)
                 gsvm_buf_puts(out, "  ");
             gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered "
-                                 "(%s): its blocks run in a loop on pc\n",
-                            path, why0 ? why0 : "?");
+                                 "(%s at pc %lld): its blocks run in a loop on pc\n",
+                            path, why0 ? why0 : "?", why0_pc);
         }
         gsvm_buf_append(out, F->R[0].body.data, F->R[0].body.len);
     }
