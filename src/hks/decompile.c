@@ -75,6 +75,7 @@ struct fn {
     char path[1100];
     uint32_t n;
     uint8_t *op, *isdata, *leader, *absorbed, *vjoin;
+    uint8_t *jtarget; /* targets of jumps (leaders that are not just fall-throughs) */
     int32_t *use; /* for a folded definition: the pc that reads it; -1 not folded */
     bool *folded_read; /* (pc * 3 + slot) not needed: reads resolved by use[] */
     bool debug;       /* local names from debug info */
@@ -95,15 +96,24 @@ struct fn {
     int nr;
     bool fail;
     const char *why;
+    int64_t at_pc, why_pc; /* the statement being recovered; where it failed */
     bool dispatch;
+    bool blocks; /* analysed for the block loop: no value regions (a test there
+                  * does not keep the value it tests) */
     int multret_top; /* register of the last multret value, -1 none */
     int64_t force_pc; /* a definition that stays a pending value (-1 none) */
+    /* value regions (`c and x or y` into one register): at the region's
+     * first test, its end, its register and its last definition */
+    int32_t *vend, *vtail;
+    uint8_t *vreg;
 };
 
 static void fail(fn *F, const char *why)
 {
-    if (!F->fail)
+    if (!F->fail) {
         F->why = why;
+        F->why_pc = F->at_pc;
+    }
     F->fail = true;
 }
 
@@ -418,10 +428,132 @@ static int local_at(const fn *F, int reg, int64_t pc, bool write)
      * stores, the rest of a multiple assignment) */
     const gsvm_hks_debug *d = &F->f->debug;
     for (uint32_t i = 0; i < d->nlocals; i++)
-        if (F->loc_reg[i] == reg && F->init_pc[i] >= 0 && F->init_pc[i] <= pc &&
+        if (F->loc_reg[i] == reg && F->init_pc[i] >= 0 &&
+            /* the initialising instruction reads the register's old value,
+             * but a closure there captures the local itself */
+            (write || F->op[F->init_pc[i]] == HKS_I_CLOSURE ? F->init_pc[i] <= pc
+                                                             : F->init_pc[i] < pc) &&
             pc < (int64_t)d->locals[i].startpc)
             return (int)i;
     return -1;
+}
+
+/* A store that may be one target of a multiple assignment: its value is
+ * the register *rv (the values of `a, b.c = x, y` sit in consecutive
+ * registers and are stored from the last). */
+static bool mstore(const fn *F, int64_t q, int *rv)
+{
+    if (q < 0 || q >= F->n || F->isdata[q])
+        return false;
+    unsigned op = F->op[q];
+    uint32_t w = W(F, q);
+    if (op == HKS_I_SETGLOBAL || op == HKS_I_SETUPVAL || op == HKS_I_SETUPVAL_R1) {
+        *rv = (int)A_(w);
+        return true;
+    }
+    if (is_store(op) && C_(w) < 256) {
+        *rv = (int)C_(w);
+        return true;
+    }
+    if (op == HKS_I_MOVE && F->use[q] < 0 && A_(w) < B_(w)) {
+        *rv = (int)B_(w);
+        return true;
+    }
+    return false;
+}
+
+/* Value regions: tests and jumps that compute one register, the code of
+ * `a and b or c`, `f() or d`, `(n > 3) and 1 or 2` in a value context.  From
+ * a test whose JMP goes forward, the region runs to the furthest target of
+ * its tests; inside only tests with their JMPs and definitions of the
+ * register or of temporaries above it; the last instruction defines the
+ * register and at least one test of it (TEST or TESTSET into it) jumps to
+ * the end with its value.  Nothing outside jumps in.  Its joins are not
+ * block boundaries, and the register's definitions inside fold into the
+ * tests that read them. */
+static void find_value_regions(fn *F, rw *x)
+{
+    uint32_t n = F->n;
+    for (int64_t s = 0; s < n; s++) {
+        if (F->isdata[s] || !is_test(F->op[s]) || OPAT(F, s + 1) != HKS_I_JMP)
+            continue;
+        int64_t E = jmp_target(F, s + 1);
+        if (E <= s + 2 || E > n)
+            continue;
+        bool ok = true;
+        int64_t last = -1;
+        for (int64_t q = s + 2; q < E && ok; q = next_pc(F, q)) {
+            unsigned op = F->op[q];
+            if (is_test(op)) {
+                if (OPAT(F, q + 1) != HKS_I_JMP || jmp_target(F, q + 1) <= q + 2) {
+                    ok = false;
+                    break;
+                }
+                int64_t t = jmp_target(F, q + 1);
+                if (t > n)
+                    ok = false;
+                else if (t > E)
+                    E = t;
+                q = q + 1; /* its JMP */
+                last = -1;
+                continue;
+            }
+            if (op == HKS_I_LOADBOOL || op == HKS_I_TESTSET || !defines_value(F, q) ||
+                op == HKS_I_CLOSURE || writes_multret(F, q)) {
+                ok = false;
+                break;
+            }
+            last = q;
+        }
+        if (!ok || last < 0 || next_pc(F, last) != E)
+            continue;
+        int R = (int)A_(W(F, last));
+        /* the tests that end the region carry the register's value */
+        int values = 0;
+        for (int64_t q = s; q < E && ok; q = next_pc(F, q)) {
+            unsigned op = F->op[q];
+            uint32_t w = W(F, q);
+            if (is_test(op)) {
+                if (jmp_target(F, q + 1) == E) {
+                    bool val = (op == HKS_I_TEST || op == HKS_I_TEST_R1 || op == HKS_I_TESTSET) &&
+                               (int)A_(w) == R;
+                    if (!val)
+                        ok = false;
+                    values++;
+                }
+                q = q + 1;
+                continue;
+            }
+            operands(F, q, MAX_REGS, x);
+            for (int i = 0; i < x->nwr; i++)
+                if (x->wr[i] < R)
+                    ok = false;
+        }
+        if (!ok || values == 0)
+            continue;
+        /* nothing from outside jumps into (s, E] */
+        for (int64_t q = 0; q < n && ok; q = next_pc(F, q)) {
+            if (q >= s && q < E)
+                continue;
+            unsigned op = F->op[q];
+            if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
+                int64_t t = jmp_target(F, q);
+                if (t > s && t <= E)
+                    ok = false;
+            }
+        }
+        if (!ok)
+            continue;
+        F->vend[s] = (int32_t)E;
+        F->vtail[s] = (int32_t)last;
+        F->vreg[s] = (uint8_t)R;
+        for (int64_t q = s + 1; q <= E && q < n; q++)
+            if (F->leader[q]) {
+                F->leader[q] = 0;
+                F->vjoin[q] = 1;
+            }
+        s = E - 1;
+    }
 }
 
 static bool analyse(fn *F)
@@ -453,9 +585,14 @@ static bool analyse(fn *F)
                         F->vjoin[t] = 1;
                     else
                         F->leader[t] = 1;
+                    F->jtarget[t] = 1;
                 }
             }
-            if (pc + 1 < n)
+            /* after a comparison value's JMP comes its LOADBOOL pair, still
+             * the same expression */
+            bool cmp_value = op == HKS_I_JMP && t == pc + 2 && t < n && pc > 0 &&
+                             is_test(OPAT(F, pc - 1)) && F->vjoin[t];
+            if (pc + 1 < n && !cmp_value)
                 F->leader[pc + 1] = 1;
         } else if (op == HKS_I_LOADBOOL && C_(w)) {
             if (pc + 2 < n)
@@ -465,6 +602,8 @@ static bool analyse(fn *F)
                 F->leader[pc + 1] = 1;
         }
     }
+    if (!F->blocks)
+        find_value_regions(F, x);
     /* table constructors: stores into a table right after its NEWTABLE, with
      * only the values' temporaries built in between */
     /* (inner constructors first: an outer one holds them whole) */
@@ -541,7 +680,8 @@ static bool analyse(fn *F)
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
         if (testset && (from <= pc || from > n))
             continue;
-        for (int64_t q = from; q < n && ok; q = next_pc(F, q)) {
+        for (int64_t q = from, resume = -1; q < n && ok;
+             q = resume >= 0 ? resume : next_pc(F, q), resume = -1) {
             operands(F, q, multtop[q] < 0 ? r : multtop[q], x);
             bool rd = false, wr = false;
             for (int i = 0; i < x->nrd; i++)
@@ -549,6 +689,14 @@ static bool analyse(fn *F)
                     rd = true;
             for (int i = 0; i < x->nwr; i++)
                 wr |= x->wr[i] == r;
+            /* a loop's variables are set before its body runs */
+            if (F->op[q] == HKS_I_FORPREP && (int)A_(W(F, q)) + 3 == r)
+                wr = true;
+            if (F->op[q] == HKS_I_JMP && OPAT(F, jmp_target(F, q)) == HKS_I_TFORLOOP) {
+                uint32_t tw = W(F, jmp_target(F, q));
+                if (r >= (int)A_(tw) + 3 && r <= (int)(A_(tw) + 2 + C_(tw)))
+                    wr = true;
+            }
             if (u < 0) {
                 if (F->leader[q])
                     ok = false;
@@ -573,16 +721,61 @@ static bool analyse(fn *F)
                     ok = false;
                     break;
                 }
-                /* a write only on the path the test skips does not end the
-                 * value (x = x or 0 written as a test) */
+                /* a write on the path the test's jump skips ends the value
+                 * only there: the reads to check are those after the join
+                 * (x = x or 0 written as a test) */
                 if (wr && !(q < skip_to))
                     break;
+                if (wr) {
+                    resume = skip_to;
+                    continue;
+                }
             }
             if (u == q && is_test(F->op[q]) && q + 1 < n && OPAT(F, q + 1) == HKS_I_JMP)
                 skip_to = jmp_target(F, q + 1);
         }
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
+    }
+    /* in a value region, each definition of its register is read by the
+     * next test (the region's tree takes it), also the one just before */
+    for (int64_t s = 0; s < n; s++) {
+        if (!F->vend[s])
+            continue;
+        int R = F->vreg[s];
+        int64_t E = F->vend[s];
+        for (int64_t q = s, d = -1; q < E; q = next_pc(F, q)) {
+            if (is_test(F->op[q])) {
+                if (d >= 0)
+                    F->use[d] = (int32_t)q;
+                d = -1;
+                q = q + 1;
+                continue;
+            }
+            if ((int)A_(W(F, q)) == R && q != F->vtail[s])
+                d = q;
+        }
+        /* the value tested first, defined right before the region */
+        for (int64_t q = s - 1; q >= 0; q--) {
+            if (F->isdata[q])
+                continue;
+            if (F->leader[q + 1] && q + 1 != s)
+                break;
+            operands(F, q, MAX_REGS, x);
+            bool wr = false;
+            for (int i = 0; i < x->nwr; i++)
+                wr |= x->wr[i] == R;
+            if (wr) {
+                if (defines_value(F, q) && (int)A_(W(F, q)) == R && !writes_multret(F, q) &&
+                    local_at(F, R, q, true) < 0 && F->use[q] < 0 &&
+                    (F->op[s] == HKS_I_TEST || F->op[s] == HKS_I_TEST_R1) &&
+                    (int)A_(W(F, s)) == R)
+                    F->use[q] = (int32_t)s;
+                break;
+            }
+            if (F->leader[q])
+                break;
+        }
     }
     /* a definition folds only when everything between it and its reader is
      * a folded definition read no later, or a store into a constructor:
@@ -600,6 +793,10 @@ static bool analyse(fn *F)
                             op == HKS_I_CHECKTYPE_D || is_test(op) ||
                             (op == HKS_I_JMP && q > 0 && is_test(OPAT(F, q - 1))) ||
                             (op == HKS_I_LOADBOOL);
+                int rv, ru;
+                if (!fine && mstore(F, q, &rv) && mstore(F, u, &ru) && rv > ru &&
+                    ru == (int)A_(W(F, pc)))
+                    fine = true; /* an earlier target of the same assignment */
                 if (!fine) {
                     F->use[pc] = -1;
                     changed = true;
@@ -968,6 +1165,17 @@ static void assign_var(fn *F, int v, dx e)
     dx_free(&e);
 }
 
+/* SELF A B C as two assignments: A+1 = the object, A = its method (a
+ * method key that is not a name, or a block loop that ends between the
+ * SELF and its call). */
+static void self_registers(fn *F, int a, int64_t pc, dx obj, dx key)
+{
+    int vo = var_of(F, a + 1, pc, true);
+    assign_var(F, vo, obj);
+    dx base = dx_make(DX_PREFIX, "%s", use_var(F, vo));
+    assign_var(F, var_of(F, a, pc, true), dx_index(base, NULL, key));
+}
+
 /* Writes every pending value to its variable, oldest first. */
 /* A method or an open call still waiting for its call stays pending (its
  * reader is the next call; writing it out is impossible); at the end of a
@@ -987,6 +1195,21 @@ static void flush_some(fn *F, bool final)
         if (best < 0)
             return;
         pend *p = &F->P[best];
+        if (p->kind == PK_SELFFN && F->dispatch && best + 1 < MAX_REGS &&
+            F->P[best + 1].kind == PK_SELFOBJ && F->P[best + 1].e.s && p->e.s &&
+            strrchr(p->e.s, ':')) {
+            /* the block loop ends a block between a method and its call:
+             * the object and the method become the two registers */
+            dx obj = F->P[best + 1].e;
+            F->P[best + 1].e.s = NULL;
+            char *name = gsvm_dup_bytes(strrchr(p->e.s, ':') + 1, strlen(strrchr(p->e.s, ':') + 1));
+            uint32_t dpc = p->def_pc;
+            pend_clear(p);
+            pend_clear(&F->P[best + 1]);
+            self_registers(F, best, dpc, obj, dx_make(DX_ATOM, "\"%s\"", name ? name : "?"));
+            free(name);
+            continue;
+        }
         if (p->kind == PK_SELFFN || p->kind == PK_SELFOBJ || p->kind == PK_MULTI) {
             fail(F, "a value left unused");
             pend_clear(p);
@@ -1289,12 +1512,15 @@ static dx cond_expr(fn *F, cnode *N, int i, int e, int64_t end, int64_t tT, int6
  * next test: the operands of the next node of a chain. */
 static int64_t operands_run(fn *F, int64_t pc, int64_t to)
 {
+    int64_t start = pc;
     while (pc < to && !is_test(F->op[pc])) {
         if (F->isdata[pc]) {
             pc++;
             continue;
         }
-        if (F->leader[pc] || !(F->use[pc] >= 0 || F->absorbed[pc]))
+        /* the node's start may be a target (of an earlier node) or follow
+         * a JMP; nothing else of it may be jumped to */
+        if ((pc != start && F->leader[pc]) || !(F->use[pc] >= 0 || F->absorbed[pc]))
             return -1;
         pc = next_pc(F, pc);
     }
@@ -1579,6 +1805,149 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
     return tF;
 }
 
+/* ---------------------------------------------------------------- value regions */
+
+typedef struct vnode {
+    int64_t start, test, target;
+    bool value; /* a test of the region's register that ends it with its value */
+    bool truthy; /* its jump is taken when the tested value is true */
+    dx v;       /* value nodes: the value */
+} vnode;
+
+typedef struct vtree {
+    fn *F;
+    vnode *N;
+    cnode *C;
+    int m;    /* nodes; node m is the tail */
+    int64_t E, tail_start;
+    dx tail;
+} vtree;
+
+static int64_t vstart(const vtree *T, int k) { return k < T->m ? T->N[k].start : T->tail_start; }
+
+static dx vvalue(vtree *T, int k)
+{
+    dx *p = k < T->m ? &T->N[k].v : &T->tail;
+    dx e = *p;
+    p->s = NULL;
+    if (!e.s) {
+        fail(T->F, "value region shape");
+        return dx_make(DX_ATOM, "nil");
+    }
+    return e;
+}
+
+/* The value of nodes [i, e) followed by node e's value; their jumps go to
+ * the region's end (with a value), to `bnd` (this part is false when
+ * `bkind` is 'F', true when 'T') or to nodes inside.  The operator at the
+ * top is at the first node that jumps to an exit with every earlier node
+ * jumping no further than the node after it. */
+static dx vbuild(vtree *T, int i, int e, int64_t bnd, char bkind, int lvl)
+{
+    fn *F = T->F;
+    if (lvl > 100 || F->fail) {
+        fail(F, "value region too deep");
+        return dx_make(DX_ATOM, "nil");
+    }
+    if (i == e)
+        return vvalue(T, e);
+    for (int j = i; j < e; j++) {
+        int64_t t = T->N[j].target;
+        if (t != T->E && t != bnd)
+            continue;
+        int64_t next = vstart(T, j + 1);
+        bool ok = true;
+        for (int k = i; k < j; k++)
+            ok &= T->N[k].target <= next;
+        if (!ok)
+            continue;
+        if (t == T->E) {
+            if (!T->N[j].value)
+                break;
+            bool is_or = T->N[j].truthy;
+            dx left = vbuild(T, i, j, next, is_or ? 'F' : 'T', lvl + 1);
+            dx rest = vbuild(T, j + 1, e, bnd, bkind, lvl + 1);
+            return dx_binary(left, is_or ? "or" : "and", is_or ? DX_OR : DX_AND, rest);
+        }
+        if (T->N[j].value)
+            break;
+        dx cond = bkind == 'F' ? cond_expr(F, T->C, i, j + 1, next, next, bnd, lvl + 1)
+                               : cond_expr(F, T->C, i, j + 1, next, bnd, next, lvl + 1);
+        dx rest = vbuild(T, j + 1, e, bnd, bkind, lvl + 1);
+        return bkind == 'F' ? dx_binary(cond, "and", DX_AND, rest)
+                            : dx_binary(cond, "or", DX_OR, rest);
+    }
+    fail(F, "value region shape");
+    return dx_make(DX_ATOM, "nil");
+}
+
+/* The value region starting with the test at s (find_value_regions). */
+static int64_t emit_value(fn *F, int64_t s)
+{
+    int64_t E = F->vend[s];
+    int R = F->vreg[s];
+    vnode *N = calloc(MAX_NODES, sizeof *N);
+    cnode *C = calloc(MAX_NODES, sizeof *C);
+    if (!N || !C) {
+        free(N);
+        free(C);
+        fail(F, "out of memory");
+        return E;
+    }
+    vtree T = {F, N, C, 0, E, 0, {NULL, 0}};
+    int64_t start = s;
+    for (int64_t q = s; q < E; q = next_pc(F, q)) {
+        if (!is_test(F->op[q]))
+            continue;
+        if (T.m == MAX_NODES) {
+            fail(F, "value region too long");
+            break;
+        }
+        vnode *v = &N[T.m];
+        v->start = start;
+        v->test = q;
+        v->target = jmp_target(F, q + 1);
+        uint32_t w = W(F, q);
+        v->value = v->target == E && (int)A_(w) == R;
+        v->truthy = C_(w) != 0;
+        C[T.m].start = start;
+        C[T.m].test = q;
+        C[T.m].jmp = q + 1;
+        C[T.m].target = v->target;
+        T.m++;
+        start = q + 2;
+        q = q + 1;
+    }
+    T.tail_start = start;
+    /* the operands, in order */
+    for (int k = 0; k < T.m && !F->fail; k++) {
+        for (int64_t q = N[k].start; q < N[k].test && !F->fail;)
+            q = step(F, q, N[k].test);
+        unsigned op = F->op[N[k].test];
+        if (N[k].value)
+            N[k].v = op == HKS_I_TESTSET ? get(F, (int)B_(W(F, N[k].test)), N[k].test)
+                                         : get(F, R, N[k].test);
+        else
+            C[k].j = jump_cond(F, N[k].test);
+    }
+    int64_t saved = F->force_pc;
+    F->force_pc = F->vtail[s];
+    for (int64_t q = T.tail_start; q < E && !F->fail;)
+        q = step(F, q, E);
+    F->force_pc = saved;
+    T.tail = get(F, R, E);
+    dx v = F->fail ? dx_make(DX_ATOM, "nil") : vbuild(&T, 0, T.m, -1, 0, 0);
+    for (int k = 0; k < T.m; k++) {
+        dx_free(&N[k].v);
+        dx_free(&C[k].j);
+    }
+    dx_free(&T.tail);
+    free(N);
+    free(C);
+    put(F, R, F->vtail[s], v);
+    return E;
+}
+
 /* A value-context `or` / `and`: TESTSET A B C; JMP E; (value into A); E. */
 static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
 {
@@ -1607,6 +1976,86 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
     dx v = c ? dx_binary(left, "or", DX_OR, right) : dx_binary(left, "and", DX_AND, right);
     put(F, (int)a, E - 1, v);
     return E;
+}
+
+/* The target of store q as text (its operands are used up). */
+static dx store_target(fn *F, int64_t q)
+{
+    unsigned op = F->op[q];
+    uint32_t w = W(F, q), a = A_(w), b = B_(w), bx = GSVM_HKS_BX(w);
+    if (op == HKS_I_SETGLOBAL) {
+        const gsvm_hks_const *k = kptr(F, bx);
+        if (k && k->type == GSVM_HKS_K_STRING && k->s.size > 1 &&
+            dx_is_name(k->s.data, (size_t)k->s.size - 1))
+            return dx_make(DX_PREFIX, "%s", k->s.data);
+        dx kt = get_k(F, bx);
+        dx e = dx_make(DX_PREFIX, "getfenv(1)[%s]", dx_str(&kt));
+        dx_free(&kt);
+        return e;
+    }
+    if (op == HKS_I_SETUPVAL || op == HKS_I_SETUPVAL_R1)
+        return dx_make(DX_PREFIX, "%s", b < F->nups ? F->upnames[b] : "nil");
+    if (op == HKS_I_MOVE)
+        return dx_make(DX_PREFIX, "%s", use_var(F, var_of(F, (int)a, q, true)));
+    bool kb = b_is_k(op);
+    dx base = get(F, (int)a, q);
+    dx key = kb ? get_k(F, b) : get(F, (int)b, q);
+    return dx_index(base, kb ? kptr(F, b) : NULL, key);
+}
+
+/* `t1, t2, t3 = v1, v2, v3`: stores at pc and after it that take pending
+ * values of consecutive registers from the highest down.  -1: not one. */
+static int64_t emit_massign(fn *F, int64_t pc, int64_t to)
+{
+    enum { MAXM = 64 };
+    int64_t qs[MAXM];
+    int rvs[MAXM], m = 0, rv;
+    for (int64_t q = pc; q < to && m < MAXM && mstore(F, q, &rv); q = next_pc(F, q)) {
+        if (q != pc && F->leader[q])
+            break;
+        if (m > 0 && rv != rvs[m - 1] - 1)
+            break;
+        if (F->P[rv].kind != PK_EXPR)
+            break;
+        if (F->op[q] == HKS_I_MOVE) {
+            dvar *dv = &F->vars[var_of(F, (int)A_(W(F, q)), q, true)];
+            if (!dv->declared)
+                break;
+        }
+        qs[m] = q;
+        rvs[m++] = rv;
+    }
+    if (m < 2)
+        return -1;
+    /* every value but the last stored is pending for a later store */
+    for (int i = 0; i + 1 < m; i++)
+        if (F->P[rvs[i]].def_pc <= F->P[rvs[i + 1]].def_pc)
+            return -1;
+    gsvm_buf lhs, rhs;
+    gsvm_buf_init(&lhs);
+    gsvm_buf_init(&rhs);
+    dx T[MAXM], V[MAXM];
+    for (int i = 0; i < m; i++) {
+        V[i] = get(F, rvs[i], qs[i]);
+        T[i] = store_target(F, qs[i]);
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        gsvm_buf_puts(&lhs, dx_str(&T[i]));
+        gsvm_buf_puts(&rhs, dx_str(&V[i]));
+        if (i) {
+            gsvm_buf_puts(&lhs, ", ");
+            gsvm_buf_puts(&rhs, ", ");
+        }
+        dx_free(&T[i]);
+        dx_free(&V[i]);
+    }
+    gsvm_buf_cstr(&lhs);
+    gsvm_buf_cstr(&rhs);
+    flush_all(F);
+    line(F, "%s = %s", (char *)lhs.data, (char *)rhs.data);
+    gsvm_buf_free(&lhs);
+    gsvm_buf_free(&rhs);
+    return next_pc(F, qs[m - 1]);
 }
 
 /* One instruction that is not control flow (or a return); the next pc. */
@@ -1705,6 +2154,11 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             line(F, "return %s", dx_str(&e));
         dx_free(&e);
         return after;
+    }
+    {
+        int64_t after = emit_massign(F, pc, to);
+        if (after >= 0)
+            return after;
     }
     switch (op) {
     case HKS_I_MOVE: put(F, (int)a, pc, get(F, (int)b, pc)); return nx;
@@ -1848,9 +2302,10 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         const gsvm_hks_const *k = c >= 256 ? kptr(F, c - 256) : NULL;
         if (!k || k->type != GSVM_HKS_K_STRING || k->s.size < 2 ||
             !dx_is_name(k->s.data, (size_t)k->s.size - 1)) {
-            dx_free(&obj);
-            fail(F, "method name is not a name");
-            return to;
+            dx key = get_rk(F, c, pc);
+            flush_all(F);
+            self_registers(F, (int)a, pc, obj, key);
+            return nx;
         }
         if (F->P[a].kind != PK_NONE || F->P[a + 1].kind != PK_NONE)
             flush_all(F);
@@ -1859,7 +2314,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         F->P[a].def_pc = (uint32_t)pc;
         F->P[a + 1].kind = PK_SELFOBJ;
         F->P[a + 1].def_pc = (uint32_t)pc;
-        dx_free(&obj);
+        F->P[a + 1].e = obj;
         return nx;
     }
     case HKS_I_NEWTABLE:
@@ -2059,6 +2514,7 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
 {
     int64_t pc = from;
     while (pc < to && !F->fail) {
+        F->at_pc = pc;
         if (F->isdata[pc]) {
             pc++;
             continue;
@@ -2162,6 +2618,10 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
                 return;
             }
             pc = nx;
+            continue;
+        }
+        if (is_test(op) && F->vend[pc] && F->vend[pc] <= to) {
+            pc = emit_value(F, pc);
             continue;
         }
         if (is_test(op) && op != HKS_I_TESTSET) {
@@ -2341,6 +2801,10 @@ static void fn_free(fn *F)
     free(F->leader);
     free(F->absorbed);
     free(F->vjoin);
+    free(F->jtarget);
+    free(F->vend);
+    free(F->vtail);
+    free(F->vreg);
     free(F->backt);
     free(F->use);
     free(F->vars);
@@ -2359,9 +2823,10 @@ static void fn_free(fn *F)
 }
 
 static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int depth,
-                    int base, const char **upnames, uint32_t nups)
+                    int base, const char **upnames, uint32_t nups, bool blocks)
 {
     memset(F, 0, sizeof *F);
+    F->blocks = blocks;
     F->D = D;
     F->f = f;
     F->depth = depth;
@@ -2380,11 +2845,15 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->leader = calloc(n + 1, 1);
     F->absorbed = calloc(n, 1);
     F->vjoin = calloc(n + 1, 1);
+    F->jtarget = calloc(n + 1, 1);
+    F->vend = calloc(n + 1, sizeof *F->vend);
+    F->vtail = calloc(n + 1, sizeof *F->vtail);
+    F->vreg = calloc(n + 1, 1);
     F->backt = calloc(n + 1, 1);
     F->use = malloc(n * sizeof *F->use);
     F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
     F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
-    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->use || !F->backt ||
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->vtail || !F->vreg || !F->use || !F->backt ||
         !F->loc_reg || !F->init_pc)
         return false;
     for (uint32_t pc = 0; pc < F->n; pc++) {
@@ -2438,6 +2907,11 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
             for (int steps = 0; q >= 0 && q < F->n && steps < 400; q--, steps++) {
                 if (F->isdata[q] || F->op[q] == HKS_NO_OP)
                     continue;
+                /* a loop's own variables: set by the loop, not before it */
+                unsigned qop = F->op[q];
+                if (qop == HKS_I_FORPREP || qop == HKS_I_FORLOOP || qop == HKS_I_TFORLOOP ||
+                    (qop == HKS_I_JMP && !(q > 0 && is_test(OPAT(F, q - 1)))))
+                    break;
                 operands(F, q, MAX_REGS, x);
                 bool w = false;
                 for (int k = 0; k < x->nwr; k++)
@@ -2472,8 +2946,9 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
     if (!F)
         return false;
     const char *why0 = NULL;
+    long long why0_pc = 0;
     for (int attempt = 0; attempt < 2; attempt++) {
-        if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups)) {
+        if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups, attempt == 1)) {
             fn_free(F);
             free(F);
             return false;
@@ -2512,6 +2987,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         if (!F->fail || attempt == 1)
             break;
         why0 = F->why;
+        why0_pc = (long long)F->why_pc;
         fn_free(F);
     }
     if (!F->fail)
@@ -2536,8 +3012,8 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         D->fallbacks++;
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
-        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s; %s)\n", path,
-                        why0 ? why0 : "?", F->why ? F->why : "?");
+        gsvm_buf_printf(out, "-- gsvm: function %s not decompiled (%s at pc %lld; %s)\n", path,
+                        why0 ? why0 : "?", why0_pc, F->why ? F->why : "?");
         for (int i = 0; i < ind + (main ? 0 : 1); i++)
             gsvm_buf_puts(out, "  ");
         gsvm_buf_printf(out, "error(\"gsvm: function %s not decompiled\")\n", path);
@@ -2547,8 +3023,8 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             for (int i = 0; i < ind + (main ? 0 : 1); i++)
                 gsvm_buf_puts(out, "  ");
             gsvm_buf_printf(out, "-- gsvm: the control flow of function %s is not recovered "
-                                 "(%s): its blocks run in a loop on pc\n",
-                            path, why0 ? why0 : "?");
+                                 "(%s at pc %lld): its blocks run in a loop on pc\n",
+                            path, why0 ? why0 : "?", why0_pc);
         }
         gsvm_buf_append(out, F->R[0].body.data, F->R[0].body.len);
     }
