@@ -124,6 +124,7 @@ gsvm_status gsvm_hks_compile(const char *source, size_t len, const gsvm_hks_comp
         memcpy(c->types[i].name, hks_std_types[i], c->types[i].len);
     }
     hc_parse_chunk(C);
+    hc_write_structs(C);
     if (C->hash_debug)
         hc_assign_hashes(&c->main, o->chunkname ? o->chunkname : "=?",
                          o->hash == GSVM_HKS_HASH_T6 ? 2 : 1);

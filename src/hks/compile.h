@@ -60,7 +60,10 @@ typedef enum {
 typedef struct hc_exp {
     hc_ekind k;
     int info, aux; /* register / constant / pc; E_INDEXED: table reg, key RK */
-    int slot;      /* E_SLOT: slot index; E_INDEXED/E_SLOT: the structure of the table */
+    int slot;      /* E_SLOT: the structure (index into sdefs) of the table */
+    const struct hc_str *key; /* E_SLOT: the slot's name; aux is its position, or -1 when
+                               * it is reached through the metatables (a tag chain) */
+    int kline, kcol; /* E_SLOT: where the slot's name is (for errors) */
     double nval;   /* E_KNUM */
     int t, f;      /* patch lists: exit when true, when false */
     int stype;     /* E_LOCAL/E_UPVAL: the variable's declared type (HC_T_*) */
@@ -126,17 +129,25 @@ struct hc_func {
 
 typedef struct hc_slotdef {
     const hc_str *name;
-    int type;   /* the HKS type number (or TSTRUCT for a structure-typed slot) */
+    int type;   /* the HKS type number: 0 any (object), 12 (TSTRUCT) a structure */
     int sid;    /* structure index of a structure-typed slot, -1 */
+    int pos;    /* the slot's position (what GETSLOT / SETSLOTI address) */
 } hc_slotdef;
 
+/* An hstructure declaration: its own slots (the three reserved ones that
+ * every structure has are implied), its meta type and proxytable flag. */
 typedef struct hc_struct {
     const hc_str *name;
     int nslots;
+    size_t capslots;
     hc_slotdef *slots;
-    int meta;      /* slot index of the meta slot, -1 */
+    int meta_type; /* type of the meta slot: -1 none, else as hc_slotdef.type */
+    int meta_sid;  /* its structure index when meta_type is 12 */
     bool proxy;
 } hc_struct;
+
+enum { HC_TSTRUCT = 12, HC_RESERVED_SLOTS = 3, HC_MAX_SLOTS = 200, HC_MAX_STRUCTS = 4000,
+       HC_MAX_CHAIN = 16 /* structures a tag chain may pass */ };
 
 typedef struct hc_compiler {
     /* input */
@@ -204,6 +215,7 @@ void hc_exp2nextreg(hc_func *fs, hc_exp *e);
 void hc_exp2val(hc_func *fs, hc_exp *e);
 int hc_exp2RK(hc_func *fs, hc_exp *e);
 void hc_self(hc_func *fs, hc_exp *e, hc_exp *key);
+void hc_selfslot(hc_func *fs, hc_exp *e, const hc_exp *slot);
 void hc_indexed(hc_func *fs, hc_exp *t, hc_exp *k);
 void hc_goiftrue(hc_func *fs, hc_exp *e);
 void hc_storevar(hc_func *fs, hc_exp *var, hc_exp *ex);
@@ -228,6 +240,7 @@ static inline void hc_init_exp(hc_exp *e, hc_ekind k, int info)
     e->info = info;
     e->aux = 0;
     e->slot = -1;
+    e->key = NULL;
     e->nval = 0;
     e->t = e->f = HC_NOJUMP;
     e->stype = HC_T_NONE;
@@ -237,6 +250,13 @@ static inline void hc_init_exp(hc_exp *e, hc_ekind k, int info)
 /* Call of Duty name hashes (compile_hash.c): sets debug.hash of f and its
  * children from the source name and each function's name. */
 void hc_assign_hashes(gsvm_hks_proto *f, const char *source, unsigned step);
+
+/* structures (compile_struct.c) */
+int hc_slot_position(const hc_compiler *C, int index);
+const hc_slotdef *hc_find_slot(const hc_struct *s, const hc_str *name);
+int hc_slot_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *words, int max);
+const hc_slotdef *hc_chain_end(const hc_compiler *C, int sid, const hc_str *name);
+void hc_write_structs(hc_compiler *C);
 
 /* parser (compile_parse.c) */
 void hc_parse_chunk(hc_compiler *C);

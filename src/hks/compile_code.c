@@ -484,6 +484,20 @@ void hc_dischargevars(hc_func *fs, hc_exp *e)
         e->k = E_RELOC;
         break;
     }
+    case E_SLOT: {
+        freereg(fs, e->info);
+        if (e->aux >= 0) {
+            e->info = hc_code(fs, HKS_I_GETSLOT, 0, (uint32_t)e->info, (uint32_t)e->aux);
+        } else {
+            uint32_t w[2 * HC_MAX_CHAIN];
+            int n = hc_slot_chain(CC(fs), e->slot, e->key, w, HC_MAX_CHAIN);
+            e->info = hc_code(fs, HKS_I_GETSLOTMT, 0, (uint32_t)e->info, (uint32_t)(n - 1));
+            for (int i = 0; i < n; i++)
+                hc_code_data(fs, w[2 * i], w[2 * i + 1]);
+        }
+        e->k = E_RELOC;
+        break;
+    }
     case E_VARARG:
     case E_CALL: hc_setoneret(fs, e); break;
     default: break;
@@ -631,6 +645,21 @@ void hc_storevar(hc_func *fs, hc_exp *var, hc_exp *ex)
             hc_code(fs, HKS_I_SETTABLE_S, (uint32_t)var->info, (uint32_t)key, (uint32_t)e);
         break;
     }
+    case E_SLOT: {
+        bool isnil = ex->k == E_NIL && !hasjumps(ex);
+        int e = hc_exp2RK(fs, ex);
+        if (var->aux < 0) {
+            hc_compiler *C = CC(fs);
+            hc_error_at(C, var->kline, var->kcol,
+                        "cannot assign '%s' of a '%s': that slot belongs to its meta structure",
+                        var->key->data, C->sdefs[var->slot].name->data);
+        }
+        if (isnil)
+            hc_code(fs, HKS_I_SETSLOTN, (uint32_t)var->info, 0, (uint32_t)var->aux);
+        else
+            hc_code(fs, HKS_I_SETSLOTI, (uint32_t)var->info, (uint32_t)var->aux, (uint32_t)e);
+        break;
+    }
     default: break;
     }
     hc_freeexp(fs, ex);
@@ -644,6 +673,29 @@ void hc_self(hc_func *fs, hc_exp *e, hc_exp *key)
     hc_reserve(fs, 2);
     hc_code(fs, HKS_I_SELF, (uint32_t)func, (uint32_t)e->info, (uint32_t)hc_exp2RK(fs, key));
     hc_freeexp(fs, key);
+    e->info = func;
+    e->k = E_NONRELOC;
+}
+
+/* obj:name(...) where name is a slot of obj's structure (slot: the E_SLOT
+ * that field access made of it): SELFSLOT with its DATA word, or SELFSLOTMT
+ * with the tag chain when the slot is in a meta structure. */
+void hc_selfslot(hc_func *fs, hc_exp *e, const hc_exp *slot)
+{
+    hc_exp2anyreg(fs, e);
+    hc_freeexp(fs, e);
+    int func = fs->freereg;
+    hc_reserve(fs, 2);
+    if (slot->aux >= 0) {
+        hc_code(fs, HKS_I_SELFSLOT, (uint32_t)func, (uint32_t)e->info, (uint32_t)slot->aux);
+        hc_code_data(fs, 0, 0);
+    } else {
+        uint32_t w[2 * HC_MAX_CHAIN];
+        int n = hc_slot_chain(CC(fs), slot->slot, slot->key, w, HC_MAX_CHAIN);
+        hc_code(fs, HKS_I_SELFSLOTMT, (uint32_t)func, (uint32_t)e->info, (uint32_t)(n - 1));
+        for (int i = 0; i < n; i++)
+            hc_code_data(fs, w[2 * i], w[2 * i + 1]);
+    }
     e->info = func;
     e->k = E_NONRELOC;
 }

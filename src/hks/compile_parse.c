@@ -188,7 +188,7 @@ static hc_ekind singlevaraux(hc_compiler *C, hc_func *fs, const hc_str *n, hc_ex
     if (v >= 0) {
         hc_init_exp(var, E_LOCAL, v);
         var->stype = getlocvar(fs, v)->stype;
-        var->etype = var->stype >= 0 && var->stype < HC_T_STRUCT0 ? var->stype : -1;
+        var->etype = var->stype >= 0 ? var->stype : -1; /* checked on entry or store */
         if (!base)
             markupval(fs, v);
         return E_LOCAL;
@@ -400,7 +400,7 @@ static void checktype(hc_compiler *C, int reg, int declared, int known)
     if (declared == HC_T_NONE || declared == HC_T_ANY || declared == known)
         return;
     if (declared >= HC_T_STRUCT0)
-        hc_code_bx(C->fs, HKS_I_CHECKTYPES, (uint32_t)reg, (uint32_t)(declared - HC_T_STRUCT0));
+        hc_code_bx(C->fs, HKS_I_CHECKTYPES, (uint32_t)reg, (uint32_t)(declared - HC_T_STRUCT0 + 1));
     else
         hc_code_bx(C->fs, HKS_I_CHECKTYPE, (uint32_t)reg, (uint32_t)declared);
 }
@@ -571,14 +571,59 @@ static void yindex(hc_compiler *C, hc_exp *v)
     checknext(C, ']');
 }
 
+/* The structure a value is known to be, -1 none. */
+static int struct_of(const hc_exp *v) { return v->etype >= HC_T_STRUCT0 ? v->etype - HC_T_STRUCT0 : -1; }
+
+static int slot_etype(const hc_slotdef *d)
+{
+    return d->type == HC_TSTRUCT ? HC_T_STRUCT0 + d->sid : d->type == 0 ? -1 : d->type;
+}
+
+/* `t.name` on a value of structure `sid`, t in a register: its own slot, or
+ * a slot of the structures its meta's __index leads to.  False when the
+ * name is left to the table behind the structure (proxytable, or a meta
+ * that is not a structure); an error when there is nowhere else to look. */
+static bool slot_access(hc_compiler *C, hc_exp *v, int sid, const hc_str *name, int line, int col)
+{
+    const hc_struct *s = &C->sdefs[sid];
+    const hc_slotdef *d = hc_find_slot(s, name);
+    uint32_t words[2 * HC_MAX_CHAIN];
+    if (d) {
+        v->aux = d->pos;
+    } else if (hc_slot_chain(C, sid, name, words, HC_MAX_CHAIN) > 0) {
+        v->aux = -1;
+        d = hc_chain_end(C, sid, name);
+    } else if (s->proxy || s->meta_type >= 0) {
+        return false;
+    } else {
+        hc_error_at(C, line, col,
+                    "structure '%s' has no slot '%s' (and no proxytable or meta to look in)",
+                    s->name->data, name->data);
+    }
+    v->k = E_SLOT;
+    v->slot = sid;
+    v->key = name;
+    v->kline = line;
+    v->kcol = col;
+    v->etype = slot_etype(d);
+    v->stype = HC_T_NONE;
+    return true;
+}
+
 static void field(hc_compiler *C, hc_exp *v)
 {
     hc_func *fs = C->fs;
     hc_exp key;
+    int sid = struct_of(v);
     hc_exp2anyreg(fs, v);
     hc_next(C);
-    checkname(C, &key);
+    int line = C->t.line, col = C->t.col;
+    const hc_str *name = str_checkname(C);
+    codestring(C, &key, name);
+    if (sid >= 0 && slot_access(C, v, sid, name, line, col))
+        return;
     hc_indexed(fs, v, &key);
+    v->etype = -1;
 }
 
 static void suffixedexp(hc_compiler *C, hc_exp *v)
@@ -593,13 +638,22 @@ static void suffixedexp(hc_compiler *C, hc_exp *v)
             hc_exp2anyreg(fs, v);
             yindex(C, &key);
             hc_indexed(fs, v, &key);
+            v->etype = -1;
             break;
         }
         case ':': {
             hc_exp key;
             hc_next(C);
-            checkname(C, &key);
-            hc_self(fs, v, &key);
+            int line = C->t.line, col = C->t.col;
+            const hc_str *name = str_checkname(C);
+            codestring(C, &key, name);
+            int sid = struct_of(v);
+            hc_exp slot = *v;
+            if (sid >= 0 && slot_access(C, &slot, sid, name, line, col))
+                hc_selfslot(fs, v, &slot);
+            else
+                hc_self(fs, v, &key);
+            v->etype = -1;
             funcargs(C, v);
             break;
         }
@@ -607,6 +661,7 @@ static void suffixedexp(hc_compiler *C, hc_exp *v)
         case TK_STRING:
         case '{':
             hc_exp2nextreg(fs, v);
+            v->etype = -1;
             funcargs(C, v);
             break;
         default: return;
@@ -730,6 +785,94 @@ static void constructor(hc_compiler *C, hc_exp *t)
          (uint32_t)int2fb((unsigned)cc.nh) << 8;
 }
 
+static _Noreturn void no_structs(hc_compiler *C)
+{
+    hc_error_at(C, C->t.line, C->t.col,
+                "the reserved words \"hmake\" and \"hstructure\" can only be used when "
+                "the virtual machine is built with structure support (this target has "
+                "no structures)");
+}
+
+static int find_struct(hc_compiler *C, const hc_str *name)
+{
+    for (int i = 0; i < C->nsdefs; i++)
+        if (C->sdefs[i].name == name)
+            return i;
+    return -1;
+}
+
+/* NAME = exp in an hmake: the slot's store, coded as it comes. */
+static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d)
+{
+    hc_func *fs = C->fs;
+    int reg = fs->freereg;
+    hc_exp key, val;
+    checkname(C, &key); /* hksc adds the name to the constants all the same */
+    checknext(C, '=');
+    expr(C, &val);
+    bool isnil = val.k == E_NIL && val.t == val.f;
+    int e = hc_exp2RK(fs, &val);
+    if (isnil)
+        hc_code(fs, HKS_I_SETSLOTN, (uint32_t)cc->t->info, 0, (uint32_t)d->pos);
+    else
+        hc_code(fs, HKS_I_SETSLOTI, (uint32_t)cc->t->info, (uint32_t)d->pos, (uint32_t)e);
+    fs->freereg = reg;
+}
+
+/* hmake NAME { ... }: a new structure; named fields that are slots go to
+ * the slots, everything else to its backing table (proxytable only). */
+static void hmake(hc_compiler *C, hc_exp *t)
+{
+    hc_func *fs = C->fs;
+    if (!C->structs)
+        no_structs(C);
+    hc_next(C);
+    int nline = C->t.line, ncol = C->t.col;
+    const hc_str *name = str_checkname(C);
+    int sid = find_struct(C, name);
+    if (sid < 0)
+        hc_error_at(C, nline, ncol, "hmake of '%s', which is not a declared hstructure",
+                    name->data);
+    int line = C->t.line;
+    int pc = hc_code(fs, HKS_I_NEWSTRUCT, 0, 0, 0);
+    hc_code_data(fs, 0, (uint32_t)sid + 1);
+    cons cc;
+    cc.na = cc.nh = cc.tostore = 0;
+    cc.t = t;
+    hc_init_exp(t, E_RELOC, pc);
+    hc_init_exp(&cc.v, E_VOID, 0);
+    hc_exp2nextreg(fs, t);
+    checknext(C, '{');
+    do {
+        if (TOK == '}')
+            break;
+        closelistfield(fs, &cc);
+        const hc_struct *s = &C->sdefs[sid];
+        const hc_slotdef *d = NULL;
+        bool named = TOK == TK_NAME && hc_lookahead(C) == '=';
+        if (named)
+            d = hc_find_slot(s, hc_intern(C, C->t.s, C->t.len));
+        if (!d && !s->proxy)
+            hc_error_at(C, C->t.line, C->t.col,
+                        named ? "structure '%s' has no slot '%s' (only a proxytable structure "
+                                "takes other fields)"
+                              : "structure '%s' is not a proxytable: its hmake takes only slots%s",
+                        s->name->data, named ? C->t.s : "");
+        if (d)
+            slotfield(C, &cc, d);
+        else if (named || TOK == '[')
+            recfield(C, &cc);
+        else
+            listfield(C, &cc);
+    } while (testnext(C, ',') || testnext(C, ';'));
+    check_match(C, '}', '{', line);
+    lastlistfield(fs, &cc);
+    uint32_t *w = &fs->f->code[pc];
+    *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
+         (uint32_t)int2fb((unsigned)cc.nh) << 8;
+    t->etype = HC_T_STRUCT0 + sid;
+}
+
 static void simpleexp(hc_compiler *C, hc_exp *v)
 {
     hc_func *fs = C->fs;
@@ -769,6 +912,7 @@ static void simpleexp(hc_compiler *C, hc_exp *v)
         body(C, v, false, C->line, NULL);
         v->etype = 9; /* TIFUNCTION */
         return;
+    case TK_HMAKE: hmake(C, v); return;
     default: suffixedexp(C, v); return;
     }
     hc_next(C);
@@ -888,6 +1032,10 @@ static void check_conflict(hc_compiler *C, lhs *lh, const hc_exp *v)
     int extra = fs->freereg;
     bool conflict = false;
     for (; lh; lh = lh->prev) {
+        if (lh->v.k == E_SLOT && lh->v.info == v->info) {
+            conflict = true;
+            lh->v.info = extra;
+        }
         if (lh->v.k == E_INDEXED) {
             if (lh->v.info == v->info) {
                 conflict = true;
@@ -1319,6 +1467,77 @@ static void hdeletestat(hc_compiler *C)
     check_match(C, ')', '(', line);
 }
 
+static int parse_type(hc_compiler *C);
+
+static bool is_word(const hc_str *s, const char *w)
+{
+    return s->len == strlen(w) && memcmp(s->data, w, s->len) == 0;
+}
+
+/* hstructure NAME { [meta : TYPE] [proxytable] SLOT : TYPE } end, each item
+ * optionally ended by ';'.  The structure is known from here on (its own
+ * slots may be typed with it). */
+static void hstructstat(hc_compiler *C)
+{
+    int line = C->t.line;
+    hc_next(C);
+    int nline = C->t.line, ncol = C->t.col;
+    const hc_str *name = str_checkname(C);
+    if (find_struct(C, name) >= 0)
+        hc_error_at(C, nline, ncol, "hstructure '%s' is already declared", name->data);
+    if (C->nsdefs >= HC_MAX_STRUCTS)
+        hc_error_at(C, nline, ncol, "too many hstructure declarations (limit is %d)",
+                    HC_MAX_STRUCTS);
+    size_t cap = (size_t)C->capsdefs;
+    C->sdefs = hc_grow(C, C->sdefs, &cap, (size_t)C->nsdefs + 1, sizeof *C->sdefs);
+    C->capsdefs = (int)cap;
+    int sid = C->nsdefs++;
+    hc_struct *s = &C->sdefs[sid];
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->meta_type = -1;
+    s->meta_sid = -1;
+    while (TOK != TK_END && TOK != TK_EOS) {
+        int sline = C->t.line, scol = C->t.col;
+        const hc_str *sn = str_checkname(C);
+        s = &C->sdefs[sid];
+        if (is_word(sn, "proxytable") && TOK != ':') {
+            if (s->proxy)
+                hc_error_at(C, sline, scol, "hstructure '%s' says proxytable twice", name->data);
+            s->proxy = true;
+        } else {
+            checknext(C, ':');
+            int ty = parse_type(C);
+            int type = ty >= HC_T_STRUCT0 ? HC_TSTRUCT : ty == HC_T_ANY ? 0 : ty;
+            int tsid = ty >= HC_T_STRUCT0 ? ty - HC_T_STRUCT0 : -1;
+            s = &C->sdefs[sid];
+            if (is_word(sn, "meta")) {
+                if (s->meta_type >= 0)
+                    hc_error_at(C, sline, scol, "hstructure '%s' has two meta slots", name->data);
+                s->meta_type = type;
+                s->meta_sid = tsid;
+            } else {
+                if (hc_find_slot(s, sn))
+                    hc_error_at(C, sline, scol, "hstructure '%s' has two slots named '%s'",
+                                name->data, sn->data);
+                if (s->nslots >= HC_MAX_SLOTS)
+                    hc_error_at(C, sline, scol, "hstructure '%s' has too many slots (limit is %d)",
+                                name->data, HC_MAX_SLOTS);
+                s->slots = hc_grow(C, s->slots, &s->capslots, (size_t)s->nslots + 1,
+                                   sizeof *s->slots);
+                hc_slotdef *d = &s->slots[s->nslots];
+                d->name = sn;
+                d->type = type;
+                d->sid = tsid;
+                d->pos = hc_slot_position(C, HC_RESERVED_SLOTS + s->nslots);
+                s->nslots++;
+            }
+        }
+        testnext(C, ';');
+    }
+    check_match(C, TK_END, TK_HSTRUCTURE, line);
+}
+
 static bool statement(hc_compiler *C)
 {
     int line = C->t.line;
@@ -1347,13 +1566,14 @@ static bool statement(hc_compiler *C)
         return true;
     case TK_HDELETE: hdeletestat(C); return false;
     case TK_HSTRUCTURE:
+        if (!C->structs)
+            no_structs(C);
+        hstructstat(C);
+        return false;
     case TK_HMAKE:
         if (!C->structs)
-            hc_error_at(C, C->t.line, C->t.col,
-                        "the reserved words \"hmake\" and \"hstructure\" can only be used when "
-                        "the virtual machine is built with structure support (this target has "
-                        "no structures)");
-        hc_syntax_error(C, "structures are not supported yet");
+            no_structs(C);
+        hc_syntax_error(C, "unexpected symbol"); /* hmake makes a value, not a statement */
     default: exprstat(C); return false;
     }
 }

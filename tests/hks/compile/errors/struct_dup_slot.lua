@@ -1,0 +1,4 @@
+hstructure P
+  x : number;
+  x : string;
+end

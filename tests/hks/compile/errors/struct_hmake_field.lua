@@ -1,0 +1,4 @@
+hstructure P
+  x : number;
+end
+local p:P = hmake P { x = 1, y = 2 };

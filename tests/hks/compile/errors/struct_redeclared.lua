@@ -1,0 +1,6 @@
+hstructure P
+  x : number;
+end
+hstructure P
+  y : number;
+end

@@ -1,0 +1,1 @@
+local p = hmake Q { };
