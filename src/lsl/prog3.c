@@ -43,6 +43,7 @@ void gsvm_lsl3_program_free(gsvm_lsl3_program *p)
     if (!p)
         return;
     free(p->code);
+    free(atomic_load(&p->threaded));
     for (size_t i = 0; i < p->nconst; i++)
         lsl_value_release(&p->consts[i]);
     free(p->consts);
@@ -543,10 +544,8 @@ static int cmp_entry(const void *a, const void *b)
 /* Checks tables and code, computes shapes and the hash. */
 static gsvm_status seal(gsvm_lsl3_program *p, const char *file, gsvm_error *err)
 {
-    for (int32_t id = 0; id < LSL_ID_END_; id++) {
-        p->builtin_by_id[id] = lsl_builtin_by_id(id);
-        p->native_by_id[id] = lsl_builtin_native(p->builtin_by_id[id]);
-    }
+    p->builtin_by_id = lsl_builtin_index();
+    p->native_by_id = lsl_native_index();
     if (p->nstate == 0)
         return gsvm_error_set(err, GSVM_ERR_INPUT, file, "the program has no default state");
     for (size_t s = 0; s < p->nstate; s++)

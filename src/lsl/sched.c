@@ -84,6 +84,25 @@ static bool uuid_is_null(const char *s)
     return true;
 }
 
+/* Room for one more listen (at most LSL_SCHED_LISTEN_MAX). */
+static bool listen_room(lsl_sched *s)
+{
+    if (s->nlistens < s->lcap)
+        return true;
+    unsigned nc = s->lcap ? s->lcap * 2 : 2;
+    if (nc > LSL_SCHED_LISTEN_MAX)
+        nc = LSL_SCHED_LISTEN_MAX;
+    if (nc <= s->nlistens)
+        return false;
+    lsl_listen *n = realloc(s->listens, nc * sizeof *n);
+    if (!n)
+        return false;
+    memset(n + s->lcap, 0, (nc - s->lcap) * sizeof *n);
+    s->listens = n;
+    s->lcap = nc;
+    return true;
+}
+
 static void listen_free(lsl_listen *l)
 {
     free(l->name);
@@ -102,6 +121,41 @@ void lsl_sched_init(lsl_sched *s, lsl_heap *heap, uint64_t now_ms)
     s->time_base_ms = s->now_ms;
     s->handled = lsl_sched_all_events();
     s->next_handle = 1;
+}
+
+/* Room for one more queued event (false: the ring could not grow). */
+static bool queue_room(lsl_sched *s)
+{
+    if (s->count < s->qcap)
+        return true;
+    unsigned nc = s->qcap ? s->qcap * 2 : 4;
+    if (nc > LSL_SCHED_QUEUE_MAX)
+        return false;
+    lsl_sched_event *n = calloc(nc, sizeof *n);
+    if (!n)
+        return false;
+    for (unsigned i = 0; i < s->count; i++)
+        n[i] = s->queue[(s->head + i) & (s->qcap - 1)];
+    free(s->queue);
+    s->queue = n;
+    s->qcap = nc;
+    s->head = 0;
+    return true;
+}
+
+static lsl_sched_event *queue_tail(lsl_sched *s)
+{
+    return &s->queue[(s->head + s->count) & (s->qcap - 1)];
+}
+
+void lsl_sched_trim(lsl_sched *s)
+{
+    if (s->count == 0 && s->queue) {
+        free(s->queue);
+        s->queue = NULL;
+        s->qcap = 0;
+        s->head = 0;
+    }
 }
 
 void lsl_sched_clear_queue(lsl_sched *s)
@@ -128,6 +182,8 @@ void lsl_sched_free(lsl_sched *s)
     uint64_t now = s->now_ms;
     lsl_sched_clear_queue(s);
     clear_listens(s);
+    free(s->queue);
+    free(s->listens);
     lsl_sched_init(s, heap, now);
 }
 
@@ -183,11 +239,11 @@ static bool queue_timer(lsl_sched *s)
 {
     if (s->timer_queued || !(s->handled & (UINT64_C(1) << LSL_SCHED_EV_TIMER)))
         return false;
-    if (s->count >= LSL_SCHED_QUEUE_MAX) {
+    if (s->count >= LSL_SCHED_QUEUE_MAX || !queue_room(s)) {
         s->dropped++;
         return false;
     }
-    lsl_sched_event *ev = &s->queue[(s->head + s->count) % LSL_SCHED_QUEUE_MAX];
+    lsl_sched_event *ev = queue_tail(s);
     memset(ev, 0, sizeof *ev);
     ev->event = LSL_SCHED_EV_TIMER;
     ev->nargs = 0;
@@ -309,6 +365,8 @@ gsvm_status lsl_sched_push(lsl_sched *s, int event, const lsl_value *args, size_
         s->dropped++;
         return GSVM_OK;
     }
+    if (!queue_room(s))
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for the event queue");
     lsl_sched_event ev;
     memset(&ev, 0, sizeof ev);
     ev.event = event;
@@ -329,7 +387,7 @@ gsvm_status lsl_sched_push(lsl_sched *s, int event, const lsl_value *args, size_
         }
         ev.args[i].type = want; /* a string given for a key, or the reverse */
     }
-    s->queue[(s->head + s->count) % LSL_SCHED_QUEUE_MAX] = ev;
+    *queue_tail(s) = ev;
     s->count++;
     if (event == LSL_SCHED_EV_TIMER)
         s->timer_queued = true;
@@ -345,7 +403,7 @@ bool lsl_sched_pop(lsl_sched *s, lsl_sched_event *out)
     lsl_sched_event *ev = &s->queue[s->head];
     *out = *ev;
     memset(ev, 0, sizeof *ev);
-    s->head = (s->head + 1) % LSL_SCHED_QUEUE_MAX;
+    s->head = (s->head + 1) & (s->qcap - 1);
     s->count--;
     if (out->event == LSL_SCHED_EV_TIMER)
         s->timer_queued = false;
@@ -356,7 +414,7 @@ const lsl_sched_event *lsl_sched_peek(const lsl_sched *s, unsigned i)
 {
     if (i >= s->count)
         return NULL;
-    return &s->queue[(s->head + i) % LSL_SCHED_QUEUE_MAX];
+    return &s->queue[(s->head + i) & (s->qcap - 1)];
 }
 
 void lsl_sched_event_release(lsl_sched_event *ev)
@@ -417,6 +475,10 @@ gsvm_status lsl_sched_listen(lsl_sched *s, int32_t channel, const lsl_value *nam
     if (s->nlistens >= LSL_SCHED_LISTEN_MAX) {
         listen_free(&l);
         return gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Too Many Listens");
+    }
+    if (!listen_room(s)) {
+        listen_free(&l);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for a listen");
     }
     /* Handles count up from 1.  After 2^31 - 1 listens in one script life
      * (impossible in practice) the count wraps to 1, skipping handles still
@@ -691,6 +753,11 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
             }
         }
         ev.nargs = def->nargs;
+        if (!queue_room(s)) {
+            lsl_sched_event_release(&ev);
+            gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for the event queue");
+            return decode_fail(s, GSVM_ERR_NOMEM);
+        }
         s->queue[s->count++] = ev;
         if (idx == LSL_SCHED_EV_TIMER)
             s->timer_queued = true;
@@ -702,6 +769,10 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
     if (lcount > LSL_SCHED_LISTEN_MAX)
         FAIL_AT("listen count %u is over %u", lcount, LSL_SCHED_LISTEN_MAX);
     for (unsigned i = 0; i < lcount; i++) {
+        if (!listen_room(s)) {
+            gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for a listen");
+            return decode_fail(s, GSVM_ERR_NOMEM);
+        }
         lsl_listen *l = &s->listens[s->nlistens];
         memset(l, 0, sizeof *l);
         int32_t handle, channel;

@@ -14,6 +14,7 @@
  * and so count as the values they are.  A frame or an object that does not
  * fit is a Stack-Heap Collision. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,12 +138,9 @@ gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, 
     vm->cur_event = -1;
     lsl_sched_init(&vm->sched, vm->hp, 0);
     lsl_sched_set_handled(&vm->sched, fal3_handled_mask(prog, 0));
-    vm->cap = 256;
-    vm->stack = calloc(vm->cap, sizeof *vm->stack);
-    vm->frames = calloc(FAL3_MAX_DEPTH, sizeof *vm->frames);
     vm->globals = calloc(prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
     vm->consts = calloc(prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
-    if (!vm->stack || !vm->frames || !vm->globals || !vm->consts) {
+    if (!vm->globals || !vm->consts) {
         gsvm_lsl3_vm_free(vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
@@ -174,8 +172,7 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
 {
     if (!vm)
         return;
-    if (vm->stack)
-        unwind(vm);
+    unwind(vm);
     lsl_sched_free(&vm->sched);
     if (vm->globals)
         for (size_t i = 0; i < vm->prog->nglobal; i++)
@@ -183,7 +180,6 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
     if (vm->consts)
         for (size_t i = 0; i < vm->nconsts; i++)
             vrelease(&vm->consts[i]);
-    free(vm->threaded);
     free(vm->consts);
     free(vm->globals);
     free(vm->stack);
@@ -289,7 +285,7 @@ bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need)
 {
     if (need <= vm->cap)
         return true;
-    size_t nc = vm->cap;
+    size_t nc = vm->cap ? vm->cap : 16;
     while (nc < need)
         nc *= 2;
     lsl_value *n = realloc(vm->stack, nc * sizeof *n);
@@ -299,6 +295,38 @@ bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need)
     vm->stack = n;
     vm->cap = (uint32_t)nc;
     return true;
+}
+
+bool fal3_grow_frames(gsvm_lsl3_vm *vm, size_t need)
+{
+    if (need <= vm->capframes)
+        return true;
+    size_t nc = vm->capframes ? vm->capframes : 4;
+    while (nc < need)
+        nc *= 2;
+    if (nc > FAL3_MAX_DEPTH)
+        nc = FAL3_MAX_DEPTH;
+    if (nc < need)
+        return false;
+    fal3_frame *n = realloc(vm->frames, nc * sizeof *n);
+    if (!n)
+        return false;
+    vm->frames = n;
+    vm->capframes = (uint32_t)nc;
+    return true;
+}
+
+void fal3_trim(gsvm_lsl3_vm *vm)
+{
+    if (vm->active || vm->sp || vm->nframes)
+        return;
+    free(vm->stack);
+    vm->stack = NULL;
+    vm->cap = 0;
+    free(vm->frames);
+    vm->frames = NULL;
+    vm->capframes = 0;
+    lsl_sched_trim(&vm->sched);
 }
 
 static void set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
@@ -318,7 +346,7 @@ static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t
     const fal3_func *f = &vm->prog->funcs[fi];
     vm->cur_event = f->event;
     vm->cur_tag = 0;
-    if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4)) {
+    if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4) || !fal3_grow_frames(vm, 1)) {
         for (uint8_t k = 0; k < nargs; k++)
             vrelease(&args[k]);
         set_fault(vm, f->entry, "out of memory");
@@ -689,9 +717,11 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
      * every dispatch, and its local and global slot operands as byte
      * offsets, which saves scaling them on every access.  Built on the
      * first run; indices (ip) are the same. */
+    if (!vm->threaded)
+        vm->threaded = atomic_load(&((gsvm_lsl3_program *)prog)->threaded);
     if (!vm->threaded) {
-        vm->threaded = malloc((prog->ncode ? prog->ncode : 1) * sizeof *vm->threaded);
-        if (!vm->threaded) {
+        fal3_threaded_insn *tc = malloc((prog->ncode ? prog->ncode : 1) * sizeof *tc);
+        if (!tc) {
             set_fault(vm, vm->ip, "out of memory");
             return false;
         }
@@ -713,7 +743,16 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             for (int k = 0; k < 3 && kinds[k]; k++)
                 if (kinds[k] == 'l' || kinds[k] == 'g')
                     f[k] *= (int32_t)sizeof(lsl_value);
-            vm->threaded[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
+            tc[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
+        }
+        /* the program is shared and otherwise immutable: the first VM to
+         * finish building installs its copy, the others drop theirs */
+        void *none = NULL;
+        if (atomic_compare_exchange_strong(&((gsvm_lsl3_program *)prog)->threaded, &none, (void *)tc)) {
+            vm->threaded = tc;
+        } else {
+            free(tc);
+            vm->threaded = none;
         }
     }
     const fal3_threaded_insn *code = vm->threaded, *pc = code + vm->ip;
@@ -902,6 +941,8 @@ top:
         uint32_t depth = vm->nframes;
         if (depth >= FAL3_MAX_DEPTH)
             FAULT("Stack-Heap Collision");
+        if (depth >= vm->capframes && !fal3_grow_frames(vm, depth + 1))
+            FAULT("out of memory");
         vm->hp->extra += g->frame_bytes;
         size_t at = (size_t)(sp - stack) - g->nparams; /* the callee's fp: its arguments are its first locals */
         vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, (uint32_t)at, (uint32_t)pc->a};
@@ -1314,8 +1355,12 @@ gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget)
         if (lsl_sched_sleeping(&vm->sched))
             return GSVM_LSL_SLEEPING;
         if (!vm->active) {
-            if (!next_step(vm))
-                return vm->faulted ? GSVM_LSL_ERROR : GSVM_LSL_FINISHED;
+            if (!next_step(vm)) {
+                if (vm->faulted)
+                    return GSVM_LSL_ERROR;
+                fal3_trim(vm); /* idle: hold only what the script keeps */
+                return GSVM_LSL_FINISHED;
+            }
             continue;
         }
         if (left == 0)
