@@ -202,6 +202,12 @@ gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
 gsvm_status gsvm_lsl3_compile_cached(const char *source, size_t len, const char *file,
                                      const char *dir, gsvm_lsl3_program **out, bool *hit,
                                      gsvm_error *err);
+/* Programs are reference-counted (atomically: VMs of one program may run on
+ * several threads): compile/load give one reference, every VM made from
+ * the program holds one, and free drops one (the last frees it).  So a host
+ * may free its program as soon as its VMs exist; one loaded program serves
+ * every script running it.  retain returns `prog`. */
+const gsvm_lsl3_program *gsvm_lsl3_program_retain(const gsvm_lsl3_program *prog);
 void gsvm_lsl3_program_free(gsvm_lsl3_program *prog);
 /* The ABI-3 program file (magic "HWZ3"); load validates every field. */
 gsvm_status gsvm_lsl3_program_save(const gsvm_lsl3_program *prog, uint8_t **out, size_t *len,
@@ -226,6 +232,18 @@ typedef gsvm_status (*gsvm_lsl3_host_fn)(void *user, const char *name, const str
                                          struct json_t **result, gsvm_error *err);
 
 gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err);
+/* A host's allocator: `ptr` NULL allocates `size` bytes, `size` 0 frees
+ * `ptr` (returning NULL), otherwise resizes; NULL when out of memory (the
+ * VM then fails as on malloc failure: GSVM_ERR_NOMEM or an "out of memory"
+ * fault).  Called from the thread running the VM. */
+typedef void *(*gsvm_lsl_realloc_fn)(void *user, void *ptr, size_t size);
+/* gsvm_lsl3_vm_new with everything the VM keeps through `fn` (NULL: the C
+ * library): the VM itself, its globals, constants, stack, frames, event
+ * queue, listens and every string and list object of the script.  (Scratch
+ * buffers a builtin frees before it returns, and the shared program, are
+ * the C library's.) */
+gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+                                   gsvm_lsl3_vm **out, gsvm_error *err);
 void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm);
 void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user);
 /* Makes state_entry of the default state the first thing run() does (a

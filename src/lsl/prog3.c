@@ -35,12 +35,22 @@ int fal3_event_index(const char *name)
 
 gsvm_lsl3_program *fal3_program_new(void)
 {
-    return calloc(1, sizeof(gsvm_lsl3_program));
+    gsvm_lsl3_program *p = calloc(1, sizeof(gsvm_lsl3_program));
+    if (p)
+        atomic_init(&p->refs, 1);
+    return p;
+}
+
+const gsvm_lsl3_program *gsvm_lsl3_program_retain(const gsvm_lsl3_program *prog)
+{
+    if (prog)
+        atomic_fetch_add_explicit(&((gsvm_lsl3_program *)prog)->refs, 1, memory_order_relaxed);
+    return prog;
 }
 
 void gsvm_lsl3_program_free(gsvm_lsl3_program *p)
 {
-    if (!p)
+    if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
         return;
     free(p->code);
     free(atomic_load(&p->threaded));

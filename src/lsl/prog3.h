@@ -101,6 +101,8 @@ struct gsvm_lsl3_program {
      * (identical for all; installed with a compare-exchange so VMs on
      * several threads may race to build it); freed with the program. */
     _Atomic(void *) threaded;
+    /* references: the creator's and one per VM (gsvm_lsl3_program_retain) */
+    atomic_size_t refs;
     /* builtins by func-id (set at seal to builtins.c's process-wide
      * tables), so a call needs no search */
     const lsl_builtin *const *builtin_by_id;

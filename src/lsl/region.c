@@ -312,7 +312,7 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     s->heap_pos = RG_NO_POS;
     s->mark = UINT64_MAX;
     s->name = gsvm_dup_bytes(name, strlen(name));
-    gsvm_status st = s->name ? gsvm_lsl3_vm_new(prog, &s->vm, err) : oom(err);
+    gsvm_status st = s->name ? gsvm_lsl3_vm_new_alloc(prog, r->o.alloc, r->o.alloc_user, &s->vm, err) : oom(err);
     if (st == GSVM_OK) {
         gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
         if (snap) {

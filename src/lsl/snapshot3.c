@@ -163,7 +163,7 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
         return err->status;
     }
     gsvm_lsl3_vm *n;
-    gsvm_status st = gsvm_lsl3_vm_new(p, &n, err);
+    gsvm_status st = gsvm_lsl3_vm_new_alloc(p, vm->hp->realloc, vm->hp->alloc_user, &n, err);
     if (st != GSVM_OK)
         return st;
     /* the fresh VM's constants and globals make way for the snapshot's */

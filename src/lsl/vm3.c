@@ -118,19 +118,41 @@ static gsvm_status reset_globals(gsvm_lsl3_vm *vm, gsvm_error *err)
     return GSVM_OK;
 }
 
+/* Zeroed memory from the VM's allocator. */
+static void *vm_zalloc(const lsl_heap *h, size_t n)
+{
+    void *p = lsl_heap_realloc(h, NULL, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err)
 {
+    return gsvm_lsl3_vm_new_alloc(prog, NULL, NULL, out, err);
+}
+
+gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+                                   gsvm_lsl3_vm **out, gsvm_error *err)
+{
     *out = NULL;
-    gsvm_lsl3_vm *vm = calloc(1, sizeof *vm);
+    lsl_heap a; /* the allocator alone, until the VM's heap exists */
+    lsl_heap_init(&a, 0);
+    a.realloc = fn;
+    a.alloc_user = user;
+    gsvm_lsl3_vm *vm = vm_zalloc(&a, sizeof *vm);
     if (!vm)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    vm->prog = prog;
-    vm->hp = calloc(1, sizeof *vm->hp);
+    vm->prog = gsvm_lsl3_program_retain(prog);
+    vm->hp = vm_zalloc(&a, sizeof *vm->hp);
     if (!vm->hp) {
-        free(vm);
+        gsvm_lsl3_program_free((gsvm_lsl3_program *)prog);
+        lsl_heap_free(&a, vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
     lsl_heap_init(vm->hp, LSL_DEFAULT_MEMORY_LIMIT);
+    vm->hp->realloc = fn;
+    vm->hp->alloc_user = user;
     uint64_t seed;
     memcpy(&seed, prog->hash, 8);
     lsl_lib_state_init(&vm->lib, seed);
@@ -138,8 +160,8 @@ gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, 
     vm->cur_event = -1;
     lsl_sched_init(&vm->sched, vm->hp, 0);
     lsl_sched_set_handled(&vm->sched, fal3_handled_mask(prog, 0));
-    vm->globals = calloc(prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
-    vm->consts = calloc(prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
+    vm->globals = vm_zalloc(vm->hp, (prog->nglobal ? prog->nglobal : 1) * sizeof *vm->globals);
+    vm->consts = vm_zalloc(vm->hp, (prog->nconst ? prog->nconst : 1) * sizeof *vm->consts);
     if (!vm->globals || !vm->consts) {
         gsvm_lsl3_vm_free(vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -180,12 +202,14 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
     if (vm->consts)
         for (size_t i = 0; i < vm->nconsts; i++)
             vrelease(&vm->consts[i]);
-    free(vm->consts);
-    free(vm->globals);
-    free(vm->stack);
-    free(vm->frames);
-    free(vm->hp);
-    free(vm);
+    gsvm_lsl3_program_free((gsvm_lsl3_program *)vm->prog);
+    lsl_heap a = *vm->hp; /* its allocator, to give back the heap itself */
+    lsl_heap_free(&a, vm->consts);
+    lsl_heap_free(&a, vm->globals);
+    lsl_heap_free(&a, vm->stack);
+    lsl_heap_free(&a, vm->frames);
+    lsl_heap_free(&a, vm->hp);
+    lsl_heap_free(&a, vm);
 }
 
 void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user)
@@ -288,7 +312,7 @@ bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need)
     size_t nc = vm->cap ? vm->cap : 16;
     while (nc < need)
         nc *= 2;
-    lsl_value *n = realloc(vm->stack, nc * sizeof *n);
+    lsl_value *n = lsl_heap_realloc(vm->hp, vm->stack, nc * sizeof *n);
     if (!n)
         return false;
     memset(n + vm->cap, 0, (nc - vm->cap) * sizeof *n);
@@ -308,7 +332,7 @@ bool fal3_grow_frames(gsvm_lsl3_vm *vm, size_t need)
         nc = FAL3_MAX_DEPTH;
     if (nc < need)
         return false;
-    fal3_frame *n = realloc(vm->frames, nc * sizeof *n);
+    fal3_frame *n = lsl_heap_realloc(vm->hp, vm->frames, nc * sizeof *n);
     if (!n)
         return false;
     vm->frames = n;
@@ -320,10 +344,10 @@ void fal3_trim(gsvm_lsl3_vm *vm)
 {
     if (vm->active || vm->sp || vm->nframes)
         return;
-    free(vm->stack);
+    lsl_heap_free(vm->hp, vm->stack);
     vm->stack = NULL;
     vm->cap = 0;
-    free(vm->frames);
+    lsl_heap_free(vm->hp, vm->frames);
     vm->frames = NULL;
     vm->capframes = 0;
     lsl_sched_trim(&vm->sched);
