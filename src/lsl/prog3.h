@@ -173,6 +173,9 @@ struct gsvm_lsl3_vm {
     char fault[300];
     gsvm_lsl3_host_fn host;
     void *host_user;
+    /* typed host functions (hostcall.h), tried before `host` */
+    const struct gsvm_lsl_hosts *hosts;
+    void *hosts_user;
     /* inside the host callback of `in_host` (NULL otherwise): run() is
      * refused, and a snapshot is of the state after the call (its
      * instruction count then being host_total) */

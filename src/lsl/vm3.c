@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "lsl/hostcall.h"
 #include "lsl/lib.h"
 #include "lsl/prog3.h"
 
@@ -521,6 +522,13 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
     if (st != GSVM_OK)
         return CALL_FAULT;
     *ret = lsl_builtin_default_result(b);
+    const fal_host_entry *e = fal_host_entry_of(vm->hosts, b);
+    if (e) {
+        vm->in_host = b;
+        st = fal_host_call3(e, vm->hosts_user, b, args, vm->hp, ret, err);
+        vm->in_host = NULL;
+        return st == GSVM_OK ? CALL_OK : CALL_FAULT;
+    }
     if (!vm->host)
         return CALL_OK;
     json_t *ja = json_array();
