@@ -207,6 +207,12 @@ gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
 gsvm_status gsvm_lsl3_compile_cached(const char *source, size_t len, const char *file,
                                      const char *dir, gsvm_lsl3_program **out, bool *hit,
                                      gsvm_error *err);
+/* Programs are reference-counted (atomically: VMs of one program may run on
+ * several threads): compile/load give one reference, every VM made from
+ * the program holds one, and free drops one (the last frees it).  So a host
+ * may free its program as soon as its VMs exist; one loaded program serves
+ * every script running it.  retain returns `prog`. */
+const gsvm_lsl3_program *gsvm_lsl3_program_retain(const gsvm_lsl3_program *prog);
 void gsvm_lsl3_program_free(gsvm_lsl3_program *prog);
 /* The ABI-3 program file (magic "HWZ3"); load validates every field. */
 gsvm_status gsvm_lsl3_program_save(const gsvm_lsl3_program *prog, uint8_t **out, size_t *len,
@@ -231,6 +237,18 @@ typedef gsvm_status (*gsvm_lsl3_host_fn)(void *user, const char *name, const str
                                          struct json_t **result, gsvm_error *err);
 
 gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err);
+/* A host's allocator: `ptr` NULL allocates `size` bytes, `size` 0 frees
+ * `ptr` (returning NULL), otherwise resizes; NULL when out of memory (the
+ * VM then fails as on malloc failure: GSVM_ERR_NOMEM or an "out of memory"
+ * fault).  Called from the thread running the VM. */
+typedef void *(*gsvm_lsl_realloc_fn)(void *user, void *ptr, size_t size);
+/* gsvm_lsl3_vm_new with everything the VM keeps through `fn` (NULL: the C
+ * library): the VM itself, its globals, constants, stack, frames, event
+ * queue, listens and every string and list object of the script.  (Scratch
+ * buffers a builtin frees before it returns, and the shared program, are
+ * the C library's.) */
+gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+                                   gsvm_lsl3_vm **out, gsvm_error *err);
 void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm);
 void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user);
 /* Makes state_entry of the default state the first thing run() does (a
@@ -311,6 +329,87 @@ size_t gsvm_lsl3_vm_listen_count(const gsvm_lsl3_vm *vm);
 bool gsvm_lsl3_vm_listen(const gsvm_lsl3_vm *vm, size_t i, gsvm_lsl3_listen_info *out);
 /* A global by its source name as JSON (new reference), NULL if none. */
 struct json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *name);
+
+/* ==== Typed host functions (both ABIs) =====================================
+ *
+ * A host registers each function it answers by name, as a C callback that
+ * reads its arguments and sets its result through typed accessors: no JSON
+ * and no name comparison on the call path (src/lsl/hostcall.c).  One table
+ * serves any number of VMs of either ABI; a function the table lacks goes
+ * to the VM's untyped host callback if it has one (set_host), else gets the
+ * type-correct default (ABI 3) or faults as a missing host (ABI 2).
+ *
+ *     gsvm_lsl_hosts *h;
+ *     gsvm_lsl_hosts_new(&h, &err);
+ *     gsvm_lsl_hosts_add(h, "llOwnerSay", my_owner_say, NULL, &err);
+ *     gsvm_lsl3_vm_set_hosts(vm3, h, script_data);    // an ABI-3 script
+ *     gsvm_lsl_vm_set_hosts(vm2, h, script_data);     // an ABI-2 script
+ *
+ * In a callback: gsvm_lsl_call_argc / gsvm_lsl_arg give the arguments,
+ * gsvm_lsl_return_* the result; a result of the wrong type, a second
+ * result, or a non-OK status faults the script naming the function. */
+
+/* Value types as LSL numbers them (TYPE_INTEGER ... ; list = 7). */
+typedef enum gsvm_lsl_vtype {
+    GSVM_LSL_T_VOID = 0,
+    GSVM_LSL_T_INTEGER = 1,
+    GSVM_LSL_T_FLOAT = 2,
+    GSVM_LSL_T_STRING = 3,
+    GSVM_LSL_T_KEY = 4,
+    GSVM_LSL_T_VECTOR = 5,
+    GSVM_LSL_T_ROTATION = 6,
+    GSVM_LSL_T_LIST = 7
+} gsvm_lsl_vtype;
+
+/* A view of one argument or list element, valid during the call: `i` for
+ * integers, `f` for floats, `s`/`len` for strings and keys (not
+ * NUL-terminated in general), `v` for vectors (3) and rotations (4), and
+ * `len` = element count for lists. */
+typedef struct gsvm_lsl_item {
+    gsvm_lsl_vtype type;
+    int32_t i;
+    double f;
+    const char *s;
+    size_t len;
+    float v[4];
+} gsvm_lsl_item;
+
+typedef struct gsvm_lsl_call gsvm_lsl_call;
+typedef struct gsvm_lsl_hosts gsvm_lsl_hosts;
+/* `fn_user` is the pointer given to hosts_add, `vm_user` the VM's (set_hosts). */
+typedef gsvm_status (*gsvm_lsl_host_cb)(void *fn_user, void *vm_user, gsvm_lsl_call *call,
+                                        gsvm_error *err);
+
+gsvm_status gsvm_lsl_hosts_new(gsvm_lsl_hosts **out, gsvm_error *err);
+void gsvm_lsl_hosts_free(gsvm_lsl_hosts *h);
+/* Registers (or replaces) `name`, which must be a builtin that crosses the
+ * host boundary (not one the library or the VM answers): GSVM_ERR_USAGE
+ * naming it otherwise.  The table must outlive the VMs using it and must
+ * not change while they run. */
+gsvm_status gsvm_lsl_hosts_add(gsvm_lsl_hosts *h, const char *name, gsvm_lsl_host_cb cb,
+                               void *fn_user, gsvm_error *err);
+void gsvm_lsl3_vm_set_hosts(gsvm_lsl3_vm *vm, const gsvm_lsl_hosts *h, void *vm_user);
+void gsvm_lsl_vm_set_hosts(gsvm_lsl_vm *vm, const gsvm_lsl_hosts *h, void *vm_user);
+
+/* The function being called, its arguments (false: no argument i) and
+ * its list arguments' elements. */
+const char *gsvm_lsl_call_name(const gsvm_lsl_call *c);
+size_t gsvm_lsl_call_argc(const gsvm_lsl_call *c);
+bool gsvm_lsl_arg(const gsvm_lsl_call *c, size_t i, gsvm_lsl_item *out);
+bool gsvm_lsl_arg_list_item(const gsvm_lsl_call *c, size_t i, size_t k, gsvm_lsl_item *out);
+/* Shorthands: 0 / 0.0 / "" when argument i is absent or of another type. */
+int32_t gsvm_lsl_arg_int(const gsvm_lsl_call *c, size_t i);
+double gsvm_lsl_arg_float(const gsvm_lsl_call *c, size_t i);
+const char *gsvm_lsl_arg_str(const gsvm_lsl_call *c, size_t i, size_t *len);
+/* The result (copied by the VM); each returns GSVM_ERR_USAGE, and the call
+ * faults naming the function, when the function returns another type. */
+gsvm_status gsvm_lsl_return_int(gsvm_lsl_call *c, int32_t v);
+gsvm_status gsvm_lsl_return_float(gsvm_lsl_call *c, double v);
+gsvm_status gsvm_lsl_return_string(gsvm_lsl_call *c, const char *s, size_t len);
+gsvm_status gsvm_lsl_return_key(gsvm_lsl_call *c, const char *s, size_t len);
+gsvm_status gsvm_lsl_return_vector(gsvm_lsl_call *c, const float v[3]);
+gsvm_status gsvm_lsl_return_rotation(gsvm_lsl_call *c, const float v[4]);
+gsvm_status gsvm_lsl_return_list(gsvm_lsl_call *c, const gsvm_lsl_item *items, size_t n);
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,10 @@ typedef struct gsvm_lsl_region_opts {
     uint64_t max_scripts;  /* a crossing that would pass it is refused, 0 = none */
     int cross_fault;       /* testing: drop a crossing's connection at this step (1..7), 0 = never */
     const char *cache_dir; /* compiled-program cache (NULL: none) */
+    /* Where every script's VM memory comes from (gsvm_lsl3_vm_new_alloc);
+     * NULL: the C library.  The region's own tables use the C library. */
+    gsvm_lsl_realloc_fn alloc;
+    void *alloc_user;
 } gsvm_lsl_region_opts;
 
 /* The defaults above. */
@@ -93,8 +97,9 @@ gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const struct jso
 
 /* Building a world without JSON.  add_object makes the root prim (link 1 of
  * its link set) and returns its prim number; add_link adds a child prim to
- * the object whose root is `root`.  add_script puts a program (shared, it
- * must outlive the region) in a prim under `name`.  Ids are unique. */
+ * the object whose root is `root`.  add_script puts a program in a prim under
+ * `name`; the script's VM holds a reference to it (gsvm_lsl3_program_retain),
+ * so the caller may free its own at once.  Ids are unique. */
 gsvm_status gsvm_lsl_region_add_object(gsvm_lsl_region *r, const char *id, const char *owner,
                                        const char *name, const float pos[3], uint32_t *prim,
                                        gsvm_error *err);

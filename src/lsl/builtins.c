@@ -39,6 +39,28 @@ static const lsl_native_fn native_by_id[LSL_ID_END_] = {
 #undef LSL_NATIVE_ENTRY
 };
 
+/* func-id -> its row of builtin_table, also at compile time: the positions
+ * come from the same expansion as the table. */
+enum {
+#define LSL_FUNCTION(name, ...) LSL_POS_##name,
+#include "lsl/builtins.def"
+    LSL_POS_END_
+};
+static const lsl_builtin *const builtin_index[LSL_ID_END_] = {
+#define LSL_FUNCTION(name, ...) [LSL_ID_##name] = &builtin_table[LSL_POS_##name],
+#include "lsl/builtins.def"
+};
+
+const lsl_builtin *const *lsl_builtin_index(void)
+{
+    return builtin_index;
+}
+
+const lsl_native_fn *lsl_native_index(void)
+{
+    return native_by_id;
+}
+
 const lsl_builtin *lsl_builtins(size_t *count)
 {
     *count = BUILTIN_COUNT;

@@ -109,6 +109,10 @@ const lsl_constant *lsl_constants(size_t *count);
 const lsl_event_def *lsl_events(size_t *count);
 
 const lsl_builtin *lsl_builtin_by_id(int32_t id);
+/* The same as tables indexed by func-id (LSL_ID_END_ entries, NULL where no
+ * builtin / no native implementation has the id): one copy for the process,
+ * which every program points at. */
+const lsl_builtin *const *lsl_builtin_index(void);
 const lsl_builtin *lsl_builtin_by_name(const char *name, size_t len);
 const lsl_constant *lsl_constant_by_name(const char *name, size_t len);
 const lsl_event_def *lsl_event_by_name(const char *name, size_t len);
@@ -122,6 +126,8 @@ static inline lsl_type lsl_builtin_arg_type(const lsl_builtin *b, unsigned i)
 
 /* The native implementation, or NULL (VM-serviced or host function). */
 lsl_native_fn lsl_builtin_native(const lsl_builtin *b);
+/* func-id -> native implementation (LSL_ID_END_ entries, NULL for none). */
+const lsl_native_fn *lsl_native_index(void);
 
 /* Checks `n` arguments against the signature (exact types; a key where a
  * string is expected and vice versa are accepted since LSL converts them

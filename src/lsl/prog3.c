@@ -35,14 +35,25 @@ int fal3_event_index(const char *name)
 
 gsvm_lsl3_program *fal3_program_new(void)
 {
-    return calloc(1, sizeof(gsvm_lsl3_program));
+    gsvm_lsl3_program *p = calloc(1, sizeof(gsvm_lsl3_program));
+    if (p)
+        atomic_init(&p->refs, 1);
+    return p;
+}
+
+const gsvm_lsl3_program *gsvm_lsl3_program_retain(const gsvm_lsl3_program *prog)
+{
+    if (prog)
+        atomic_fetch_add_explicit(&((gsvm_lsl3_program *)prog)->refs, 1, memory_order_relaxed);
+    return prog;
 }
 
 void gsvm_lsl3_program_free(gsvm_lsl3_program *p)
 {
-    if (!p)
+    if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
         return;
     free(p->code);
+    free(atomic_load(&p->threaded));
     for (size_t i = 0; i < p->nconst; i++)
         lsl_value_release(&p->consts[i]);
     free(p->consts);
@@ -566,10 +577,8 @@ static int cmp_entry(const void *a, const void *b)
 /* Checks tables and code, computes shapes and the hash. */
 static gsvm_status seal(gsvm_lsl3_program *p, const char *file, gsvm_error *err)
 {
-    for (int32_t id = 0; id < LSL_ID_END_; id++) {
-        p->builtin_by_id[id] = lsl_builtin_by_id(id);
-        p->native_by_id[id] = lsl_builtin_native(p->builtin_by_id[id]);
-    }
+    p->builtin_by_id = lsl_builtin_index();
+    p->native_by_id = lsl_native_index();
     if (p->nstate == 0)
         return gsvm_error_set(err, GSVM_ERR_INPUT, file, "the program has no default state");
     for (size_t s = 0; s < p->nstate; s++)

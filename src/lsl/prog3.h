@@ -5,6 +5,7 @@
 #ifndef GSVM_LSL_PROG3_H
 #define GSVM_LSL_PROG3_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,9 +96,17 @@ struct gsvm_lsl3_program {
     uint32_t *shape_func; /* the function each reachable ip belongs to */
     uint8_t *shape_types;
     size_t nshape_types, capshape_types;
-    /* builtins by func-id (filled at seal), so a call needs no search */
-    const lsl_builtin *builtin_by_id[LSL_ID_END_];
-    lsl_native_fn native_by_id[LSL_ID_END_];
+    /* The code as the threaded interpreter runs it (fal3_threaded_insn[ncode]),
+     * built by the first VM that runs and shared by every VM of the program
+     * (identical for all; installed with a compare-exchange so VMs on
+     * several threads may race to build it); freed with the program. */
+    _Atomic(void *) threaded;
+    /* references: the creator's and one per VM (gsvm_lsl3_program_retain) */
+    atomic_size_t refs;
+    /* builtins by func-id (set at seal to builtins.c's process-wide
+     * tables), so a call needs no search */
+    const lsl_builtin *const *builtin_by_id;
+    const lsl_native_fn *native_by_id;
 };
 
 /* Builders (compiler3.c, prog3.c). */
@@ -132,12 +141,15 @@ typedef struct fal3_threaded_insn {
 
 struct gsvm_lsl3_vm {
     const gsvm_lsl3_program *prog;
-    fal3_threaded_insn *threaded; /* prog's code for the threaded interpreter, or NULL */
+    const fal3_threaded_insn *threaded; /* prog->threaded once this VM has run, or NULL */
     lsl_heap *hp; /* separately allocated: objects point at it, so a restore may swap VMs */
     lsl_lib_state lib;
     lsl_value *globals;
     lsl_value *consts; /* the program's constants, copied into this VM's heap */
     size_t nconsts;
+    /* the operand stack and the call frames exist only while a handler runs:
+     * allocated when one starts, grown on demand, given back when the VM is
+     * idle (fal3_trim), so an idle script holds neither */
     lsl_value *stack;
     uint32_t sp, cap;
     fal3_frame *frames;
@@ -161,6 +173,9 @@ struct gsvm_lsl3_vm {
     char fault[300];
     gsvm_lsl3_host_fn host;
     void *host_user;
+    /* typed host functions (hostcall.h), tried before `host` */
+    const struct gsvm_lsl_hosts *hosts;
+    void *hosts_user;
     /* inside the host callback of `in_host` (NULL otherwise): run() is
      * refused, and a snapshot is of the state after the call (its
      * instruction count then being host_total) */
@@ -169,6 +184,10 @@ struct gsvm_lsl3_vm {
 };
 
 bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need);
+bool fal3_grow_frames(gsvm_lsl3_vm *vm, size_t need);
+/* Gives back what an idle VM (no handler running) does not need: its stack,
+ * its frames and its empty event queue. */
+void fal3_trim(gsvm_lsl3_vm *vm);
 /* The events state `state` has handlers for (bit i = event index i). */
 uint64_t fal3_handled_mask(const gsvm_lsl3_program *p, int32_t state);
 

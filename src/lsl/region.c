@@ -86,6 +86,7 @@ void gsvm_lsl_region_free(gsvm_lsl_region *r)
         gsvm_lsl3_vm_free(s->vm);
         for (unsigned k = 0; k < s->ndet; k++)
             free(s->det[k].name);
+        free(s->det);
         free(s->chans);
         free(s->name);
         free(s);
@@ -286,8 +287,12 @@ gsvm_status gsvm_lsl_region_add_link(gsvm_lsl_region *r, uint32_t root, const ch
     return GSVM_OK;
 }
 
-gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
-                                       const gsvm_lsl3_program *prog, gsvm_error *err)
+/* One script in prim `prim`: a fresh one (snap NULL: started, state_entry
+ * in the next frame) or one restored from a snapshot (not started, frozen
+ * until its crossing commits). */
+static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
+                              const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
+                              gsvm_error *err)
 {
     if (prim >= r->nprims)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no prim %u", prim);
@@ -307,12 +312,16 @@ gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const 
     s->heap_pos = RG_NO_POS;
     s->mark = UINT64_MAX;
     s->name = gsvm_dup_bytes(name, strlen(name));
-    gsvm_status st = s->name ? gsvm_lsl3_vm_new(prog, &s->vm, err) : oom(err);
+    gsvm_status st = s->name ? gsvm_lsl3_vm_new_alloc(prog, r->o.alloc, r->o.alloc_user, &s->vm, err) : oom(err);
     if (st == GSVM_OK) {
         gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
-        lsl_sched_init(&s->vm->sched, s->vm->hp, r->now_ms);
-        lsl_sched_set_handled(&s->vm->sched, fal3_handled_mask(prog, 0));
-        st = gsvm_lsl3_vm_start(s->vm, err);
+        if (snap) {
+            st = gsvm_lsl3_vm_restore(s->vm, snap, len, name, err);
+        } else {
+            lsl_sched_init(&s->vm->sched, s->vm->hp, r->now_ms);
+            lsl_sched_set_handled(&s->vm->sched, fal3_handled_mask(prog, 0));
+            st = gsvm_lsl3_vm_start(s->vm, err);
+        }
     }
     if (st != GSVM_OK) {
         gsvm_lsl3_vm_free(s->vm);
@@ -323,8 +332,17 @@ gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const 
     r->scripts[r->nscripts++] = s;
     p->scripts[p->nscripts++] = s->index;
     r->st.scripts++;
-    rg_make_runnable(r, s); /* state_entry in the next frame */
+    if (snap)
+        s->dead = s->frozen = true; /* runs once the crossing commits */
+    else
+        rg_make_runnable(r, s); /* state_entry in the next frame */
     return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
+                                       const gsvm_lsl3_program *prog, gsvm_error *err)
+{
+    return add_script(r, prim, name, prog, NULL, 0, err);
 }
 
 /* defined below */
@@ -336,38 +354,7 @@ gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char
                                    const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
                                    gsvm_error *err)
 {
-    rg_prim *p = &r->prims[prim];
-    if (!GROW(r->scripts, r->capscripts, r->nscripts + 1))
-        return oom(err);
-    uint32_t *ns = realloc(p->scripts, (p->nscripts + 1) * sizeof *ns);
-    if (!ns)
-        return oom(err);
-    p->scripts = ns;
-    rg_script *s = calloc(1, sizeof *s);
-    if (!s)
-        return oom(err);
-    s->region = r;
-    s->index = (uint32_t)r->nscripts;
-    s->prim = prim;
-    s->heap_pos = RG_NO_POS;
-    s->mark = UINT64_MAX;
-    s->name = gsvm_dup_bytes(name, strlen(name));
-    gsvm_status st = s->name ? gsvm_lsl3_vm_new(prog, &s->vm, err) : oom(err);
-    if (st == GSVM_OK) {
-        gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
-        st = gsvm_lsl3_vm_restore(s->vm, snap, len, name, err);
-    }
-    if (st != GSVM_OK) {
-        gsvm_lsl3_vm_free(s->vm);
-        free(s->name);
-        free(s);
-        return st;
-    }
-    s->dead = s->frozen = true; /* runs once the crossing commits */
-    r->scripts[r->nscripts++] = s;
-    p->scripts[p->nscripts++] = s->index;
-    r->st.scripts++;
-    return GSVM_OK;
+    return add_script(r, prim, name, prog, snap, len, err);
 }
 
 void rg_object_freeze(gsvm_lsl_region *r, uint32_t root, bool frozen)

@@ -59,13 +59,13 @@ static bool wait_fd(int fd, short ev, int ms)
     return k > 0 && !(p.revents & POLLNVAL);
 }
 
-static bool send_all(int fd, const void *data, size_t n)
+static bool send_all(int fd, const void *data, size_t n, int flags)
 {
     const uint8_t *p = data;
     while (n > 0) {
         if (!wait_fd(fd, POLLOUT, IO_TIMEOUT_MS))
             return false;
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | flags);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -97,7 +97,9 @@ static bool send_frame(int fd, uint8_t type, const void *data, size_t n)
 {
     uint8_t h[5] = {(uint8_t)(n + 1), (uint8_t)((n + 1) >> 8), (uint8_t)((n + 1) >> 16), (uint8_t)((n + 1) >> 24),
                     type};
-    return send_all(fd, h, 5) && (n == 0 || send_all(fd, data, n));
+    /* the header goes out with the payload (MSG_MORE), never alone: a lone
+     * small segment would wait for the peer's delayed ACK (~40 ms) */
+    return send_all(fd, h, 5, n ? MSG_MORE : 0) && (n == 0 || send_all(fd, data, n, 0));
 }
 
 static bool send_json(int fd, uint8_t type, json_t *j)
@@ -419,6 +421,18 @@ typedef struct xfer_log {
 } xfer_log;
 
 /* One transfer on `fd`.  *bye: A confirmed the end; *x names it. */
+/* Does a script before `idx` in the offer run the same program? */
+static bool hash_before(const json_t *scripts, size_t idx)
+{
+    const char *h = json_string_value(json_object_get(json_array_get(scripts, idx), "hash"));
+    for (size_t k = 0; h && k < idx; k++) {
+        const char *o = json_string_value(json_object_get(json_array_get(scripts, k), "hash"));
+        if (o && strcmp(o, h) == 0)
+            return true;
+    }
+    return false;
+}
+
 static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
 {
     *bye = false;
@@ -456,8 +470,9 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
                 refuse = why;
             } else if (!json_is_string(json_object_get(v, "hash")) || !json_is_string(json_object_get(v, "name"))) {
                 refuse = "a malformed offer";
-            } else if (!program_by_hash(r, json_string_value(json_object_get(v, "hash")))) {
-                json_array_append_new(need, json_integer((json_int_t)idx));
+            } else if (!program_by_hash(r, json_string_value(json_object_get(v, "hash"))) &&
+                       !hash_before(scripts, idx)) {
+                json_array_append_new(need, json_integer((json_int_t)idx)); /* once per program */
             }
         }
         if (!refuse && r->o.max_scripts && r->st.scripts + ns > r->o.max_scripts)
@@ -661,6 +676,8 @@ gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file
     if (wait_fd(lfd, POLLIN, ms)) {
         int fd = accept(lfd, NULL, NULL);
         if (fd >= 0) {
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             xfer_log x;
             bool bye;
             cross_in(r, fd, &x, &bye);

@@ -27,9 +27,10 @@ typedef struct rg_script {
     uint32_t index, prim;
     char *name;
     gsvm_lsl3_vm *vm;
-    /* touches queued or being handled, oldest first */
-    rg_detect det[RG_DETECT_MAX];
-    unsigned ndet;
+    /* touches queued or being handled, oldest first (grown on demand up to
+     * RG_DETECT_MAX: a script never touched holds none) */
+    rg_detect *det;
+    unsigned ndet, capdet;
     /* the channels this script is listed under in the listen index */
     int32_t *chans;
     unsigned nchans, capchans;

@@ -83,7 +83,7 @@ static gsvm_status add_scripts(gsvm_lsl_region *r, uint32_t prim, const json_t *
             snprintf(path, sizeof path, "%s", rel);
         else
             snprintf(path, sizeof path, "%s/%s", dir, rel);
-        const gsvm_lsl3_program *prog;
+        const gsvm_lsl3_program *prog = NULL;
         gsvm_status st = program_for(r, path, &prog, err);
         if (st)
             return st;
@@ -198,6 +198,14 @@ static void push_detect(rg_script *s, uint32_t tag, const char *key, const char 
         free(s->det[0].name);
         memmove(&s->det[0], &s->det[1], (RG_DETECT_MAX - 1) * sizeof s->det[0]);
         s->ndet--;
+    }
+    if (s->ndet == s->capdet) {
+        unsigned nc = s->capdet ? s->capdet * 2 : 2;
+        rg_detect *nd = realloc(s->det, (nc > RG_DETECT_MAX ? RG_DETECT_MAX : nc) * sizeof *nd);
+        if (!nd)
+            return; /* llDetected* then answer the defaults for this touch */
+        s->det = nd;
+        s->capdet = nc > RG_DETECT_MAX ? RG_DETECT_MAX : nc;
     }
     rg_detect *d = &s->det[s->ndet];
     char *nm = gsvm_dup_bytes(name, strlen(name));

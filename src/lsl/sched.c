@@ -84,11 +84,41 @@ static bool uuid_is_null(const char *s)
     return true;
 }
 
-static void listen_free(lsl_listen *l)
+/* Room for one more listen (at most LSL_SCHED_LISTEN_MAX). */
+static bool listen_room(lsl_sched *s)
 {
-    free(l->name);
-    free(l->key);
-    free(l->msg);
+    if (s->nlistens < s->lcap)
+        return true;
+    unsigned nc = s->lcap ? s->lcap * 2 : 2;
+    if (nc > LSL_SCHED_LISTEN_MAX)
+        nc = LSL_SCHED_LISTEN_MAX;
+    if (nc <= s->nlistens)
+        return false;
+    lsl_listen *n = lsl_heap_realloc(s->heap, s->listens, nc * sizeof *n);
+    if (!n)
+        return false;
+    memset(n + s->lcap, 0, (nc - s->lcap) * sizeof *n);
+    s->listens = n;
+    s->lcap = nc;
+    return true;
+}
+
+/* A filter's text, from the script heap's allocator (NUL-terminated). */
+static char *dup_text(const lsl_sched *s, const void *p, size_t n)
+{
+    char *d = lsl_heap_realloc(s->heap, NULL, n + 1);
+    if (d) {
+        memcpy(d, p, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static void listen_free(const lsl_sched *s, lsl_listen *l)
+{
+    lsl_heap_free(s->heap, l->name);
+    lsl_heap_free(s->heap, l->key);
+    lsl_heap_free(s->heap, l->msg);
     memset(l, 0, sizeof *l);
 }
 
@@ -102,6 +132,42 @@ void lsl_sched_init(lsl_sched *s, lsl_heap *heap, uint64_t now_ms)
     s->time_base_ms = s->now_ms;
     s->handled = lsl_sched_all_events();
     s->next_handle = 1;
+}
+
+/* Room for one more queued event (false: the ring could not grow). */
+static bool queue_room(lsl_sched *s)
+{
+    if (s->count < s->qcap)
+        return true;
+    unsigned nc = s->qcap ? s->qcap * 2 : 4;
+    if (nc > LSL_SCHED_QUEUE_MAX)
+        return false;
+    lsl_sched_event *n = lsl_heap_realloc(s->heap, NULL, nc * sizeof *n);
+    if (!n)
+        return false;
+    memset(n, 0, nc * sizeof *n);
+    for (unsigned i = 0; i < s->count; i++)
+        n[i] = s->queue[(s->head + i) & (s->qcap - 1)];
+    lsl_heap_free(s->heap, s->queue);
+    s->queue = n;
+    s->qcap = nc;
+    s->head = 0;
+    return true;
+}
+
+static lsl_sched_event *queue_tail(lsl_sched *s)
+{
+    return &s->queue[(s->head + s->count) & (s->qcap - 1)];
+}
+
+void lsl_sched_trim(lsl_sched *s)
+{
+    if (s->count == 0 && s->queue) {
+        lsl_heap_free(s->heap, s->queue);
+        s->queue = NULL;
+        s->qcap = 0;
+        s->head = 0;
+    }
 }
 
 void lsl_sched_clear_queue(lsl_sched *s)
@@ -118,7 +184,7 @@ void lsl_sched_clear_queue(lsl_sched *s)
 static void clear_listens(lsl_sched *s)
 {
     for (unsigned i = 0; i < s->nlistens; i++)
-        listen_free(&s->listens[i]);
+        listen_free(s, &s->listens[i]);
     s->nlistens = 0;
 }
 
@@ -128,6 +194,8 @@ void lsl_sched_free(lsl_sched *s)
     uint64_t now = s->now_ms;
     lsl_sched_clear_queue(s);
     clear_listens(s);
+    lsl_heap_free(heap, s->queue);
+    lsl_heap_free(heap, s->listens);
     lsl_sched_init(s, heap, now);
 }
 
@@ -183,11 +251,11 @@ static bool queue_timer(lsl_sched *s)
 {
     if (s->timer_queued || !(s->handled & (UINT64_C(1) << LSL_SCHED_EV_TIMER)))
         return false;
-    if (s->count >= LSL_SCHED_QUEUE_MAX) {
+    if (s->count >= LSL_SCHED_QUEUE_MAX || !queue_room(s)) {
         s->dropped++;
         return false;
     }
-    lsl_sched_event *ev = &s->queue[(s->head + s->count) % LSL_SCHED_QUEUE_MAX];
+    lsl_sched_event *ev = queue_tail(s);
     memset(ev, 0, sizeof *ev);
     ev->event = LSL_SCHED_EV_TIMER;
     ev->nargs = 0;
@@ -309,6 +377,8 @@ gsvm_status lsl_sched_push(lsl_sched *s, int event, const lsl_value *args, size_
         s->dropped++;
         return GSVM_OK;
     }
+    if (!queue_room(s))
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for the event queue");
     lsl_sched_event ev;
     memset(&ev, 0, sizeof ev);
     ev.event = event;
@@ -329,7 +399,7 @@ gsvm_status lsl_sched_push(lsl_sched *s, int event, const lsl_value *args, size_
         }
         ev.args[i].type = want; /* a string given for a key, or the reverse */
     }
-    s->queue[(s->head + s->count) % LSL_SCHED_QUEUE_MAX] = ev;
+    *queue_tail(s) = ev;
     s->count++;
     if (event == LSL_SCHED_EV_TIMER)
         s->timer_queued = true;
@@ -345,7 +415,7 @@ bool lsl_sched_pop(lsl_sched *s, lsl_sched_event *out)
     lsl_sched_event *ev = &s->queue[s->head];
     *out = *ev;
     memset(ev, 0, sizeof *ev);
-    s->head = (s->head + 1) % LSL_SCHED_QUEUE_MAX;
+    s->head = (s->head + 1) & (s->qcap - 1);
     s->count--;
     if (out->event == LSL_SCHED_EV_TIMER)
         s->timer_queued = false;
@@ -356,7 +426,7 @@ const lsl_sched_event *lsl_sched_peek(const lsl_sched *s, unsigned i)
 {
     if (i >= s->count)
         return NULL;
-    return &s->queue[(s->head + i) % LSL_SCHED_QUEUE_MAX];
+    return &s->queue[(s->head + i) & (s->qcap - 1)];
 }
 
 void lsl_sched_event_release(lsl_sched_event *ev)
@@ -394,10 +464,10 @@ gsvm_status lsl_sched_listen(lsl_sched *s, int32_t channel, const lsl_value *nam
     size_t nlen = lsl_str_len(name), mlen = lsl_str_len(msg), klen = lsl_str_len(key);
     const char *kd = lsl_str_data(key);
     bool key_filter = lsl_is_uuid(kd, klen) && !uuid_is_null(kd);
-    if ((nlen && !(l.name = gsvm_dup_bytes(lsl_str_data(name), nlen))) ||
-        (mlen && !(l.msg = gsvm_dup_bytes(lsl_str_data(msg), mlen))) ||
-        (key_filter && !(l.key = gsvm_dup_bytes(kd, 36)))) {
-        listen_free(&l);
+    if ((nlen && !(l.name = dup_text(s, lsl_str_data(name), nlen))) ||
+        (mlen && !(l.msg = dup_text(s, lsl_str_data(msg), mlen))) ||
+        (key_filter && !(l.key = dup_text(s, kd, 36)))) {
+        listen_free(s, &l);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for a listen");
     }
     l.name_len = (uint32_t)nlen;
@@ -409,14 +479,18 @@ gsvm_status lsl_sched_listen(lsl_sched *s, int32_t channel, const lsl_value *nam
         const lsl_listen *o = &s->listens[i];
         if (o->channel == l.channel && same_filter(o->name, l.name) &&
             same_filter(o->key, l.key) && same_filter(o->msg, l.msg)) {
-            listen_free(&l);
+            listen_free(s, &l);
             *handle = o->handle;
             return GSVM_OK;
         }
     }
     if (s->nlistens >= LSL_SCHED_LISTEN_MAX) {
-        listen_free(&l);
+        listen_free(s, &l);
         return gsvm_error_set(err, GSVM_ERR_FAULT, NULL, "Too Many Listens");
+    }
+    if (!listen_room(s)) {
+        listen_free(s, &l);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for a listen");
     }
     /* Handles count up from 1.  After 2^31 - 1 listens in one script life
      * (impossible in practice) the count wraps to 1, skipping handles still
@@ -436,7 +510,7 @@ void lsl_sched_listen_remove(lsl_sched *s, int32_t handle)
     int i = listen_index(s, handle);
     if (i < 0)
         return;
-    listen_free(&s->listens[i]);
+    listen_free(s, &s->listens[i]);
     memmove(&s->listens[i], &s->listens[i + 1],
             (s->nlistens - (unsigned)i - 1) * sizeof s->listens[0]);
     s->nlistens--;
@@ -553,7 +627,7 @@ void lsl_sched_encode(const lsl_sched *s, lsl_value_encoder *e)
 }
 
 /* Reads a filter text (u32 length + bytes); NULL for the empty one. */
-static bool read_text(gsvm_reader *r, char **out, uint32_t *len, const char *what)
+static bool read_text(const lsl_sched *s, gsvm_reader *r, char **out, uint32_t *len, const char *what)
 {
     uint32_t n;
     const uint8_t *p;
@@ -568,7 +642,7 @@ static bool read_text(gsvm_reader *r, char **out, uint32_t *len, const char *wha
     if (n && memchr(p, 0, n))
         return gsvm_reader_fail(r, "%s holds a NUL byte", what);
     if (n) {
-        *out = gsvm_dup_bytes((const char *)p, n);
+        *out = dup_text(s, p, n);
         if (!*out)
             return gsvm_reader_fail(r, "out of memory for %s", what);
     }
@@ -691,6 +765,11 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
             }
         }
         ev.nargs = def->nargs;
+        if (!queue_room(s)) {
+            lsl_sched_event_release(&ev);
+            gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for the event queue");
+            return decode_fail(s, GSVM_ERR_NOMEM);
+        }
         s->queue[s->count++] = ev;
         if (idx == LSL_SCHED_EV_TIMER)
             s->timer_queued = true;
@@ -702,6 +781,10 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
     if (lcount > LSL_SCHED_LISTEN_MAX)
         FAIL_AT("listen count %u is over %u", lcount, LSL_SCHED_LISTEN_MAX);
     for (unsigned i = 0; i < lcount; i++) {
+        if (!listen_room(s)) {
+            gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory for a listen");
+            return decode_fail(s, GSVM_ERR_NOMEM);
+        }
         lsl_listen *l = &s->listens[s->nlistens];
         memset(l, 0, sizeof *l);
         int32_t handle, channel;
@@ -724,7 +807,7 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
         l->channel = channel;
         l->active = active;
         s->nlistens++; /* from here listen_free on failure covers it */
-        if (!read_text(r, &l->name, &l->name_len, "listen name filter"))
+        if (!read_text(s, r, &l->name, &l->name_len, "listen name filter"))
             return decode_fail(s, GSVM_ERR_INPUT);
         field = r->pos;
         if (!gsvm_read_u8(r, &has_key, "listen key flag"))
@@ -743,12 +826,12 @@ gsvm_status lsl_sched_decode(lsl_sched *s, lsl_value_decoder *d, gsvm_error *err
             if (!lower || !lsl_is_uuid((const char *)p, 36) || uuid_is_null((const char *)p)) {
                 FAIL_AT("listen key filter is not a lower-case, non-null UUID");
             }
-            l->key = gsvm_dup_bytes((const char *)p, 36);
+            l->key = dup_text(s, p, 36);
             if (!l->key)
                 return decode_fail(s, gsvm_error_set(err, GSVM_ERR_NOMEM, NULL,
                                                      "out of memory for a listen"));
         }
-        if (!read_text(r, &l->msg, &l->msg_len, "listen message filter"))
+        if (!read_text(s, r, &l->msg, &l->msg_len, "listen message filter"))
             return decode_fail(s, GSVM_ERR_INPUT);
     }
 #undef FAIL_AT

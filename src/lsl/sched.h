@@ -138,9 +138,11 @@ typedef struct lsl_sched {
     lsl_heap *heap; /* the script's heap (may be NULL: unaccounted) */
     uint64_t now_ms;
 
-    /* event queue: a ring of LSL_SCHED_QUEUE_MAX entries */
-    lsl_sched_event queue[LSL_SCHED_QUEUE_MAX];
-    unsigned head, count;
+    /* event queue: a ring of `qcap` entries (a power of two, grown on
+     * demand up to LSL_SCHED_QUEUE_MAX; NULL while nothing was queued or
+     * after lsl_sched_trim), so an idle script holds no queue memory */
+    lsl_sched_event *queue;
+    unsigned head, count, qcap;
     uint64_t dropped;     /* events discarded because the queue was full */
     uint64_t handled;     /* bit i set: the current state handles event i */
 
@@ -152,8 +154,8 @@ typedef struct lsl_sched {
     uint64_t wake_ms;      /* sleeping while now_ms < wake_ms */
     uint64_t time_base_ms; /* llGetTime = now - time_base */
 
-    lsl_listen listens[LSL_SCHED_LISTEN_MAX]; /* in creation order */
-    unsigned nlistens;
+    lsl_listen *listens; /* in creation order; grown on demand (capacity lcap) */
+    unsigned nlistens, lcap;
     int32_t next_handle; /* >= 1 */
 } lsl_sched;
 
@@ -173,6 +175,9 @@ void lsl_sched_init(lsl_sched *s, lsl_heap *heap, uint64_t now_ms);
 /* Releases everything (queued values, listen filters); `s` is then as after
  * lsl_sched_init at the same time. */
 void lsl_sched_free(lsl_sched *s);
+/* Gives back the queue's ring while it is empty (an idle script then holds
+ * only its listens and fixed fields); the next push allocates it again. */
+void lsl_sched_trim(lsl_sched *s);
 /* llResetScript (see the header comment). */
 void lsl_sched_reset(lsl_sched *s);
 /* `state X;` after state_exit ran: queue and listens cleared, timer kept. */

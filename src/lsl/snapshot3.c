@@ -180,7 +180,7 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
         return err->status;
     }
     gsvm_lsl3_vm *n;
-    gsvm_status st = gsvm_lsl3_vm_new(p, &n, err);
+    gsvm_status st = gsvm_lsl3_vm_new_alloc(p, vm->hp->realloc, vm->hp->alloc_user, &n, err);
     if (st != GSVM_OK)
         return st;
     /* the fresh VM's constants and globals make way for the snapshot's */
@@ -255,6 +255,8 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     if (ok && (ok = gsvm_read_u32(&r, &nframes, "frame count")) &&
         (nframes > FAL3_MAX_DEPTH || (nframes > 0) != (active != 0)))
         ok = gsvm_reader_fail(&r, "frame count %u does not fit the VM state", nframes);
+    if (ok && !fal3_grow_frames(n, nframes))
+        ok = gsvm_reader_fail(&r, "out of memory");
     size_t frame_bytes = 0;
     for (uint32_t i = 0; ok && i < nframes; i++) {
         fal3_frame *f = &n->frames[i];

@@ -19,6 +19,29 @@ void lsl_heap_init(lsl_heap *h, size_t limit)
     h->limit = limit;
 }
 
+void lsl_heap_free(const lsl_heap *h, void *p);
+
+void *lsl_heap_realloc(const lsl_heap *h, void *p, size_t size)
+{
+    if (size == 0) {
+        lsl_heap_free(h, p);
+        return NULL;
+    }
+    if (h && h->realloc)
+        return h->realloc(h->alloc_user, p, size);
+    return realloc(p, size);
+}
+
+void lsl_heap_free(const lsl_heap *h, void *p)
+{
+    if (!p)
+        return;
+    if (h && h->realloc)
+        h->realloc(h->alloc_user, p, 0);
+    else
+        free(p);
+}
+
 bool lsl_heap_fits(const lsl_heap *h, size_t bytes)
 {
     if (!h || h->limit == 0)
@@ -103,7 +126,7 @@ gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t 
     gsvm_status st = heap_take(h, charge, err);
     if (st)
         return st;
-    lsl_str *s = malloc(sizeof *s + len + 1);
+    lsl_str *s = lsl_heap_realloc(h, NULL, sizeof *s + len + 1);
     if (!s) {
         heap_give(h, charge);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -155,7 +178,7 @@ static gsvm_status list_alloc(lsl_heap *h, size_t n, size_t charge, lsl_list **o
     gsvm_status st = heap_take(h, charge, err);
     if (st)
         return st;
-    lsl_list *l = malloc(sizeof *l + n * sizeof(lsl_value));
+    lsl_list *l = lsl_heap_realloc(h, NULL, sizeof *l + n * sizeof(lsl_value));
     if (!l) {
         heap_give(h, charge);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -275,7 +298,7 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
                               la + lb, LSL_MAX_STRING_BYTES);
     const unsigned char *pa = (const unsigned char *)lsl_str_data(a);
     const unsigned char *pb = (const unsigned char *)lsl_str_data(b);
-    lsl_str *s = malloc(sizeof *s + la + lb + 1);
+    lsl_str *s = lsl_heap_realloc(h, NULL, sizeof *s + la + lb + 1);
     if (!s)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     s->heap = h;
@@ -295,7 +318,7 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
     size_t charge = LSL_MEM_STRING_HEADER + 2 * units;
     gsvm_status st = heap_take(h, charge, err);
     if (st) {
-        free(s);
+        lsl_heap_free(h, s);
         return st;
     }
     s->charge = (uint32_t)charge;
@@ -319,7 +342,7 @@ void lsl_value_release(lsl_value *v)
         lsl_str *s = v->u.s;
         if (--s->refs == 0) {
             heap_give(s->heap, s->charge);
-            free(s);
+            lsl_heap_free(s->heap, s);
         }
         v->u.s = NULL;
     } else if (v->type == LSL_TYPE_LIST && v->u.l) {
@@ -328,7 +351,7 @@ void lsl_value_release(lsl_value *v)
             for (uint32_t i = 0; i < l->len; i++)
                 lsl_value_release(&l->items[i]);
             heap_give(l->heap, l->charge);
-            free(l);
+            lsl_heap_free(l->heap, l);
         }
         v->u.l = NULL;
     }
@@ -355,7 +378,7 @@ gsvm_status lsl_value_copy_to(lsl_heap *h, const lsl_value *v, lsl_value *out, g
                 for (size_t k = 0; k < i; k++)
                     lsl_value_release(&l->items[k]);
                 heap_give(h, l->charge);
-                free(l);
+                lsl_heap_free(h, l);
                 return st;
             }
         }
@@ -1346,7 +1369,7 @@ gsvm_status lsl_string_append_inplace(lsl_heap *h, lsl_value *a, const lsl_value
     bool straddle = (unsigned char)s->data[la - 1] >= 0x80 && (pb[0] & 0xC0) == 0x80;
     size_t units_b = (b->u.s->charge - LSL_MEM_STRING_HEADER) / 2;
     size_t charge = straddle ? 0 : s->charge + 2 * units_b; /* a straddle is counted below */
-    lsl_str *n = realloc(s, sizeof *s + la + lb + 1);
+    lsl_str *n = lsl_heap_realloc(h, s, sizeof *s + la + lb + 1);
     if (!n)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     a->u.s = s = n;
@@ -1395,7 +1418,7 @@ gsvm_status lsl_list_append_inplace(lsl_heap *h, lsl_value *list, const lsl_valu
         size_t cap = n + add + (n + add) / 2;
         if (cap > LSL_MAX_LIST_LENGTH)
             cap = n + add;
-        lsl_list *nl = realloc(l, sizeof *l + cap * sizeof(lsl_value));
+        lsl_list *nl = lsl_heap_realloc(h, l, sizeof *l + cap * sizeof(lsl_value));
         if (!nl) {
             heap_give(h, more);
             return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");

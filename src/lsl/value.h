@@ -77,7 +77,15 @@ typedef enum lsl_type {
 /* Second Life's per-script memory under Mono. */
 #define LSL_DEFAULT_MEMORY_LIMIT 65536u
 
+/* A host's allocator (gsvm_lsl_realloc_fn): ptr NULL allocates, size 0
+ * frees (returning NULL), else resizes; NULL on failure. */
+typedef void *(*lsl_realloc_fn)(void *user, void *ptr, size_t size);
+
 typedef struct lsl_heap {
+    /* where this heap's objects (and the memory of the VM that owns it) come
+     * from: NULL = the C library */
+    lsl_realloc_fn realloc;
+    void *alloc_user;
     size_t used;  /* bytes charged by live objects */
     size_t limit; /* 0 = unlimited */
     size_t peak;  /* highest used + extra seen (llGetSPMaxMemory); a snapshot saves it */
@@ -122,7 +130,11 @@ struct lsl_list {
 
 /* ---- heap ---------------------------------------------------------------- */
 
+/* Empty, with `limit` (0 = none) and the C library's allocator. */
 void lsl_heap_init(lsl_heap *h, size_t limit);
+/* Memory through heap h's allocator (h may be NULL: the C library's). */
+void *lsl_heap_realloc(const lsl_heap *h, void *p, size_t size);
+void lsl_heap_free(const lsl_heap *h, void *p);
 /* Would charging `bytes` more stay within the limit? */
 bool lsl_heap_fits(const lsl_heap *h, size_t bytes);
 /* Charges `bytes` for something the VM owns (fails with Stack-Heap Collision). */

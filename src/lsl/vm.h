@@ -45,6 +45,10 @@ struct gsvm_lsl_vm {
     char fault[300];
     gsvm_lsl_host_fn host;
     void *host_user;
+    /* typed host functions (gsvm_lsl_vm_set_hosts: `host` is then
+     * hostcall.c's adapter, called with the VM) */
+    const struct gsvm_lsl_hosts *hosts;
+    void *hosts_user;
     /* inside the host callback (run, dispatch and restore are refused; a
      * snapshot is of the state after the call: ip + 1, the host_argc
      * arguments popped, host_total instructions) */

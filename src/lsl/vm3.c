@@ -14,6 +14,7 @@
  * and so count as the values they are.  A frame or an object that does not
  * fit is a Stack-Heap Collision. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "lsl/hostcall.h"
 #include "lsl/lib.h"
 #include "lsl/prog3.h"
 
@@ -177,19 +179,41 @@ static gsvm_status reset_globals(gsvm_lsl3_vm *vm, gsvm_error *err)
     return GSVM_OK;
 }
 
+/* Zeroed memory from the VM's allocator. */
+static void *vm_zalloc(const lsl_heap *h, size_t n)
+{
+    void *p = lsl_heap_realloc(h, NULL, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err)
 {
+    return gsvm_lsl3_vm_new_alloc(prog, NULL, NULL, out, err);
+}
+
+gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+                                   gsvm_lsl3_vm **out, gsvm_error *err)
+{
     *out = NULL;
-    gsvm_lsl3_vm *vm = calloc(1, sizeof *vm);
+    lsl_heap a; /* the allocator alone, until the VM's heap exists */
+    lsl_heap_init(&a, 0);
+    a.realloc = fn;
+    a.alloc_user = user;
+    gsvm_lsl3_vm *vm = vm_zalloc(&a, sizeof *vm);
     if (!vm)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    vm->prog = prog;
-    vm->hp = calloc(1, sizeof *vm->hp);
+    vm->prog = gsvm_lsl3_program_retain(prog);
+    vm->hp = vm_zalloc(&a, sizeof *vm->hp);
     if (!vm->hp) {
-        free(vm);
+        gsvm_lsl3_program_free((gsvm_lsl3_program *)prog);
+        lsl_heap_free(&a, vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
     lsl_heap_init(vm->hp, LSL_DEFAULT_MEMORY_LIMIT);
+    vm->hp->realloc = fn;
+    vm->hp->alloc_user = user;
     uint64_t seed;
     memcpy(&seed, prog->hash, 8);
     lsl_lib_state_init(&vm->lib, seed);
@@ -197,12 +221,9 @@ gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, 
     vm->cur_event = -1;
     lsl_sched_init(&vm->sched, vm->hp, 0);
     lsl_sched_set_handled(&vm->sched, fal3_handled_mask(prog, 0));
-    vm->cap = 256;
-    vm->stack = calloc(vm->cap, sizeof *vm->stack);
-    vm->frames = calloc(FAL3_MAX_DEPTH, sizeof *vm->frames);
-    vm->globals = calloc(prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
-    vm->consts = calloc(prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
-    if (!vm->stack || !vm->frames || !vm->globals || !vm->consts) {
+    vm->globals = vm_zalloc(vm->hp, (prog->nglobal ? prog->nglobal : 1) * sizeof *vm->globals);
+    vm->consts = vm_zalloc(vm->hp, (prog->nconst ? prog->nconst : 1) * sizeof *vm->consts);
+    if (!vm->globals || !vm->consts) {
         gsvm_lsl3_vm_free(vm);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
@@ -234,8 +255,7 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
 {
     if (!vm)
         return;
-    if (vm->stack)
-        unwind(vm);
+    unwind(vm);
     lsl_sched_free(&vm->sched);
     if (vm->globals)
         for (size_t i = 0; i < vm->prog->nglobal; i++)
@@ -243,13 +263,14 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
     if (vm->consts)
         for (size_t i = 0; i < vm->nconsts; i++)
             vrelease(&vm->consts[i]);
-    free(vm->threaded);
-    free(vm->consts);
-    free(vm->globals);
-    free(vm->stack);
-    free(vm->frames);
-    free(vm->hp);
-    free(vm);
+    gsvm_lsl3_program_free((gsvm_lsl3_program *)vm->prog);
+    lsl_heap a = *vm->hp; /* its allocator, to give back the heap itself */
+    lsl_heap_free(&a, vm->consts);
+    lsl_heap_free(&a, vm->globals);
+    lsl_heap_free(&a, vm->stack);
+    lsl_heap_free(&a, vm->frames);
+    lsl_heap_free(&a, vm->hp);
+    lsl_heap_free(&a, vm);
 }
 
 void gsvm_lsl3_vm_set_host(gsvm_lsl3_vm *vm, gsvm_lsl3_host_fn fn, void *user)
@@ -349,16 +370,48 @@ bool fal3_grow_stack(gsvm_lsl3_vm *vm, size_t need)
 {
     if (need <= vm->cap)
         return true;
-    size_t nc = vm->cap;
+    size_t nc = vm->cap ? vm->cap : 16;
     while (nc < need)
         nc *= 2;
-    lsl_value *n = realloc(vm->stack, nc * sizeof *n);
+    lsl_value *n = lsl_heap_realloc(vm->hp, vm->stack, nc * sizeof *n);
     if (!n)
         return false;
     memset(n + vm->cap, 0, (nc - vm->cap) * sizeof *n);
     vm->stack = n;
     vm->cap = (uint32_t)nc;
     return true;
+}
+
+bool fal3_grow_frames(gsvm_lsl3_vm *vm, size_t need)
+{
+    if (need <= vm->capframes)
+        return true;
+    size_t nc = vm->capframes ? vm->capframes : 4;
+    while (nc < need)
+        nc *= 2;
+    if (nc > FAL3_MAX_DEPTH)
+        nc = FAL3_MAX_DEPTH;
+    if (nc < need)
+        return false;
+    fal3_frame *n = lsl_heap_realloc(vm->hp, vm->frames, nc * sizeof *n);
+    if (!n)
+        return false;
+    vm->frames = n;
+    vm->capframes = (uint32_t)nc;
+    return true;
+}
+
+void fal3_trim(gsvm_lsl3_vm *vm)
+{
+    if (vm->active || vm->sp || vm->nframes)
+        return;
+    lsl_heap_free(vm->hp, vm->stack);
+    vm->stack = NULL;
+    vm->cap = 0;
+    lsl_heap_free(vm->hp, vm->frames);
+    vm->frames = NULL;
+    vm->capframes = 0;
+    lsl_sched_trim(&vm->sched);
 }
 
 static void set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
@@ -378,7 +431,7 @@ static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t
     const fal3_func *f = &vm->prog->funcs[fi];
     vm->cur_event = f->event;
     vm->cur_tag = 0;
-    if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4)) {
+    if (!fal3_grow_stack(vm, (size_t)f->nslots + f->max_stack + 4) || !fal3_grow_frames(vm, 1)) {
         for (uint8_t k = 0; k < nargs; k++)
             vrelease(&args[k]);
         set_fault(vm, f->entry, "out of memory");
@@ -529,6 +582,13 @@ static int call_host(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, ls
     if (st != GSVM_OK)
         return CALL_FAULT;
     *ret = lsl_builtin_default_result(b);
+    const fal_host_entry *e = fal_host_entry_of(vm->hosts, b);
+    if (e) {
+        vm->in_host = b;
+        st = fal_host_call3(e, vm->hosts_user, b, args, vm->hp, ret, err);
+        vm->in_host = NULL;
+        return st == GSVM_OK ? CALL_OK : CALL_FAULT;
+    }
     if (!vm->host)
         return CALL_OK;
     json_t *ja = json_array();
@@ -793,9 +853,11 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
      * every dispatch, and its local and global slot operands as byte
      * offsets, which saves scaling them on every access.  Built on the
      * first run; indices (ip) are the same. */
+    if (!vm->threaded)
+        vm->threaded = atomic_load(&((gsvm_lsl3_program *)prog)->threaded);
     if (!vm->threaded) {
-        vm->threaded = malloc((prog->ncode ? prog->ncode : 1) * sizeof *vm->threaded);
-        if (!vm->threaded) {
+        fal3_threaded_insn *tc = malloc((prog->ncode ? prog->ncode : 1) * sizeof *tc);
+        if (!tc) {
             set_fault(vm, vm->ip, "out of memory");
             return false;
         }
@@ -823,7 +885,16 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             for (int k = 0; k < 3 && kinds[k]; k++)
                 if (kinds[k] == 'l' || kinds[k] == 'g')
                     f[k] *= (int32_t)sizeof(lsl_value);
-            vm->threaded[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
+            tc[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
+        }
+        /* the program is shared and otherwise immutable: the first VM to
+         * finish building installs its copy, the others drop theirs */
+        void *none = NULL;
+        if (atomic_compare_exchange_strong(&((gsvm_lsl3_program *)prog)->threaded, &none, (void *)tc)) {
+            vm->threaded = tc;
+        } else {
+            free(tc);
+            vm->threaded = none;
         }
     }
     const fal3_threaded_insn *code = vm->threaded, *pc = code + vm->ip;
@@ -1030,6 +1101,8 @@ top:
         uint32_t depth = vm->nframes;
         if (depth >= FAL3_MAX_DEPTH)
             FAULT("Stack-Heap Collision");
+        if (depth >= vm->capframes && !fal3_grow_frames(vm, depth + 1))
+            FAULT("out of memory");
         vm->hp->extra += g->frame_bytes;
         size_t at = (size_t)(sp - stack) - g->nparams; /* the callee's fp: its arguments are its first locals */
         fround_n(stack + at, (int32_t)g->nparams);       /* float32 parameters */
@@ -1530,8 +1603,12 @@ gsvm_lsl_run_status gsvm_lsl3_vm_run(gsvm_lsl3_vm *vm, uint64_t budget)
         if (lsl_sched_sleeping(&vm->sched))
             return GSVM_LSL_SLEEPING;
         if (!vm->active) {
-            if (!next_step(vm))
-                return vm->faulted ? GSVM_LSL_ERROR : GSVM_LSL_FINISHED;
+            if (!next_step(vm)) {
+                if (vm->faulted)
+                    return GSVM_LSL_ERROR;
+                fal3_trim(vm); /* idle: hold only what the script keeps */
+                return GSVM_LSL_FINISHED;
+            }
             continue;
         }
         if (left == 0)

@@ -121,6 +121,121 @@ static void test_idle_scripts_cost_nothing(void)
     gsvm_lsl3_program_free(idle);
 }
 
+/* A host allocator that counts live bytes (a size header before each
+ * block) and can be told to fail. */
+typedef struct counting {
+    size_t live, blocks, calls;
+    size_t fail_after; /* 0 = never */
+} counting;
+
+static void *count_realloc(void *user, void *ptr, size_t size)
+{
+    counting *c = user;
+    size_t *h = ptr ? (size_t *)ptr - 2 : NULL;
+    if (size == 0) {
+        if (h) {
+            c->live -= h[0];
+            c->blocks--;
+            free(h);
+        }
+        return NULL;
+    }
+    if (c->fail_after && ++c->calls > c->fail_after)
+        return NULL;
+    size_t old = h ? h[0] : 0;
+    size_t *n = realloc(h, size + 2 * sizeof(size_t));
+    if (!n)
+        return NULL;
+    if (!h)
+        c->blocks++;
+    n[0] = size;
+    c->live = c->live - old + size;
+    return n + 2;
+}
+
+/* Every script's VM memory goes through the host's allocator, an idle
+ * script holds under 1 KiB of it (no stack, frames or queue: only its
+ * globals, constants, listens and fixed fields), and all of it comes back. */
+static void test_host_allocator(void)
+{
+    gsvm_lsl3_program *idle = compile(IDLE);
+    counting c = {0, 0, 0, 0};
+    gsvm_lsl_region_opts o;
+    gsvm_lsl_region_opts_default(&o);
+    o.alloc = count_realloc;
+    o.alloc_user = &c;
+    gsvm_lsl_region *r;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK_INT(gsvm_lsl_region_new(&o, &r, &err), GSVM_OK);
+    enum { N = 100 };
+    for (int i = 0; i < N; i++) {
+        char id[32];
+        float pos[3] = {(float)i, 0, 20};
+        uint32_t prim;
+        snprintf(id, sizeof id, "o%d", i);
+        gsvm_lsl_region_add_object(r, id, OWNER1, NULL, pos, &prim, &err);
+        CHECK_INT(gsvm_lsl_region_add_script(r, prim, "idle.lsl", idle, &err), GSVM_OK);
+    }
+    CHECK_INT(gsvm_lsl_region_advance(r, 1000, &err), GSVM_OK); /* state_entry: a timer and a listen each */
+    CHECK(c.blocks > 0);
+    CHECK(c.live / N < 1024);
+    for (int i = 0; i < N; i++) {
+        gsvm_lsl3_vm *vm = rg_script_of(r, (uint32_t)i)->vm;
+        CHECK(vm->stack == NULL && vm->frames == NULL && vm->sched.queue == NULL);
+        CHECK_INT(gsvm_lsl3_vm_listen_count(vm), 1);
+    }
+    /* heard chat runs a handler (stack and frames back for it) and the
+     * script is idle again after */
+    float origin[3] = {0, 0, 20};
+    size_t before = c.live;
+    gsvm_lsl_region_chat(r, 42, "Bob", OWNER2, origin, -1, "hello", &err);
+    CHECK_INT(gsvm_lsl_region_advance(r, 100, &err), GSVM_OK);
+    CHECK_INT(c.live, before);
+    gsvm_lsl_region_free(r);
+    CHECK_INT(c.live, 0);
+    CHECK_INT(c.blocks, 0);
+    /* an allocator that fails part-way: the script is refused whole */
+    for (size_t k = 1; k < 12; k++) {
+        counting f = {0, 0, 0, k};
+        o.alloc_user = &f;
+        gsvm_lsl_region_new(&o, &r, &err);
+        float pos[3] = {0, 0, 20};
+        uint32_t prim;
+        gsvm_lsl_region_add_object(r, "o", OWNER1, NULL, pos, &prim, &err);
+        gsvm_status st = gsvm_lsl_region_add_script(r, prim, "idle.lsl", idle, &err);
+        if (st == GSVM_OK)
+            gsvm_lsl_region_advance(r, 1000, &err); /* may fault "out of memory"; never crash */
+        else
+            CHECK(st == GSVM_ERR_NOMEM || st == GSVM_ERR_FAULT);
+        gsvm_lsl_region_free(r);
+        CHECK_INT(f.live, 0);
+    }
+    gsvm_lsl3_program_free(idle);
+}
+
+/* A program is reference-counted: its VMs keep it alive after the host
+ * drops its own reference (ASan reports any use after free). */
+static void test_program_refcount(void)
+{
+    gsvm_lsl3_program *p = compile(BELL);
+    gsvm_lsl3_vm *a, *b;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK_INT(gsvm_lsl3_vm_new(p, &a, &err), GSVM_OK);
+    CHECK_INT(gsvm_lsl3_vm_new(p, &b, &err), GSVM_OK);
+    gsvm_lsl3_program_free(p); /* the VMs' references remain */
+    CHECK(gsvm_lsl3_program_has_event(a->prog, "touch_start"));
+    gsvm_lsl3_vm_free(a);
+    json_t *args = json_pack("[i]", 1);
+    bool q;
+    CHECK_INT(gsvm_lsl3_vm_post(b, "touch_start", args, &q, &err), GSVM_OK);
+    CHECK(q);
+    json_decref(args);
+    CHECK_INT(gsvm_lsl3_vm_run(b, 1000), GSVM_LSL_FINISHED);
+    gsvm_lsl3_vm_free(b); /* the last reference: the program goes with it */
+}
+
 static void test_round_robin_and_budgets(void)
 {
     gsvm_lsl3_program *spin = compile(SPIN);
@@ -333,6 +448,8 @@ int main(void)
     test_vm_queries();
     test_world_shares_programs();
     test_idle_scripts_cost_nothing();
+    test_host_allocator();
+    test_program_refcount();
     test_round_robin_and_budgets();
     test_busy_loops_delay_nobody();
     test_bad_input();
