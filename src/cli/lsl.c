@@ -366,6 +366,24 @@ static gsvm_status load_events(const char *path, const gsvm_lsl_program *prog, e
                 problem = json_is_integer(a) ? "an integer argument does not fit in 32 bits"
                                              : "arguments must be integers or strings in ABI 2";
         }
+        char buf[sizeof err->message];
+        if (!problem) {
+            /* the arguments against the handler's signature, in a VM of its own */
+            gsvm_lsl_vm *probe;
+            if (gsvm_lsl_vm_new(prog, &probe, err) != GSVM_OK) {
+                json_decref(obj);
+                st = err->status;
+                break;
+            }
+            gsvm_error e2;
+            gsvm_error_clear(&e2);
+            if (gsvm_lsl_vm_dispatch(probe, json_string_value(jname), e->args,
+                                     json_array_size(jargs), &e2) != GSVM_OK) {
+                snprintf(buf, sizeof buf, "%s", e2.message);
+                problem = buf;
+            }
+            gsvm_lsl_vm_free(probe);
+        }
         if (problem) {
             json_decref(obj);
             st = gsvm_error_at_line(err, GSVM_ERR_INPUT, name, lineno, 1, "%s", problem);
