@@ -2,7 +2,7 @@
 # packages it needs (tools/install-deps.sh), so they work on a fresh Debian 12
 # machine as root.
 #
-#   make demo    build and run a short showcase of what works today
+#   make demo    build the gsvm binary and show each engine in a screen or two
 #   make test    build with -Wall -Wextra -Werror, ASan and UBSan; run every test (ctest)
 #   make bench   optimized build; benchmarks as time ratios against reference interpreters
 #   make fuzz    libFuzzer build; a short run of every fuzz target (FUZZ_SECONDS, FUZZ_TARGETS)
@@ -24,7 +24,10 @@ build: deps
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build build/release -j $(JOBS)
 
-demo: build
+# demo builds only the gsvm binary (the tests and benches are not needed to show it).
+demo: deps
+	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake --build build/release -j $(JOBS) --target gsvm_cli
 	@sh examples/demo.sh build/release/gsvm
 
 test: deps

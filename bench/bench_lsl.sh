@@ -11,10 +11,15 @@ RUNS=${RUNS:-5}
 dir=$(dirname "$0")/lsl
 bin=$(dirname "$GSVM")
 export XDG_CACHE_HOME="${TMPDIR:-/tmp}/gsvm-bench-cache.$$"
-trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
+# A run that fails leaves this file behind: the script then exits 1 at the end.
+FAILED="${TMPDIR:-/tmp}/gsvm-bench-failed.$$"
+export FAILED
+trap 'rm -rf "$XDG_CACHE_HOME" "$FAILED"' EXIT
+failed() { echo "bench_lsl: $*" >&2; : >"$FAILED"; }
 
 cpu() { # cpu CMD...: CPU seconds of one run
-    bash -c 'TIMEFORMAT=%3U+%3S; { time "$@" >/dev/null 2>&1; } 2>&1' _ "$@" |
+    bash -c 'TIMEFORMAT=%3U+%3S; { time "$@" >/dev/null 2>&1; } 2>&1 ||
+             { echo "bench_lsl: run failed: $*" >&2; : >"$FAILED"; }' _ "$@" |
         awk -F+ '{printf "%.3f\n", $1 + $2}'
 }
 median() { # median CMD...: median CPU seconds of RUNS runs
@@ -26,7 +31,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 for prog in int_loop str_loop; do
     # warm the cache so both sides measure the run, not the compile
-    "$GSVM" lsl run "$dir/$prog.lsl" >/dev/null
+    "$GSVM" lsl run "$dir/$prog.lsl" >/dev/null || failed "run failed: $dir/$prog.lsl"
 done
 
 echo "-- slicing cost (CPU s, median of $RUNS, runs interleaved)"
@@ -48,9 +53,9 @@ rm -rf "$tmp"
 
 echo "-- in one process: slicing cost and snapshot + restore after every instruction"
 if [ -x "$bin/lsl_bench_snapshot" ]; then
-    "$bin/lsl_bench_snapshot" 526
+    "$bin/lsl_bench_snapshot" 526 || failed "lsl_bench_snapshot failed"
 else
-    echo "lsl_bench_snapshot not found next to $GSVM (build the whole tree)"
+    failed "lsl_bench_snapshot not found next to $GSVM (build the whole tree)"
 fi
 
 echo "-- side by side with lua5.4 (CPU s, median of $RUNS)"
@@ -120,6 +125,7 @@ if command -v lua5.4 >/dev/null 2>&1 && command -v luajit >/dev/null 2>&1; then
         lo=$(lua5.4 "$dir/$prog.lua")
         jo=$(luajit -joff "$jit")
         same=no; [ "$fo" = "$lo" ] && [ "$fo" = "$jo" ] && same=yes
+        [ "$same" = yes ] || failed "$prog: falcon, lua5.4 and luajit print different results"
         "$GSVM" lsl run "$dir/$prog.lsl" >/dev/null # fill the cache: time the run, not the compile
         set -- $(trio "$GSVM" lsl run "$dir/$prog.lsl" -- lua5.4 "$dir/$prog.lua" -- luajit -joff "$jit")
         f=$1 l=$2 j=$3
@@ -134,7 +140,8 @@ fi
 
 echo "-- ABI 3 snapshot + restore of a script holding 64 KiB of live data"
 if [ -x "$bin/lsl_bench_snapshot3" ]; then
-    "$bin/lsl_bench_snapshot3" 2000
+    "$bin/lsl_bench_snapshot3" 2000 || failed "lsl_bench_snapshot3 failed"
 else
-    echo "lsl_bench_snapshot3 not found next to $GSVM (build the whole tree)"
+    failed "lsl_bench_snapshot3 not found next to $GSVM (build the whole tree)"
 fi
+[ ! -e "$FAILED" ]

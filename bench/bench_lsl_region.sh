@@ -8,5 +8,6 @@ bin=$(dirname "$GSVM")
 if [ -x "$bin/lsl_bench_region" ]; then
     "$bin/lsl_bench_region" "${REGION_IDLE:-10000}" "${RUNS:-5}" 1000
 else
-    echo "lsl_bench_region not found next to $GSVM (build the whole tree)"
+    echo "lsl_bench_region not found next to $GSVM (build the whole tree)" >&2
+    exit 1
 fi

@@ -1,6 +1,8 @@
-/* Argument parsing shared by every verb of the CLI, and the helpers that turn
- * library results into exit codes and messages.  Exit codes (GUIDE.md):
- * 0 success, 1 input rejected, 2 usage error, 3 script fault, 4 limit hit. */
+/* What every verb of the CLI shares: exit codes, the kinds of option values,
+ * and the helpers that turn library results into exit codes and messages.
+ * Verbs are written as rows of a verb table (cli/verb.h).  Exit codes
+ * (GUIDE.md): 0 success, 1 input rejected, 2 usage error, 3 script fault,
+ * 4 limit hit. */
 #ifndef GSVM_CLI_ARGS_H
 #define GSVM_CLI_ARGS_H
 
@@ -14,9 +16,11 @@ enum { EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_LIMIT = 4 };
 
 typedef enum { OPT_FLAG, OPT_STRING, OPT_U64, OPT_I64 } gsvm_opt_kind;
 
-/* One option of a verb.  `out` points at a bool (FLAG), const char * (STRING),
- * uint64_t (U64) or int64_t (I64).  `seen`, when not NULL, is set when the
- * option was given.  A table ends with a row whose name is NULL. */
+/* For the verbs that still parse their own arguments (a verb table row with
+ * `run` instead of `body`): an option whose value the parser stores through
+ * `out` -- a bool (FLAG), const char * (STRING), uint64_t (U64) or int64_t
+ * (I64) -- setting `*seen` when given.  A table ends with a NULL name.  The
+ * parsing is cli/verb.c's. */
 typedef struct gsvm_opt {
     const char *name;  /* "--budget" */
     char short_name;   /* 'o', or 0 */
@@ -27,7 +31,6 @@ typedef struct gsvm_opt {
     bool *seen;
 } gsvm_opt;
 
-/* A verb: its usage line ("FILE.lsl [-o OUT.fpc]"), one-line summary and options. */
 typedef struct gsvm_verb_spec {
     const char *command;  /* "gsvm lsl compile" */
     const char *usage;
@@ -42,16 +45,6 @@ typedef struct gsvm_verb_spec {
 int gsvm_args_parse(const gsvm_verb_spec *spec, int argc, char **argv, const char **pos,
                     int *npos);
 void gsvm_args_usage(const gsvm_verb_spec *spec, bool to_stderr);
-
-/* A verb table for one engine, dispatched by gsvm_cli_dispatch. */
-typedef struct gsvm_verb {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} gsvm_verb;
-
-int gsvm_cli_dispatch(const char *engine, const char *about, const gsvm_verb *verbs, int argc,
-                      char **argv);
 
 /* Prints `err` to stderr as "FILE:LINE:COL: error: MESSAGE" and returns the
  * exit code for its status. */

@@ -11,118 +11,70 @@
 #include "cli/engines.h"
 #include "cli/hks_cli.h"
 #include "cli/hks_compile.h"
+#include "cli/verb.h"
 #include "gsvm/hks.h"
 
-/* Options shared by the verbs that load chunks. */
-/* A file that does not start with a chunk (a tag, an archive entry) is
- * searched for one unless --offset or --no-scan says where it must be. */
-typedef struct load_args {
-    uint64_t offset;
-    const char *profile, *structs;
-    bool scan, no_scan, offset_seen;
-} load_args;
+/* Options shared by the verbs that load chunks.  A file that does not
+ * start with a chunk (a tag, an archive entry) is searched for one unless
+ * --offset or --no-scan says where it must be. */
+#define LOAD_OPTS                                                                            \
+    {"--offset", 0, OPT_U64, "N", "the chunk starts at byte N of the file"},                 \
+    {"--profile", 0, OPT_STRING, "NAME", "opcode table: auto (default), base, bo3 or ghosts"}, \
+    {"--structs", 0, OPT_STRING, "LAYOUT",                                                   \
+     "structure block layout: auto (default), plain or halo"},                               \
+    {"--scan", 0, OPT_FLAG, NULL,                                                            \
+     "a file that does not start with a chunk: load the first one inside (default)"},        \
+    {"--no-scan", 0, OPT_FLAG, NULL, "the chunk must start at byte 0 (or at --offset)"}
 
-#define LOAD_OPTS(la)                                                                        \
-    {"--offset", 0, OPT_U64, &(la).offset, "N", "the chunk starts at byte N of the file",     \
-     &(la).offset_seen},                                                                     \
-    {"--profile", 0, OPT_STRING, &(la).profile, "NAME",                                      \
-     "opcode table: auto (default), base, bo3 or ghosts", NULL},                             \
-    {"--structs", 0, OPT_STRING, &(la).structs, "LAYOUT",                                    \
-     "structure block layout: auto (default), plain or halo", NULL},                         \
-    {"--scan", 0, OPT_FLAG, &(la).scan, NULL,                                                \
-     "a file that does not start with a chunk: load the first one inside (default)", NULL},  \
-    {"--no-scan", 0, OPT_FLAG, &(la).no_scan, NULL,                                          \
-     "the chunk must start at byte 0 (or at --offset)", NULL}
-
-static int load_options(const load_args *la, gsvm_hks_load_options *o, const char *command)
+/* The load options of a verb with LOAD_OPTS; 0 or the exit code. */
+static int load_options(const gsvm_cli_call *c, gsvm_hks_load_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->scan = !la->no_scan && !la->offset_seen;
-    o->offset = (size_t)la->offset;
-    if (la->profile && !gsvm_hks_profile_parse(la->profile, &o->profile)) {
-        fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", command,
-                la->profile);
-        return EXIT_USAGE;
-    }
-    if (la->structs) {
-        if (strcmp(la->structs, "auto") == 0)
-            o->structs = GSVM_HKS_STRUCTS_AUTO;
-        else if (strcmp(la->structs, "plain") == 0)
-            o->structs = GSVM_HKS_STRUCTS_PLAIN;
-        else if (strcmp(la->structs, "halo") == 0)
-            o->structs = GSVM_HKS_STRUCTS_HALO;
-        else {
-            fprintf(stderr, "%s: unknown structure layout '%s' (auto, plain, halo)\n", command,
-                    la->structs);
-            return EXIT_USAGE;
-        }
-    }
-    return -1;
+    o->scan = !gsvm_cli_flag(c, "--no-scan") && !gsvm_cli_given(c, "--offset");
+    o->offset = (size_t)gsvm_cli_u64(c, "--offset", 0);
+    const char *profile = gsvm_cli_str(c, "--profile", NULL);
+    if (profile && !gsvm_hks_profile_parse(profile, &o->profile))
+        return gsvm_cli_bad_value(c, "unknown profile '%s' (auto, base, bo3, ghosts)", profile);
+    const char *structs = gsvm_cli_str(c, "--structs", "auto");
+    if (strcmp(structs, "auto") == 0)
+        o->structs = GSVM_HKS_STRUCTS_AUTO;
+    else if (strcmp(structs, "plain") == 0)
+        o->structs = GSVM_HKS_STRUCTS_PLAIN;
+    else if (strcmp(structs, "halo") == 0)
+        o->structs = GSVM_HKS_STRUCTS_HALO;
+    else
+        return gsvm_cli_bad_value(c, "unknown structure layout '%s' (auto, plain, halo)", structs);
+    return 0;
 }
 
-/* The start of the verbs that take several chunks: parses the arguments,
- * then the load options.  Returns -1 with *pos (the files: free it) and
- * *npos set, or the exit code. */
-static int parse_chunks_verb(const gsvm_verb_spec *spec, int argc, char **argv, const load_args *la,
-                             const char ***pos, int *npos, gsvm_hks_load_options *o)
-{
-    *pos = malloc(sizeof **pos * (size_t)(argc > 0 ? argc : 1));
-    if (!*pos)
-        return EXIT_INPUT;
-    int rc = gsvm_args_parse(spec, argc, argv, *pos, npos);
-    if (rc < 0)
-        rc = load_options(la, o, spec->command);
-    if (rc >= 0) {
-        free(*pos);
-        *pos = NULL;
-    }
-    return rc;
-}
-
-/* Reads and loads one chunk; returns -1 on success or the exit code. */
+/* Reads and loads one chunk; 0 on success or the exit code. */
 static int load_chunk(const char *path, const gsvm_hks_load_options *o, gsvm_hks_chunk **out)
 {
+    gsvm_buf b;
+    int rc = gsvm_cli_read(path, &b);
+    if (rc)
+        return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_buf b;
-    gsvm_status st = gsvm_file_read(path, &b, &err);
-    if (st != GSVM_OK) {
-        gsvm_buf_free(&b);
-        return gsvm_cli_fail(&err);
-    }
-    st = gsvm_hks_chunk_load(b.data, b.len, o, path, out, &err);
+    gsvm_status st = gsvm_hks_chunk_load(b.data, b.len, o, path, out, &err);
     gsvm_buf_free(&b);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    return -1;
+    return st != GSVM_OK ? gsvm_cli_fail(&err) : 0;
 }
 
 /* ------------------------------------------------------------------ list */
 
-static int verb_list(int argc, char **argv)
+static const gsvm_cli_opt list_opts[] = {
+    {"--output", 'o', OPT_STRING, "FILE", "write the listing to FILE"},
+    LOAD_OPTS,
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_list(const gsvm_cli_call *call)
 {
-    load_args la = {0, NULL, NULL, false, false, false};
-    const char *outp = NULL;
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &outp, "FILE", "write the listing to FILE", NULL},
-        LOAD_OPTS(la),
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm hks list", "CHUNK [-o LISTING] [--offset N] [--profile P]",
-                                 "Print a lossless, luac -l style listing of a chunk: header, "
-                                 "functions, code with\ndecoded operands, constants, debug info, "
-                                 "structures and every other byte.\n'gsvm hks asm' turns it back "
-                                 "into the same bytes.",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
     gsvm_hks_load_options o;
-    if ((rc = load_options(&la, &o, spec.command)) >= 0)
-        return rc;
     gsvm_hks_chunk *c;
-    if ((rc = load_chunk(pos[0], &o, &c)) >= 0)
+    int rc = load_options(call, &o);
+    if (rc || (rc = load_chunk(call->pos[0], &o, &c)))
         return rc;
     char *text;
     size_t len;
@@ -130,40 +82,26 @@ static int verb_list(int argc, char **argv)
     gsvm_error_clear(&err);
     gsvm_status st = gsvm_hks_list(c, &text, &len, &err);
     gsvm_hks_chunk_free(c);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(outp, text, len);
-    free(text);
-    return rc;
+    return gsvm_cli_output(call, st, &err, text, len);
 }
 
 /* ------------------------------------------------------------------- asm */
 
-static int verb_asm(int argc, char **argv)
+static const gsvm_cli_opt asm_opts[] = {
+    {"--output", 'o', OPT_STRING, "CHUNK", "write the chunk to CHUNK (default stdout)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_asm(const gsvm_cli_call *call)
 {
-    const char *outp = NULL;
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &outp, "CHUNK", "write the chunk to CHUNK (default stdout)",
-         NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm hks asm", "LISTING -o CHUNK",
-                                 "Assemble a listing (as printed by 'gsvm hks list') into a "
-                                 "chunk.",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
+    gsvm_buf b;
+    int rc = gsvm_cli_read(call->pos[0], &b);
+    if (rc)
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_buf b;
-    if (gsvm_file_read(pos[0], &b, &err) != GSVM_OK) {
-        gsvm_buf_free(&b);
-        return gsvm_cli_fail(&err);
-    }
     gsvm_hks_chunk *c;
-    gsvm_status st = gsvm_hks_asm((const char *)b.data, b.len, pos[0], &c, &err);
+    gsvm_status st = gsvm_hks_asm((const char *)b.data, b.len, call->pos[0], &c, &err);
     gsvm_buf_free(&b);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
@@ -171,11 +109,7 @@ static int verb_asm(int argc, char **argv)
     size_t len;
     st = gsvm_hks_chunk_dump(c, &bytes, &len, &err);
     gsvm_hks_chunk_free(c);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(outp, bytes, len);
-    free(bytes);
-    return rc;
+    return gsvm_cli_output(call, st, &err, bytes, len);
 }
 
 /* ---------------------------------------------------------------- verify */
@@ -192,52 +126,38 @@ static void on_violation(void *ctx, const char *path, uint64_t pc, const char *m
         printf("%s: function %s pc %llu: %s\n", v->file, path, (unsigned long long)pc, message);
 }
 
-static int verb_verify(int argc, char **argv)
+static const gsvm_cli_opt verify_opts[] = {
+    LOAD_OPTS,
+    {"--hypothesis", 0, OPT_STRING, "H",
+     "re-run the check reading the words another way (swap-ab, op-low-bit) and report the count"},
+    {"--quiet", 'q', OPT_FLAG, NULL, "print only the summary"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_verify(const gsvm_cli_call *call)
 {
-    load_args la = {0, NULL, NULL, false, false, false};
-    const char *hyp = NULL;
-    bool quiet = false;
-    const gsvm_opt opts[] = {
-        LOAD_OPTS(la),
-        {"--hypothesis", 0, OPT_STRING, &hyp, "H",
-         "re-run the check reading the words another way (swap-ab, op-low-bit) and report the "
-         "count",
-         NULL},
-        {"--quiet", 'q', OPT_FLAG, &quiet, NULL, "print only the summary", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm hks verify", "CHUNK... [--hypothesis swap-ab|op-low-bit]",
-        "Check every operand against its range: registers below max stack, constants,\n"
-        "prototypes, upvalues, jump targets (inside the code, not onto DATA words), DATA\n"
-        "words after their owners, tests followed by JMP, string constants where names\n"
-        "are needed.  Prints each violation with function and pc; exits 1 if any.\n"
-        "With --hypothesis the count is the result and the exit code is 0.",
-        opts, 1, 100000};
-    const char **pos;
-    int npos;
+    const char *const *pos = call->pos;
+    int npos = call->npos;
+    bool quiet = gsvm_cli_flag(call, "--quiet");
     gsvm_hks_load_options o;
-    int rc = parse_chunks_verb(&spec, argc, argv, &la, &pos, &npos, &o);
-    if (rc >= 0)
+    int rc = load_options(call, &o);
+    if (rc)
         return rc;
+    const char *hyp = gsvm_cli_str(call, "--hypothesis", NULL);
     gsvm_hks_hypothesis h = GSVM_HKS_HYP_NONE;
     if (hyp) {
         if (strcmp(hyp, "swap-ab") == 0)
             h = GSVM_HKS_HYP_SWAP_AB;
         else if (strcmp(hyp, "op-low-bit") == 0)
             h = GSVM_HKS_HYP_OP_LOW_BIT;
-        else if (strcmp(hyp, "none") != 0) {
-            fprintf(stderr, "%s: unknown hypothesis '%s' (swap-ab, op-low-bit)\n", spec.command,
-                    hyp);
-            free(pos);
-            return EXIT_USAGE;
-        }
+        else if (strcmp(hyp, "none") != 0)
+            return gsvm_cli_bad_value(call, "unknown hypothesis '%s' (swap-ab, op-low-bit)", hyp);
     }
     gsvm_hks_verify_result total = {0, 0, 0, 0};
     int worst = 0;
     for (int i = 0; i < npos; i++) {
         gsvm_hks_chunk *c;
-        if ((rc = load_chunk(pos[i], &o, &c)) >= 0) {
+        if ((rc = load_chunk(pos[i], &o, &c))) {
             worst = rc;
             continue;
         }
@@ -247,7 +167,6 @@ static int verb_verify(int argc, char **argv)
         gsvm_error_clear(&err);
         if (gsvm_hks_verify(c, h, on_violation, &vp, &r, &err) != GSVM_OK) {
             gsvm_hks_chunk_free(c);
-            free(pos);
             return gsvm_cli_fail(&err);
         }
         gsvm_hks_chunk_free(c);
@@ -256,7 +175,6 @@ static int verb_verify(int argc, char **argv)
         total.violations += r.violations;
         total.flagged += r.flagged;
     }
-    free(pos);
     if (h)
         printf("hypothesis %s: ", hyp);
     printf("%d files, %llu functions, %llu instructions, %llu violations", npos,
@@ -272,42 +190,31 @@ static int verb_verify(int argc, char **argv)
 
 /* ----------------------------------------------------------------- stats */
 
-static int verb_stats(int argc, char **argv)
+static const gsvm_cli_opt stats_opts[] = {
+    LOAD_OPTS,
+    {"--json", 0, OPT_FLAG, NULL, "print one JSON object"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_stats(const gsvm_cli_call *call)
 {
-    load_args la = {0, NULL, NULL, false, false, false};
-    bool as_json = false;
-    const gsvm_opt opts[] = {
-        LOAD_OPTS(la),
-        {"--json", 0, OPT_FLAG, &as_json, NULL, "print one JSON object", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm hks stats", "CHUNK... [--json]",
-                                 "Count files, functions, instructions (code words, DATA "
-                                 "included), DATA words,\nconstants, structures and each "
-                                 "opcode's occurrences over one or more chunks.",
-                                 opts, 1, 100000};
-    const char **pos;
-    int npos;
+    bool as_json = gsvm_cli_flag(call, "--json");
     gsvm_hks_load_options o;
-    int rc = parse_chunks_verb(&spec, argc, argv, &la, &pos, &npos, &o);
-    if (rc >= 0)
+    int rc = load_options(call, &o);
+    if (rc)
         return rc;
     gsvm_hks_stats *s = calloc(1, sizeof *s);
-    if (!s) {
-        free(pos);
+    if (!s)
         return EXIT_INPUT;
-    }
-    for (int i = 0; i < npos; i++) {
+    for (int i = 0; i < call->npos; i++) {
         gsvm_hks_chunk *c;
-        if ((rc = load_chunk(pos[i], &o, &c)) >= 0) {
+        if ((rc = load_chunk(call->pos[i], &o, &c))) {
             free(s);
-            free(pos);
             return rc;
         }
         gsvm_hks_stats_add(s, c);
         gsvm_hks_chunk_free(c);
     }
-    free(pos);
     unsigned rows = gsvm_hks_op_rows(), used = 0;
     for (unsigned i = 0; i < rows; i++)
         used += s->op_count[i] != 0;
@@ -484,28 +391,22 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int verb_roundtrip(int argc, char **argv)
+static const gsvm_cli_opt roundtrip_opts[] = {
+    LOAD_OPTS,
+    {"--timing", 0, OPT_FLAG, NULL,
+     "also print the CPU seconds spent loading, listing and assembling (and MB/s)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_roundtrip(const gsvm_cli_call *call)
 {
-    load_args la = {0, NULL, NULL, false, false, false};
-    bool timing = false;
+    const char *const *pos = call->pos;
+    int npos = call->npos;
+    bool timing = gsvm_cli_flag(call, "--timing");
     double t_load = 0, t_list = 0, t_asm = 0, t0;
-    const gsvm_opt opts[] = {
-        LOAD_OPTS(la),
-        {"--timing", 0, OPT_FLAG, &timing, NULL,
-         "also print the CPU seconds spent loading, listing and assembling (and MB/s)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm hks roundtrip", "CHUNK... [--timing]",
-        "Load each chunk, list it, assemble the listing and compare the result with the\n"
-        "file byte for byte (what 'list' then 'asm' does, without temporary files).\n"
-        "Exits 1 if any file differs.",
-        opts, 1, 100000};
-    const char **pos;
-    int npos;
     gsvm_hks_load_options o;
-    int rc = parse_chunks_verb(&spec, argc, argv, &la, &pos, &npos, &o);
-    if (rc >= 0)
+    int rc = load_options(call, &o);
+    if (rc)
         return rc;
     int same = 0, worst = 0;
     unsigned long long bytes = 0, text_bytes = 0;
@@ -513,9 +414,8 @@ static int verb_roundtrip(int argc, char **argv)
         gsvm_error err;
         gsvm_error_clear(&err);
         gsvm_buf b;
-        if (gsvm_file_read(pos[i], &b, &err) != GSVM_OK) {
-            gsvm_buf_free(&b);
-            worst = gsvm_cli_fail(&err);
+        if ((rc = gsvm_cli_read(pos[i], &b))) {
+            worst = rc;
             continue;
         }
         gsvm_hks_chunk *c = NULL, *c2 = NULL;
@@ -564,35 +464,27 @@ static int verb_roundtrip(int argc, char **argv)
         printf("load %.3f s, list %.3f s, asm+dump %.3f s, total %.3f s, %.1f MB/s\n", t_load,
                t_list, t_asm, total, total > 0 ? (double)bytes / 1e6 / total : 0.0);
     }
-    free(pos);
     return worst;
 }
 
 /* ------------------------------------------------------------------- cfg */
 
-static int verb_cfg(int argc, char **argv)
+static const gsvm_cli_opt cfg_opts[] = {
+    {"--function", 0, OPT_STRING, "PATH",
+     "the function: 0 is the main function, 0/2 its third child (default 0)"},
+    {"--output", 'o', OPT_STRING, "FILE", "write the graph to FILE"},
+    LOAD_OPTS,
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_cfg(const gsvm_cli_call *call)
 {
-    load_args la = {0, NULL, NULL, false, false, false};
-    const char *outp = NULL, *fpath = "0";
-    const gsvm_opt opts[] = {
-        {"--function", 0, OPT_STRING, &fpath, "PATH",
-         "the function: 0 is the main function, 0/2 its third child (default 0)", NULL},
-        {"--output", 'o', OPT_STRING, &outp, "FILE", "write the graph to FILE", NULL},
-        LOAD_OPTS(la),
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm hks cfg", "CHUNK --function PATH [-o FILE.dot]",
-                                 "Print one function's control-flow graph as Graphviz dot.",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    const char *const *pos = call->pos;
+    const char *fpath = gsvm_cli_str(call, "--function", "0");
     gsvm_hks_load_options o;
-    if (rc < 0)
-        rc = load_options(&la, &o, spec.command);
-    if (rc >= 0)
-        return rc;
     gsvm_hks_chunk *c;
-    if ((rc = load_chunk(pos[0], &o, &c)) >= 0)
+    int rc = load_options(call, &o);
+    if (rc || (rc = load_chunk(pos[0], &o, &c)))
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
@@ -607,32 +499,55 @@ static int verb_cfg(int argc, char **argv)
     size_t len;
     gsvm_status st = gsvm_hks_cfg_dot(c, f, fpath, &dot, &len, &err);
     gsvm_hks_chunk_free(c);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(outp, dot, len);
-    free(dot);
-    return rc;
+    return gsvm_cli_output(call, st, &err, dot, len);
 }
 
-static const gsvm_verb verbs[] = {
-    {"list", verb_list, "print a lossless, luac -l style listing of a chunk"},
-    {"asm", verb_asm, "assemble a listing back into a chunk (byte for byte)"},
-    {"verify", verb_verify, "check every operand against its range"},
-    {"stats", verb_stats, "count functions, instructions, constants, opcodes"},
-    {"roundtrip", verb_roundtrip, "list and reassemble chunks in memory; compare byte for byte"},
-    {"compile", gsvm_cli_hks_compile, "compile Lua 5.1 + HavokScript source into a chunk"},
-    {"scri", verb_scri, "unpack or pack a SCRI script payload"},
-    {"cfg", verb_cfg, "one function's control-flow graph as Graphviz dot"},
-    {"decompile", gsvm_cli_hks_decompile, "Lua source from a chunk"},
-    {"run", hks_cli_run, "run a chunk on the VM, or a world layer with --world"},
-    {NULL, NULL, NULL},
+static const gsvm_cli_verb verbs[] = {
+    {"list", "print a lossless, luac -l style listing of a chunk",
+     "CHUNK [-o LISTING] [--offset N] [--profile P]",
+     "Print a lossless, luac -l style listing of a chunk: header, functions, code with\n"
+     "decoded operands, constants, debug info, structures and every other byte.\n"
+     "'gsvm hks asm' turns it back into the same bytes.",
+     list_opts, 1, 1, verb_list, NULL},
+    {"asm", "assemble a listing back into a chunk (byte for byte)", "LISTING -o CHUNK",
+     "Assemble a listing (as printed by 'gsvm hks list') into a chunk.", asm_opts, 1, 1, verb_asm,
+     NULL},
+    {"verify", "check every operand against its range", "CHUNK... [--hypothesis swap-ab|op-low-bit]",
+     "Check every operand against its range: registers below max stack, constants,\n"
+     "prototypes, upvalues, jump targets (inside the code, not onto DATA words), DATA\n"
+     "words after their owners, tests followed by JMP, string constants where names\n"
+     "are needed.  Prints each violation with function and pc; exits 1 if any.\n"
+     "With --hypothesis the count is the result and the exit code is 0.",
+     verify_opts, 1, 100000, verb_verify, NULL},
+    {"stats", "count functions, instructions, constants, opcodes", "CHUNK... [--json]",
+     "Count files, functions, instructions (code words, DATA included), DATA words,\n"
+     "constants, structures and each opcode's occurrences over one or more chunks.",
+     stats_opts, 1, 100000, verb_stats, NULL},
+    {"roundtrip", "list and reassemble chunks in memory; compare byte for byte", "CHUNK... [--timing]",
+     "Load each chunk, list it, assemble the listing and compare the result with the\n"
+     "file byte for byte (what 'list' then 'asm' does, without temporary files).\n"
+     "Exits 1 if any file differs.",
+     roundtrip_opts, 1, 100000, verb_roundtrip, NULL},
+    /* these parse their own arguments: they share options with files the
+     * compiler, VM and decompiler work changes (hks_compile.h, hks_cli.h) */
+    {"compile", "compile Lua 5.1 + HavokScript source into a chunk", NULL, NULL, NULL, 0, 0, NULL,
+     gsvm_cli_hks_compile},
+    {"scri", "unpack or pack a SCRI script payload", NULL, NULL, NULL, 0, 0, NULL, verb_scri},
+    {"cfg", "one function's control-flow graph as Graphviz dot", "CHUNK --function PATH [-o FILE.dot]",
+     "Print one function's control-flow graph as Graphviz dot.", cfg_opts, 1, 1, verb_cfg, NULL},
+    {"decompile", "Lua source from a chunk", NULL, NULL, NULL, 0, 0, NULL, gsvm_cli_hks_decompile},
+    {"run", "run a chunk on the VM, or a world layer with --world", NULL, NULL, NULL, 0, 0, NULL,
+     hks_cli_run},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
+
+static const gsvm_cli_engine engine = {
+    "hks",
+    "HavokScript (Havok's Lua 5.1 fork) chunks: formats 13 and 14, both byte orders,\n"
+    "float32/float64 numbers, structures; opcode profiles base, bo3 and ghosts.",
+    verbs};
 
 int gsvm_cli_hks(int argc, char **argv)
 {
-    return gsvm_cli_dispatch("hks",
-                             "HavokScript (Havok's Lua 5.1 fork) chunks: formats 13 and 14, both "
-                             "byte orders,\nfloat32/float64 numbers, structures; opcode profiles "
-                             "base, bo3 and ghosts.",
-                             verbs, argc, argv);
+    return gsvm_cli_engine_main(&engine, argc, argv);
 }

@@ -9,9 +9,9 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "base/jsonl.h"
-#include "cli/args.h"
 #include "cli/engines.h"
 #include "cli/lsl_cli.h"
+#include "cli/verb.h"
 #include "gsvm/lsl.h"
 
 /* A program of either ABI. */
@@ -71,58 +71,39 @@ static gsvm_status load_any(const char *path, const char *cache_dir, int abi, an
     return load_any_why(path, cache_dir, abi, out, NULL, 0, err);
 }
 
-static bool parse_abi(const char *verb, uint64_t abi, bool has)
+/* --abi 2|3 (0 when absent); 0 or the exit code. */
+static int abi_of(const gsvm_cli_call *c, uint64_t dflt, int *abi)
 {
-    if (has && abi != 2 && abi != 3) {
-        fprintf(stderr, "gsvm lsl %s: --abi must be 2 or 3\n", verb);
-        return false;
-    }
-    return true;
-}
-
-static FILE *open_output(const char *path, gsvm_error *err)
-{
-    if (!path || strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        gsvm_error_set(err, GSVM_ERR_IO, path, "cannot create the output file");
-    return f;
+    uint64_t a = gsvm_cli_u64(c, "--abi", dflt);
+    *abi = 0;
+    if (gsvm_cli_given(c, "--abi") && a != 2 && a != 3)
+        return gsvm_cli_bad_value(c, "--abi must be 2 or 3");
+    *abi = (int)a;
+    return 0;
 }
 
 /* ---- compile ------------------------------------------------------------------ */
 
-static int cmd_compile(int argc, char **argv)
+static const gsvm_cli_opt compile_opts[] = {
+    {"--output", 'o', OPT_STRING, "OUT.fpc", "write the program here (default stdout)"},
+    {"--abi", 0, OPT_U64, "2|3", "force the ABI (default: 2 when the script fits its slice, else 3)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_compile(const gsvm_cli_call *c)
 {
-    const char *out_path = NULL;
-    uint64_t abi = 0;
-    bool has_abi = false;
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &out_path, "OUT.fpc", "write the program here (default stdout)", NULL},
-        {"--abi", 0, OPT_U64, &abi, "2|3", "force the ABI (default: 2 when the script fits its slice, else 3)", &has_abi},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm lsl compile", "FILE.lsl [-o OUT.fpc] [--abi 2|3]",
-        "Compiles LSL source to a Falcon program file: ABI 2 (.fpc, magic HWZP) when the\n"
-        "script fits the ABI-2 slice, else ABI 3 (the whole language, magic HWZ3).\n"
-        "Diagnostics are FILE:LINE:COL: error: MESSAGE and exit 1.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
+    const char *const *pos = c->pos;
+    const char *out_path = gsvm_cli_str(c, "--output", NULL);
+    if ((!out_path || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO))
+        return gsvm_cli_bad_value(c, "refusing to write a binary program to a terminal; use -o OUT.fpc");
+    int abi = 0, rc;
+    if ((rc = abi_of(c, 0, &abi)))
         return rc;
-    if ((!out_path || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "gsvm lsl compile: refusing to write a binary program to a terminal; use -o OUT.fpc\n");
-        return EXIT_USAGE;
-    }
-    if (!parse_abi("compile", abi, has_abi))
-        return EXIT_USAGE;
     gsvm_error err;
     gsvm_error_clear(&err);
     any_prog prog;
     char why[sizeof err.message + 48] = "";
-    if (load_any_why(pos[0], NULL, (int)abi, &prog, why, sizeof why, &err) != GSVM_OK)
+    if (load_any_why(pos[0], NULL, abi, &prog, why, sizeof why, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     /* say which ABI the program is, and why not ABI 2 when it was picked */
     const char *name = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
@@ -146,24 +127,17 @@ static int cmd_compile(int argc, char **argv)
 
 /* ---- list ---------------------------------------------------------------------- */
 
-static int cmd_list(int argc, char **argv)
+static const gsvm_cli_opt list_opts[] = {
+    {"--output", 'o', OPT_STRING, "FILE", "write the listing here (default stdout)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_list(const gsvm_cli_call *c)
 {
-    const char *out_path = NULL;
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the listing here (default stdout)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm lsl list", "FILE.lsl|FILE.fpc [-o FILE]",
-        "Prints a program's constants, host functions, globals, events and code.", opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
     any_prog prog;
-    if (load_any(pos[0], NULL, 0, &prog, &err) != GSVM_OK)
+    if (load_any(c->pos[0], NULL, 0, &prog, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     char *text;
     gsvm_status st = prog.p2 ? gsvm_lsl_program_list(prog.p2, &text, &err)
@@ -171,25 +145,16 @@ static int cmd_list(int argc, char **argv)
     any_free(&prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(out_path, text, strlen(text));
+    int rc = gsvm_cli_write(gsvm_cli_str(c, "--output", NULL), text, strlen(text));
     free(text);
     return rc;
 }
 
 /* ---- verify ---------------------------------------------------------------------- */
 
-static int cmd_verify(int argc, char **argv)
+static int cmd_verify(const gsvm_cli_call *c)
 {
-    const gsvm_opt opts[] = {{NULL, 0, 0, NULL, NULL, NULL, NULL}};
-    const gsvm_verb_spec spec = {
-        "gsvm lsl verify", "FILE.lsl|FILE.fpc",
-        "Checks statically that a program cannot fault: consistent stack depths, typed\n"
-        "operands, operands inside the tables, ABI-2 host calls, every path ending in Halt.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = c->pos;
     gsvm_error err;
     gsvm_error_clear(&err);
     any_prog prog;
@@ -209,22 +174,16 @@ static int cmd_verify(int argc, char **argv)
 
 /* ---- isa ------------------------------------------------------------------------ */
 
-static int cmd_isa(int argc, char **argv)
+static const gsvm_cli_opt isa_opts[] = {
+    {"--abi", 0, OPT_U64, "2|3", "which instruction set (default 2)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_isa(const gsvm_cli_call *c)
 {
-    uint64_t abi = 2;
-    bool has_abi = false;
-    const gsvm_opt opts[] = {
-        {"--abi", 0, OPT_U64, &abi, "2|3", "which instruction set (default 2)", &has_abi},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL}};
-    const gsvm_verb_spec spec = {"gsvm lsl isa", "[--abi 2|3]",
-                                 "Prints the Falcon instruction set (ABI 2, or 3) as a Markdown table.",
-                                 opts, 0, 0};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
+    int abi = 0, rc;
+    if ((rc = abi_of(c, 2, &abi)))
         return rc;
-    if (!parse_abi("isa", abi, has_abi))
-        return EXIT_USAGE;
     gsvm_error err;
     char *text;
     if ((abi == 3 ? gsvm_lsl3_isa_table(&text, &err) : gsvm_lsl_isa_table(&text, &err)) != GSVM_OK)
@@ -288,165 +247,94 @@ static gsvm_status host_call(void *user, const char *name, const gsvm_lsl_hostva
     return GSVM_OK;
 }
 
-/* One line of the events file. */
-typedef struct event_line {
-    long line;
-    char *name;
-    gsvm_lsl_hostval args[16];
-    size_t argc;
-    json_t *json; /* owns the argument strings */
-} event_line;
-
-static void free_events(event_line *ev, size_t n)
+/* An event line's arguments as ABI-2 host values: NULL, or what is wrong. */
+static const char *hostvals_of(const json_t *jargs, gsvm_lsl_hostval *out, size_t *argc)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(ev[i].name);
-        json_decref(ev[i].json);
+    *argc = json_array_size(jargs);
+    if (*argc > LSL_CLI_MAX_ARGS)
+        return "too many arguments";
+    for (size_t i = 0; i < *argc; i++) {
+        json_t *a = json_array_get(jargs, i);
+        if (json_is_integer(a) && json_integer_value(a) >= INT32_MIN &&
+            json_integer_value(a) <= INT32_MAX)
+            out[i] = (gsvm_lsl_hostval){GSVM_LSL_INTEGER, (int32_t)json_integer_value(a), NULL, 0};
+        else if (json_is_string(a))
+            out[i] = (gsvm_lsl_hostval){GSVM_LSL_STRING, 0, json_string_value(a), json_string_length(a)};
+        else
+            return json_is_integer(a) ? "an integer argument does not fit in 32 bits"
+                                      : "arguments must be integers or strings in ABI 2";
     }
-    free(ev);
+    return NULL;
 }
 
-/* Reads the events file: one {"event": NAME, "args": [...]} per line
- * ({"advance_ms": N} lines are accepted and ignored: ABI 2 has no timers).
- * Every line is checked before anything runs. */
-static gsvm_status load_events(const char *path, const gsvm_lsl_program *prog, event_line **out,
-                               size_t *n, gsvm_error *err)
+/* One line of an ABI-2 events file: {"event": NAME, "args": [...]} with a
+ * handler the script has and arguments of its types ({"advance_ms": N} is
+ * accepted and ignored: ABI 2 has no timers). */
+static gsvm_status check_event(void *ctx, json_t *obj, char *problem, size_t size, gsvm_error *err)
 {
-    json_t *all = NULL;
-    long *lines = NULL;
-    *out = NULL;
-    *n = 0;
-    gsvm_status st = gsvm_jsonl_load_lines(path, &all, &lines, err);
-    if (st != GSVM_OK)
-        return st;
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    size_t cap = 0;
-    event_line *ev = NULL;
-    for (size_t k = 0; k < json_array_size(all) && st == GSVM_OK; k++) {
-        long lineno = lines[k];
-        json_t *obj = json_incref(json_array_get(all, k));
-        json_t *jname = json_object_get(obj, "event"), *jargs = json_object_get(obj, "args");
-        if (!jname && json_object_get(obj, "advance_ms")) {
-            json_decref(obj);
-            continue;
-        }
-        const char *problem = NULL;
-        if (!json_is_string(jname))
-            problem = "expected {\"event\": NAME, \"args\": [...]}";
-        else if (jargs && !json_is_array(jargs))
-            problem = "\"args\" must be an array";
-        else if (json_array_size(jargs) > 16)
-            problem = "too many arguments";
-        else if (!gsvm_lsl_program_has_event(prog, json_string_value(jname))) {
-            st = gsvm_error_at_line(err, GSVM_ERR_INPUT, name, lineno, 1,
-                                    "the script has no '%s' handler", json_string_value(jname));
-            json_decref(obj);
-            break;
-        }
-        if (!problem && cap == *n) {
-            cap = cap ? cap * 2 : 16;
-            event_line *ne = realloc(ev, cap * sizeof *ev);
-            if (!ne) {
-                json_decref(obj);
-                st = gsvm_error_set(err, GSVM_ERR_NOMEM, name, "out of memory");
-                break;
-            }
-            ev = ne;
-        }
-        event_line *e = problem ? NULL : &ev[*n];
-        for (size_t i = 0; !problem && i < json_array_size(jargs); i++) {
-            json_t *a = json_array_get(jargs, i);
-            if (json_is_integer(a) && json_integer_value(a) >= INT32_MIN &&
-                json_integer_value(a) <= INT32_MAX)
-                e->args[i] = (gsvm_lsl_hostval){GSVM_LSL_INTEGER, (int32_t)json_integer_value(a), NULL, 0};
-            else if (json_is_string(a))
-                e->args[i] = (gsvm_lsl_hostval){GSVM_LSL_STRING, 0, json_string_value(a),
-                                                json_string_length(a)};
-            else
-                problem = json_is_integer(a) ? "an integer argument does not fit in 32 bits"
-                                             : "arguments must be integers or strings in ABI 2";
-        }
-        if (problem) {
-            json_decref(obj);
-            st = gsvm_error_at_line(err, GSVM_ERR_INPUT, name, lineno, 1, "%s", problem);
-            break;
-        }
-        e->line = lineno;
-        e->name = strdup(json_string_value(jname));
-        e->argc = json_array_size(jargs);
-        e->json = obj;
-        (*n)++;
-        if (!e->name)
-            st = gsvm_error_set(err, GSVM_ERR_NOMEM, name, "out of memory");
+    const gsvm_lsl_program *prog = ctx;
+    json_t *jname = json_object_get(obj, "event"), *jargs = json_object_get(obj, "args");
+    if (!jname && json_object_get(obj, "advance_ms"))
+        return GSVM_OK;
+    const char *why = NULL;
+    gsvm_lsl_hostval args[LSL_CLI_MAX_ARGS];
+    size_t argc = 0;
+    if (!json_is_string(jname))
+        why = "expected {\"event\": NAME, \"args\": [...]}";
+    else if (jargs && !json_is_array(jargs))
+        why = "\"args\" must be an array";
+    else if (!gsvm_lsl_program_has_event(prog, json_string_value(jname))) {
+        snprintf(problem, size, "the script has no '%s' handler", json_string_value(jname));
+        return GSVM_OK;
+    } else
+        why = hostvals_of(jargs, args, &argc);
+    if (why) {
+        snprintf(problem, size, "%s", why);
+        return GSVM_OK;
     }
-    json_decref(all);
-    free(lines);
-    if (st != GSVM_OK) {
-        free_events(ev, *n);
-        *n = 0;
-        return st;
-    }
-    *out = ev;
+    /* the arguments against the handler's signature, in a VM of its own */
+    gsvm_lsl_vm *probe;
+    if (gsvm_lsl_vm_new(prog, &probe, err) != GSVM_OK)
+        return err->status;
+    gsvm_error e2;
+    gsvm_error_clear(&e2);
+    if (gsvm_lsl_vm_dispatch(probe, json_string_value(jname), args, argc, &e2) != GSVM_OK)
+        snprintf(problem, size, "%s", e2.message);
+    gsvm_lsl_vm_free(probe);
     return GSVM_OK;
 }
-
-typedef struct run_opts {
-    uint64_t budget, max_instructions, snapshot_at;
-    bool has_max, has_snapshot_at;
-    const char *snapshot_out;
-} run_opts;
-
-enum { DRIVE_DONE = -1 };
 
 static int write_snapshot(const gsvm_lsl_vm *vm, const char *path)
 {
     gsvm_error err;
     gsvm_error_clear(&err);
-    uint8_t *data;
-    size_t len;
-    if (gsvm_lsl_vm_snapshot(vm, &data, &len, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    int rc = gsvm_cli_write(path, data, len);
-    free(data);
-    return rc;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    gsvm_status st = gsvm_lsl_vm_snapshot(vm, &data, &len, &err);
+    return lsl_cli_save_snapshot(path, st, data, len, &err);
 }
 
 /* Runs the current handler to its end in slices of `budget` instructions.
- * Returns DRIVE_DONE when it finished, else the exit code to return now
+ * Returns LSL_DRIVE_DONE when it finished, else the exit code to return now
  * (fault 3, limit 4, or 0 after writing the --snapshot-at snapshot).
  * Slices never step past the snapshot point or the limit. */
-static int drive(gsvm_lsl_vm *vm, const run_opts *o, FILE *out)
+static int drive(gsvm_lsl_vm *vm, const lsl_run_opts *o, FILE *out)
 {
     for (;;) {
         uint64_t total = gsvm_lsl_vm_total(vm);
         if (o->has_snapshot_at && total >= o->snapshot_at)
             return write_snapshot(vm, o->snapshot_out);
         if (gsvm_lsl_vm_finished(vm))
-            return DRIVE_DONE;
-        if (o->has_max && total >= o->max_instructions) {
-            json_t *line = json_object();
-            json_object_set_new(line, "stopped", json_string("instruction limit"));
-            json_object_set_new(line, "executed", json_integer((json_int_t)total));
-            gsvm_jsonl_emit(out, line);
-            return EXIT_LIMIT;
-        }
-        uint64_t slice = o->budget;
-        if (o->has_snapshot_at && o->snapshot_at - total < slice)
-            slice = o->snapshot_at - total;
-        if (o->has_max && o->max_instructions - total < slice)
-            slice = o->max_instructions - total;
-        if (gsvm_lsl_vm_run(vm, slice) == GSVM_LSL_ERROR) {
-            json_t *line = json_object();
-            json_object_set_new(line, "fault", json_string(gsvm_lsl_vm_fault(vm)));
-            json_object_set_new(line, "ip", json_integer((json_int_t)gsvm_lsl_vm_fault_ip(vm)));
-            gsvm_jsonl_emit(out, line);
-            return EXIT_FAULT;
-        }
+            return LSL_DRIVE_DONE;
+        if (o->has_max && total >= o->max_instructions)
+            return lsl_cli_emit_limit(out, total);
+        if (gsvm_lsl_vm_run(vm, lsl_cli_slice(o, total)) == GSVM_LSL_ERROR)
+            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm));
     }
 }
 
-static int run_program(gsvm_lsl_program *prog, const event_line *events, size_t nevents,
-                       const char *resume, const char *events_name, const run_opts *o, FILE *out)
+static int run_program(gsvm_lsl_program *prog, const lsl_lines *events, const char *resume,
+                       const lsl_run_opts *o, FILE *out)
 {
     gsvm_error err;
     gsvm_error_clear(&err);
@@ -455,12 +343,11 @@ static int run_program(gsvm_lsl_program *prog, const event_line *events, size_t 
         return gsvm_cli_fail(&err);
     run_ctx ctx = {out};
     gsvm_lsl_vm_set_host(vm, host_call, &ctx);
-    int rc = DRIVE_DONE;
+    int rc = LSL_DRIVE_DONE;
     if (resume) {
         gsvm_buf snap;
-        if (gsvm_file_read(resume, &snap, &err) != GSVM_OK) {
-            rc = gsvm_cli_fail(&err);
-        } else {
+        if ((rc = gsvm_cli_read(resume, &snap)) == 0) {
+            rc = LSL_DRIVE_DONE;
             if (gsvm_lsl_vm_restore(vm, snap.data, snap.len, resume, &err) != GSVM_OK)
                 rc = gsvm_cli_fail(&err);
             gsvm_buf_free(&snap);
@@ -469,26 +356,25 @@ static int run_program(gsvm_lsl_program *prog, const event_line *events, size_t 
         if (gsvm_lsl_vm_dispatch(vm, "state_entry", NULL, 0, &err) != GSVM_OK)
             rc = gsvm_cli_fail(&err);
     }
-    if (rc == DRIVE_DONE)
+    if (rc == LSL_DRIVE_DONE)
         rc = drive(vm, o, out);
-    for (size_t i = 0; rc == DRIVE_DONE && i < nevents; i++) {
-        if (gsvm_lsl_vm_dispatch(vm, events[i].name, events[i].args, events[i].argc, &err) !=
-            GSVM_OK) {
-            snprintf(err.file, sizeof err.file, "%s", events_name);
-            err.line = events[i].line;
-            err.column = 1;
-            rc = gsvm_cli_fail(&err);
+    for (size_t i = 0; rc == LSL_DRIVE_DONE && i < events->n; i++) {
+        json_t *obj = json_array_get(events->all, i);
+        json_t *jname = json_object_get(obj, "event");
+        if (!jname)
+            continue; /* {"advance_ms": N} */
+        gsvm_lsl_hostval args[LSL_CLI_MAX_ARGS];
+        size_t argc;
+        hostvals_of(json_object_get(obj, "args"), args, &argc); /* checked when loaded */
+        if (gsvm_lsl_vm_dispatch(vm, json_string_value(jname), args, argc, &err) != GSVM_OK) {
+            rc = lsl_cli_line_fail(events, i, &err);
             break;
         }
         rc = drive(vm, o, out);
     }
-    if (rc == DRIVE_DONE) {
+    if (rc == LSL_DRIVE_DONE) {
         rc = 0;
-        if (o->has_snapshot_at)
-            fprintf(stderr,
-                    "gsvm lsl run: the run ended after %" PRIu64 " instructions, before "
-                    "--snapshot-at %" PRIu64 "; the snapshot is of the end state\n",
-                    gsvm_lsl_vm_total(vm), o->snapshot_at);
+        lsl_cli_note_early_end(o, gsvm_lsl_vm_total(vm));
         if (o->snapshot_out)
             rc = write_snapshot(vm, o->snapshot_out);
     }
@@ -496,126 +382,219 @@ static int run_program(gsvm_lsl_program *prog, const event_line *events, size_t 
     return rc;
 }
 
-static int cmd_run(int argc, char **argv)
+static FILE *open_output(const char *path, gsvm_error *err)
 {
-    const char *events_path = NULL, *snapshot_out = NULL, *resume = NULL, *cache = NULL,
-               *out_path = NULL;
-    uint64_t budget = 1024, max_instructions = 0, snapshot_at = 0, abi = 0;
-    bool no_cache = false, has_max = false, has_snapshot_at = false, has_cache = false, has_abi = false;
-    const gsvm_opt opts[] = {
-        {"--events", 0, OPT_STRING, &events_path, "EVENTS.jsonl",
-         "events to dispatch after state_entry, one {\"event\":NAME,\"args\":[...]} per line", NULL},
-        {"--frame-instructions", 0, OPT_U64, &budget, "N",
-         "instructions per frame: each handler runs in slices of N (default 1024)", NULL},
-        {"--budget", 0, OPT_U64, &budget, "N", "the older name of --frame-instructions", NULL},
-        {"--max-instructions", 0, OPT_U64, &max_instructions, "N",
-         "stop (exit 4) when N instructions have run in total", &has_max},
-        {"--snapshot-at", 0, OPT_U64, &snapshot_at, "K",
-         "stop after exactly K instructions in total and write --snapshot-out", &has_snapshot_at},
-        {"--snapshot-out", 0, OPT_STRING, &snapshot_out, "SNAP",
-         "write the HWZS snapshot here (at --snapshot-at K, else after the last event)", NULL},
-        {"--resume", 0, OPT_STRING, &resume, "SNAP",
-         "restore this snapshot, finish its handler, then dispatch EVENTS (no state_entry)", NULL},
-        {"--cache", 0, OPT_STRING, &cache, "DIR",
-         "compiled-program cache (default $XDG_CACHE_HOME/gsvm or ~/.cache/gsvm)", &has_cache},
-        {"--no-cache", 0, OPT_FLAG, &no_cache, NULL, "compile without the cache", NULL},
-        {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the JSON Lines here (default stdout)", NULL},
-        {"--abi", 0, OPT_U64, &abi, "2|3", "force the ABI of a source file (default: 2 if it fits, else 3)", &has_abi},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm lsl run",
-        "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--frame-instructions N] [--max-instructions N]\n"
-        "       [--snapshot-at K] [--snapshot-out SNAP] [--resume SNAP] [--cache DIR | --no-cache]",
-        "Runs a script: state_entry (unless resuming), then each event of EVENTS.\n"
-        "Prints one JSON line per host call {\"host\":NAME,\"args\":[...]}; a fault prints\n"
-        "{\"fault\":MESSAGE,\"ip\":N} and exits 3; the instruction limit prints\n"
-        "{\"stopped\":\"instruction limit\",\"executed\":N} and exits 4.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        gsvm_error_set(err, GSVM_ERR_IO, path, "cannot create the output file");
+    return f;
+}
+
+static const gsvm_cli_opt run_opts[] = {
+    {"--events", 0, OPT_STRING, "EVENTS.jsonl",
+     "events to dispatch after state_entry, one {\"event\":NAME,\"args\":[...]} per line"},
+    {"--frame-instructions", 0, OPT_U64, "N",
+     "instructions per frame: each handler runs in slices of N (default 1024)"},
+    {"--budget", 0, OPT_U64, "N", "the older name of --frame-instructions"},
+    {"--max-instructions", 0, OPT_U64, "N", "stop (exit 4) when N instructions have run in total"},
+    {"--snapshot-at", 0, OPT_U64, "K", "stop after exactly K instructions in total and write --snapshot-out"},
+    {"--snapshot-out", 0, OPT_STRING, "SNAP",
+     "write the HWZS snapshot here (at --snapshot-at K, else after the last event)"},
+    {"--resume", 0, OPT_STRING, "SNAP",
+     "restore this snapshot, finish its handler, then dispatch EVENTS (no state_entry)"},
+    {"--cache", 0, OPT_STRING, "DIR", "compiled-program cache (default $XDG_CACHE_HOME/gsvm or ~/.cache/gsvm)"},
+    {"--no-cache", 0, OPT_FLAG, NULL, "compile without the cache"},
+    {"--output", 'o', OPT_STRING, "FILE", "write the JSON Lines here (default stdout)"},
+    {"--abi", 0, OPT_U64, "2|3", "force the ABI of a source file (default: 2 if it fits, else 3)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_run(const gsvm_cli_call *c)
+{
+    const char *file = c->pos[0];
+    const char *events_path = gsvm_cli_str(c, "--events", NULL);
+    const char *resume = gsvm_cli_str(c, "--resume", NULL), *cache = gsvm_cli_str(c, "--cache", NULL);
+    const char *out_path = gsvm_cli_str(c, "--output", NULL);
+    /* --budget and --frame-instructions are one option: the later one wins */
+    const char *budget_opt = gsvm_cli_later(c, "--frame-instructions", "--budget");
+    uint64_t budget = budget_opt ? gsvm_cli_u64(c, budget_opt, 0) : 1024;
+    lsl_run_opts o = {budget,
+                      gsvm_cli_u64(c, "--max-instructions", 0),
+                      gsvm_cli_u64(c, "--snapshot-at", 0),
+                      gsvm_cli_given(c, "--max-instructions"),
+                      gsvm_cli_given(c, "--snapshot-at"),
+                      gsvm_cli_str(c, "--snapshot-out", NULL)};
+    bool no_cache = gsvm_cli_flag(c, "--no-cache");
+    bool stdin_events = events_path && strcmp(events_path, "-") == 0;
     const char *problem = NULL;
     if (budget == 0)
         problem = "--frame-instructions must be at least 1";
-    else if (has_cache && no_cache)
+    else if (cache && no_cache)
         problem = "--cache and --no-cache exclude each other";
-    else if (has_snapshot_at && !snapshot_out)
+    else if (o.has_snapshot_at && !o.snapshot_out)
         problem = "--snapshot-at needs --snapshot-out";
-    else if (resume && strcmp(resume, "-") == 0 && (strcmp(pos[0], "-") == 0 ||
-                                                   (events_path && strcmp(events_path, "-") == 0)))
+    else if (resume && strcmp(resume, "-") == 0 && (strcmp(file, "-") == 0 || stdin_events))
         problem = "only one input may be stdin";
-    else if (events_path && strcmp(events_path, "-") == 0 && strcmp(pos[0], "-") == 0)
+    else if (stdin_events && strcmp(file, "-") == 0)
         problem = "only one input may be stdin";
-    if (problem) {
-        fprintf(stderr, "gsvm lsl run: %s\n", problem);
-        gsvm_args_usage(&spec, true);
-        return EXIT_USAGE;
-    }
+    if (problem)
+        return gsvm_cli_usage_error(c, "%s", problem);
     char cache_buf[4096];
     const char *cache_dir = no_cache ? NULL : cache ? cache
                                                     : gsvm_lsl_default_cache_dir(cache_buf, sizeof cache_buf);
+    int abi = 0, rc;
+    if ((rc = abi_of(c, 0, &abi)))
+        return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    if (!parse_abi("run", abi, has_abi))
-        return EXIT_USAGE;
     any_prog any;
-    if (load_any(pos[0], cache_dir, (int)abi, &any, &err) != GSVM_OK)
+    if (load_any(file, cache_dir, abi, &any, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
-    if (any.p3) {
-        FILE *out3 = open_output(out_path, &err);
-        if (!out3) {
-            rc = gsvm_cli_fail(&err);
-        } else {
-            lsl3_run_opts o3 = {budget, max_instructions, snapshot_at, has_max, has_snapshot_at, snapshot_out};
-            rc = gsvm_cli_lsl_run3(any.p3, events_path, resume, &o3, out3);
-            if (out3 != stdout && fclose(out3) != 0 && rc == 0) {
-                gsvm_error_set(&err, GSVM_ERR_IO, out_path, "write failed");
-                rc = gsvm_cli_fail(&err);
-            }
-        }
-        any_free(&any);
-        return rc;
-    }
-    gsvm_lsl_program *prog = any.p2;
-    event_line *events = NULL;
-    size_t nevents = 0;
-    if (events_path && load_events(events_path, prog, &events, &nevents, &err) != GSVM_OK) {
-        gsvm_lsl_program_free(prog);
-        return gsvm_cli_fail(&err);
-    }
-    FILE *out = open_output(out_path, &err);
+    lsl_lines events = {NULL, NULL, 0, NULL};
+    gsvm_status st = GSVM_OK;
+    if (events_path)
+        st = any.p3 ? gsvm_cli_lsl3_load_timeline(events_path, any.p3, &events, &err)
+                    : lsl_cli_load_lines(events_path, check_event, any.p2, &events, &err);
+    FILE *out = st == GSVM_OK ? open_output(out_path, &err) : NULL;
     if (!out) {
         rc = gsvm_cli_fail(&err);
     } else {
-        run_opts o = {budget, max_instructions, snapshot_at, has_max, has_snapshot_at, snapshot_out};
-        rc = run_program(prog, events, nevents, resume,
-                         events_path && strcmp(events_path, "-") ? events_path : "<stdin>", &o, out);
+        rc = any.p3 ? gsvm_cli_lsl_run3(any.p3, &events, resume, &o, out)
+                    : run_program(any.p2, &events, resume, &o, out);
         if (out != stdout && fclose(out) != 0 && rc == 0) {
             gsvm_error_set(&err, GSVM_ERR_IO, out_path, "write failed");
             rc = gsvm_cli_fail(&err);
         }
     }
-    free_events(events, nevents);
-    gsvm_lsl_program_free(prog);
+    lsl_cli_free_lines(&events);
+    any_free(&any);
     return rc;
 }
 
-static const gsvm_verb verbs[] = {
-    {"compile", cmd_compile, "compile LSL source to a Falcon program file (.fpc)"},
-    {"list", cmd_list, "print a program's tables and instructions"},
-    {"verify", cmd_verify, "check statically that a program cannot fault"},
-    {"isa", cmd_isa, "print the instruction set (from isa.def)"},
-    {"run", cmd_run, "run a script: host calls and faults as JSON Lines; budgets, snapshots"},
-    {"region", gsvm_cli_lsl_region, "run a world of objects and scripts on simulated frames"},
-    {NULL, NULL, NULL},
+/* ---- what both ABIs' run loops share (lsl_cli.h) ---------------------------------- */
+
+gsvm_status lsl_cli_load_lines(const char *path, lsl_line_check check, void *ctx, lsl_lines *out,
+                               gsvm_error *err)
+{
+    out->all = NULL;
+    out->line = NULL;
+    out->n = 0;
+    out->name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    gsvm_status st = gsvm_jsonl_load_lines(path, &out->all, &out->line, err);
+    for (size_t k = 0; st == GSVM_OK && k < json_array_size(out->all); k++) {
+        char problem[sizeof err->message] = "";
+        st = check(ctx, json_array_get(out->all, k), problem, sizeof problem, err);
+        if (st == GSVM_OK && problem[0])
+            st = gsvm_error_at_line(err, GSVM_ERR_INPUT, out->name, out->line[k], 1, "%s", problem);
+    }
+    if (st != GSVM_OK) {
+        lsl_cli_free_lines(out);
+        return st;
+    }
+    out->n = json_array_size(out->all);
+    return GSVM_OK;
+}
+
+void lsl_cli_free_lines(lsl_lines *l)
+{
+    json_decref(l->all);
+    free(l->line);
+    l->all = NULL;
+    l->line = NULL;
+    l->n = 0;
+}
+
+int lsl_cli_line_fail(const lsl_lines *l, size_t i, gsvm_error *err)
+{
+    snprintf(err->file, sizeof err->file, "%s", l->name);
+    err->line = l->line[i];
+    err->column = 1;
+    return gsvm_cli_fail(err);
+}
+
+uint64_t lsl_cli_slice(const lsl_run_opts *o, uint64_t total)
+{
+    uint64_t slice = o->budget;
+    if (o->has_snapshot_at && o->snapshot_at - total < slice)
+        slice = o->snapshot_at - total;
+    if (o->has_max && o->max_instructions - total < slice)
+        slice = o->max_instructions - total;
+    return slice;
+}
+
+int lsl_cli_emit_fault(FILE *out, const char *message, uint64_t ip)
+{
+    json_t *line = json_object();
+    json_object_set_new(line, "fault", json_string(message));
+    json_object_set_new(line, "ip", json_integer((json_int_t)ip));
+    gsvm_jsonl_emit(out, line);
+    return EXIT_FAULT;
+}
+
+int lsl_cli_emit_limit(FILE *out, uint64_t total)
+{
+    json_t *line = json_object();
+    json_object_set_new(line, "stopped", json_string("instruction limit"));
+    json_object_set_new(line, "executed", json_integer((json_int_t)total));
+    gsvm_jsonl_emit(out, line);
+    return EXIT_LIMIT;
+}
+
+int lsl_cli_save_snapshot(const char *path, gsvm_status st, uint8_t *data, size_t len,
+                          const gsvm_error *err)
+{
+    int rc = st == GSVM_OK ? gsvm_cli_write(path, data, len) : gsvm_cli_fail(err);
+    free(data);
+    return rc;
+}
+
+void lsl_cli_note_early_end(const lsl_run_opts *o, uint64_t total)
+{
+    if (o->has_snapshot_at)
+        fprintf(stderr,
+                "gsvm lsl run: the run ended after %" PRIu64 " instructions, before "
+                "--snapshot-at %" PRIu64 "; the snapshot is of the end state\n",
+                total, o->snapshot_at);
+}
+
+static const gsvm_cli_verb verbs[] = {
+    {"compile", "compile LSL source to a Falcon program file (.fpc)", "FILE.lsl [-o OUT.fpc] [--abi 2|3]",
+     "Compiles LSL source to a Falcon program file: ABI 2 (.fpc, magic HWZP) when the\n"
+     "script fits the ABI-2 slice, else ABI 3 (the whole language, magic HWZ3).\n"
+     "Diagnostics are FILE:LINE:COL: error: MESSAGE and exit 1.",
+     compile_opts, 1, 1, cmd_compile, NULL},
+    {"list", "print a program's tables and instructions", "FILE.lsl|FILE.fpc [-o FILE]",
+     "Prints a program's constants, host functions, globals, events and code.", list_opts, 1, 1,
+     cmd_list, NULL},
+    {"verify", "check statically that a program cannot fault", "FILE.lsl|FILE.fpc",
+     "Checks statically that a program cannot fault: consistent stack depths, typed\n"
+     "operands, operands inside the tables, ABI-2 host calls, every path ending in Halt.",
+     NULL, 1, 1, cmd_verify, NULL},
+    {"isa", "print the instruction set (from isa.def)", "[--abi 2|3]",
+     "Prints the Falcon instruction set (ABI 2, or 3) as a Markdown table.", isa_opts, 0, 0,
+     cmd_isa, NULL},
+    {"run", "run a script: host calls and faults as JSON Lines; budgets, snapshots",
+     "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--frame-instructions N] [--max-instructions N]\n"
+     "       [--snapshot-at K] [--snapshot-out SNAP] [--resume SNAP] [--cache DIR | --no-cache]",
+     "Runs a script: state_entry (unless resuming), then each event of EVENTS.\n"
+     "Prints one JSON line per host call {\"host\":NAME,\"args\":[...]}; a fault prints\n"
+     "{\"fault\":MESSAGE,\"ip\":N} and exits 3; the instruction limit prints\n"
+     "{\"stopped\":\"instruction limit\",\"executed\":N} and exits 4.",
+     run_opts, 1, 1, cmd_run, NULL},
+    {"region", "run a world of objects and scripts on simulated frames", NULL, NULL, NULL, 0, 0, NULL,
+     gsvm_cli_lsl_region},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
+
+static const gsvm_cli_engine engine = {
+    "lsl",
+    "The Falcon VM (ABI 2 and ABI 3): LSL compiled to fixed-width p-code, run in\n"
+    "instruction budgets, snapshotted after any instruction and resumed.",
+    verbs};
 
 int gsvm_cli_lsl(int argc, char **argv)
 {
-    return gsvm_cli_dispatch("lsl",
-                             "The Falcon VM (ABI 2 and ABI 3): LSL compiled to fixed-width p-code, run in\n"
-                             "instruction budgets, snapshotted after any instruction and resumed.",
-                             verbs, argc, argv);
+    return gsvm_cli_engine_main(&engine, argc, argv);
 }

@@ -14,6 +14,7 @@
 #include "base/file.h"
 #include "base/jsonl.h"
 #include "cli/args.h"
+#include "cli/verb.h"
 #include "cli/engines.h"
 #include "gsvm/mission.h"
 
@@ -438,43 +439,37 @@ static void basename_stem(const char *path, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)n, b);
 }
 
-static int cmd_run(int argc, char **argv)
+static const gsvm_cli_opt run_opts[] = {
+    {"--world", 0, OPT_STRING, "WORLD.json", "the world model (slots, squads, scenes, activity)"},
+    {"--events", 0, OPT_STRING, "EVENTS.jsonl", "the timeline: events, clock, host answers, reopen"},
+    {"--state", 0, OPT_STRING, "STATE.db", "the SQLite record (in memory when omitted)"},
+    {"--role", 0, OPT_STRING, "public|private", "the activity role (default: the world's, else public)"},
+    {"--activity", 0, OPT_STRING, "NAME", "the activity name (activity_id; finds the script in a root)"},
+    {"--root", 0, OPT_STRING, "DIR", "the SDK root for require (default: inferred from .../scripts/...)"},
+    {"--max-variables", 0, OPT_U64, "N", "variable capacity (default 512)"},
+    {"--fsync", 0, OPT_FLAG, NULL, "fsync every commit (synchronous=FULL)"},
+    {"--callback-budget", 0, OPT_U64, "N", "instructions per callback (default 5000000)"},
+    {"--callback-wall-ms", 0, OPT_U64, "MS", "wall-clock limit per callback (default 1000)"},
+    {"--commit-wait-ms", 0, OPT_U64, "MS", "refused without a host commit after (default 2000)"},
+    {"--network-wait-ms", 0, OPT_U64, "MS", "cancel requested after this in the network queue (default 15000)"},
+    {"--cancel-wait-ms", 0, OPT_U64, "MS", "fault when a cancel is not confirmed after (default 2000)"},
+    {"--expire-ms", 0, OPT_U64, "MS", "expired this long after the first try (default 60000)"},
+    {"--output", 'o', OPT_STRING, "FILE", "write the output lines to FILE"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_run(const gsvm_cli_call *c)
 {
-    const char *world_path = NULL, *events_path = NULL, *state_path = NULL, *role = NULL,
-               *activity = NULL, *root = NULL, *out_path = NULL;
-    uint64_t max_vars = 0, budget = 0, wall_ms = 0, commit_ms = 0, network_ms = 0, cancel_ms = 0, expire_ms = 0;
-    bool fsync_full = false;
-    const gsvm_opt opts[] = {
-        {"--world", 0, OPT_STRING, &world_path, "WORLD.json", "the world model (slots, squads, scenes, activity)", NULL},
-        {"--events", 0, OPT_STRING, &events_path, "EVENTS.jsonl", "the timeline: events, clock, host answers, reopen", NULL},
-        {"--state", 0, OPT_STRING, &state_path, "STATE.db", "the SQLite record (in memory when omitted)", NULL},
-        {"--role", 0, OPT_STRING, &role, "public|private", "the activity role (default: the world's, else public)", NULL},
-        {"--activity", 0, OPT_STRING, &activity, "NAME", "the activity name (activity_id; finds the script in a root)", NULL},
-        {"--root", 0, OPT_STRING, &root, "DIR", "the SDK root for require (default: inferred from .../scripts/...)", NULL},
-        {"--max-variables", 0, OPT_U64, &max_vars, "N", "variable capacity (default 512)", NULL},
-        {"--fsync", 0, OPT_FLAG, &fsync_full, NULL, "fsync every commit (synchronous=FULL)", NULL},
-        {"--callback-budget", 0, OPT_U64, &budget, "N", "instructions per callback (default 5000000)", NULL},
-        {"--callback-wall-ms", 0, OPT_U64, &wall_ms, "MS", "wall-clock limit per callback (default 1000)", NULL},
-        {"--commit-wait-ms", 0, OPT_U64, &commit_ms, "MS", "refused without a host commit after (default 2000)", NULL},
-        {"--network-wait-ms", 0, OPT_U64, &network_ms, "MS", "cancel requested after this in the network queue (default 15000)", NULL},
-        {"--cancel-wait-ms", 0, OPT_U64, &cancel_ms, "MS", "fault when a cancel is not confirmed after (default 2000)", NULL},
-        {"--expire-ms", 0, OPT_U64, &expire_ms, "MS", "expired this long after the first try (default 60000)", NULL},
-        {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the output lines to FILE", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm mission run",
-        "SCRIPT.lua|ROOT [--world WORLD.json] [--events EVENTS.jsonl] [--state STATE.db] "
-        "[--role public|private] [--activity NAME]",
-        "Runs a mission script against a timeline (JSON Lines) and prints its requests,\n"
-        "effect results and faults, then the committed record.  Exit 0, 3 when the\n"
-        "mission is faulted at the end, 1 when the script cannot be loaded.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos;
-    int rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = c->pos;
+    const char *world_path = gsvm_cli_str(c, "--world", NULL), *events_path = gsvm_cli_str(c, "--events", NULL),
+               *state_path = gsvm_cli_str(c, "--state", NULL), *role = gsvm_cli_str(c, "--role", NULL),
+               *activity = gsvm_cli_str(c, "--activity", NULL), *root = gsvm_cli_str(c, "--root", NULL),
+               *out_path = gsvm_cli_str(c, "--output", NULL);
+    uint64_t max_vars = gsvm_cli_u64(c, "--max-variables", 0), budget = gsvm_cli_u64(c, "--callback-budget", 0),
+             wall_ms = gsvm_cli_u64(c, "--callback-wall-ms", 0), commit_ms = gsvm_cli_u64(c, "--commit-wait-ms", 0),
+             network_ms = gsvm_cli_u64(c, "--network-wait-ms", 0),
+             cancel_ms = gsvm_cli_u64(c, "--cancel-wait-ms", 0), expire_ms = gsvm_cli_u64(c, "--expire-ms", 0);
+    bool fsync_full = gsvm_cli_flag(c, "--fsync");
     gsvm_mission_role r = GSVM_MISSION_PUBLIC;
     bool role_given = false;
     if (role) {
@@ -482,22 +477,15 @@ static int cmd_run(int argc, char **argv)
             r = GSVM_MISSION_PUBLIC;
         else if (strcmp(role, "private") == 0)
             r = GSVM_MISSION_PRIVATE;
-        else {
-            fprintf(stderr, "gsvm mission run: --role must be public or private\n");
-            gsvm_args_usage(&spec, true);
-            return EXIT_USAGE;
-        }
+        else
+            return gsvm_cli_usage_error(c, "--role must be public or private");
         role_given = true;
     }
-    if (max_vars > 1000000) {
-        fprintf(stderr, "gsvm mission run: --max-variables is at most 1000000\n");
-        return EXIT_USAGE;
-    }
+    if (max_vars > 1000000)
+        return gsvm_cli_bad_value(c, "--max-variables is at most 1000000");
     if (wall_ms > UINT32_MAX || commit_ms > UINT32_MAX || network_ms > UINT32_MAX || cancel_ms > UINT32_MAX ||
-        expire_ms > UINT32_MAX) {
-        fprintf(stderr, "gsvm mission run: a time in ms is at most 4294967295\n");
-        return EXIT_USAGE;
-    }
+        expire_ms > UINT32_MAX)
+        return gsvm_cli_bad_value(c, "a time in ms is at most 4294967295");
     gsvm_error err;
     gsvm_mission_world *world = NULL;
     json_t *line = NULL; /* the timeline line being run */
@@ -653,23 +641,18 @@ done:
     return exit_code;
 }
 
-static int cmd_stem(int argc, char **argv)
+static const gsvm_cli_opt stem_opts[] = {
+    {"--display-name", 0, OPT_STRING, "NAME", "used when the internal name is empty"},
+    {"--index", 0, OPT_U64, "N", "activity index (fallback file name)"},
+    {"--hash", 0, OPT_U64, "N", "definition hash (fallback file name)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_stem(const gsvm_cli_call *c)
 {
-    const char *display = "";
-    uint64_t index = 0, hash = 0;
-    const gsvm_opt opts[] = {
-        {"--display-name", 0, OPT_STRING, &display, "NAME", "used when the internal name is empty", NULL},
-        {"--index", 0, OPT_U64, &index, "N", "activity index (fallback file name)", NULL},
-        {"--hash", 0, OPT_U64, &hash, "N", "definition hash (fallback file name)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm mission stem", "NAME [--display-name NAME] [--index N] [--hash N]",
-                                 "Prints the script paths the runtime tries for an activity name.", opts, 1, 1};
-    const char *pos[1];
-    int npos;
-    int rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = c->pos;
+    const char *display = gsvm_cli_str(c, "--display-name", "");
+    uint64_t index = gsvm_cli_u64(c, "--index", 0), hash = gsvm_cli_u64(c, "--hash", 0);
     char stem[128];
     gsvm_error err;
     if (gsvm_mission_file_stem(pos[0], display, stem, sizeof stem, &err) != GSVM_OK)
@@ -679,14 +662,25 @@ static int cmd_stem(int argc, char **argv)
     return 0;
 }
 
-static const gsvm_verb verbs[] = {
-    {"run", cmd_run, "run a mission script against a timeline (JSON Lines)"},
-    {"stem", cmd_stem, "print the script paths tried for an activity name"},
-    {NULL, NULL, NULL},
+static const gsvm_cli_verb verbs[] = {
+    {"run", "run a mission script against a timeline (JSON Lines)",
+     "SCRIPT.lua|ROOT [--world WORLD.json] [--events EVENTS.jsonl] [--state STATE.db] "
+     "[--role public|private] [--activity NAME]",
+     "Runs a mission script against a timeline (JSON Lines) and prints its requests,\n"
+     "effect results and faults, then the committed record.  Exit 0, 3 when the\n"
+     "mission is faulted at the end, 1 when the script cannot be loaded.",
+     run_opts, 1, 1, cmd_run, NULL},
+    {"stem", "print the script paths tried for an activity name",
+     "NAME [--display-name NAME] [--index N] [--hash N]",
+     "Prints the script paths the runtime tries for an activity name.", stem_opts, 1, 1, cmd_stem,
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
+
+static const gsvm_cli_engine engine = {
+    "mission", "A sandboxed Lua 5.4 mission runtime whose callbacks are transactions.", verbs};
 
 int gsvm_cli_mission(int argc, char **argv)
 {
-    return gsvm_cli_dispatch("mission", "A sandboxed Lua 5.4 mission runtime whose callbacks are transactions.",
-                             verbs, argc, argv);
+    return gsvm_cli_engine_main(&engine, argc, argv);
 }

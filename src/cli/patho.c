@@ -9,73 +9,59 @@
 
 #include "base/buf.h"
 #include "base/file.h"
-#include "cli/args.h"
 #include "cli/engines.h"
+#include "cli/verb.h"
 #include "gsvm/patho.h"
 
 int gsvm_cli_patho_run(int argc, char **argv);
 
-/* --layout alpha|hd (absent = detect) */
-static int parse_layout(const char *cmd, const char *s, gsvm_patho_layout *out)
+#define LAYOUT_OPT {"--layout", 0, OPT_STRING, "alpha|hd", "opcode numbering (default: detect)"}
+
+/* --layout alpha|hd (absent: detect, or `dflt`'s meaning); 0 or the exit code. */
+static int layout_of(const gsvm_cli_call *c, gsvm_patho_layout *out)
 {
     *out = GSVM_PATHO_LAYOUT_AUTO;
-    if (!s)
-        return -1;
-    if (!gsvm_patho_layout_parse(s, out)) {
-        fprintf(stderr, "%s: unknown layout '%s' (alpha or hd)\n", cmd, s);
-        return EXIT_USAGE;
-    }
-    return -1;
+    const char *s = gsvm_cli_str(c, "--layout", NULL);
+    if (s && !gsvm_patho_layout_parse(s, out))
+        return gsvm_cli_bad_value(c, "unknown layout '%s' (alpha or hd)", s);
+    return 0;
 }
 
-/* The --layout option and one .bin file, loaded: -1 when `*out` holds the
+/* The --layout option and one .bin file, loaded: 0 when `*out` holds the
  * program, else the exit code (the problem already printed). */
-static int load_program(const char *cmd, const char *layout_s, const char *path,
-                        gsvm_patho_program **out)
+static int load_program(const gsvm_cli_call *c, const char *path, gsvm_patho_program **out)
 {
     gsvm_patho_layout layout;
-    int rc = parse_layout(cmd, layout_s, &layout);
-    if (rc >= 0)
+    int rc = layout_of(c, &layout);
+    if (rc)
         return rc;
     gsvm_error err;
     if (gsvm_patho_load_file(path, layout, out, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
-    return -1;
+    return 0;
 }
 
-static int cmd_list(int argc, char **argv)
+static const gsvm_cli_opt list_opts[] = {
+    LAYOUT_OPT,
+    {"--output", 'o', OPT_STRING, "FILE", "write the listing to FILE (default stdout)"},
+    {"--compact", 0, OPT_FLAG, NULL,
+     "no comment columns (indices, offsets): listings of two versions diff cleanly"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_list(const gsvm_cli_call *c)
 {
-    const char *layout_s = NULL, *out = NULL;
-    bool compact = false;
-    const gsvm_opt opts[] = {
-        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
-        {"--output", 'o', OPT_STRING, &out, "FILE", "write the listing to FILE (default stdout)", NULL},
-        {"--compact", 0, OPT_FLAG, &compact, NULL,
-         "no comment columns (indices, offsets): listings of two versions diff cleanly", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho list", "FILE.bin [--layout alpha|hd] [-o OUT]",
-                                 "Print a lossless, readable listing of a .bin script: pool strings "
-                                 "with offsets,\nimports, tasks, events and code with addressing "
-                                 "modes and labels.\n`gsvm patho asm` turns it back into the same bytes.",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
     gsvm_patho_program *p;
-    if ((rc = load_program(spec.command, layout_s, pos[0], &p)) >= 0)
+    int rc = load_program(c, c->pos[0], &p);
+    if (rc)
         return rc;
     gsvm_error err;
     char *text;
     size_t len;
-    gsvm_status st = gsvm_patho_list(p, compact ? GSVM_PATHO_LIST_COMPACT : 0, &text, &len, &err);
+    unsigned flags = gsvm_cli_flag(c, "--compact") ? GSVM_PATHO_LIST_COMPACT : 0;
+    gsvm_status st = gsvm_patho_list(p, flags, &text, &len, &err);
     gsvm_patho_free(p);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(out, text, len);
-    free(text);
-    return rc;
+    return gsvm_cli_output(c, st, &err, text, len);
 }
 
 static void print_warning(void *user, const gsvm_error *w)
@@ -84,47 +70,36 @@ static void print_warning(void *user, const gsvm_error *w)
     fprintf(stderr, "%s:%ld:%ld: warning: %s\n", w->file, w->line, w->column, w->message);
 }
 
-static int cmd_asm(int argc, char **argv)
+static const gsvm_cli_opt asm_opts[] = {
+    {"--output", 'o', OPT_STRING, "FILE", "write the .bin to FILE (default stdout)"},
+    {"--layout", 0, OPT_STRING, "alpha|hd",
+     "opcode numbering (default: what the listing says, else hd)"},
+    {"--from", 0, OPT_STRING, "SYNTAX",
+     "listing syntax: gsvm (default) or pathologic_re (the community disassembler)"},
+    {"--strict", 0, OPT_FLAG, NULL,
+     "pathologic_re: refuse a listing that lost fields (release 2) instead of warning"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_asm(const gsvm_cli_call *c)
 {
-    const char *layout_s = NULL, *out = NULL, *from = NULL;
-    bool strict = false;
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &out, "FILE", "write the .bin to FILE (default stdout)", NULL},
-        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd",
-         "opcode numbering (default: what the listing says, else hd)", NULL},
-        {"--from", 0, OPT_STRING, &from, "SYNTAX",
-         "listing syntax: gsvm (default) or pathologic_re (the community disassembler)", NULL},
-        {"--strict", 0, OPT_FLAG, &strict, NULL,
-         "pathologic_re: refuse a listing that lost fields (release 2) instead of warning", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho asm", "LISTING [-o FILE.bin] [--layout alpha|hd] [--from pathologic_re [--strict]]",
-                                 "Assemble a listing into a .bin script.  A listing printed by "
-                                 "`gsvm patho list` comes\nback byte for byte; --from pathologic_re "
-                                 "reads the community's .asm listings.",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
     gsvm_patho_layout layout;
-    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+    int rc = layout_of(c, &layout);
+    if (rc)
         return rc;
-    bool re = false;
-    if (from && strcmp(from, "pathologic_re") == 0)
-        re = true;
-    else if (from && strcmp(from, "gsvm") != 0) {
-        fprintf(stderr, "%s: unknown syntax '%s' (gsvm or pathologic_re)\n", spec.command, from);
-        return EXIT_USAGE;
-    }
-    gsvm_error err;
+    const char *from = gsvm_cli_str(c, "--from", "gsvm");
+    bool re = strcmp(from, "pathologic_re") == 0;
+    if (!re && strcmp(from, "gsvm") != 0)
+        return gsvm_cli_bad_value(c, "unknown syntax '%s' (gsvm or pathologic_re)", from);
     gsvm_buf text;
-    if (gsvm_file_read(pos[0], &text, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
+    if ((rc = gsvm_cli_read(c->pos[0], &text)))
+        return rc;
+    gsvm_error err;
     gsvm_patho_program *p;
-    gsvm_patho_import_opts io = {layout, strict, print_warning, NULL};
-    gsvm_status st = re ? gsvm_patho_import_re_opts((const char *)text.data, text.len, pos[0], &io, &p, &err)
-                        : gsvm_patho_asm((const char *)text.data, text.len, pos[0], layout, &p, &err);
+    gsvm_patho_import_opts io = {layout, gsvm_cli_flag(c, "--strict"), print_warning, NULL};
+    const char *name = c->pos[0];
+    gsvm_status st = re ? gsvm_patho_import_re_opts((const char *)text.data, text.len, name, &io, &p, &err)
+                        : gsvm_patho_asm((const char *)text.data, text.len, name, layout, &p, &err);
     gsvm_buf_free(&text);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
@@ -132,33 +107,22 @@ static int cmd_asm(int argc, char **argv)
     size_t len;
     st = gsvm_patho_save(p, &data, &len, &err);
     gsvm_patho_free(p);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(out, data, len);
-    free(data);
-    return rc;
+    return gsvm_cli_output(c, st, &err, data, len);
 }
 
-static int cmd_verify(int argc, char **argv)
+static const gsvm_cli_opt verify_opts[] = {
+    LAYOUT_OPT,
+    {"--quiet", 'q', OPT_FLAG, NULL, "print nothing when the script is clean"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_verify(const gsvm_cli_call *c)
 {
-    const char *layout_s = NULL;
-    bool quiet = false;
-    const gsvm_opt opts[] = {
-        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
-        {"--quiet", 'q', OPT_FLAG, &quiet, NULL, "print nothing when the script is clean", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho verify", "FILE.bin [--layout alpha|hd]",
-                                 "Check a .bin script: operand ranges (pool offsets on strings of the "
-                                 "right width,\nimports, tasks, globals, targets, types) and the stack "
-                                 "depth along every path.\nExit 1 listing each violation.",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = c->pos;
+    bool quiet = gsvm_cli_flag(c, "--quiet");
     gsvm_patho_program *p;
-    if ((rc = load_program(spec.command, layout_s, pos[0], &p)) >= 0)
+    int rc = load_program(c, pos[0], &p);
+    if (rc)
         return rc;
     gsvm_error err;
     gsvm_patho_issue *issues;
@@ -186,25 +150,20 @@ static int cmd_verify(int argc, char **argv)
     return n ? EXIT_INPUT : 0;
 }
 
-static int cmd_stats(int argc, char **argv)
+static const gsvm_cli_opt stats_opts[] = {
+    LAYOUT_OPT,
+    {"--json", 0, OPT_FLAG, NULL, "one JSON object per file instead of text"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_stats(const gsvm_cli_call *c)
 {
-    const char *layout_s = NULL;
-    bool json = false;
-    const gsvm_opt opts[] = {
-        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
-        {"--json", 0, OPT_FLAG, &json, NULL, "one JSON object per file instead of text", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho stats", "FILE.bin... [--json] [--layout alpha|hd]",
-                                 "Figures about .bin scripts: sections, pool strings, functions, the "
-                                 "deepest stack\nand how often each opcode occurs.",
-                                 opts, 1, 4096};
-    const char *pos[4096];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = c->pos;
+    int npos = c->npos;
+    bool json = gsvm_cli_flag(c, "--json");
     gsvm_patho_layout layout;
-    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+    int rc = layout_of(c, &layout);
+    if (rc)
         return rc;
     for (int f = 0; f < npos; f++) {
         gsvm_error err;
@@ -278,35 +237,24 @@ static int cmd_stats(int argc, char **argv)
     return 0;
 }
 
-static int cmd_cfg(int argc, char **argv)
+static const gsvm_cli_opt cfg_opts[] = {
+    {"--task", 0, OPT_U64, "N", "the task to draw (default: RunTask)"},
+    {"--output", 'o', OPT_STRING, "FILE", "write the dot text to FILE (default stdout)"},
+    LAYOUT_OPT,
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_cfg(const gsvm_cli_call *c)
 {
-    const char *layout_s = NULL, *out = NULL;
-    uint64_t task = 0;
-    bool task_seen = false;
-    const gsvm_opt opts[] = {
-        {"--task", 0, OPT_U64, &task, "N", "the task to draw (default: RunTask)", &task_seen},
-        {"--output", 'o', OPT_STRING, &out, "FILE", "write the dot text to FILE (default stdout)", NULL},
-        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho cfg", "FILE.bin [--task N] [-o OUT.dot]",
-                                 "The control-flow graph of one task as Graphviz dot: basic blocks "
-                                 "reached from its\nevent handlers (and RunOp), calls dashed.  "
-                                 "Render with: dot -Tsvg OUT.dot",
-                                 opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
     gsvm_patho_program *p;
-    if ((rc = load_program(spec.command, layout_s, pos[0], &p)) >= 0)
+    int rc = load_program(c, c->pos[0], &p);
+    if (rc)
         return rc;
     gsvm_error err;
-    if (!task_seen)
-        task = p->run_task;
+    uint64_t task = gsvm_cli_u64(c, "--task", p->run_task);
     if (task >= p->ntasks) {
-        fprintf(stderr, "%s: task %llu does not exist (%u tasks)\n", spec.command,
-                (unsigned long long)task, p->ntasks);
+        gsvm_cli_bad_value(c, "task %llu does not exist (%u tasks)", (unsigned long long)task,
+                           p->ntasks);
         gsvm_patho_free(p);
         return EXIT_USAGE;
     }
@@ -314,11 +262,7 @@ static int cmd_cfg(int argc, char **argv)
     size_t len;
     gsvm_status st = gsvm_patho_cfg_dot(p, (uint32_t)task, &text, &len, &err);
     gsvm_patho_free(p);
-    if (st != GSVM_OK)
-        return gsvm_cli_fail(&err);
-    rc = gsvm_cli_write(out, text, len);
-    free(text);
-    return rc;
+    return gsvm_cli_output(c, st, &err, text, len);
 }
 
 static double seconds(void)
@@ -367,46 +311,37 @@ static int roundtrip_one(const char *path, const gsvm_buf *bin, gsvm_patho_layou
     return same ? 0 : EXIT_INPUT;
 }
 
-static int cmd_roundtrip(int argc, char **argv)
+static const gsvm_cli_opt roundtrip_opts[] = {
+    LAYOUT_OPT,
+    {"--compact", 0, OPT_FLAG, NULL, "go through the listing without comment columns"},
+    {"--repeat", 0, OPT_U64, "N", "go through the files N times (for timing)"},
+    {"--timing", 0, OPT_FLAG, NULL, "print the in-process time of each phase"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_roundtrip(const gsvm_cli_call *c)
 {
-    const char *layout_s = NULL;
-    uint64_t repeat = 1;
-    bool timing = false, compact = false;
-    const gsvm_opt opts[] = {
-        {"--layout", 0, OPT_STRING, &layout_s, "alpha|hd", "opcode numbering (default: detect)", NULL},
-        {"--compact", 0, OPT_FLAG, &compact, NULL, "go through the listing without comment columns", NULL},
-        {"--repeat", 0, OPT_U64, &repeat, "N", "go through the files N times (for timing)", NULL},
-        {"--timing", 0, OPT_FLAG, &timing, NULL, "print the in-process time of each phase", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho roundtrip", "FILE.bin... [--repeat N] [--timing]",
-                                 "Check that every file survives load -> list -> asm -> save byte for "
-                                 "byte.\nPrints one line per file that differs and a summary; exit 1 "
-                                 "if any differs.",
-                                 opts, 1, 65536};
-    static const char *pos[65536];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = c->pos;
+    int npos = c->npos;
+    uint64_t repeat = gsvm_cli_u64(c, "--repeat", 1);
+    bool timing = gsvm_cli_flag(c, "--timing"), compact = gsvm_cli_flag(c, "--compact");
     gsvm_patho_layout layout;
-    if ((rc = parse_layout(spec.command, layout_s, &layout)) >= 0)
+    int rc = layout_of(c, &layout);
+    if (rc)
         return rc;
-    if (repeat == 0 || repeat > 1000000) {
-        fprintf(stderr, "%s: --repeat must be 1 to 1000000\n", spec.command);
-        return EXIT_USAGE;
-    }
+    if (repeat == 0 || repeat > 1000000)
+        return gsvm_cli_bad_value(c, "--repeat must be 1 to 1000000");
     gsvm_buf *bins = calloc((size_t)npos, sizeof *bins);
     if (!bins)
         return EXIT_INPUT;
     size_t bytes = 0;
     int bad = 0;
     for (int f = 0; f < npos; f++) {
-        gsvm_error err;
-        if (gsvm_file_read(pos[f], &bins[f], &err) != GSVM_OK) {
+        if ((rc = gsvm_cli_read(pos[f], &bins[f]))) {
             for (int k = 0; k < f; k++)
                 gsvm_buf_free(&bins[k]);
             free(bins);
-            return gsvm_cli_fail(&err);
+            return rc;
         }
         bytes += bins[f].len;
     }
@@ -461,22 +396,14 @@ static const char *operand_syntax(char c)
     }
 }
 
-static int cmd_isa(int argc, char **argv)
+static const gsvm_cli_opt isa_opts[] = {
+    {"--markdown", 0, OPT_FLAG, NULL, "a Markdown table"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int cmd_isa(const gsvm_cli_call *c)
 {
-    bool markdown = false;
-    const gsvm_opt opts[] = {
-        {"--markdown", 0, OPT_FLAG, &markdown, NULL, "a Markdown table", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {"gsvm patho isa", "[--markdown]",
-                                 "The instruction set (src/patho/isa.def): opcode numbers in both "
-                                 "layouts, operands as a\nlisting writes them, and what each "
-                                 "instruction does.",
-                                 opts, 0, 0};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    bool markdown = gsvm_cli_flag(c, "--markdown");
     if (markdown)
         printf("| op | alpha | hd | operands | meaning |\n|---|---|---|---|---|\n");
     for (unsigned op = 0; op < gsvm_patho_op_count(); op++) {
@@ -500,20 +427,50 @@ static int cmd_isa(int argc, char **argv)
     return 0;
 }
 
-static const gsvm_verb verbs[] = {
-    {"list", cmd_list, "print a lossless listing of a .bin script"},
-    {"asm", cmd_asm, "assemble a listing (ours or pathologic_re's) into a .bin"},
-    {"verify", cmd_verify, "check operand ranges and stack depth; exit 1 listing each violation"},
-    {"roundtrip", cmd_roundtrip, "check files survive load -> list -> asm byte for byte (and time it)"},
-    {"stats", cmd_stats, "figures: sections, strings, functions, max stack, opcode counts"},
-    {"cfg", cmd_cfg, "control-flow graph of a task as Graphviz dot"},
-    {"isa", cmd_isa, "the instruction set: opcodes in both layouts, operand syntax, meaning"},
-    {"run", gsvm_cli_patho_run, "run a script from RunTask/RunOp with a JSON Lines host"},
-    {NULL, NULL, NULL},
+static const gsvm_cli_verb verbs[] = {
+    {"list", "print a lossless listing of a .bin script", "FILE.bin [--layout alpha|hd] [-o OUT]",
+     "Print a lossless, readable listing of a .bin script: pool strings with offsets,\n"
+     "imports, tasks, events and code with addressing modes and labels.\n"
+     "`gsvm patho asm` turns it back into the same bytes.",
+     list_opts, 1, 1, cmd_list, NULL},
+    {"asm", "assemble a listing (ours or pathologic_re's) into a .bin",
+     "LISTING [-o FILE.bin] [--layout alpha|hd] [--from pathologic_re [--strict]]",
+     "Assemble a listing into a .bin script.  A listing printed by `gsvm patho list` comes\n"
+     "back byte for byte; --from pathologic_re reads the community's .asm listings.",
+     asm_opts, 1, 1, cmd_asm, NULL},
+    {"verify", "check operand ranges and stack depth; exit 1 listing each violation",
+     "FILE.bin [--layout alpha|hd]",
+     "Check a .bin script: operand ranges (pool offsets on strings of the right width,\n"
+     "imports, tasks, globals, targets, types) and the stack depth along every path.\n"
+     "Exit 1 listing each violation.",
+     verify_opts, 1, 1, cmd_verify, NULL},
+    {"roundtrip", "check files survive load -> list -> asm byte for byte (and time it)",
+     "FILE.bin... [--repeat N] [--timing]",
+     "Check that every file survives load -> list -> asm -> save byte for byte.\n"
+     "Prints one line per file that differs and a summary; exit 1 if any differs.",
+     roundtrip_opts, 1, 65536, cmd_roundtrip, NULL},
+    {"stats", "figures: sections, strings, functions, max stack, opcode counts",
+     "FILE.bin... [--json] [--layout alpha|hd]",
+     "Figures about .bin scripts: sections, pool strings, functions, the deepest stack\n"
+     "and how often each opcode occurs.",
+     stats_opts, 1, 4096, cmd_stats, NULL},
+    {"cfg", "control-flow graph of a task as Graphviz dot", "FILE.bin [--task N] [-o OUT.dot]",
+     "The control-flow graph of one task as Graphviz dot: basic blocks reached from its\n"
+     "event handlers (and RunOp), calls dashed.  Render with: dot -Tsvg OUT.dot",
+     cfg_opts, 1, 1, cmd_cfg, NULL},
+    {"isa", "the instruction set: opcodes in both layouts, operand syntax, meaning", "[--markdown]",
+     "The instruction set (src/patho/isa.def): opcode numbers in both layouts, operands as a\n"
+     "listing writes them, and what each instruction does.",
+     isa_opts, 0, 0, cmd_isa, NULL},
+    {"run", "run a script from RunTask/RunOp with a JSON Lines host", NULL, NULL, NULL, 0, 0, NULL,
+     gsvm_cli_patho_run},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
+
+static const gsvm_cli_engine engine = {"patho", "Pathologic .bin scripts: list, assemble, verify, run",
+                                       verbs};
 
 int gsvm_cli_patho(int argc, char **argv)
 {
-    return gsvm_cli_dispatch("patho", "Pathologic .bin scripts: list, assemble, verify, run", verbs,
-                             argc, argv);
+    return gsvm_cli_engine_main(&engine, argc, argv);
 }

@@ -1,0 +1,5 @@
+default {
+    state_entry() {
+        integer n = "five";
+    }
+}
