@@ -363,6 +363,11 @@ static void count_out(void *user, json_t *line)
     const char *c = json_string_value(json_object_get(line, "crossing"));
     if (c && strcmp(c, "crossed") == 0)
         ++*(int *)user;
+    else if (c) {
+        char *t = json_dumps(line, JSON_COMPACT);
+        fprintf(stderr, "lsl_bench_region: %s\n", t ? t : c);
+        free(t);
+    }
     json_decref(line);
 }
 
@@ -375,24 +380,6 @@ static double cross_once(gsvm_lsl3_program *heavy, int port, size_t *mem, double
     o.slice_guard_us = o.frame_guard_us = 0;
     o.frame_budget = UINT64_MAX / 2;
     o.script_budget = UINT64_MAX / 2;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) { /* B: accepts one object, checks it runs, exits */
-        gsvm_lsl_region *b;
-        gsvm_error e;
-        char line[128];
-        snprintf(line, sizeof line, "{\"accept\": {\"port\": %d, \"timeout_ms\": 5000}}", port);
-        if (gsvm_lsl_region_new(&o, &b, &e) != GSVM_OK || apply_text(b, line, &e) != GSVM_OK)
-            _exit(2);
-        gsvm_lsl_region_stats st;
-        gsvm_lsl_region_get_stats(b, &st);
-        if (st.scripts != CROSS_SCRIPTS)
-            _exit(3);
-        if (gsvm_lsl_region_advance(b, 1000, &e) != GSVM_OK) /* the timers go on in B */
-            _exit(4);
-        gsvm_lsl_region_get_stats(b, &st);
-        _exit(st.timers_fired >= CROSS_SCRIPTS && st.faulted == 0 ? 0 : 5);
-    }
     gsvm_lsl_region *a;
     gsvm_error err;
     if (gsvm_lsl_region_new(&o, &a, &err) != GSVM_OK)
@@ -422,6 +409,24 @@ static double cross_once(gsvm_lsl3_program *heavy, int port, size_t *mem, double
             *mem = gsvm_lsl3_vm_used_memory(vm);
         }
         gsvm_lsl3_vm_free(vm);
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) { /* B (forked once A is ready): accepts one object, checks it runs, exits */
+        gsvm_lsl_region *b;
+        gsvm_error e;
+        char line[128];
+        snprintf(line, sizeof line, "{\"accept\": {\"port\": %d, \"timeout_ms\": 5000}}", port);
+        if (gsvm_lsl_region_new(&o, &b, &e) != GSVM_OK || apply_text(b, line, &e) != GSVM_OK)
+            _exit(2);
+        gsvm_lsl_region_stats st;
+        gsvm_lsl_region_get_stats(b, &st);
+        if (st.scripts != CROSS_SCRIPTS)
+            _exit(3);
+        if (gsvm_lsl_region_advance(b, 1000, &e) != GSVM_OK) /* the timers go on in B */
+            _exit(4);
+        gsvm_lsl_region_get_stats(b, &st);
+        _exit(st.timers_fired >= CROSS_SCRIPTS && st.faulted == 0 ? 0 : 5);
     }
     struct timespec ts = {0, 50 * 1000000L}; /* B listening before the order */
     nanosleep(&ts, NULL);

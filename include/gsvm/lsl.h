@@ -186,7 +186,7 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
 #define GSVM_LSL3_ABI_VERSION 3
 /* Bumped whenever compiler3.c's output for some source changes: it is part
  * of the cache key (gsvm_lsl3_compile_cached). */
-#define GSVM_LSL3_COMPILER_VERSION 4
+#define GSVM_LSL3_COMPILER_VERSION 5
 #define GSVM_LSL3_SNAPSHOT_VERSION 3
 
 typedef struct gsvm_lsl3_program gsvm_lsl3_program;
@@ -220,6 +220,9 @@ gsvm_status gsvm_lsl3_isa_table(char **out, gsvm_error *err);
 size_t gsvm_lsl3_program_code_size(const gsvm_lsl3_program *prog);
 /* Does any state handle `event`? */
 bool gsvm_lsl3_program_has_event(const gsvm_lsl3_program *prog, const char *event);
+/* The source line:column (1-based) of the instruction at `ip`, from the
+ * program's line table (kept in its file); false (0:0) when unknown. */
+bool gsvm_lsl3_program_line(const gsvm_lsl3_program *prog, uint64_t ip, uint32_t *line, uint32_t *col);
 /* The program's identity: SHA-256 of its file form (32 bytes). */
 const uint8_t *gsvm_lsl3_program_hash(const gsvm_lsl3_program *prog);
 
@@ -270,6 +273,8 @@ uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm);
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm);
+/* The source line:column of the last fault (false, 0:0, when none or unknown). */
+bool gsvm_lsl3_vm_fault_line(const gsvm_lsl3_vm *vm, uint32_t *line, uint32_t *col);
 /* True while the VM is inside its own host callback: run() is refused
  * (GSVM_LSL_ERROR without running, the script not faulted), restore is
  * refused (GSVM_ERR_USAGE), and a snapshot is of the state after the call

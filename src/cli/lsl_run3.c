@@ -170,6 +170,11 @@ static int drive(gsvm_lsl3_vm *vm, const lsl3_run_opts *o, FILE *out)
             json_t *line = json_object();
             json_object_set_new(line, "fault", json_string(gsvm_lsl3_vm_fault(vm)));
             json_object_set_new(line, "ip", json_integer((json_int_t)gsvm_lsl3_vm_fault_ip(vm)));
+            uint32_t ln, col; /* the source position, from the program's line table */
+            if (gsvm_lsl3_vm_fault_line(vm, &ln, &col)) {
+                json_object_set_new(line, "line", json_integer(ln));
+                json_object_set_new(line, "col", json_integer(col));
+            }
             gsvm_jsonl_emit(out, line);
             return EXIT_FAULT;
         }
