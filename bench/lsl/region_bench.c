@@ -11,7 +11,9 @@
  *      a second region process on loopback: wall time from the order to
  *      the object running in B (B confirmed), against the per-VM API's
  *      snapshot, program save, load and restore of the same 10 scripts in
- *      one process (no network, no handoff protocol).
+ *      one process (no network, no handoff protocol);
+ *   5. a host call (llGetPos, a vector result, and llSetText, three
+ *      arguments) through a typed host table against the JSON callback.
  * Usage: lsl_bench_region [IDLE_SCRIPTS [ROUNDS [CHAT_SCRIPTS]]] (defaults
  * 10000 5 1000; the chat uses CHAT_SCRIPTS / 20 channels). */
 #include <malloc.h>
@@ -508,6 +510,91 @@ static void bench_cross(int rounds)
     free(tb);
 }
 
+/* ---- 5: host calls ---------------------------------------------------------------- */
+
+enum { HOST_CALLS = 200000 };
+static const char host_src[] =
+    "default { state_entry() { integer i; vector v; for (i = 0; i < 100000; i++) {\n"
+    "  v = llGetPos(); llSetText(\"x\", v, 1.0); } } }\n";
+
+static gsvm_status typed_pos(void *fu, void *vu, gsvm_lsl_call *c, gsvm_error *err)
+{
+    (void)fu, (void)vu, (void)err;
+    static const float v[3] = {1, 2, 3};
+    return gsvm_lsl_return_vector(c, v);
+}
+
+static gsvm_status typed_text(void *fu, void *vu, gsvm_lsl_call *c, gsvm_error *err)
+{
+    (void)fu, (void)err;
+    gsvm_lsl_item it;
+    gsvm_lsl_arg(c, 1, &it);
+    *(double *)vu += it.v[0] + gsvm_lsl_arg_float(c, 2);
+    return GSVM_OK;
+}
+
+static gsvm_status json_hosts(void *user, const char *name, const json_t *args, json_t **result, gsvm_error *err)
+{
+    (void)err;
+    *result = NULL;
+    if (strcmp(name, "llGetPos") == 0)
+        *result = json_pack("{s:[f,f,f]}", "vector", 1.0, 2.0, 3.0);
+    else if (strcmp(name, "llSetText") == 0)
+        *(double *)user += json_number_value(json_array_get(json_object_get(json_array_get(args, 1), "vector"), 0)) +
+                           json_number_value(json_array_get(args, 2));
+    return GSVM_OK;
+}
+
+static double host_run(gsvm_lsl3_program *p, const gsvm_lsl_hosts *h, double *sum)
+{
+    gsvm_lsl3_vm *vm;
+    gsvm_error err;
+    if (gsvm_lsl3_vm_new(p, &vm, &err) != GSVM_OK)
+        die(&err);
+    if (h)
+        gsvm_lsl3_vm_set_hosts(vm, h, sum);
+    else
+        gsvm_lsl3_vm_set_host(vm, json_hosts, sum);
+    gsvm_lsl3_vm_start(vm, &err);
+    double t0 = cpu_s();
+    gsvm_lsl_run_status st = gsvm_lsl3_vm_run(vm, UINT64_MAX / 2);
+    double t1 = cpu_s();
+    if (st != GSVM_LSL_FINISHED) {
+        fprintf(stderr, "lsl_bench_region: host bench: %s\n", gsvm_lsl3_vm_fault(vm));
+        exit(1);
+    }
+    gsvm_lsl3_vm_free(vm);
+    return (t1 - t0) / HOST_CALLS * 1e9;
+}
+
+static void bench_host(int rounds)
+{
+    gsvm_lsl3_program *p = compile(host_src);
+    gsvm_lsl_hosts *h;
+    gsvm_error err;
+    if (gsvm_lsl_hosts_new(&h, &err) != GSVM_OK || gsvm_lsl_hosts_add(h, "llGetPos", typed_pos, NULL, &err) ||
+        gsvm_lsl_hosts_add(h, "llSetText", typed_text, NULL, &err))
+        die(&err);
+    double *tt = calloc((size_t)rounds, sizeof *tt), *tj = calloc((size_t)rounds, sizeof *tj);
+    double st = 0, sj = 0;
+    for (int k = 0; k < rounds; k++) {
+        tt[k] = host_run(p, h, &st);
+        tj[k] = host_run(p, NULL, &sj);
+    }
+    if (st != sj) { /* the same answers reached the host both ways */
+        fprintf(stderr, "lsl_bench_region: typed and JSON hosts saw different values\n");
+        exit(1);
+    }
+    double mt = median(tt, rounds), mj = median(tj, rounds);
+    printf("host calls: llGetPos (vector result) and llSetText (string, vector, float), %d calls\n", HOST_CALLS);
+    printf("  per call (script loop included)  typed table %.1f ns   JSON callback %.1f ns   ratio %.1fx\n", mt, mj,
+           mt > 0 ? mj / mt : 0.0);
+    gsvm_lsl_hosts_free(h);
+    gsvm_lsl3_program_free(p);
+    free(tt);
+    free(tj);
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 10000, rounds = argc > 2 ? atoi(argv[2]) : 5;
@@ -521,5 +608,6 @@ int main(int argc, char **argv)
     bench_idle(n, rounds);
     bench_chat(chat, rounds);
     bench_cross(rounds);
+    bench_host(rounds);
     return 0;
 }
