@@ -14,8 +14,9 @@
  *      one process (no network, no handoff protocol);
  *   5. a host call (llGetPos, a vector result, and llSetText, three
  *      arguments) through a typed host table against the JSON callback.
- * Usage: lsl_bench_region [IDLE_SCRIPTS [ROUNDS [CHAT_SCRIPTS]]] (defaults
- * 10000 5 1000; the chat uses CHAT_SCRIPTS / 20 channels). */
+ * Usage: lsl_bench_region [IDLE_SCRIPTS [ROUNDS [CHAT_SCRIPTS [CROSSINGS]]]]
+ * (defaults 10000 5 1000 ROUNDS; the chat uses CHAT_SCRIPTS / 20 channels;
+ * CROSSINGS 0 skips the crossing, which needs a second process). */
 #include <malloc.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -599,6 +600,7 @@ int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 10000, rounds = argc > 2 ? atoi(argv[2]) : 5;
     int chat = argc > 3 ? atoi(argv[3]) : 1000;
+    int crossings = argc > 4 ? atoi(argv[4]) : rounds;
     if (chat < 20)
         chat = 20;
     if (n < 1)
@@ -607,7 +609,10 @@ int main(int argc, char **argv)
         rounds = 1;
     bench_idle(n, rounds);
     bench_chat(chat, rounds);
-    bench_cross(rounds);
+    if (crossings > 0)
+        bench_cross(crossings);
+    else
+        printf("crossing: skipped (CROSSINGS 0)\n");
     bench_host(rounds);
     return 0;
 }
