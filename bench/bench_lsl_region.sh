@@ -2,7 +2,8 @@
 # Falcon regions (gsvm lsl region), run by `make bench`: lsl_bench_region
 # (bench/lsl/region_bench.c) prints each figure beside the same work done
 # through today's per-VM API, in interleaved rounds (medians of CPU time):
-# idle scripts' cost per frame and bytes, chat delivered per second.
+# idle scripts' cost per frame and bytes, chat delivered per second, a
+# crossing's time from order to resumed on loopback, a typed host call.
 GSVM=${GSVM:-build/release/gsvm}
 bin=$(dirname "$GSVM")
 if [ -x "$bin/lsl_bench_region" ]; then

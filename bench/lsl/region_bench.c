@@ -11,9 +11,12 @@
  *      a second region process on loopback: wall time from the order to
  *      the object running in B (B confirmed), against the per-VM API's
  *      snapshot, program save, load and restore of the same 10 scripts in
- *      one process (no network, no handoff protocol).
- * Usage: lsl_bench_region [IDLE_SCRIPTS [ROUNDS [CHAT_SCRIPTS]]] (defaults
- * 10000 5 1000; the chat uses CHAT_SCRIPTS / 20 channels). */
+ *      one process (no network, no handoff protocol);
+ *   5. a host call (llGetPos, a vector result, and llSetText, three
+ *      arguments) through a typed host table against the JSON callback.
+ * Usage: lsl_bench_region [IDLE_SCRIPTS [ROUNDS [CHAT_SCRIPTS [CROSSINGS]]]]
+ * (defaults 10000 5 1000 ROUNDS; the chat uses CHAT_SCRIPTS / 20 channels;
+ * CROSSINGS 0 skips the crossing, which needs a second process). */
 #include <malloc.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -363,6 +366,11 @@ static void count_out(void *user, json_t *line)
     const char *c = json_string_value(json_object_get(line, "crossing"));
     if (c && strcmp(c, "crossed") == 0)
         ++*(int *)user;
+    else if (c) {
+        char *t = json_dumps(line, JSON_COMPACT);
+        fprintf(stderr, "lsl_bench_region: %s\n", t ? t : c);
+        free(t);
+    }
     json_decref(line);
 }
 
@@ -375,24 +383,6 @@ static double cross_once(gsvm_lsl3_program *heavy, int port, size_t *mem, double
     o.slice_guard_us = o.frame_guard_us = 0;
     o.frame_budget = UINT64_MAX / 2;
     o.script_budget = UINT64_MAX / 2;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) { /* B: accepts one object, checks it runs, exits */
-        gsvm_lsl_region *b;
-        gsvm_error e;
-        char line[128];
-        snprintf(line, sizeof line, "{\"accept\": {\"port\": %d, \"timeout_ms\": 5000}}", port);
-        if (gsvm_lsl_region_new(&o, &b, &e) != GSVM_OK || apply_text(b, line, &e) != GSVM_OK)
-            _exit(2);
-        gsvm_lsl_region_stats st;
-        gsvm_lsl_region_get_stats(b, &st);
-        if (st.scripts != CROSS_SCRIPTS)
-            _exit(3);
-        if (gsvm_lsl_region_advance(b, 1000, &e) != GSVM_OK) /* the timers go on in B */
-            _exit(4);
-        gsvm_lsl_region_get_stats(b, &st);
-        _exit(st.timers_fired >= CROSS_SCRIPTS && st.faulted == 0 ? 0 : 5);
-    }
     gsvm_lsl_region *a;
     gsvm_error err;
     if (gsvm_lsl_region_new(&o, &a, &err) != GSVM_OK)
@@ -422,6 +412,24 @@ static double cross_once(gsvm_lsl3_program *heavy, int port, size_t *mem, double
             *mem = gsvm_lsl3_vm_used_memory(vm);
         }
         gsvm_lsl3_vm_free(vm);
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) { /* B (forked once A is ready): accepts one object, checks it runs, exits */
+        gsvm_lsl_region *b;
+        gsvm_error e;
+        char line[128];
+        snprintf(line, sizeof line, "{\"accept\": {\"port\": %d, \"timeout_ms\": 5000}}", port);
+        if (gsvm_lsl_region_new(&o, &b, &e) != GSVM_OK || apply_text(b, line, &e) != GSVM_OK)
+            _exit(2);
+        gsvm_lsl_region_stats st;
+        gsvm_lsl_region_get_stats(b, &st);
+        if (st.scripts != CROSS_SCRIPTS)
+            _exit(3);
+        if (gsvm_lsl_region_advance(b, 1000, &e) != GSVM_OK) /* the timers go on in B */
+            _exit(4);
+        gsvm_lsl_region_get_stats(b, &st);
+        _exit(st.timers_fired >= CROSS_SCRIPTS && st.faulted == 0 ? 0 : 5);
     }
     struct timespec ts = {0, 50 * 1000000L}; /* B listening before the order */
     nanosleep(&ts, NULL);
@@ -503,10 +511,96 @@ static void bench_cross(int rounds)
     free(tb);
 }
 
+/* ---- 5: host calls ---------------------------------------------------------------- */
+
+enum { HOST_CALLS = 200000 };
+static const char host_src[] =
+    "default { state_entry() { integer i; vector v; for (i = 0; i < 100000; i++) {\n"
+    "  v = llGetPos(); llSetText(\"x\", v, 1.0); } } }\n";
+
+static gsvm_status typed_pos(void *fu, void *vu, gsvm_lsl_call *c, gsvm_error *err)
+{
+    (void)fu, (void)vu, (void)err;
+    static const float v[3] = {1, 2, 3};
+    return gsvm_lsl_return_vector(c, v);
+}
+
+static gsvm_status typed_text(void *fu, void *vu, gsvm_lsl_call *c, gsvm_error *err)
+{
+    (void)fu, (void)err;
+    gsvm_lsl_item it;
+    gsvm_lsl_arg(c, 1, &it);
+    *(double *)vu += it.v[0] + gsvm_lsl_arg_float(c, 2);
+    return GSVM_OK;
+}
+
+static gsvm_status json_hosts(void *user, const char *name, const json_t *args, json_t **result, gsvm_error *err)
+{
+    (void)err;
+    *result = NULL;
+    if (strcmp(name, "llGetPos") == 0)
+        *result = json_pack("{s:[f,f,f]}", "vector", 1.0, 2.0, 3.0);
+    else if (strcmp(name, "llSetText") == 0)
+        *(double *)user += json_number_value(json_array_get(json_object_get(json_array_get(args, 1), "vector"), 0)) +
+                           json_number_value(json_array_get(args, 2));
+    return GSVM_OK;
+}
+
+static double host_run(gsvm_lsl3_program *p, const gsvm_lsl_hosts *h, double *sum)
+{
+    gsvm_lsl3_vm *vm;
+    gsvm_error err;
+    if (gsvm_lsl3_vm_new(p, &vm, &err) != GSVM_OK)
+        die(&err);
+    if (h)
+        gsvm_lsl3_vm_set_hosts(vm, h, sum);
+    else
+        gsvm_lsl3_vm_set_host(vm, json_hosts, sum);
+    gsvm_lsl3_vm_start(vm, &err);
+    double t0 = cpu_s();
+    gsvm_lsl_run_status st = gsvm_lsl3_vm_run(vm, UINT64_MAX / 2);
+    double t1 = cpu_s();
+    if (st != GSVM_LSL_FINISHED) {
+        fprintf(stderr, "lsl_bench_region: host bench: %s\n", gsvm_lsl3_vm_fault(vm));
+        exit(1);
+    }
+    gsvm_lsl3_vm_free(vm);
+    return (t1 - t0) / HOST_CALLS * 1e9;
+}
+
+static void bench_host(int rounds)
+{
+    gsvm_lsl3_program *p = compile(host_src);
+    gsvm_lsl_hosts *h;
+    gsvm_error err;
+    if (gsvm_lsl_hosts_new(&h, &err) != GSVM_OK || gsvm_lsl_hosts_add(h, "llGetPos", typed_pos, NULL, &err) ||
+        gsvm_lsl_hosts_add(h, "llSetText", typed_text, NULL, &err))
+        die(&err);
+    double *tt = calloc((size_t)rounds, sizeof *tt), *tj = calloc((size_t)rounds, sizeof *tj);
+    double st = 0, sj = 0;
+    for (int k = 0; k < rounds; k++) {
+        tt[k] = host_run(p, h, &st);
+        tj[k] = host_run(p, NULL, &sj);
+    }
+    if (st != sj) { /* the same answers reached the host both ways */
+        fprintf(stderr, "lsl_bench_region: typed and JSON hosts saw different values\n");
+        exit(1);
+    }
+    double mt = median(tt, rounds), mj = median(tj, rounds);
+    printf("host calls: llGetPos (vector result) and llSetText (string, vector, float), %d calls\n", HOST_CALLS);
+    printf("  per call (script loop included)  typed table %.1f ns   JSON callback %.1f ns   ratio %.1fx\n", mt, mj,
+           mt > 0 ? mj / mt : 0.0);
+    gsvm_lsl_hosts_free(h);
+    gsvm_lsl3_program_free(p);
+    free(tt);
+    free(tj);
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 10000, rounds = argc > 2 ? atoi(argv[2]) : 5;
     int chat = argc > 3 ? atoi(argv[3]) : 1000;
+    int crossings = argc > 4 ? atoi(argv[4]) : rounds;
     if (chat < 20)
         chat = 20;
     if (n < 1)
@@ -515,6 +609,10 @@ int main(int argc, char **argv)
         rounds = 1;
     bench_idle(n, rounds);
     bench_chat(chat, rounds);
-    bench_cross(rounds);
+    if (crossings > 0)
+        bench_cross(crossings);
+    else
+        printf("crossing: skipped (CROSSINGS 0)\n");
+    bench_host(rounds);
     return 0;
 }

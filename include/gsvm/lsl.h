@@ -225,6 +225,9 @@ gsvm_status gsvm_lsl3_isa_table(char **out, gsvm_error *err);
 size_t gsvm_lsl3_program_code_size(const gsvm_lsl3_program *prog);
 /* Does any state handle `event`? */
 bool gsvm_lsl3_program_has_event(const gsvm_lsl3_program *prog, const char *event);
+/* The source line:column (1-based) of the instruction at `ip`, from the
+ * program's line table (kept in its file); false (0:0) when unknown. */
+bool gsvm_lsl3_program_line(const gsvm_lsl3_program *prog, uint64_t ip, uint32_t *line, uint32_t *col);
 /* The program's identity: SHA-256 of its file form (32 bytes). */
 const uint8_t *gsvm_lsl3_program_hash(const gsvm_lsl3_program *prog);
 
@@ -275,6 +278,8 @@ uint64_t gsvm_lsl3_vm_wake_ms(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_total(const gsvm_lsl3_vm *vm);
 const char *gsvm_lsl3_vm_fault(const gsvm_lsl3_vm *vm);
 uint64_t gsvm_lsl3_vm_fault_ip(const gsvm_lsl3_vm *vm);
+/* The source line:column of the last fault (false, 0:0, when none or unknown). */
+bool gsvm_lsl3_vm_fault_line(const gsvm_lsl3_vm *vm, uint32_t *line, uint32_t *col);
 /* True while the VM is inside its own host callback: run() is refused
  * (GSVM_LSL_ERROR without running, the script not faulted), restore is
  * refused (GSVM_ERR_USAGE), and a snapshot is of the state after the call

@@ -329,7 +329,8 @@ static int drive(gsvm_lsl_vm *vm, const lsl_run_opts *o, FILE *out)
         if (o->has_max && total >= o->max_instructions)
             return lsl_cli_emit_limit(out, total);
         if (gsvm_lsl_vm_run(vm, lsl_cli_slice(o, total)) == GSVM_LSL_ERROR)
-            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm));
+            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm), false, 0,
+                                      0);
     }
 }
 
@@ -524,11 +525,16 @@ uint64_t lsl_cli_slice(const lsl_run_opts *o, uint64_t total)
     return slice;
 }
 
-int lsl_cli_emit_fault(FILE *out, const char *message, uint64_t ip)
+int lsl_cli_emit_fault(FILE *out, const char *message, uint64_t ip, bool has_pos, uint32_t ln,
+                       uint32_t col)
 {
     json_t *line = json_object();
     json_object_set_new(line, "fault", json_string(message));
     json_object_set_new(line, "ip", json_integer((json_int_t)ip));
+    if (has_pos) {
+        json_object_set_new(line, "line", json_integer(ln));
+        json_object_set_new(line, "col", json_integer(col));
+    }
     gsvm_jsonl_emit(out, line);
     return EXIT_FAULT;
 }

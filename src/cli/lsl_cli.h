@@ -40,9 +40,11 @@ int lsl_cli_line_fail(const lsl_lines *l, size_t i, gsvm_error *err);
 
 /* The next slice: at most the budget, never past --snapshot-at or the limit. */
 uint64_t lsl_cli_slice(const lsl_run_opts *o, uint64_t total);
-/* Print {"fault":MESSAGE,"ip":N} / {"stopped":"instruction limit","executed":N}
- * and return the exit code (3 / 4). */
-int lsl_cli_emit_fault(FILE *out, const char *message, uint64_t ip);
+/* Print {"fault":MESSAGE,"ip":N} (plus "line"/"col" when has_pos: the source
+ * position from an ABI-3 program's line table) / {"stopped":"instruction
+ * limit","executed":N} and return the exit code (3 / 4). */
+int lsl_cli_emit_fault(FILE *out, const char *message, uint64_t ip, bool has_pos, uint32_t ln,
+                       uint32_t col);
 int lsl_cli_emit_limit(FILE *out, uint64_t total);
 /* Writes a snapshot the VM made (`st` its status) and frees it; 0 or the exit code. */
 int lsl_cli_save_snapshot(const char *path, gsvm_status st, uint8_t *data, size_t len,

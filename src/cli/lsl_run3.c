@@ -93,8 +93,12 @@ static int drive(gsvm_lsl3_vm *vm, const lsl_run_opts *o, FILE *out)
             return lsl_cli_emit_limit(out, total);
         }
         gsvm_lsl_run_status st = gsvm_lsl3_vm_run(vm, lsl_cli_slice(o, total));
-        if (st == GSVM_LSL_ERROR)
-            return lsl_cli_emit_fault(out, gsvm_lsl3_vm_fault(vm), gsvm_lsl3_vm_fault_ip(vm));
+        if (st == GSVM_LSL_ERROR) {
+            uint32_t ln = 0, col = 0; /* the source position, from the program's line table */
+            bool has_pos = gsvm_lsl3_vm_fault_line(vm, &ln, &col);
+            return lsl_cli_emit_fault(out, gsvm_lsl3_vm_fault(vm), gsvm_lsl3_vm_fault_ip(vm), has_pos,
+                                      ln, col);
+        }
         if (st != GSVM_LSL_YIELDED)
             return LSL_DRIVE_DONE;
     }

@@ -60,6 +60,7 @@ typedef struct c3 {
     uint8_t *slot_types;
     size_t nslots, capslots;
     long sd, max_sd; /* operand stack depth */
+    long line, col;  /* the source position of the code being emitted (the line table) */
     size_t barrier;  /* no peephole fusion reaches below this ip (a jump may target it) */
     lsl_type ret;
     bool in_event;
@@ -89,6 +90,7 @@ static long emit(c3 *c, fal3_op op, int32_t a, int32_t b, int32_t cc, int pops, 
 {
     if (c->failed)
         return -1;
+    fal3_mark_line(c->p, c->line > 0 ? (uint32_t)c->line : 0, c->line > 0 && c->col > 0 ? (uint32_t)c->col : 0);
     long at = fal3_emit(c->p, op, a, b, cc);
     if (at < 0) {
         fail(c, 0, 0, "out of memory or program too large");
@@ -844,7 +846,23 @@ static lsl_type ccall(c3 *c, const lsl_expr *e)
     return b->ret;
 }
 
+static lsl_type cexpr_at(c3 *c, const lsl_expr *e);
+/* Compiles e with its position as the code's: an operator's own
+ * instructions, emitted after its operands', are of the operator. */
 static lsl_type cexpr(c3 *c, const lsl_expr *e)
+{
+    long line = c->line, col = c->col;
+    if (e->line > 0) {
+        c->line = e->line;
+        c->col = e->col;
+    }
+    lsl_type t = cexpr_at(c, e);
+    c->line = line;
+    c->col = col;
+    return t;
+}
+
+static lsl_type cexpr_at(c3 *c, const lsl_expr *e)
 {
     if (c->failed)
         return T_ERR;
@@ -1306,7 +1324,21 @@ static long find_label(c3 *c, const char *name, long line, long col, bool define
     return (long)c->nlabels++;
 }
 
+static bool cstmt_at(c3 *c, const lsl_stmt *s);
 static bool cstmt(c3 *c, const lsl_stmt *s)
+{
+    long line = c->line, col = c->col;
+    if (s->line > 0) {
+        c->line = s->line;
+        c->col = s->col;
+    }
+    bool ok = cstmt_at(c, s);
+    c->line = line;
+    c->col = col;
+    return ok;
+}
+
+static bool cstmt_at(c3 *c, const lsl_stmt *s)
 {
     if (c->failed)
         return false;
@@ -1492,6 +1524,8 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
     c->nlabels = c->nfixups = 0;
     c->ret = f->ret;
     c->in_event = event >= 0;
+    c->line = f->line; /* the prologue and the implicit return: the function's own line */
+    c->col = f->col;
     lsl_names_clear(&c->lnames);
     c->nlocals = 0;
     c->depth = 1;

@@ -25,7 +25,7 @@ const fal3_op_info fal3_ops[F3_COUNT] = {
 };
 
 #define HWZ3_MAGIC "HWZ3"
-#define HWZ3_FORMAT 1
+#define HWZ3_FORMAT 2 /* 2: the line table */
 
 int fal3_event_index(const char *name)
 {
@@ -53,6 +53,7 @@ void gsvm_lsl3_program_free(gsvm_lsl3_program *p)
     if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
         return;
     free(p->code);
+    free(p->lines);
     free(atomic_load(&p->threaded));
     for (size_t i = 0; i < p->nconst; i++)
         lsl_value_release(&p->consts[i]);
@@ -96,6 +97,55 @@ long fal3_emit(gsvm_lsl3_program *p, fal3_op op, int32_t a, int32_t b, int32_t c
     }
     p->code[p->ncode] = (fal3_insn){op, a, b, c};
     return (long)p->ncode++;
+}
+
+void fal3_mark_line(gsvm_lsl3_program *p, uint32_t line, uint32_t col)
+{
+    uint32_t ip = (uint32_t)p->ncode;
+    while (p->nlines && p->lines[p->nlines - 1].ip > ip)
+        p->nlines--; /* the optimiser took back instructions */
+    if (p->nlines) {
+        fal3_line *last = &p->lines[p->nlines - 1];
+        if (last->line == line && last->col == col)
+            return;
+        if (last->ip == ip) { /* nothing emitted under the last position */
+            if (p->nlines >= 2 && p->lines[p->nlines - 2].line == line && p->lines[p->nlines - 2].col == col)
+                p->nlines--;
+            else
+                *last = (fal3_line){ip, line, col};
+            return;
+        }
+    }
+    if (p->nlines == p->caplines) {
+        size_t nc = p->caplines ? p->caplines * 2 : 64;
+        fal3_line *n = realloc(p->lines, nc * sizeof *n);
+        if (!n) {
+            p->oom = true;
+            return;
+        }
+        p->lines = n;
+        p->caplines = nc;
+    }
+    p->lines[p->nlines++] = (fal3_line){ip, line, col};
+}
+
+bool gsvm_lsl3_program_line(const gsvm_lsl3_program *p, uint64_t ip, uint32_t *line, uint32_t *col)
+{
+    size_t lo = 0, hi = p->nlines; /* the last entry with entry.ip <= ip */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->lines[mid].ip <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || ip >= p->ncode || p->lines[lo - 1].line == 0) {
+        *line = *col = 0;
+        return false;
+    }
+    *line = p->lines[lo - 1].line;
+    *col = p->lines[lo - 1].col;
+    return true;
 }
 
 long fal3_const(gsvm_lsl3_program *p, lsl_value v)
@@ -577,6 +627,8 @@ static int cmp_entry(const void *a, const void *b)
 /* Checks tables and code, computes shapes and the hash. */
 static gsvm_status seal(gsvm_lsl3_program *p, const char *file, gsvm_error *err)
 {
+    while (p->nlines && p->lines[p->nlines - 1].ip >= p->ncode)
+        p->nlines--; /* positions nothing was emitted under */
     p->builtin_by_id = lsl_builtin_index();
     p->native_by_id = lsl_native_index();
     if (p->nstate == 0)
@@ -726,6 +778,12 @@ gsvm_status gsvm_lsl3_program_save(const gsvm_lsl3_program *p, uint8_t **out, si
         for (int e = 0; e < FAL3_EVENT_COUNT; e++)
             gsvm_buf_u32(&b, (uint32_t)p->states[i].handler[e], false);
     }
+    gsvm_buf_u32(&b, (uint32_t)p->nlines, false);
+    for (size_t i = 0; i < p->nlines; i++) {
+        gsvm_buf_u32(&b, p->lines[i].ip, false);
+        gsvm_buf_u32(&b, p->lines[i].line, false);
+        gsvm_buf_u32(&b, p->lines[i].col, false);
+    }
     if (oom || b.oom) {
         gsvm_buf_free(&b);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -871,6 +929,26 @@ gsvm_status gsvm_lsl3_program_load(const uint8_t *data, size_t len, const char *
             p->states[i].handler[e] = (int32_t)h;
         }
     }
+    if (!read_count(&r, &n, (uint32_t)(p->ncode ? p->ncode : 1), 12, "line table size"))
+        goto bad;
+    if (n && !(p->lines = malloc(n * sizeof *p->lines)))
+        goto nomem;
+    p->caplines = n;
+    for (uint32_t i = 0; i < n; i++) {
+        fal3_line *l = &p->lines[i];
+        size_t at = r.pos;
+        if (!gsvm_read_u32(&r, &l->ip, "line table ip") || !gsvm_read_u32(&r, &l->line, "line") ||
+            !gsvm_read_u32(&r, &l->col, "column"))
+            goto bad;
+        if (l->ip >= (p->ncode ? p->ncode : 1) || (i && l->ip <= p->lines[i - 1].ip) ||
+            (l->line == 0) != (l->col == 0)) {
+            r.pos = at;
+            gsvm_reader_fail(&r, "line table entry %u (ip %u, %u:%u) is out of order or range", i, l->ip,
+                             l->line, l->col);
+            goto bad;
+        }
+        p->nlines = i + 1;
+    }
     if (gsvm_reader_left(&r)) {
         gsvm_reader_fail(&r, "%zu bytes of trailing garbage", gsvm_reader_left(&r));
         goto bad;
@@ -941,13 +1019,19 @@ gsvm_status gsvm_lsl3_program_list(const gsvm_lsl3_program *p, char **out, gsvm_
         gsvm_buf_printf(&b, ") entry %u, frame %u bytes\n", f->entry, f->frame_bytes);
     }
     gsvm_buf_puts(&b, "code:\n");
+    size_t li = 0;
     for (size_t ip = 0; ip < p->ncode; ip++) {
         for (size_t i = 0; i < p->nfunc; i++)
             if (p->funcs[i].entry == ip)
                 gsvm_buf_printf(&b, "%s:\n", p->funcs[i].name);
         const fal3_insn *in = &p->code[ip];
         const fal3_op_info *oi = &fal3_ops[in->op];
-        gsvm_buf_printf(&b, "  %5zu  %-12s", ip, oi->mnemonic);
+        char pos[24] = ""; /* the source line:column, where a new one starts */
+        while (li < p->nlines && p->lines[li].ip < ip)
+            li++;
+        if (li < p->nlines && p->lines[li].ip == ip && p->lines[li].line)
+            snprintf(pos, sizeof pos, "%u:%u", p->lines[li].line, p->lines[li].col);
+        gsvm_buf_printf(&b, "  %-9s %5zu  %-12s", pos, ip, oi->mnemonic);
         int32_t ops[3] = {in->a, in->b, in->c};
         for (int k = 0; oi->operands[k]; k++) {
             gsvm_buf_printf(&b, "%s%d", k ? ", " : " ", ops[k]);

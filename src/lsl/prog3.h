@@ -56,6 +56,12 @@ typedef struct fal3_insn {
 #define FAL3_FRAME_BYTES 16u     /* the memory one call frame costs beside its slots */
 #define FAL3_INSN_BYTES 4u       /* the memory one instruction costs */
 
+/* The line table: from instruction `ip` on (up to the next entry), the
+ * code is of source line:column `line`:`col` (1-based; 0:0 = unknown). */
+typedef struct fal3_line {
+    uint32_t ip, line, col;
+} fal3_line;
+
 /* A user function or an event handler (ret VOID, event >= 0). */
 typedef struct fal3_func {
     char *name;
@@ -86,6 +92,8 @@ struct gsvm_lsl3_program {
     size_t nfunc, capfunc;
     fal3_state *states; /* states[0] is default */
     size_t nstate, capstate;
+    fal3_line *lines; /* ascending ip, no two entries alike in a row */
+    size_t nlines, caplines;
     uint8_t hash[32]; /* SHA-256 of the program file form: the program's identity */
     size_t const_bytes;
     bool oom;
@@ -113,6 +121,9 @@ struct gsvm_lsl3_program {
 gsvm_lsl3_program *fal3_program_new(void);
 long fal3_emit(gsvm_lsl3_program *p, fal3_op op, int32_t a, int32_t b, int32_t c);
 long fal3_const(gsvm_lsl3_program *p, lsl_value v); /* takes the reference */
+/* The next instruction emitted is of line:col (the compiler calls it before
+ * each emit; a position like the last one's adds nothing). */
+void fal3_mark_line(gsvm_lsl3_program *p, uint32_t line, uint32_t col);
 /* Computes the hash (after building or loading). */
 gsvm_status fal3_program_seal(gsvm_lsl3_program *p, gsvm_error *err);
 /* The program's fixed memory charge: code and constants. */

@@ -779,6 +779,11 @@ static void report_fault(gsvm_lsl_region *r, rg_script *s)
     json_t *line = json_object();
     json_object_set_new(line, "fault", json_string(gsvm_lsl3_vm_fault(s->vm)));
     json_object_set_new(line, "ip", json_integer((json_int_t)gsvm_lsl3_vm_fault_ip(s->vm)));
+    uint32_t ln, col;
+    if (gsvm_lsl3_vm_fault_line(s->vm, &ln, &col)) {
+        json_object_set_new(line, "line", json_integer(ln));
+        json_object_set_new(line, "col", json_integer(col));
+    }
     rg_emit(r, s, line);
     s->dead = true;
     r->st.faulted++;

@@ -64,3 +64,12 @@ json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *name)
 }
 
 bool gsvm_lsl3_vm_in_host_call(const gsvm_lsl3_vm *vm) { return vm->in_host != NULL; }
+
+bool gsvm_lsl3_vm_fault_line(const gsvm_lsl3_vm *vm, uint32_t *line, uint32_t *col)
+{
+    if (!vm->faulted) {
+        *line = *col = 0;
+        return false;
+    }
+    return gsvm_lsl3_program_line(vm->prog, vm->fault_ip, line, col);
+}
