@@ -37,7 +37,8 @@ int gsvm_lsl_snapshot_abi(const uint8_t *data, size_t len)
         return 0;
     uint16_t ver = (uint16_t)(data[4] | data[5] << 8);
     uint32_t abi = (uint32_t)data[6] | (uint32_t)data[7] << 8 | (uint32_t)data[8] << 16 | (uint32_t)data[9] << 24;
-    return ver == abi && (abi == 2 || abi == 3) ? (int)abi : 0;
+    return (abi == 2 && ver == GSVM_LSL_SNAPSHOT_VERSION) || (abi == 3 && ver == GSVM_LSL3_SNAPSHOT_VERSION) ? (int)abi
+                                                                                                   : 0;
 }
 
 gsvm_status gsvm_lsl3_vm_snapshot(const gsvm_lsl3_vm *vm, uint8_t **out, size_t *len, gsvm_error *err)
