@@ -117,4 +117,10 @@ dc_wall=$(awk '{print $1}' "$tmp/dc.times" | median)
 awk -v c="$dc_cpu" -v w="$dc_wall" -v n="$nfiles" 'BEGIN {
     printf "  gsvm decompile       %6.3f s  (%d chunks to Lua source, one process each; wall %.3f s; target < 10 s: %s)\n", c, n, w, c < 10 ? "met" : "NOT met"
 }'
+# decompile, recompile, compare (--check): the verdicts per corpus folder and
+# for the hksc golden set (all targets and variants)
+for d in "$CORPUS"/*/ "$SHARED/corpus/hks-hksc"; do
+    case $d in */hks-hksc) set -- "$d"/*/*/*.luac ;; *) set -- $(ls "$d"* | grep -v '\.md$') ;; esac
+    printf "  decompile --check %-14s %s\n" "$(basename "$d"):" "$("$GSVM" hks decompile --check "$@" 2>/dev/null | tail -1)"
+done
 sh bench/hks/bench_vm.sh

@@ -611,6 +611,11 @@ static bool analyse(fn *F)
         if (F->isdata[pc] || F->op[pc] != HKS_I_NEWTABLE)
             continue;
         uint32_t t = A_(W(F, pc));
+        /* the constructor's hash size (C, a Lua "floating point byte")
+         * bounds its keyed entries: stores past it are statements */
+        uint32_t hc = C_(W(F, pc));
+        uint64_t nhash = hc < 8 ? hc : (uint64_t)((hc & 7) + 8) << ((hc >> 3) - 1);
+        uint64_t keyed = 0;
         for (int64_t q = next_pc(F, pc); q < n; q = next_pc(F, q)) {
             if (F->leader[q])
                 break;
@@ -619,7 +624,7 @@ static bool analyse(fn *F)
             if ((is_store(op) || op == HKS_I_SETLIST) && A_(w) == t) {
                 bool self_ref = (!b_is_k(op) && op != HKS_I_SETLIST && B_(w) == t) ||
                                 (op != HKS_I_SETLIST && C_(w) == t);
-                if (self_ref)
+                if (self_ref || (is_store(op) && keyed++ >= nhash))
                     break;
                 F->absorbed[q] = 1;
                 continue;
@@ -690,8 +695,8 @@ static bool analyse(fn *F)
             for (int i = 0; i < x->nwr; i++)
                 wr |= x->wr[i] == r;
             /* a loop's variables are set before its body runs */
-            if (F->op[q] == HKS_I_FORPREP && (int)A_(W(F, q)) + 3 == r)
-                wr = true;
+            if (F->op[q] == HKS_I_FORPREP && r >= (int)A_(W(F, q)) && r <= (int)A_(W(F, q)) + 3)
+                wr = true; /* (the loop's own state from here on) */
             if (F->op[q] == HKS_I_JMP && OPAT(F, jmp_target(F, q)) == HKS_I_TFORLOOP) {
                 uint32_t tw = W(F, jmp_target(F, q));
                 if (r >= (int)A_(tw) + 3 && r <= (int)(A_(tw) + 2 + C_(tw)))
@@ -700,6 +705,8 @@ static bool analyse(fn *F)
             if (u < 0) {
                 if (F->leader[q])
                     ok = false;
+                else if (rd && F->op[q] == HKS_I_CLOSURE)
+                    ok = false; /* a closure captures the variable, not a value */
                 else if (rd)
                     u = q;
                 else if (wr)
@@ -733,6 +740,10 @@ static bool analyse(fn *F)
             }
             if (u == q && is_test(F->op[q]) && q + 1 < n && OPAT(F, q + 1) == HKS_I_JMP)
                 skip_to = jmp_target(F, q + 1);
+            /* the block returns: what follows is reached from elsewhere */
+            if (u >= 0 && (F->op[q] == HKS_I_RETURN || is_tailcall(F->op[q])) &&
+                (skip_to < 0 || q >= skip_to))
+                break;
         }
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
@@ -1313,6 +1324,16 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
 
 /* ---------------------------------------------------------------- instructions */
 
+/* A one-result call that ends a list keeps its parentheses: (f()). */
+static dx one_value(dx e)
+{
+    if (e.prec != DX_CALL)
+        return e;
+    dx w = dx_make(DX_PREFIX, "(%s)", dx_str(&e));
+    dx_free(&e);
+    return w;
+}
+
 static dx call_text(fn *F, int64_t pc, uint32_t a, uint32_t b)
 {
     pend *fp = &F->P[a];
@@ -1342,6 +1363,8 @@ static dx call_text(fn *F, int64_t pc, uint32_t a, uint32_t b)
             pend_clear(&F->P[r]);
         } else {
             e = get(F, (int)r, pc);
+            if (r == last)
+                e = one_value(e);
         }
         if (args.len)
             gsvm_buf_puts(&args, ", ");
@@ -1351,7 +1374,7 @@ static dx call_text(fn *F, int64_t pc, uint32_t a, uint32_t b)
     if (b == 0)
         F->multret_top = -1;
     gsvm_buf_cstr(&args);
-    dx r = dx_make(DX_PREFIX, "%s(%s)", dx_str(&callee), args.data ? (char *)args.data : "");
+    dx r = dx_make(DX_CALL, "%s(%s)", dx_str(&callee), args.data ? (char *)args.data : "");
     dx_free(&callee);
     gsvm_buf_free(&args);
     return r;
@@ -1370,6 +1393,8 @@ static dx list_text(fn *F, int64_t pc, int64_t a, int64_t last, bool open)
             pend_clear(&F->P[r]);
         } else {
             e = get(F, (int)r, pc);
+            if (r == last)
+                e = one_value(e);
         }
         if (out.len)
             gsvm_buf_puts(&out, ", ");
@@ -2146,8 +2171,12 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         flush_all(F);
         /* the unreachable RETURN the compiler puts after it */
         int64_t after = nx;
-        if (after < F->n && OPAT(F, after) == HKS_I_RETURN && !F->leader[after])
+        if (after < F->n && OPAT(F, after) == HKS_I_RETURN && !F->jtarget[after])
             after = next_pc(F, after);
+        /* and the function's own final RETURN */
+        if (after + 1 == (int64_t)F->n && to == F->n && OPAT(F, after) == HKS_I_RETURN &&
+            B_(W(F, after)) == 1 && !F->jtarget[after])
+            after = F->n;
         if (after < to)
             line(F, "do return %s end", dx_str(&e));
         else

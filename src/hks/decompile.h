@@ -8,9 +8,11 @@
 #include "gsvm/hks.h"
 
 /* Lua 5.1 precedence, low to high; DX_PREFIX is what may be called or
- * indexed (names, calls, fields, parenthesised expressions). */
+ * indexed (names, calls, fields, parenthesised expressions); DX_CALL is a
+ * call (a prefix too) that must be parenthesised when it ends a list and
+ * stands for one value. */
 enum { DX_OR = 1, DX_AND, DX_CMP, DX_CONCAT, DX_ADD, DX_MUL, DX_UNARY, DX_POW, DX_ATOM,
-       DX_PREFIX };
+       DX_PREFIX, DX_CALL };
 
 /* An expression's text (malloc'd) and precedence. */
 typedef struct dx {
