@@ -104,6 +104,33 @@ else
     printf "  all programs, one process each: gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gc, lc, gc / lc, (gc <= lc) ? "met" : "NOT met"
     printf "  the 1 MB program alone:          gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gb, lb, gb / lb, (gb <= lb) ? "met" : "NOT met"
 }'
+    # Other shapes of program (bench/hks/gen_lua.py): for each, 20 files of
+    # 5 kB (one process each) and one of 300 kB, interleaved the same way.
+    SROUNDS=${SROUNDS:-5}
+    for shape in mixed funcs deep tables; do
+        small=
+        for k in $(seq 20); do
+            python3 bench/hks/gen_lua.py $((5000 + k)) $shape >"$tmp/$shape.$k.lua"
+            small="$small $tmp/$shape.$k.lua"
+        done
+        python3 bench/hks/gen_lua.py 300000 $shape >"$tmp/$shape.big.lua"
+        for f in $small "$tmp/$shape.big.lua"; do
+            luac5.1 -o /dev/null "$f" && "$GSVM" hks compile "$f" --target sekiro -o /dev/null ||
+                { echo "hks compile: $f ($shape) is rejected"; exit 1; }
+        done
+        rm -f "$tmp"/s?.times
+        for i in $(seq "$SROUNDS"); do
+            timed "$tmp/g.out" sh -c 'for f; do "$0" hks compile "$f" --target sekiro -o /dev/null || exit 1; done' "$GSVM" $small >>"$tmp/s1.times" || exit 1
+            timed "$tmp/l.out" sh -c 'for f; do luac5.1 -o /dev/null "$f" || exit 1; done' x $small >>"$tmp/s2.times" || exit 1
+            timed "$tmp/g1.out" "$GSVM" hks compile "$tmp/$shape.big.lua" --target sekiro -o /dev/null >>"$tmp/s3.times" || exit 1
+            timed "$tmp/l1.out" luac5.1 -o /dev/null "$tmp/$shape.big.lua" >>"$tmp/s4.times" || exit 1
+        done
+        awk -v shape="$shape" -v r="$SROUNDS" -v a="$(awk '{print $2}' "$tmp/s1.times" | median)" \
+            -v b="$(awk '{print $2}' "$tmp/s2.times" | median)" -v c="$(awk '{print $2}' "$tmp/s3.times" | median)" \
+            -v d="$(awk '{print $2}' "$tmp/s4.times" | median)" 'BEGIN {
+        printf "  shape %-6s 20 x 5 kB: ratio gsvm/luac %.2f (%.3f / %.3f s); 300 kB: ratio %.2f (%.3f / %.3f s); median of %d\n", shape, a / b, a, b, c / d, c, d, r
+}'
+    done
 fi
 # The decompiler: every chunk of the corpus to Lua source, one process per
 # chunk (as a user runs it), CPU seconds of the whole loop, median of 3

@@ -13,6 +13,11 @@ gsvm_status gsvm_file_read(const char *path, gsvm_buf *out, gsvm_error *err)
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f)
         return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot open: %s", strerror(errno));
+    /* a regular file's size is known: one allocation, no growing copies */
+    struct stat sb;
+    if (f != stdin && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uint64_t)sb.st_size <= GSVM_MAX_FILE_SIZE)
+        gsvm_buf_reserve(out, (size_t)sb.st_size);
     uint8_t chunk[65536];
     size_t n;
     gsvm_status st = GSVM_OK;

@@ -763,12 +763,29 @@ static void wr_function(dumper *D, const gsvm_hks_proto *f)
         wr_function(D, &f->p[i]);
 }
 
+/* An upper bound of a function's dumped size, strings and structures aside:
+ * the buffer is reserved once instead of being grown (and copied) many times
+ * for a big chunk. */
+static size_t dump_estimate(const gsvm_hks_proto *f, size_t size_size)
+{
+    size_t n = 64 + 4 * (size_t)f->ncode + (9 + size_size) * (size_t)f->nk +
+               4 * (size_t)f->debug.nlines + (8 + size_size) * (size_t)f->debug.nlocals +
+               size_size * (size_t)f->debug.nupnames;
+    for (uint32_t i = 0; i < f->nk; i++)
+        if (f->k[i].type == GSVM_HKS_K_STRING)
+            n += (size_t)f->k[i].s.size;
+    for (uint32_t i = 0; i < f->np; i++)
+        n += dump_estimate(&f->p[i], size_size);
+    return n;
+}
+
 gsvm_status gsvm_hks_chunk_dump(const gsvm_hks_chunk *c, uint8_t **out, size_t *len,
                                 gsvm_error *err)
 {
     dumper D;
     memset(&D, 0, sizeof D);
     gsvm_buf_init(&D.b);
+    gsvm_buf_reserve(&D.b, c->nprefix + 256 + dump_estimate(&c->main, c->size_size));
     D.be = c->endian == 0;
     D.size_size = c->size_size;
     D.size_number = c->size_number;

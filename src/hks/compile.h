@@ -157,6 +157,7 @@ typedef struct hc_compiler {
     const char *linestart;
     int lastline;
     hc_token t, ahead;
+    int prevline, prevcol; /* where the token before t is (a name just read) */
     bool have_ahead;
     /* target */
     gsvm_hks_compile_options o;

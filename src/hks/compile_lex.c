@@ -480,6 +480,8 @@ void hc_lex_init(hc_compiler *C)
 void hc_next(hc_compiler *C)
 {
     C->lastline = C->line;
+    C->prevline = C->t.line;
+    C->prevcol = C->t.col;
     if (C->have_ahead) {
         C->t = C->ahead;
         C->have_ahead = false;

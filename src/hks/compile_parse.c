@@ -125,8 +125,8 @@ static int registerlocalvar(hc_compiler *C, const hc_str *name)
 static void new_localvar(hc_compiler *C, const hc_str *name, int n)
 {
     hc_func *fs = C->fs;
-    if (fs->nactvar + n + 1 > HC_MAXVARS)
-        hc_error_at(C, C->t.line, C->t.col, "too many local variables (limit is %d)",
+    if (fs->nactvar + n + 1 > HC_MAXVARS) /* at the name that is one too many */
+        hc_error_at(C, C->prevline, C->prevcol, "too many local variables (limit is %d)",
                     HC_MAXVARS);
     fs->actvar[fs->nactvar + n] = (uint16_t)registerlocalvar(C, name);
 }
