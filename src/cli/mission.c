@@ -496,8 +496,9 @@ static int cmd_run(const gsvm_cli_call *c)
     gsvm_mission *m = NULL;
     if (world_path) {
         gsvm_buf wb;
-        if (gsvm_file_read(world_path, &wb, &err) != GSVM_OK)
-            return gsvm_cli_fail(&err);
+        int rc = gsvm_cli_read(world_path, &wb);
+        if (rc)
+            return rc;
         gsvm_status st = gsvm_mission_world_parse((const char *)wb.data, wb.len, world_path, &world, &err);
         gsvm_buf_free(&wb);
         if (st != GSVM_OK)
