@@ -28,6 +28,10 @@
 #include "hks/isa.h"
 
 enum { MAX_NEST = 150, MAX_FN_DEPTH = 140, MAX_REGS = 256, MAX_DISPATCH_VARS = 190 };
+/* Upvalues a function's text names: an upvalue operand (B, 8 bits) reaches no
+ * further, and a chunk that claims more (the count is a u32) would otherwise
+ * cost a name per claimed upvalue. */
+enum { MAX_UPS = 256 };
 enum { PK_NONE, PK_EXPR, PK_MULTI, PK_TABLE, PK_SELFFN, PK_SELFOBJ };
 
 typedef struct pend {
@@ -1283,15 +1287,16 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
         return dx_make(DX_ATOM, "nil");
     }
     const gsvm_hks_proto *child = &F->f->p[bx];
-    const char **names = calloc(child->nups ? child->nups : 1, sizeof *names);
-    char (*store)[64] = calloc(child->nups ? child->nups : 1, sizeof *store);
+    uint32_t nups = child->nups < MAX_UPS ? child->nups : MAX_UPS;
+    const char **names = calloc(nups ? nups : 1, sizeof *names);
+    char (*store)[64] = calloc(nups ? nups : 1, sizeof *store);
     if (!names || !store) {
         free(names);
         free(store);
         fail(F, "out of memory");
         return dx_make(DX_ATOM, "nil");
     }
-    for (uint32_t i = 0; i < child->nups; i++) {
+    for (uint32_t i = 0; i < nups; i++) {
         uint32_t d = pc + 1 + i < F->n ? W(F, pc + 1 + i) : 0;
         uint32_t idx = GSVM_HKS_BX(d);
         if (A_(d) == 1 && idx < MAX_REGS) {
@@ -1312,7 +1317,7 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
     (void)fname;
     (void)method;
     if (!decompile_function(F->D, child, path, F->depth + 1, F->base + F->nr - 2 + F->extra,
-                            names, child->nups, &b))
+                            names, nups, &b))
         fail(F, "child function");
     free(names);
     free(store);
@@ -3094,15 +3099,16 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
                                   path);
         }
         /* its upvalues are free names in the text */
-        const char **names = calloc(f->nups ? f->nups : 1, sizeof *names);
-        char (*store)[32] = calloc(f->nups ? f->nups : 1, sizeof *store);
+        uint32_t nups = f->nups < MAX_UPS ? f->nups : MAX_UPS;
+        const char **names = calloc(nups ? nups : 1, sizeof *names);
+        char (*store)[32] = calloc(nups ? nups : 1, sizeof *store);
         if (!names || !store) {
             free(names);
             free(store);
             gsvm_buf_free(&b);
             return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
         }
-        for (uint32_t i = 0; i < f->nups; i++) {
+        for (uint32_t i = 0; i < nups; i++) {
             if (f->debug.flag && i < f->debug.nupnames && f->debug.upnames[i].size > 1 &&
                 dx_is_name(f->debug.upnames[i].data, (size_t)f->debug.upnames[i].size - 1) &&
                 strlen(f->debug.upnames[i].data) < 32)
@@ -3112,7 +3118,7 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
             names[i] = store[i];
         }
         gsvm_buf_printf(&b, "-- function %s\nreturn ", path);
-        ok = decompile_function(&D, f, path, 1, 0, names, f->nups, &b);
+        ok = decompile_function(&D, f, path, 1, 0, names, nups, &b);
         free(names);
         free(store);
     } else {

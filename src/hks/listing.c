@@ -81,6 +81,15 @@ static void hexlines(printer *P, const char *directive, const uint8_t *p, size_t
     }
 }
 
+/* Bytes that print as they are on one line of a listing (no control bytes). */
+static bool plain_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return false;
+    return true;
+}
+
 const char *const hks_std_types[13] = {"TNIL",      "TBOOLEAN",  "TLIGHTUSERDATA", "TNUMBER",
                                           "TSTRING",   "TTABLE",    "TFUNCTION",      "TUSERDATA",
                                           "TTHREAD",   "TIFUNCTION", "TCFUNCTION",    "TUI64",
@@ -589,8 +598,10 @@ gsvm_status gsvm_hks_list(const gsvm_hks_chunk *c, char **out, size_t *len, gsvm
                          sl->c, (unsigned long long)sl->d);
                 puts_(&P, tmp);
                 /* the second field reads as a type tag (3 number, 4 string,
-                 * 5 table, 11 ui64 in the corpus): name it */
-                if (sl->b < c->ntypes && c->types[sl->b].len > 1) {
+                 * 5 table, 11 ui64 in the corpus): name it, when the name
+                 * is plain text (a newline in it would end the comment) */
+                if (sl->b < c->ntypes && c->types[sl->b].len > 1 &&
+                    plain_text(c->types[sl->b].name, c->types[sl->b].len - 1)) {
                     puts_(&P, "\t; ");
                     gsvm_buf_append(&P.b, c->types[sl->b].name, c->types[sl->b].len - 1);
                 }
