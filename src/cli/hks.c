@@ -7,7 +7,6 @@
 
 #include "base/buf.h"
 #include "base/file.h"
-#include "cli/args.h"
 #include "cli/engines.h"
 #include "cli/hks_cli.h"
 #include "cli/hks_compile.h"

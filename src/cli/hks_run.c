@@ -11,7 +11,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
-#include "cli/args.h"
+#include "cli/verb.h"
 #include "cli/hks_cli.h"
 #include "gsvm/hks.h"
 

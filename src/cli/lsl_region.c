@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "base/jsonl.h"
-#include "cli/args.h"
+#include "cli/verb.h"
 #include "cli/lsl_cli.h"
 #include "gsvm/lsl_region.h"
 

@@ -9,7 +9,6 @@
 
 #include "base/buf.h"
 #include "base/jsonl.h"
-#include "cli/args.h"
 #include "cli/lsl_cli.h"
 #include "cli/verb.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/args.h"
+#include "cli/verb.h"
 #include "cli/engines.h"
 #include "gsvm/gsvm.h"
 

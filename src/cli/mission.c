@@ -13,7 +13,6 @@
 
 #include "base/file.h"
 #include "base/jsonl.h"
-#include "cli/args.h"
 #include "cli/verb.h"
 #include "cli/engines.h"
 #include "gsvm/mission.h"

@@ -13,12 +13,11 @@
 #include "cli/verb.h"
 #include "gsvm/patho.h"
 
-int gsvm_cli_patho_run(int argc, char **argv);
+#include "cli/patho_cli.h"
 
 #define LAYOUT_OPT {"--layout", 0, OPT_STRING, "alpha|hd", "opcode numbering (default: detect)"}
 
-/* --layout alpha|hd (absent: detect, or `dflt`'s meaning); 0 or the exit code. */
-static int layout_of(const gsvm_cli_call *c, gsvm_patho_layout *out)
+int patho_layout_of(const gsvm_cli_call *c, gsvm_patho_layout *out)
 {
     *out = GSVM_PATHO_LAYOUT_AUTO;
     const char *s = gsvm_cli_str(c, "--layout", NULL);
@@ -32,7 +31,7 @@ static int layout_of(const gsvm_cli_call *c, gsvm_patho_layout *out)
 static int load_program(const gsvm_cli_call *c, const char *path, gsvm_patho_program **out)
 {
     gsvm_patho_layout layout;
-    int rc = layout_of(c, &layout);
+    int rc = patho_layout_of(c, &layout);
     if (rc)
         return rc;
     gsvm_error err;
@@ -49,19 +48,38 @@ static const gsvm_cli_opt list_opts[] = {
     {NULL, 0, 0, NULL, NULL},
 };
 
-static int cmd_list(const gsvm_cli_call *c)
+/* A verb that loads one .bin (its --layout) and writes text made from it to
+ * --output (stdout when absent).  `make` returns 0 with the text, or the exit
+ * code after saying what is wrong. */
+static int program_text(const gsvm_cli_call *c,
+                        int (*make)(const gsvm_cli_call *c, const gsvm_patho_program *p,
+                                    char **text, size_t *len))
 {
     gsvm_patho_program *p;
     int rc = load_program(c, c->pos[0], &p);
     if (rc)
         return rc;
-    gsvm_error err;
-    char *text;
-    size_t len;
-    unsigned flags = gsvm_cli_flag(c, "--compact") ? GSVM_PATHO_LIST_COMPACT : 0;
-    gsvm_status st = gsvm_patho_list(p, flags, &text, &len, &err);
+    char *text = NULL;
+    size_t len = 0;
+    rc = make(c, p, &text, &len);
     gsvm_patho_free(p);
-    return gsvm_cli_output(c, st, &err, text, len);
+    if (rc)
+        return rc;
+    rc = gsvm_cli_write(gsvm_cli_str(c, "--output", NULL), text, len);
+    free(text);
+    return rc;
+}
+
+static int list_text(const gsvm_cli_call *c, const gsvm_patho_program *p, char **text, size_t *len)
+{
+    gsvm_error err;
+    unsigned flags = gsvm_cli_flag(c, "--compact") ? GSVM_PATHO_LIST_COMPACT : 0;
+    return gsvm_patho_list(p, flags, text, len, &err) == GSVM_OK ? 0 : gsvm_cli_fail(&err);
+}
+
+static int cmd_list(const gsvm_cli_call *c)
+{
+    return program_text(c, list_text);
 }
 
 static void print_warning(void *user, const gsvm_error *w)
@@ -84,7 +102,7 @@ static const gsvm_cli_opt asm_opts[] = {
 static int cmd_asm(const gsvm_cli_call *c)
 {
     gsvm_patho_layout layout;
-    int rc = layout_of(c, &layout);
+    int rc = patho_layout_of(c, &layout);
     if (rc)
         return rc;
     const char *from = gsvm_cli_str(c, "--from", "gsvm");
@@ -162,7 +180,7 @@ static int cmd_stats(const gsvm_cli_call *c)
     int npos = c->npos;
     bool json = gsvm_cli_flag(c, "--json");
     gsvm_patho_layout layout;
-    int rc = layout_of(c, &layout);
+    int rc = patho_layout_of(c, &layout);
     if (rc)
         return rc;
     for (int f = 0; f < npos; f++) {
@@ -244,25 +262,20 @@ static const gsvm_cli_opt cfg_opts[] = {
     {NULL, 0, 0, NULL, NULL},
 };
 
+static int cfg_text(const gsvm_cli_call *c, const gsvm_patho_program *p, char **text, size_t *len)
+{
+    uint64_t task = gsvm_cli_u64(c, "--task", p->run_task);
+    if (task >= p->ntasks)
+        return gsvm_cli_bad_value(c, "task %llu does not exist (%u tasks)", (unsigned long long)task,
+                                  p->ntasks);
+    gsvm_error err;
+    return gsvm_patho_cfg_dot(p, (uint32_t)task, text, len, &err) == GSVM_OK ? 0
+                                                                            : gsvm_cli_fail(&err);
+}
+
 static int cmd_cfg(const gsvm_cli_call *c)
 {
-    gsvm_patho_program *p;
-    int rc = load_program(c, c->pos[0], &p);
-    if (rc)
-        return rc;
-    gsvm_error err;
-    uint64_t task = gsvm_cli_u64(c, "--task", p->run_task);
-    if (task >= p->ntasks) {
-        gsvm_cli_bad_value(c, "task %llu does not exist (%u tasks)", (unsigned long long)task,
-                           p->ntasks);
-        gsvm_patho_free(p);
-        return EXIT_USAGE;
-    }
-    char *text;
-    size_t len;
-    gsvm_status st = gsvm_patho_cfg_dot(p, (uint32_t)task, &text, &len, &err);
-    gsvm_patho_free(p);
-    return gsvm_cli_output(c, st, &err, text, len);
+    return program_text(c, cfg_text);
 }
 
 static double seconds(void)
@@ -326,7 +339,7 @@ static int cmd_roundtrip(const gsvm_cli_call *c)
     uint64_t repeat = gsvm_cli_u64(c, "--repeat", 1);
     bool timing = gsvm_cli_flag(c, "--timing"), compact = gsvm_cli_flag(c, "--compact");
     gsvm_patho_layout layout;
-    int rc = layout_of(c, &layout);
+    int rc = patho_layout_of(c, &layout);
     if (rc)
         return rc;
     if (repeat == 0 || repeat > 1000000)
@@ -462,8 +475,19 @@ static const gsvm_cli_verb verbs[] = {
      "The instruction set (src/patho/isa.def): opcode numbers in both layouts, operands as a\n"
      "listing writes them, and what each instruction does.",
      isa_opts, 0, 0, cmd_isa, NULL},
-    {"run", "run a script from RunTask/RunOp with a JSON Lines host", NULL, NULL, NULL, 0, 0, NULL,
-     gsvm_cli_patho_run},
+    {"run", "run a script from RunTask/RunOp with a JSON Lines host",
+     "FILE.bin [--layout alpha|hd] [--events EVENTS.jsonl] [--natives NATIVES.json]\n"
+     "       [--frame-instructions N] [--max-instructions N] [-o FILE]\n"
+     "       [--save-state STATE] [--resume STATE]",
+     "Runs a script from RunTask at RunOp, frame by frame, against a JSON Lines timeline.\n"
+     "Every native it imports must be declared (built in, or --natives); every call prints\n"
+     "{\"host\":NAME,\"args\":[...]}.  Latent natives wait as declared: Sleep(t) on\n"
+     "simulation time ({\"advance_ms\":N} advances it and runs a frame), Hold() until the\n"
+     "script calls StopGroup0(), sync() for the next frame, WaitForAnimEnd until\n"
+     "{\"anim_end\":true}; {\"event\":ID,\"args\":[...]} sends an event and runs its\n"
+     "handler at once.  A script error prints {\"fault\":MESSAGE,\"op\":N} (exit 3); an\n"
+     "instruction cap prints {\"stopped\":\"instruction limit\"} (exit 4).",
+     patho_run_opts, 1, 1, patho_run_body, NULL},
     {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 

@@ -5,12 +5,10 @@
 
 #include "base/file.h"
 #include "base/jsonl.h"
-#include "cli/args.h"
+#include "cli/patho_cli.h"
 #include "gsvm/patho.h"
 #include "gsvm/patho_host.h"
 #include "patho/host.h"
-
-int gsvm_cli_patho_run(int argc, char **argv);
 
 static void print_line(void *user, const char *line, size_t len)
 {
@@ -26,59 +24,40 @@ static void print_note(void *user, const char *line, size_t len)
     fprintf(stderr, "gsvm patho run: %.*s\n", (int)len, line);
 }
 
-int gsvm_cli_patho_run(int argc, char **argv)
+const gsvm_cli_opt patho_run_opts[] = {
+    {"--layout", 0, OPT_STRING, "alpha|hd", "opcode numbering (default: detected from the bytes)"},
+    {"--events", 0, OPT_STRING, "EVENTS.jsonl",
+     "timeline: {\"advance_ms\":N} and {\"event\":ID,\"args\":[...]} lines"},
+    {"--natives", 0, OPT_STRING, "NATIVES.json",
+     "more native declarations (docs/natives.md), searched before the built-in ones"},
+    {"--frame-instructions", 0, OPT_U64, "N",
+     "instructions per frame or event before stopping (default 1000000, the game's)"},
+    {"--max-instructions", 0, OPT_U64, "N",
+     "instructions in total over the run before stopping (default: no total)"},
+    {"--output", 'o', OPT_STRING, "FILE", "write the output lines to FILE"},
+    {"--save-state", 0, OPT_STRING, "STATE",
+     "at the end, save the whole run (VM snapshot and simulation clock) to STATE"},
+    {"--resume", 0, OPT_STRING, "STATE",
+     "continue a run saved with --save-state (same FILE.bin) instead of starting"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+int patho_run_body(const gsvm_cli_call *c)
 {
-    const char *layout_name = "auto", *events = NULL, *output = "-", *resume = NULL, *save = NULL,
-               *natives_path = NULL;
-    uint64_t frame_insns = GSVM_PATHO_DEFAULT_MAX_INSTRUCTIONS, max_insns = 0;
-    bool has_max = false;
-    const gsvm_opt opts[] = {
-        {"--layout", 0, OPT_STRING, &layout_name, "alpha|hd",
-         "opcode numbering (default: detected from the bytes)", NULL},
-        {"--events", 0, OPT_STRING, &events, "EVENTS.jsonl",
-         "timeline: {\"advance_ms\":N} and {\"event\":ID,\"args\":[...]} lines", NULL},
-        {"--natives", 0, OPT_STRING, &natives_path, "NATIVES.json",
-         "more native declarations (docs/natives.md), searched before the built-in ones", NULL},
-        {"--frame-instructions", 0, OPT_U64, &frame_insns, "N",
-         "instructions per frame or event before stopping (default 1000000, the game's)", NULL},
-        {"--max-instructions", 0, OPT_U64, &max_insns, "N",
-         "instructions in total over the run before stopping (default: no total)", &has_max},
-        {"--output", 'o', OPT_STRING, &output, "FILE", "write the output lines to FILE", NULL},
-        {"--save-state", 0, OPT_STRING, &save, "STATE",
-         "at the end, save the whole run (VM snapshot and simulation clock) to STATE", NULL},
-        {"--resume", 0, OPT_STRING, &resume, "STATE",
-         "continue a run saved with --save-state (same FILE.bin) instead of starting", NULL},
-        {NULL, 0, OPT_FLAG, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm patho run",
-        "FILE.bin [--layout alpha|hd] [--events EVENTS.jsonl] [--natives NATIVES.json]\n"
-        "       [--frame-instructions N] [--max-instructions N] [-o FILE]\n"
-        "       [--save-state STATE] [--resume STATE]",
-        "Runs a script from RunTask at RunOp, frame by frame, against a JSON Lines timeline.\n"
-        "Every native it imports must be declared (built in, or --natives); every call prints\n"
-        "{\"host\":NAME,\"args\":[...]}.  Latent natives wait as declared: Sleep(t) on\n"
-        "simulation time ({\"advance_ms\":N} advances it and runs a frame), Hold() until the\n"
-        "script calls StopGroup0(), sync() for the next frame, WaitForAnimEnd until\n"
-        "{\"anim_end\":true}; {\"event\":ID,\"args\":[...]} sends an event and runs its\n"
-        "handler at once.  A script error prints {\"fault\":MESSAGE,\"op\":N} (exit 3); an\n"
-        "instruction cap prints {\"stopped\":\"instruction limit\"} (exit 4).",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos = 0;
-    int rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *events = gsvm_cli_str(c, "--events", NULL), *output = gsvm_cli_str(c, "--output", "-");
+    const char *resume = gsvm_cli_str(c, "--resume", NULL), *save = gsvm_cli_str(c, "--save-state", NULL);
+    const char *natives_path = gsvm_cli_str(c, "--natives", NULL);
+    uint64_t frame_insns = gsvm_cli_u64(c, "--frame-instructions", GSVM_PATHO_DEFAULT_MAX_INSTRUCTIONS);
+    uint64_t max_insns = gsvm_cli_u64(c, "--max-instructions", 0);
+    bool has_max = gsvm_cli_given(c, "--max-instructions");
+    const char *const *pos = c->pos;
     gsvm_patho_layout layout;
-    if (!gsvm_patho_layout_parse(layout_name, &layout)) {
-        fprintf(stderr, "gsvm patho run: unknown layout '%s' (alpha or hd)\n", layout_name);
-        return EXIT_USAGE;
-    }
-    if (frame_insns == 0 || (has_max && max_insns == 0)) {
-        fprintf(stderr, "gsvm patho run: --%s must be at least 1\n",
-                frame_insns == 0 ? "frame-instructions" : "max-instructions");
-        return EXIT_USAGE;
-    }
+    int rc = patho_layout_of(c, &layout);
+    if (rc)
+        return rc;
+    if (frame_insns == 0 || (has_max && max_insns == 0))
+        return gsvm_cli_bad_value(c, "--%s must be at least 1",
+                                  frame_insns == 0 ? "frame-instructions" : "max-instructions");
 
     gsvm_error err;
     json_t *timeline = NULL;

@@ -19,8 +19,7 @@
  *     };
  *     int gsvm_cli_x(int argc, char **argv) { return gsvm_cli_engine_main(&engine, argc, argv); }
  *
- * Exit codes (args.h): 0 success, 1 input rejected, 2 usage error, 3 fault,
- * 4 limit. */
+ * Exit codes: below. */
 #ifndef GSVM_CLI_VERB_H
 #define GSVM_CLI_VERB_H
 
@@ -29,7 +28,13 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "cli/args.h"
+#include "gsvm/gsvm.h"
+
+/* Exit codes (GUIDE.md): 0 success, 1 input rejected, 2 usage error, 3 script
+ * fault, 4 limit hit. */
+enum { EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_FAULT = 3, EXIT_LIMIT = 4 };
+
+typedef enum { OPT_FLAG, OPT_STRING, OPT_U64, OPT_I64 } gsvm_opt_kind;
 
 /* One option: "--name" and an optional one-letter form, whether it takes a
  * value (and of which kind), the value's name in the help, the help text.
@@ -111,8 +116,8 @@ int gsvm_cli_bad_value(const gsvm_cli_call *c, const char *fmt, ...)
 int gsvm_cli_output(const gsvm_cli_call *c, gsvm_status st, const gsvm_error *err, void *data,
                     size_t len);
 
-/* The parser itself (gsvm_cli_engine_main's, and args.h's for the verbs
- * that parse their own arguments): -1 when parsing succeeded, else the exit
+/* The parser itself (gsvm_cli_engine_main's, and gsvm_args_parse's for the
+ * verbs that parse their own arguments): -1 when parsing succeeded, else the exit
  * code to return now (0 after printing --help, 2 after a usage error).
  * `pos` has room for argc entries, `values` one per row of `opts`. */
 int gsvm_cli_parse(const char *command, const char *usage, const char *help,
@@ -125,5 +130,44 @@ void gsvm_cli_print_usage(const char *command, const char *usage, const char *he
 /* Reads a whole file ("-": stdin) into `out`: 0, or the exit code after
  * printing the error, which names the file. */
 int gsvm_cli_read(const char *path, gsvm_buf *out);
+
+/* Library results as exit codes and messages.  gsvm_cli_fail prints `err`
+ * to stderr as "FILE:LINE:COL: error: MESSAGE" and returns the exit code for
+ * its status. */
+int gsvm_cli_fail(const gsvm_error *err);
+/* Writes a verb's output to `path` ("-" or NULL: stdout); 0, or the exit
+ * code after printing the error. */
+int gsvm_cli_write(const char *path, const void *data, size_t len);
+int gsvm_cli_exit_code(gsvm_status st);
+
+/* Compatibility, for the verbs that still parse their own arguments (a verb
+ * table row with `run` instead of `body`; hks and lsl region today): the
+ * same parser over a table of gsvm_opt, each row a gsvm_cli_opt's fields
+ * plus where to store the value -- a bool (FLAG), const char * (STRING),
+ * uint64_t (U64) or int64_t (I64) -- and a flag set when given.  New verbs
+ * are rows of a verb table instead. */
+typedef struct gsvm_opt {
+    const char *name;  /* "--budget" */
+    char short_name;   /* 'o', or 0 */
+    gsvm_opt_kind kind;
+    void *out;
+    const char *metavar;  /* "N", "FILE" (ignored for flags) */
+    const char *help;
+    bool *seen;
+} gsvm_opt;
+
+typedef struct gsvm_verb_spec {
+    const char *command;  /* "gsvm lsl compile" */
+    const char *usage;
+    const char *summary;
+    const gsvm_opt *opts;
+    int min_pos, max_pos;  /* positional argument counts */
+} gsvm_verb_spec;
+
+/* Parses argv[1..] (argv[0] is the verb) as gsvm_cli_parse does, storing
+ * each value given through its row's `out`. */
+int gsvm_args_parse(const gsvm_verb_spec *spec, int argc, char **argv, const char **pos,
+                    int *npos);
+void gsvm_args_usage(const gsvm_verb_spec *spec, bool to_stderr);
 
 #endif

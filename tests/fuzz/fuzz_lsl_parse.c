@@ -6,15 +6,7 @@
 #include <string.h>
 
 #include "gsvm/lsl.h"
-
-static gsvm_status quiet_host(void *user, const char *name, const gsvm_lsl_hostval *args,
-                              size_t argc, gsvm_lsl_hostval *result, bool *has_result,
-                              gsvm_error *err)
-{
-    (void)user, (void)name, (void)args, (void)argc, (void)result, (void)err;
-    *has_result = false;
-    return GSVM_OK;
-}
+#include "lsl_quiet_host.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,45 +17,20 @@
 #include "gsvm/patho_vm.h"
 #include "base/buf.h"
 #include "patho/host.h"
+#include "../patho/vm/drive.h"
 
-
-/* The shipped native declarations, parsed once for the whole process. */
-static const gsvm_patho_natives *builtin_natives(void)
-{
-    static gsvm_patho_natives *n;
-    gsvm_error err;
-    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
-        abort();
-    return n;
-}
-
-static void discard(void *user, const char *line, size_t len)
-{
-    (void)user, (void)line, (void)len;
-}
 
 static void send_all(gsvm_patho_vm *vm, const gsvm_patho_event *evs, uint32_t n)
 {
     gsvm_error err;
     for (uint32_t i = 0; i < n && i < 16; i++) {
         gsvm_patho_value args[8];
-        uint32_t k = 0;
-        for (; k < evs[i].nargs && k < 8; k++) {
-            gsvm_patho_value_default(&args[k], evs[i].arg_types[k]);
-            if (args[k].type == GSVM_PATHO_OBJECT)
-                args[k].as.object = 1;
-        }
+        uint32_t k = drive_event_args(&evs[i], args);
         gsvm_patho_event_result res;
         gsvm_patho_vm_send_event(vm, evs[i].id, args, k, &res, &err);
         for (uint32_t j = 0; j < k; j++)
             gsvm_patho_value_free(&args[j]);
     }
-}
-
-static void collect(void *user, const char *line, size_t len)
-{
-    gsvm_buf_append(user, line, len);
-    gsvm_buf_putc(user, '\n');
 }
 
 #define DIFF_CAP 300
@@ -72,19 +47,11 @@ typedef struct drv {
  * instruction at a time up to DIFF_CAP, like one capped run. */
 static void replace(drv *d)
 {
-    uint8_t *snap;
-    size_t len;
     gsvm_error err;
-    gsvm_patho_vm *nv;
-    if (gsvm_patho_vm_snapshot(d->vm, &snap, &len, &err) != GSVM_OK)
-        abort();
-    if (gsvm_patho_vm_restore(d->prog, &d->iface, snap, len, &nv, &err) != GSVM_OK) {
+    if (drive_replace(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
         fprintf(stderr, "own snapshot rejected: %s\n", err.message);
         abort();
     }
-    free(snap);
-    gsvm_patho_vm_free(d->vm);
-    d->vm = nv;
 }
 
 static void stepped(drv *d, gsvm_status st)
@@ -117,12 +84,7 @@ static void drv_events(drv *d, const gsvm_patho_event *evs, uint32_t n)
     gsvm_error err;
     for (uint32_t i = 0; i < n && i < 8; i++) {
         gsvm_patho_value args[8];
-        uint32_t k = 0;
-        for (; k < evs[i].nargs && k < 8; k++) {
-            gsvm_patho_value_default(&args[k], evs[i].arg_types[k]);
-            if (args[k].type == GSVM_PATHO_OBJECT)
-                args[k].as.object = 1;
-        }
+        uint32_t k = drive_event_args(&evs[i], args);
         if (d->step) {
             replace(d);
             gsvm_patho_vm_set_max_instructions(d->vm, 1);
@@ -138,7 +100,7 @@ static void drv_events(drv *d, const gsvm_patho_event *evs, uint32_t n)
 static void drive(drv *d, gsvm_buf *out)
 {
     gsvm_error err;
-    patho_sim_host_init(&d->host, builtin_natives(), true, collect, out);
+    patho_sim_host_init(&d->host, drive_natives(), true, drive_collect, out);
     d->iface = patho_sim_host_iface(&d->host);
     if (gsvm_patho_vm_new(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
         d->vm = NULL; /* a program no VM takes (e.g. a global of no type) */
@@ -194,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gsvm_patho_load(data, size, GSVM_PATHO_LAYOUT_AUTO, "fuzz", &prog, &err) != GSVM_OK)
         return 0;
     patho_sim_host host;
-    patho_sim_host_init(&host, builtin_natives(), true, discard, NULL);
+    patho_sim_host_init(&host, drive_natives(), true, drive_discard, NULL);
     gsvm_patho_host iface = patho_sim_host_iface(&host);
     gsvm_patho_vm *vm;
     if (gsvm_patho_vm_new(prog, &iface, &vm, &err) == GSVM_OK) {

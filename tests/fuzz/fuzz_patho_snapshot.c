@@ -12,17 +12,8 @@
 #include "gsvm/patho.h"
 #include "gsvm/patho_vm.h"
 #include "patho/host.h"
+#include "../patho/vm/drive.h"
 
-
-/* The shipped native declarations, parsed once for the whole process. */
-static const gsvm_patho_natives *builtin_natives(void)
-{
-    static gsvm_patho_natives *n;
-    gsvm_error err;
-    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
-        abort();
-    return n;
-}
 
 static const uint8_t door_bin[] = {
     0x00, 0x00, 0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x64, 0x00, 0x6f, 0x00,
@@ -58,11 +49,6 @@ static const uint8_t door_bin[] = {
     0x50, 0x00, 0x01, 0x00, 0x00, 0x00,
 };
 
-static void discard(void *user, const char *line, size_t len)
-{
-    (void)user, (void)line, (void)len;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gsvm_patho_program *prog;
@@ -71,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         GSVM_OK)
         abort(); /* the embedded program always loads */
     patho_sim_host host;
-    patho_sim_host_init(&host, builtin_natives(), true, discard, NULL);
+    patho_sim_host_init(&host, drive_natives(), true, drive_discard, NULL);
     gsvm_patho_host iface = patho_sim_host_iface(&host);
     gsvm_patho_vm *vm;
     if (gsvm_patho_vm_restore(prog, &iface, data, size, &vm, &err) == GSVM_OK) {
@@ -97,8 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     patho_sim_host_free(&host);
 
-    patho_sim_opts o = {.sim = {.natives = builtin_natives(), .frame_instructions = 10000,
-                                .emit = discard},
+    patho_sim_opts o = {.sim = {.natives = drive_natives(), .frame_instructions = 10000,
+                                .emit = drive_discard},
                         .resume = data,
                         .resume_len = size};
     patho_sim_outcome outcome;

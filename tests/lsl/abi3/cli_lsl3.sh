@@ -2,19 +2,7 @@
 # gsvm lsl with ABI 3 through the command line: ABI choice (--abi), typed
 # event arguments, {"advance_ms":N}, faults and limits, program files, and
 # --snapshot-at K / --resume for many K giving the uninterrupted output.
-G=${GSVM_BIN:?GSVM_BIN not set}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-export XDG_CACHE_HOME="$T/xdg"
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
-expect() {
-    want=$1; shift
-    "$@" >"$T/out" 2>"$T/err"; rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "exit $rc, want $want: $* ($(head -c 300 "$T/err"))"; fi
-}
-same() { if cmp -s "$1" "$2"; then ok; else bad "$3"; diff "$1" "$2" | head -10; fi; }
-has() { if grep -qF -- "$2" "$1"; then ok; else bad "$1 lacks: $2 (it has: $(head -c 300 "$1"))"; fi; }
+. tests/cli_test.sh
 magic() { head -c 4 "$1"; }
 ex=examples/lsl
 
@@ -166,5 +154,4 @@ expect 1 "$G" lsl run "$T/snap.lsl" --no-cache --resume "$T/v2.snap"
 head -c 60 "$T/s.snap" >"$T/cut.snap"
 expect 1 "$G" lsl run "$T/snap.lsl" --no-cache --resume "$T/cut.snap"; has "$T/err" "cut.snap"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+cli_test_end

@@ -2,24 +2,7 @@
 # gsvm lsl through the command line: the issue's CLI contract (outputs, exit
 # codes), snapshots at every instruction through --snapshot-at/--resume,
 # corrupt programs and snapshots, the cache, event files.
-G=${GSVM_BIN:?GSVM_BIN not set}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-export XDG_CACHE_HOME="$T/xdg"
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
-# expect RC CMD...: runs CMD, stdout in $T/out, stderr in $T/err
-expect() {
-    want=$1; shift
-    "$@" >"$T/out" 2>"$T/err"; rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "exit $rc, want $want: $* ($(head -c 300 "$T/err"))"; fi
-}
-same() { # same FILE1 FILE2 WHAT
-    if cmp -s "$1" "$2"; then ok; else bad "$3"; diff "$1" "$2" | head -10; fi
-}
-has() { # has FILE TEXT
-    if grep -qF -- "$2" "$1"; then ok; else bad "$1 lacks: $2 (it has: $(head -c 300 "$1"))"; fi
-}
+. tests/cli_test.sh
 ex=examples/lsl
 
 # ---- run: host lines, exit 0 -------------------------------------------------------
@@ -220,5 +203,4 @@ n=$(find "$T/xdg/gsvm/lsl" -name '*.fpc' 2>/dev/null | wc -l); [ "$n" = 1 ] && o
 (unset XDG_CACHE_HOME; HOME="$T/home" "$G" lsl run $ex/touch_counter.lsl >/dev/null)
 n=$(find "$T/home/.cache/gsvm/lsl" -name '*.fpc' 2>/dev/null | wc -l); [ "$n" = 1 ] && ok || bad "fallback cache ~/.cache/gsvm ($n)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+cli_test_end

@@ -1,6 +1,6 @@
 /* The corpus .bin files the VM tests run over: the 43 of bin/ and the 15
  * of more/bin/ (../shared/corpus/pathologic), in a fixed order, and the
- * default arguments the tests send with each handled event. */
+ * events the tests send (with drive.h's default arguments). */
 #ifndef GSVM_TEST_PATHO_CORPUS_FILES_H
 #define GSVM_TEST_PATHO_CORPUS_FILES_H
 
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drive.h"
 #include "gsvm/patho_vm.h"
 #include "test.h"
 
@@ -46,17 +47,15 @@ static inline int corpus_each_bin(const char *shared, void (*fn)(const char *pat
     return files;
 }
 
-/* Default arguments for an event: zero values, but a non-null object so
- * that handlers get further than their first method call. */
-static inline uint32_t corpus_event_args(const gsvm_patho_event *ev, gsvm_patho_value *args)
+/* The last line a sim run printed (a gsvm_patho_sim_opts line callback). */
+typedef struct corpus_last_line {
+    char text[512];
+} corpus_last_line;
+
+static inline void corpus_keep_last(void *user, const char *line, size_t len)
 {
-    uint32_t n = ev->nargs < 8 ? ev->nargs : 8;
-    for (uint32_t i = 0; i < n; i++) {
-        gsvm_patho_value_default(&args[i], ev->arg_types[i]);
-        if (args[i].type == GSVM_PATHO_OBJECT)
-            args[i].as.object = 1;
-    }
-    return n;
+    corpus_last_line *l = user;
+    snprintf(l->text, sizeof l->text, "%.*s", (int)len, line);
 }
 
 /* Every event the program handles, in table order (duplicates kept). */

@@ -25,18 +25,7 @@ static const struct {
     {NULL, NULL, NULL}, /* end */
 };
 
-typedef struct last_line {
-    char text[512];
-} last_line;
-
-static void keep_last(void *user, const char *line, size_t len)
-{
-    last_line *l = user;
-    snprintf(l->text, sizeof l->text, "%.*s", (int)len, line);
-}
-
 static int runs, done, spins, faults, unexpected;
-static const gsvm_patho_natives *natives;
 
 static void report(const char *path, int timeline, gsvm_patho_sim_outcome o, const char *line)
 {
@@ -71,8 +60,8 @@ static void run_file(const char *path, void *user)
         return;
     }
     for (int timeline = 0; timeline <= 1; timeline++) {
-        last_line l = {""};
-        gsvm_patho_sim_opts o = {natives, 0, 0, keep_last, &l};
+        corpus_last_line l = {""};
+        gsvm_patho_sim_opts o = {drive_natives(), 0, 0, corpus_keep_last, &l};
         gsvm_patho_sim *s;
         if (gsvm_patho_sim_new(prog, path, &o, &s, &err) != GSVM_OK) {
             fprintf(stderr, "%s: %s\n", path, err.message);
@@ -84,7 +73,7 @@ static void run_file(const char *path, void *user)
         uint32_t nev = timeline ? corpus_events(prog, evs, 64) : 0;
         for (uint32_t i = 0; i < nev && out == GSVM_PATHO_SIM_RUNNING; i++) {
             gsvm_patho_value args[8];
-            uint32_t n = corpus_event_args(evs[i], args);
+            uint32_t n = drive_event_args(evs[i], args);
             out = gsvm_patho_sim_event(s, evs[i]->id, args, n, NULL);
             for (uint32_t k = 0; k < n; k++)
                 gsvm_patho_value_free(&args[k]);
@@ -103,17 +92,11 @@ int main(void)
     const char *shared = test_shared_dir();
     if (!shared)
         TEST_MAIN_END();
-    gsvm_patho_natives *n;
-    gsvm_error err;
-    if (gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
-        return 1;
-    natives = n;
     printf("runs that spin or fault:\n");
     int files = corpus_each_bin(shared, run_file, NULL);
     CHECK_INT(files, CORPUS_BIN_FILES);
     printf("patho figures: %d files, %d runs: %d finish or wait, %d spin to the cap, %d fault\n",
            files, runs, done, spins, faults);
     CHECK_INT(unexpected, 0);
-    gsvm_patho_natives_free(n);
     TEST_MAIN_END();
 }

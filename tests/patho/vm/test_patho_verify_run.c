@@ -16,17 +16,6 @@
 
 #define MUTATIONS 60 /* per file */
 
-typedef struct last_line {
-    char text[512];
-} last_line;
-
-static void keep_last(void *user, const char *line, size_t len)
-{
-    last_line *l = user;
-    snprintf(l->text, sizeof l->text, "%.*s", (int)len, line);
-}
-
-static const gsvm_patho_natives *natives;
 static int accepted, rejected, ran_clean, addressing_faults;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
@@ -51,8 +40,8 @@ static bool verifies(const gsvm_patho_program *p)
 /* Runs an accepted program; true when it shows no addressing fault. */
 static bool runs_clean(const gsvm_patho_program *p, const char *what)
 {
-    last_line l = {""};
-    gsvm_patho_sim_opts o = {natives, 20000, 0, keep_last, &l};
+    corpus_last_line l = {""};
+    gsvm_patho_sim_opts o = {drive_natives(), 20000, 0, corpus_keep_last, &l};
     gsvm_patho_sim *s;
     gsvm_error err;
     if (gsvm_patho_sim_new(p, what, &o, &s, &err) != GSVM_OK)
@@ -62,7 +51,7 @@ static bool runs_clean(const gsvm_patho_program *p, const char *what)
     uint32_t nev = corpus_events(p, evs, 64);
     for (uint32_t i = 0; i < nev && out == GSVM_PATHO_SIM_RUNNING; i++) {
         gsvm_patho_value args[8];
-        uint32_t n = corpus_event_args(evs[i], args);
+        uint32_t n = drive_event_args(evs[i], args);
         out = gsvm_patho_sim_event(s, evs[i]->id, args, n, NULL);
         for (uint32_t k = 0; k < n; k++)
             gsvm_patho_value_free(&args[k]);
@@ -152,17 +141,11 @@ int main(void)
     const char *shared = test_shared_dir();
     if (!shared)
         TEST_MAIN_END();
-    gsvm_patho_natives *n;
-    gsvm_error err;
-    if (gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
-        return 1;
-    natives = n;
     CHECK_INT(corpus_each_bin(shared, check_file, NULL), CORPUS_BIN_FILES);
     printf("verify vs run: %d mutated programs accepted (%d ran with no addressing fault), "
            "%d rejected\n",
            accepted, ran_clean, rejected);
     CHECK(accepted > 100 && rejected > 100); /* the mutations reach both sides */
     CHECK_INT(addressing_faults, 0);
-    gsvm_patho_natives_free(n);
     TEST_MAIN_END();
 }

@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/jsonl.h"
 #include "build.h"
+#include "drive.h"
 #include "examples.h"
 #include "gsvm/patho_host.h"
 #include "gsvm/patho_vm.h"
@@ -17,16 +18,6 @@
 
 /* ---- a recording host ---------------------------------------------------- */
 
-
-/* The shipped native declarations, parsed once for the whole process. */
-static const gsvm_patho_natives *builtin_natives(void)
-{
-    static gsvm_patho_natives *n;
-    gsvm_error err;
-    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
-        abort();
-    return n;
-}
 
 typedef struct rec {
     gsvm_buf log; /* one line per call */
@@ -1111,12 +1102,6 @@ static void test_context_chain(void)
 
 /* ---- the simulation host (Sleep, Hold, timeline) ---------------------------------- */
 
-static void collect(void *user, const char *line, size_t len)
-{
-    gsvm_buf_append(user, line, len);
-    gsvm_buf_putc(user, '\n');
-}
-
 /* The shipped declarations plus the natives the hand-built tests call. */
 static const gsvm_patho_natives *sim_natives(void)
 {
@@ -1145,7 +1130,7 @@ static const char *sim(bld *b, const char *timeline_text, uint64_t cap, patho_si
     gsvm_buf buf;
     gsvm_buf_init(&buf);
     patho_sim_opts o = {.sim = {.natives = sim_natives(), .frame_instructions = cap,
-                                .emit = collect, .user = &buf}};
+                                .emit = drive_collect, .user = &buf}};
     if (patho_sim_run(prog, tl, &o, oc, &err) != GSVM_OK)
         gsvm_buf_printf(&buf, "error: %s", err.message);
     snprintf(out, sizeof out, "%s", gsvm_buf_cstr(&buf));
@@ -1489,8 +1474,6 @@ static const example examples[] = {
     {"bench/patho/loop.bin", loop_bench},
 };
 
-static void discard(void *user, const char *line, size_t len) { (void)user, (void)line, (void)len; }
-
 static int save_snapshot(gsvm_patho_vm *vm, const char *root, const char *name)
 {
     uint8_t *snap;
@@ -1519,7 +1502,7 @@ static int write_snapshot_seeds(const char *root)
     example_door(&b);
     gsvm_patho_program *prog = bld_program(&b);
     patho_sim_host h;
-    patho_sim_host_init(&h, builtin_natives(), true, discard, NULL);
+    patho_sim_host_init(&h, drive_natives(), true, drive_discard, NULL);
     gsvm_patho_host iface = patho_sim_host_iface(&h);
     gsvm_patho_vm *vm;
     gsvm_error err;
@@ -1559,15 +1542,22 @@ static int write_snapshot_seeds(const char *root)
     return bad;
 }
 
+/* Example i as the builders make it (the caller frees), and its path under
+ * `root`. */
+static uint8_t *example_bytes(size_t i, const char *root, char *path, size_t pathsize, size_t *len)
+{
+    bld b;
+    examples[i].build(&b);
+    snprintf(path, pathsize, "%s/%s", root, examples[i].path);
+    return bld_bytes(&b, len);
+}
+
 static int write_examples(const char *root)
 {
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
-        bld b;
-        size_t len;
-        examples[i].build(&b);
-        uint8_t *data = bld_bytes(&b, &len);
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", root, examples[i].path);
+        size_t len;
+        uint8_t *data = example_bytes(i, root, path, sizeof path, &len);
         FILE *f = fopen(path, "wb");
         if (!f || fwrite(data, 1, len, f) != len) {
             perror(path);
@@ -1589,12 +1579,9 @@ static void test_examples_current(void)
         return;
     }
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
-        bld b;
-        size_t len;
-        examples[i].build(&b);
-        uint8_t *data = bld_bytes(&b, &len);
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", root, examples[i].path);
+        size_t len;
+        uint8_t *data = example_bytes(i, root, path, sizeof path, &len);
         FILE *f = fopen(path, "rb");
         uint8_t buf[4096];
         size_t got = f ? fread(buf, 1, sizeof buf, f) : 0;
@@ -1640,7 +1627,7 @@ static void test_public_host(void)
     gsvm_buf out, out2;
     gsvm_buf_init(&out);
     gsvm_buf_init(&out2);
-    gsvm_patho_sim_opts o = {empty, 0, 0, collect, &out};
+    gsvm_patho_sim_opts o = {empty, 0, 0, drive_collect, &out};
     gsvm_patho_sim *s = NULL, *s2 = NULL;
     CHECK_INT(gsvm_patho_sim_new(prog, "door.bin", &o, &s, &err), GSVM_ERR_INPUT);
     CHECK(s == NULL);
@@ -1668,7 +1655,7 @@ static void test_public_host(void)
     uint8_t *state;
     size_t len;
     CHECK_INT(gsvm_patho_sim_save(s, &state, &len, &err), GSVM_OK);
-    gsvm_patho_sim_opts o2 = {nat, 0, 0, collect, &out2};
+    gsvm_patho_sim_opts o2 = {nat, 0, 0, drive_collect, &out2};
     CHECK_INT(gsvm_patho_sim_resume(prog, "door.bin", &o2, state, len, &s2, &err), GSVM_OK);
     free(state);
     gsvm_patho_value who = gsvm_patho_object(5);

@@ -20,22 +20,6 @@
 #define CAP 10000
 
 
-/* The shipped native declarations, parsed once for the whole process. */
-static const gsvm_patho_natives *builtin_natives(void)
-{
-    static gsvm_patho_natives *n;
-    gsvm_error err;
-    if (!n && gsvm_patho_natives_new(true, &n, &err) != GSVM_OK)
-        abort();
-    return n;
-}
-
-static void collect(void *user, const char *line, size_t len)
-{
-    gsvm_buf_append(user, line, len);
-    gsvm_buf_putc(user, '\n');
-}
-
 /* One VM driven through the standard timeline: frame 0, then for each
  * handled event: send it, advance 1 s and run a frame.  When `step` is set
  * the VM is snapshotted and replaced by its restored copy before every
@@ -52,20 +36,12 @@ typedef struct driver {
 
 static void replace(driver *d)
 {
-    uint8_t *snap;
-    size_t len;
     gsvm_error err;
-    gsvm_patho_vm *nv;
-    if (gsvm_patho_vm_snapshot(d->vm, &snap, &len, &err) != GSVM_OK ||
-        gsvm_patho_vm_restore(d->prog, &d->iface, snap, len, &nv, &err) != GSVM_OK) {
+    if (drive_replace(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
         fprintf(stderr, "snapshot/restore failed: %s\n", err.message);
         d->broken = true;
-        free(snap);
         return;
     }
-    free(snap);
-    gsvm_patho_vm_free(d->vm);
-    d->vm = nv;
     d->restores++;
 }
 
@@ -107,7 +83,7 @@ static gsvm_status frame(driver *d)
 static gsvm_patho_state drive(driver *d, gsvm_buf *out, bool events)
 {
     gsvm_error err;
-    patho_sim_host_init(&d->host, builtin_natives(), false, collect, out);
+    patho_sim_host_init(&d->host, drive_natives(), false, drive_collect, out);
     d->iface = patho_sim_host_iface(&d->host);
     d->restores = 0;
     d->broken = false;
@@ -124,7 +100,7 @@ static gsvm_patho_state drive(driver *d, gsvm_buf *out, bool events)
     uint32_t nev = events ? corpus_events(d->prog, evs, 64) : 0;
     for (uint32_t i = 0; i < nev && (st == GSVM_OK) && !d->broken; i++) {
         gsvm_patho_value args[8];
-        uint32_t n = corpus_event_args(evs[i], args);
+        uint32_t n = drive_event_args(evs[i], args);
         if (d->step) {
             replace(d);
             gsvm_patho_vm_set_max_instructions(d->vm, 1);
