@@ -100,7 +100,7 @@ typedef struct hc_memo {
 
 typedef struct hc_func hc_func;
 struct hc_func {
-    hc_func *prev;
+    hc_func *prev; /* the enclosing function; in C->spare, the next spare */
     struct hc_compiler *C;
     hc_block *bl;
     gsvm_hks_proto *f;
@@ -170,6 +170,11 @@ typedef struct hc_compiler {
     /* structures */
     hc_struct *sdefs;
     int nsdefs, capsdefs;
+    /* the arena (hc_arena) and the function states closed so far, kept with
+     * their scratch arrays for the next function */
+    struct hc_arena_blk *arena;
+    char *apos, *aend;
+    hc_func *spare;
     /* state */
     hc_func *fs;
     int depth;
@@ -189,6 +194,8 @@ _Noreturn void hc_error_at(hc_compiler *C, int line, int col, const char *fmt, .
     __attribute__((format(printf, 4, 5)));
 _Noreturn void hc_syntax_error(hc_compiler *C, const char *msg);
 void *hc_alloc(hc_compiler *C, size_t n);
+void *hc_arena(hc_compiler *C, size_t n);
+void hc_arena_free(hc_compiler *C);
 void *hc_grow(hc_compiler *C, void *p, size_t *cap, size_t need, size_t elem);
 
 /* code generator (compile_code.c) */

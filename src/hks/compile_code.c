@@ -148,6 +148,7 @@ static int newk(hc_func *fs, const kkey *key)
         too_complex(fs, "function has too many constants");
     f->k = hc_grow(C, f->k, &fs->cap_k, (size_t)f->nk + 1, sizeof *f->k);
     gsvm_hks_const *c = &f->k[f->nk];
+    memset(c, 0, sizeof *c);
     c->type = (uint8_t)key->type;
     if (key->type == GSVM_HKS_K_BOOL)
         c->b = (uint8_t)key->bits;

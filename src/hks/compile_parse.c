@@ -257,9 +257,32 @@ static void leaveblock(hc_compiler *C)
     hc_patchtohere(fs, bl->breaklist);
 }
 
-static void open_func(hc_compiler *C, hc_func *fs)
+/* A function state: a spare one (its scratch arrays kept, emptied) or a new
+ * one from the arena. */
+static hc_func *open_func(hc_compiler *C)
 {
+    hc_func *fs = C->spare, keep;
+    if (fs) {
+        C->spare = fs->prev;
+        keep = *fs;
+        if (keep.khash)
+            memset(keep.khash, 0, keep.khash_cap * sizeof *keep.khash);
+    } else {
+        fs = hc_arena(C, sizeof *fs);
+        memset(&keep, 0, sizeof keep);
+    }
     memset(fs, 0, sizeof *fs);
+    fs->lines = keep.lines;
+    fs->cap_lines = keep.cap_lines;
+    fs->r1reg = keep.r1reg;
+    fs->cap_r1 = keep.cap_r1;
+    fs->vars = keep.vars;
+    fs->cap_vars = keep.cap_vars;
+    fs->khash = keep.khash;
+    fs->khash_cap = keep.khash_cap;
+    fs->memo = keep.memo;
+    fs->cap_memo = keep.cap_memo;
+    fs->fname = NULL;
     fs->f = calloc(1, sizeof *fs->f);
     if (!fs->f)
         hc_error_at(C, C->t.line, C->t.col, "out of memory");
@@ -270,9 +293,24 @@ static void open_func(hc_compiler *C, hc_func *fs)
     fs->jpc = HC_NOJUMP;
     fs->maxstack = 2;
     fs->nilk = fs->truek = fs->falsek = -1;
+    return fs;
 }
 
 void hc_func_release(hc_func *fs);
+
+/* Keeps a closed function's state for the next function opened. */
+static void spare_func(hc_compiler *C, hc_func *fs)
+{
+    free((void *)fs->fname);
+    fs->fname = NULL;
+    if (fs->khash_cap > 1024) { /* clearing it for each small function would cost more */
+        free(fs->khash);
+        fs->khash = NULL;
+        fs->khash_cap = 0;
+    }
+    fs->prev = C->spare;
+    C->spare = fs;
+}
 
 static void shrink(void **p, size_t n)
 {
@@ -294,7 +332,6 @@ static void close_func(hc_compiler *C)
     /* give the slack of the growing arrays back, so the next functions reuse
      * it instead of touching new memory */
     shrink((void **)&f->code, (size_t)f->ncode * sizeof *f->code);
-    shrink((void **)&fs->lines, (size_t)f->ncode * sizeof *fs->lines);
     shrink((void **)&f->k, (size_t)f->nk * sizeof *f->k);
     shrink((void **)&f->p, (size_t)f->np * sizeof *f->p);
     f->nups = (uint32_t)fs->nups;
@@ -327,8 +364,10 @@ static void close_func(hc_compiler *C)
         }
         if (C->o.debug == GSVM_HKS_DEBUG_FULL && !C->hash_debug) {
             d->nlines = f->ncode;
+            shrink((void **)&fs->lines, (size_t)f->ncode * sizeof *fs->lines);
             d->lines = fs->lines;
             fs->lines = NULL;
+            fs->cap_lines = 0;
             d->nlocals = (uint32_t)fs->nvars;
             d->locals = calloc(fs->nvars ? (size_t)fs->nvars : 1, sizeof *d->locals);
             d->nupnames = (uint32_t)fs->nups;
@@ -465,8 +504,7 @@ static void chunk(hc_compiler *C);
 
 static void body(hc_compiler *C, hc_exp *e, bool needself, int line, const char *name)
 {
-    hc_func *nfs = hc_alloc(C, sizeof *nfs);
-    open_func(C, nfs);
+    hc_func *nfs = open_func(C);
     nfs->fname = dupname(C, name);
     nfs->linedefined = line;
     checknext(C, '(');
@@ -483,8 +521,7 @@ static void body(hc_compiler *C, hc_exp *e, bool needself, int line, const char 
     check_match(C, TK_END, TK_FUNCTION, line);
     close_func(C);
     pushclosure(C, nfs, e);
-    hc_func_release(nfs);
-    free(nfs);
+    spare_func(C, nfs);
 }
 
 /* ---- expressions ---- */
@@ -1617,8 +1654,7 @@ static int parse_type(hc_compiler *C)
 
 void hc_parse_chunk(hc_compiler *C)
 {
-    hc_func *fs = hc_alloc(C, sizeof *fs);
-    open_func(C, fs);
+    hc_func *fs = open_func(C);
     fs->is_vararg = true;
     fs->f->flags = 2;
     fs->fname = dupname(C, "(main chunk)");
@@ -1629,6 +1665,5 @@ void hc_parse_chunk(hc_compiler *C)
     C->chunk->main = *fs->f;
     free(fs->f);
     fs->f = NULL;
-    hc_func_release(fs);
-    free(fs);
+    spare_func(C, fs);
 }
