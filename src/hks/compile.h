@@ -105,6 +105,13 @@ struct hc_func {
     hc_block *bl;
     gsvm_hks_proto *f;
     size_t cap_code, cap_k, cap_lines, cap_r1, cap_p, cap_vars, cap_memo;
+    /* code, constants and child functions grow in these scratch arrays
+     * (f->code, f->k and f->p point at them while the function is open;
+     * close_func gives the proto exact copies), so that a spare state's
+     * arrays serve the next function instead of new memory */
+    uint32_t *scode;
+    gsvm_hks_const *sk;
+    gsvm_hks_proto *sp;
     uint32_t *lines;
     int16_t *r1reg; /* per pc: 1 + the register an R1 form could read there, 0 none */
     int pc, lasttarget, jpc;

@@ -274,6 +274,9 @@ static hc_func *open_func(hc_compiler *C)
     memset(fs, 0, sizeof *fs);
     fs->lines = keep.lines;
     fs->cap_lines = keep.cap_lines;
+    fs->cap_code = keep.cap_code;
+    fs->cap_k = keep.cap_k;
+    fs->cap_p = keep.cap_p;
     fs->r1reg = keep.r1reg;
     fs->cap_r1 = keep.cap_r1;
     fs->vars = keep.vars;
@@ -284,8 +287,15 @@ static hc_func *open_func(hc_compiler *C)
     fs->cap_memo = keep.cap_memo;
     fs->fname = NULL;
     fs->f = calloc(1, sizeof *fs->f);
-    if (!fs->f)
+    if (!fs->f) {
+        free(keep.scode);
+        free(keep.sk);
+        free(keep.sp);
         hc_error_at(C, C->t.line, C->t.col, "out of memory");
+    }
+    fs->f->code = keep.scode; /* the open proto owns them (freed with it on error) */
+    fs->f->k = keep.sk;
+    fs->f->p = keep.sp;
     fs->C = C;
     fs->prev = C->fs;
     C->fs = fs;
@@ -312,13 +322,15 @@ static void spare_func(hc_compiler *C, hc_func *fs)
     C->spare = fs;
 }
 
-static void shrink(void **p, size_t n)
+/* An exact copy of the first n bytes of a scratch array (NULL for none). */
+static void *exact(hc_compiler *C, const void *p, size_t n)
 {
-    if (*p && n) {
-        void *q = realloc(*p, n);
-        if (q)
-            *p = q;
-    }
+    if (!n)
+        return NULL;
+    void *q = malloc(n);
+    if (!q)
+        hc_error_at(C, C->t.line, C->t.col, "out of memory");
+    return memcpy(q, p, n);
 }
 
 /* Moves the finished function's tables into its proto. */
@@ -329,11 +341,16 @@ static void close_func(hc_compiler *C)
     hc_ret(fs, 0, 0);
     hc_finish_code(fs);
     gsvm_hks_proto *f = fs->f;
-    /* give the slack of the growing arrays back, so the next functions reuse
-     * it instead of touching new memory */
-    shrink((void **)&f->code, (size_t)f->ncode * sizeof *f->code);
-    shrink((void **)&f->k, (size_t)f->nk * sizeof *f->k);
-    shrink((void **)&f->p, (size_t)f->np * sizeof *f->p);
+    /* the proto gets exact copies; the scratch arrays stay with the state */
+    fs->scode = f->code;
+    fs->sk = f->k;
+    fs->sp = f->p;
+    f->code = NULL;
+    f->k = NULL;
+    f->p = NULL;
+    f->code = exact(C, fs->scode, (size_t)f->ncode * sizeof *f->code);
+    f->k = exact(C, fs->sk, (size_t)f->nk * sizeof *f->k);
+    f->p = exact(C, fs->sp, (size_t)f->np * sizeof *f->p);
     f->nups = (uint32_t)fs->nups;
     f->maxstack = (uint32_t)fs->maxstack;
     f->npad = 4;
@@ -364,10 +381,7 @@ static void close_func(hc_compiler *C)
         }
         if (C->o.debug == GSVM_HKS_DEBUG_FULL && !C->hash_debug) {
             d->nlines = f->ncode;
-            shrink((void **)&fs->lines, (size_t)f->ncode * sizeof *fs->lines);
-            d->lines = fs->lines;
-            fs->lines = NULL;
-            fs->cap_lines = 0;
+            d->lines = exact(C, fs->lines, (size_t)f->ncode * sizeof *fs->lines);
             d->nlocals = (uint32_t)fs->nvars;
             d->locals = calloc(fs->nvars ? (size_t)fs->nvars : 1, sizeof *d->locals);
             d->nupnames = (uint32_t)fs->nups;
@@ -403,6 +417,12 @@ static void close_func(hc_compiler *C)
 void hc_func_release(hc_func *fs)
 {
     free(fs->lines);
+    free(fs->scode);
+    free(fs->sk);
+    free(fs->sp);
+    fs->scode = NULL;
+    fs->sk = NULL;
+    fs->sp = NULL;
     free(fs->r1reg);
     fs->r1reg = NULL;
     free(fs->vars);
