@@ -110,9 +110,11 @@ static void reserve_heap(size_t srclen)
 {
 #if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
     const size_t max = (size_t)30 << 20; /* below glibc's highest mmap threshold */
-    if (srclen < ((size_t)256 << 10))
+    if (srclen < ((size_t)128 << 10))
         return;
     size_t need = srclen < max / 12 ? srclen * 12 : max;
+    if (need < ((size_t)6 << 20))
+        need = (size_t)6 << 20; /* two huge pages at least, whatever the alignment */
     mallopt(M_MMAP_THRESHOLD, 32 << 20); /* below it, blocks come from the heap */
     mallopt(M_TRIM_THRESHOLD, 64 << 20); /* and the heap is not given back */
     uintptr_t lo = (uintptr_t)sbrk(0);

@@ -122,8 +122,10 @@ struct hc_func {
     uint16_t actvar[HC_MAXVARS]; /* index into vars */
     hc_var *vars;
     int nvars;
-    /* constant lookup: open-addressed table of constant indexes + 1 */
-    int *khash;
+    /* constant lookup: open-addressed table of constant indexes + 1, with
+     * the interned string of a string constant (equal strings are equal
+     * pointers: no content compares) */
+    struct hc_kslot { int k; const struct hc_str *s; } *khash;
     size_t khash_cap;
     hc_memo *memo;
     int nmemo;

@@ -295,6 +295,17 @@ static void read_number(hc_compiler *C, hc_token *t, const char *start)
            ((cur(C) == '+' || cur(C) == '-') && (C->p[-1] == 'e' || C->p[-1] == 'E')))
         C->p++;
     size_t n = (size_t)(C->p - start);
+    if (n <= 15) { /* plain decimal integers, the common case, are exact without strtod */
+        uint64_t u = 0;
+        size_t i = 0;
+        while (i < n && start[i] >= '0' && start[i] <= '9')
+            u = u * 10 + (uint64_t)(start[i++] - '0');
+        if (i == n) {
+            t->tok = TK_NUMBER;
+            t->num = (double)u;
+            return;
+        }
+    }
     char buf[128];
     if (n >= sizeof buf)
         lex_error(C, "malformed number", start, t->line, t->col);
