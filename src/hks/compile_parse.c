@@ -808,11 +808,16 @@ static int int2fb(unsigned x)
     return ((e + 1) << 3) | (int)(x - 8);
 }
 
-static void constructor(hc_compiler *C, hc_exp *t)
+static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d);
+
+/* The fields of a table constructor (sid < 0) or of an hmake of structure
+ * sid, whose NEWTABLE / NEWSTRUCT is at pc.  In an hmake, named fields that
+ * are slots go to the slots, everything else to the backing table
+ * (proxytable only). */
+static void fields(hc_compiler *C, hc_exp *t, int pc, int sid)
 {
     hc_func *fs = C->fs;
     int line = C->t.line;
-    int pc = hc_code(fs, HKS_I_NEWTABLE, 0, 0, 0);
     cons cc;
     cc.na = cc.nh = cc.tostore = 0;
     cc.t = t;
@@ -824,22 +829,37 @@ static void constructor(hc_compiler *C, hc_exp *t)
         if (TOK == '}')
             break;
         closelistfield(fs, &cc);
-        switch (TOK) {
-        case TK_NAME:
-            if (hc_lookahead(C) != '=')
-                listfield(C, &cc);
-            else
-                recfield(C, &cc);
-            break;
-        case '[': recfield(C, &cc); break;
-        default: listfield(C, &cc); break;
+        bool named = TOK == TK_NAME && hc_lookahead(C) == '=';
+        const hc_slotdef *d = NULL;
+        if (sid >= 0) {
+            const hc_struct *s = &C->sdefs[sid];
+            if (named)
+                d = hc_find_slot(s, hc_intern(C, C->t.s, C->t.len));
+            if (!d && !s->proxy)
+                hc_error_at(C, C->t.line, C->t.col,
+                            named ? "structure '%s' has no slot '%s' (only a proxytable "
+                                    "structure takes other fields)"
+                                  : "structure '%s' is not a proxytable: its hmake takes only "
+                                    "slots%s",
+                            s->name->data, named ? C->t.s : "");
         }
+        if (d)
+            slotfield(C, &cc, d);
+        else if (named || TOK == '[')
+            recfield(C, &cc);
+        else
+            listfield(C, &cc);
     } while (testnext(C, ',') || testnext(C, ';'));
     check_match(C, '}', '{', line);
     lastlistfield(fs, &cc);
     uint32_t *w = &fs->f->code[pc];
     *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
          (uint32_t)int2fb((unsigned)cc.nh) << 8;
+}
+
+static void constructor(hc_compiler *C, hc_exp *t)
+{
+    fields(C, t, hc_code(C->fs, HKS_I_NEWTABLE, 0, 0, 0), -1);
 }
 
 static _Noreturn void no_structs(hc_compiler *C)
@@ -876,8 +896,7 @@ static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d)
     fs->freereg = reg;
 }
 
-/* hmake NAME { ... }: a new structure; named fields that are slots go to
- * the slots, everything else to its backing table (proxytable only). */
+/* hmake NAME { ... }: a new structure. */
 static void hmake(hc_compiler *C, hc_exp *t)
 {
     hc_func *fs = C->fs;
@@ -890,43 +909,9 @@ static void hmake(hc_compiler *C, hc_exp *t)
     if (sid < 0)
         hc_error_at(C, nline, ncol, "hmake of '%s', which is not a declared hstructure",
                     name->data);
-    int line = C->t.line;
     int pc = hc_code(fs, HKS_I_NEWSTRUCT, 0, 0, 0);
     hc_code_data(fs, 0, (uint32_t)sid + 1);
-    cons cc;
-    cc.na = cc.nh = cc.tostore = 0;
-    cc.t = t;
-    hc_init_exp(t, E_RELOC, pc);
-    hc_init_exp(&cc.v, E_VOID, 0);
-    hc_exp2nextreg(fs, t);
-    checknext(C, '{');
-    do {
-        if (TOK == '}')
-            break;
-        closelistfield(fs, &cc);
-        const hc_struct *s = &C->sdefs[sid];
-        const hc_slotdef *d = NULL;
-        bool named = TOK == TK_NAME && hc_lookahead(C) == '=';
-        if (named)
-            d = hc_find_slot(s, hc_intern(C, C->t.s, C->t.len));
-        if (!d && !s->proxy)
-            hc_error_at(C, C->t.line, C->t.col,
-                        named ? "structure '%s' has no slot '%s' (only a proxytable structure "
-                                "takes other fields)"
-                              : "structure '%s' is not a proxytable: its hmake takes only slots%s",
-                        s->name->data, named ? C->t.s : "");
-        if (d)
-            slotfield(C, &cc, d);
-        else if (named || TOK == '[')
-            recfield(C, &cc);
-        else
-            listfield(C, &cc);
-    } while (testnext(C, ',') || testnext(C, ';'));
-    check_match(C, '}', '{', line);
-    lastlistfield(fs, &cc);
-    uint32_t *w = &fs->f->code[pc];
-    *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
-         (uint32_t)int2fb((unsigned)cc.nh) << 8;
+    fields(C, t, pc, sid);
     t->etype = HC_T_STRUCT0 + sid;
 }
 
