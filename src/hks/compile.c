@@ -52,13 +52,10 @@ static void free_compiler(hc_compiler *C)
             free(fs->f);
         }
         hc_func_release(fs);
-        free(fs);
     }
-    for (size_t i = 0; i < C->strcap; i++)
-        for (hc_str *e = C->strtab[i], *nx; e; e = nx) {
-            nx = e->next;
-            free(e);
-        }
+    for (hc_func *fs = C->spare; fs; fs = fs->prev)
+        hc_func_release(fs);
+    hc_arena_free(C);
     free(C->strtab);
     free(C->sbuf);
     for (int i = 0; i < C->nsdefs; i++)

@@ -100,11 +100,18 @@ typedef struct hc_memo {
 
 typedef struct hc_func hc_func;
 struct hc_func {
-    hc_func *prev;
+    hc_func *prev; /* the enclosing function; in C->spare, the next spare */
     struct hc_compiler *C;
     hc_block *bl;
     gsvm_hks_proto *f;
     size_t cap_code, cap_k, cap_lines, cap_r1, cap_p, cap_vars, cap_memo;
+    /* code, constants and child functions grow in these scratch arrays
+     * (f->code, f->k and f->p point at them while the function is open;
+     * close_func gives the proto exact copies), so that a spare state's
+     * arrays serve the next function instead of new memory */
+    uint32_t *scode;
+    gsvm_hks_const *sk;
+    gsvm_hks_proto *sp;
     uint32_t *lines;
     int16_t *r1reg; /* per pc: 1 + the register an R1 form could read there, 0 none */
     int pc, lasttarget, jpc;
@@ -115,8 +122,10 @@ struct hc_func {
     uint16_t actvar[HC_MAXVARS]; /* index into vars */
     hc_var *vars;
     int nvars;
-    /* constant lookup: open-addressed table of constant indexes + 1 */
-    int *khash;
+    /* constant lookup: open-addressed table of constant indexes + 1, with
+     * the interned string of a string constant (equal strings are equal
+     * pointers: no content compares) */
+    struct hc_kslot { int k; const struct hc_str *s; } *khash;
     size_t khash_cap;
     hc_memo *memo;
     int nmemo;
@@ -170,6 +179,11 @@ typedef struct hc_compiler {
     /* structures */
     hc_struct *sdefs;
     int nsdefs, capsdefs;
+    /* the arena (hc_arena) and the function states closed so far, kept with
+     * their scratch arrays for the next function */
+    struct hc_arena_blk *arena;
+    char *apos, *aend;
+    hc_func *spare;
     /* state */
     hc_func *fs;
     int depth;
@@ -189,6 +203,8 @@ _Noreturn void hc_error_at(hc_compiler *C, int line, int col, const char *fmt, .
     __attribute__((format(printf, 4, 5)));
 _Noreturn void hc_syntax_error(hc_compiler *C, const char *msg);
 void *hc_alloc(hc_compiler *C, size_t n);
+void *hc_arena(hc_compiler *C, size_t n);
+void hc_arena_free(hc_compiler *C);
 void *hc_grow(hc_compiler *C, void *p, size_t *cap, size_t need, size_t elem);
 
 /* code generator (compile_code.c) */

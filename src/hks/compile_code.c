@@ -148,6 +148,7 @@ static int newk(hc_func *fs, const kkey *key)
         too_complex(fs, "function has too many constants");
     f->k = hc_grow(C, f->k, &fs->cap_k, (size_t)f->nk + 1, sizeof *f->k);
     gsvm_hks_const *c = &f->k[f->nk];
+    memset(c, 0, sizeof *c);
     c->type = (uint8_t)key->type;
     if (key->type == GSVM_HKS_K_BOOL)
         c->b = (uint8_t)key->bits;
@@ -171,33 +172,31 @@ static int addk(hc_func *fs, const kkey *key)
     gsvm_hks_proto *f = fs->f;
     if ((f->nk + 1) * 2 > fs->khash_cap) {
         size_t ncap = fs->khash_cap ? fs->khash_cap * 2 : 64;
-        int *nh = calloc(ncap, sizeof *nh);
+        struct hc_kslot *nh = calloc(ncap, sizeof *nh);
         if (!nh)
             hc_error_at(C, C->t.line, C->t.col, "out of memory");
         for (size_t i = 0; i < fs->khash_cap; i++) {
-            int v = fs->khash[i];
-            if (v <= 0)
+            struct hc_kslot e = fs->khash[i];
+            if (e.k <= 0)
                 continue;
-            const gsvm_hks_const *c = &f->k[v - 1];
-            kkey kk = {c->type, c->type == GSVM_HKS_K_BOOL ? c->b : c->bits, NULL};
-            if (c->type == GSVM_HKS_K_STRING)
-                kk.s = hc_intern(C, c->s.data, (size_t)c->s.size - 1);
+            const gsvm_hks_const *c = &f->k[e.k - 1];
+            kkey kk = {c->type, c->type == GSVM_HKS_K_BOOL ? c->b : c->bits, e.s};
             size_t j = (size_t)kkey_hash(&kk) & (ncap - 1);
-            while (nh[j])
+            while (nh[j].k)
                 j = (j + 1) & (ncap - 1);
-            nh[j] = v;
+            nh[j] = e;
         }
         free(fs->khash);
         fs->khash = nh;
         fs->khash_cap = ncap;
     }
     size_t j = (size_t)kkey_hash(key) & (fs->khash_cap - 1);
-    while (fs->khash[j]) {
-        int v = fs->khash[j] - 1;
+    while (fs->khash[j].k) {
+        int v = fs->khash[j].k - 1;
         const gsvm_hks_const *c = &f->k[v];
         if (c->type == key->type) {
             if (key->type == GSVM_HKS_K_STRING) {
-                if (c->s.size - 1 == key->s->len && memcmp(c->s.data, key->s->data, key->s->len) == 0)
+                if (fs->khash[j].s == key->s)
                     return v;
             } else if (key->type == GSVM_HKS_K_BOOL
                            ? c->b == (uint8_t)key->bits
@@ -207,7 +206,8 @@ static int addk(hc_func *fs, const kkey *key)
         j = (j + 1) & (fs->khash_cap - 1);
     }
     int idx = newk(fs, key);
-    fs->khash[j] = idx + 1;
+    fs->khash[j].k = idx + 1;
+    fs->khash[j].s = key->s;
     return idx;
 }
 

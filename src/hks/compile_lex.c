@@ -10,10 +10,41 @@
 
 #include "hks/compile.h"
 
-/* ---- allocation: every temporary of a compile hangs off one list ---- */
-typedef struct hc_block_hdr {
-    struct hc_block_hdr *next;
-} hc_block_hdr;
+/* ---- allocation ---- */
+/* The arena: what lives as long as the compile (interned strings, function
+ * states) is cut from 64 kB blocks and freed with them, block by block. */
+typedef struct hc_arena_blk {
+    struct hc_arena_blk *next;
+    max_align_t data[];
+} hc_arena_blk;
+
+void *hc_arena(hc_compiler *C, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if ((size_t)(C->aend - C->apos) < n) {
+        size_t size = n > 65536 / 2 ? n : 65536 - sizeof(hc_arena_blk);
+        hc_arena_blk *b = malloc(sizeof *b + size);
+        if (!b)
+            hc_error_at(C, C->t.line, C->t.col, "out of memory");
+        b->next = C->arena;
+        C->arena = b;
+        C->apos = (char *)b->data;
+        C->aend = C->apos + size;
+    }
+    void *p = C->apos;
+    C->apos += n;
+    return p;
+}
+
+void hc_arena_free(hc_compiler *C)
+{
+    for (hc_arena_blk *b = C->arena, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
+    C->arena = NULL;
+    C->apos = C->aend = NULL;
+}
 
 void *hc_alloc(hc_compiler *C, size_t n)
 {
@@ -23,7 +54,8 @@ void *hc_alloc(hc_compiler *C, size_t n)
     return p;
 }
 
-/* Grows a malloc'd array to hold `need` elements (the caller owns it). */
+/* Grows a malloc'd array to hold `need` elements (the caller owns it; the
+ * new elements are not cleared: every user writes each one it adds). */
 void *hc_grow(hc_compiler *C, void *p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
@@ -34,7 +66,6 @@ void *hc_grow(hc_compiler *C, void *p, size_t *cap, size_t need, size_t elem)
     void *q = realloc(p, n * elem);
     if (!q)
         hc_error_at(C, C->t.line, C->t.col, "out of memory");
-    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
     *cap = n;
     return q;
 }
@@ -82,9 +113,7 @@ const hc_str *hc_intern(hc_compiler *C, const char *s, size_t len)
         C->strtab = nt;
         C->strcap = ncap;
     }
-    hc_str *e = malloc(sizeof *e + len + 1);
-    if (!e)
-        hc_error_at(C, C->t.line, C->t.col, "out of memory");
+    hc_str *e = hc_arena(C, sizeof *e + len + 1);
     e->hash = h;
     e->len = len;
     memcpy(e->data, s, len);
@@ -266,6 +295,17 @@ static void read_number(hc_compiler *C, hc_token *t, const char *start)
            ((cur(C) == '+' || cur(C) == '-') && (C->p[-1] == 'e' || C->p[-1] == 'E')))
         C->p++;
     size_t n = (size_t)(C->p - start);
+    if (n <= 15) { /* plain decimal integers, the common case, are exact without strtod */
+        uint64_t u = 0;
+        size_t i = 0;
+        while (i < n && start[i] >= '0' && start[i] <= '9')
+            u = u * 10 + (uint64_t)(start[i++] - '0');
+        if (i == n) {
+            t->tok = TK_NUMBER;
+            t->num = (double)u;
+            return;
+        }
+    }
     char buf[128];
     if (n >= sizeof buf)
         lex_error(C, "malformed number", start, t->line, t->col);

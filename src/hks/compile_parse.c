@@ -257,12 +257,45 @@ static void leaveblock(hc_compiler *C)
     hc_patchtohere(fs, bl->breaklist);
 }
 
-static void open_func(hc_compiler *C, hc_func *fs)
+/* A function state: a spare one (its scratch arrays kept, emptied) or a new
+ * one from the arena. */
+static hc_func *open_func(hc_compiler *C)
 {
+    hc_func *fs = C->spare, keep;
+    if (fs) {
+        C->spare = fs->prev;
+        keep = *fs;
+        if (keep.khash)
+            memset(keep.khash, 0, keep.khash_cap * sizeof *keep.khash);
+    } else {
+        fs = hc_arena(C, sizeof *fs);
+        memset(&keep, 0, sizeof keep);
+    }
     memset(fs, 0, sizeof *fs);
+    fs->lines = keep.lines;
+    fs->cap_lines = keep.cap_lines;
+    fs->cap_code = keep.cap_code;
+    fs->cap_k = keep.cap_k;
+    fs->cap_p = keep.cap_p;
+    fs->r1reg = keep.r1reg;
+    fs->cap_r1 = keep.cap_r1;
+    fs->vars = keep.vars;
+    fs->cap_vars = keep.cap_vars;
+    fs->khash = keep.khash;
+    fs->khash_cap = keep.khash_cap;
+    fs->memo = keep.memo;
+    fs->cap_memo = keep.cap_memo;
+    fs->fname = NULL;
     fs->f = calloc(1, sizeof *fs->f);
-    if (!fs->f)
+    if (!fs->f) {
+        free(keep.scode);
+        free(keep.sk);
+        free(keep.sp);
         hc_error_at(C, C->t.line, C->t.col, "out of memory");
+    }
+    fs->f->code = keep.scode; /* the open proto owns them (freed with it on error) */
+    fs->f->k = keep.sk;
+    fs->f->p = keep.sp;
     fs->C = C;
     fs->prev = C->fs;
     C->fs = fs;
@@ -270,17 +303,34 @@ static void open_func(hc_compiler *C, hc_func *fs)
     fs->jpc = HC_NOJUMP;
     fs->maxstack = 2;
     fs->nilk = fs->truek = fs->falsek = -1;
+    return fs;
 }
 
 void hc_func_release(hc_func *fs);
 
-static void shrink(void **p, size_t n)
+/* Keeps a closed function's state for the next function opened. */
+static void spare_func(hc_compiler *C, hc_func *fs)
 {
-    if (*p && n) {
-        void *q = realloc(*p, n);
-        if (q)
-            *p = q;
+    free((void *)fs->fname);
+    fs->fname = NULL;
+    if (fs->khash_cap > 1024) { /* clearing it for each small function would cost more */
+        free(fs->khash);
+        fs->khash = NULL;
+        fs->khash_cap = 0;
     }
+    fs->prev = C->spare;
+    C->spare = fs;
+}
+
+/* An exact copy of the first n bytes of a scratch array (NULL for none). */
+static void *exact(hc_compiler *C, const void *p, size_t n)
+{
+    if (!n)
+        return NULL;
+    void *q = malloc(n);
+    if (!q)
+        hc_error_at(C, C->t.line, C->t.col, "out of memory");
+    return memcpy(q, p, n);
 }
 
 /* Moves the finished function's tables into its proto. */
@@ -291,12 +341,16 @@ static void close_func(hc_compiler *C)
     hc_ret(fs, 0, 0);
     hc_finish_code(fs);
     gsvm_hks_proto *f = fs->f;
-    /* give the slack of the growing arrays back, so the next functions reuse
-     * it instead of touching new memory */
-    shrink((void **)&f->code, (size_t)f->ncode * sizeof *f->code);
-    shrink((void **)&fs->lines, (size_t)f->ncode * sizeof *fs->lines);
-    shrink((void **)&f->k, (size_t)f->nk * sizeof *f->k);
-    shrink((void **)&f->p, (size_t)f->np * sizeof *f->p);
+    /* the proto gets exact copies; the scratch arrays stay with the state */
+    fs->scode = f->code;
+    fs->sk = f->k;
+    fs->sp = f->p;
+    f->code = NULL;
+    f->k = NULL;
+    f->p = NULL;
+    f->code = exact(C, fs->scode, (size_t)f->ncode * sizeof *f->code);
+    f->k = exact(C, fs->sk, (size_t)f->nk * sizeof *f->k);
+    f->p = exact(C, fs->sp, (size_t)f->np * sizeof *f->p);
     f->nups = (uint32_t)fs->nups;
     f->maxstack = (uint32_t)fs->maxstack;
     f->npad = 4;
@@ -327,8 +381,7 @@ static void close_func(hc_compiler *C)
         }
         if (C->o.debug == GSVM_HKS_DEBUG_FULL && !C->hash_debug) {
             d->nlines = f->ncode;
-            d->lines = fs->lines;
-            fs->lines = NULL;
+            d->lines = exact(C, fs->lines, (size_t)f->ncode * sizeof *fs->lines);
             d->nlocals = (uint32_t)fs->nvars;
             d->locals = calloc(fs->nvars ? (size_t)fs->nvars : 1, sizeof *d->locals);
             d->nupnames = (uint32_t)fs->nups;
@@ -364,6 +417,12 @@ static void close_func(hc_compiler *C)
 void hc_func_release(hc_func *fs)
 {
     free(fs->lines);
+    free(fs->scode);
+    free(fs->sk);
+    free(fs->sp);
+    fs->scode = NULL;
+    fs->sk = NULL;
+    fs->sp = NULL;
     free(fs->r1reg);
     fs->r1reg = NULL;
     free(fs->vars);
@@ -465,8 +524,7 @@ static void chunk(hc_compiler *C);
 
 static void body(hc_compiler *C, hc_exp *e, bool needself, int line, const char *name)
 {
-    hc_func *nfs = hc_alloc(C, sizeof *nfs);
-    open_func(C, nfs);
+    hc_func *nfs = open_func(C);
     nfs->fname = dupname(C, name);
     nfs->linedefined = line;
     checknext(C, '(');
@@ -483,8 +541,7 @@ static void body(hc_compiler *C, hc_exp *e, bool needself, int line, const char 
     check_match(C, TK_END, TK_FUNCTION, line);
     close_func(C);
     pushclosure(C, nfs, e);
-    hc_func_release(nfs);
-    free(nfs);
+    spare_func(C, nfs);
 }
 
 /* ---- expressions ---- */
@@ -751,11 +808,16 @@ static int int2fb(unsigned x)
     return ((e + 1) << 3) | (int)(x - 8);
 }
 
-static void constructor(hc_compiler *C, hc_exp *t)
+static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d);
+
+/* The fields of a table constructor (sid < 0) or of an hmake of structure
+ * sid, whose NEWTABLE / NEWSTRUCT is at pc.  In an hmake, named fields that
+ * are slots go to the slots, everything else to the backing table
+ * (proxytable only). */
+static void fields(hc_compiler *C, hc_exp *t, int pc, int sid)
 {
     hc_func *fs = C->fs;
     int line = C->t.line;
-    int pc = hc_code(fs, HKS_I_NEWTABLE, 0, 0, 0);
     cons cc;
     cc.na = cc.nh = cc.tostore = 0;
     cc.t = t;
@@ -767,22 +829,37 @@ static void constructor(hc_compiler *C, hc_exp *t)
         if (TOK == '}')
             break;
         closelistfield(fs, &cc);
-        switch (TOK) {
-        case TK_NAME:
-            if (hc_lookahead(C) != '=')
-                listfield(C, &cc);
-            else
-                recfield(C, &cc);
-            break;
-        case '[': recfield(C, &cc); break;
-        default: listfield(C, &cc); break;
+        bool named = TOK == TK_NAME && hc_lookahead(C) == '=';
+        const hc_slotdef *d = NULL;
+        if (sid >= 0) {
+            const hc_struct *s = &C->sdefs[sid];
+            if (named)
+                d = hc_find_slot(s, hc_intern(C, C->t.s, C->t.len));
+            if (!d && !s->proxy)
+                hc_error_at(C, C->t.line, C->t.col,
+                            named ? "structure '%s' has no slot '%s' (only a proxytable "
+                                    "structure takes other fields)"
+                                  : "structure '%s' is not a proxytable: its hmake takes only "
+                                    "slots%s",
+                            s->name->data, named ? C->t.s : "");
         }
+        if (d)
+            slotfield(C, &cc, d);
+        else if (named || TOK == '[')
+            recfield(C, &cc);
+        else
+            listfield(C, &cc);
     } while (testnext(C, ',') || testnext(C, ';'));
     check_match(C, '}', '{', line);
     lastlistfield(fs, &cc);
     uint32_t *w = &fs->f->code[pc];
     *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
          (uint32_t)int2fb((unsigned)cc.nh) << 8;
+}
+
+static void constructor(hc_compiler *C, hc_exp *t)
+{
+    fields(C, t, hc_code(C->fs, HKS_I_NEWTABLE, 0, 0, 0), -1);
 }
 
 static _Noreturn void no_structs(hc_compiler *C)
@@ -819,8 +896,7 @@ static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d)
     fs->freereg = reg;
 }
 
-/* hmake NAME { ... }: a new structure; named fields that are slots go to
- * the slots, everything else to its backing table (proxytable only). */
+/* hmake NAME { ... }: a new structure. */
 static void hmake(hc_compiler *C, hc_exp *t)
 {
     hc_func *fs = C->fs;
@@ -833,43 +909,9 @@ static void hmake(hc_compiler *C, hc_exp *t)
     if (sid < 0)
         hc_error_at(C, nline, ncol, "hmake of '%s', which is not a declared hstructure",
                     name->data);
-    int line = C->t.line;
     int pc = hc_code(fs, HKS_I_NEWSTRUCT, 0, 0, 0);
     hc_code_data(fs, 0, (uint32_t)sid + 1);
-    cons cc;
-    cc.na = cc.nh = cc.tostore = 0;
-    cc.t = t;
-    hc_init_exp(t, E_RELOC, pc);
-    hc_init_exp(&cc.v, E_VOID, 0);
-    hc_exp2nextreg(fs, t);
-    checknext(C, '{');
-    do {
-        if (TOK == '}')
-            break;
-        closelistfield(fs, &cc);
-        const hc_struct *s = &C->sdefs[sid];
-        const hc_slotdef *d = NULL;
-        bool named = TOK == TK_NAME && hc_lookahead(C) == '=';
-        if (named)
-            d = hc_find_slot(s, hc_intern(C, C->t.s, C->t.len));
-        if (!d && !s->proxy)
-            hc_error_at(C, C->t.line, C->t.col,
-                        named ? "structure '%s' has no slot '%s' (only a proxytable structure "
-                                "takes other fields)"
-                              : "structure '%s' is not a proxytable: its hmake takes only slots%s",
-                        s->name->data, named ? C->t.s : "");
-        if (d)
-            slotfield(C, &cc, d);
-        else if (named || TOK == '[')
-            recfield(C, &cc);
-        else
-            listfield(C, &cc);
-    } while (testnext(C, ',') || testnext(C, ';'));
-    check_match(C, '}', '{', line);
-    lastlistfield(fs, &cc);
-    uint32_t *w = &fs->f->code[pc];
-    *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
-         (uint32_t)int2fb((unsigned)cc.nh) << 8;
+    fields(C, t, pc, sid);
     t->etype = HC_T_STRUCT0 + sid;
 }
 
@@ -1617,8 +1659,7 @@ static int parse_type(hc_compiler *C)
 
 void hc_parse_chunk(hc_compiler *C)
 {
-    hc_func *fs = hc_alloc(C, sizeof *fs);
-    open_func(C, fs);
+    hc_func *fs = open_func(C);
     fs->is_vararg = true;
     fs->f->flags = 2;
     fs->fname = dupname(C, "(main chunk)");
@@ -1629,6 +1670,5 @@ void hc_parse_chunk(hc_compiler *C)
     C->chunk->main = *fs->f;
     free(fs->f);
     fs->f = NULL;
-    hc_func_release(fs);
-    free(fs);
+    spare_func(C, fs);
 }
