@@ -252,6 +252,7 @@ enum { TM_INDEX, TM_NEWINDEX, TM_GC, TM_MODE, TM_EQ, TM_ADD, TM_SUB, TM_MUL, TM_
 
 /* ---- memory and GC (vm_gc.c) ---- */
 void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size);
+void *hv_alloc_zero(hv_thread *L, size_t size);
 #define hv_free(vm, p, sz) hv_free_(vm, p, sz)
 void hv_free_(hv_vm *vm, void *p, size_t sz);
 hv_gc *hv_newobj(hv_thread *L, uint8_t tt, size_t size);

@@ -26,6 +26,20 @@ void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size)
     return q;
 }
 
+/* A new zeroed block (nil values, NULL links): calloc gets fresh pages from
+ * the system already zero, so a big hash part is not written twice. */
+void *hv_alloc_zero(hv_thread *L, size_t size)
+{
+    hv_vm *vm = L->vm;
+    if (vm->lim.max_memory && vm->bytes + size > vm->lim.max_memory)
+        hv_throw(L, HV_ERRMEM);
+    void *q = calloc(1, size ? size : 1);
+    if (!q)
+        hv_throw(L, HV_ERRMEM);
+    vm->bytes += size;
+    return q;
+}
+
 void hv_free_(hv_vm *vm, void *p, size_t sz)
 {
     if (!p)
