@@ -10,9 +10,12 @@ tmp=${TMPDIR:-/tmp}/gsvm_hks_vm_bench.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# two of each kind: recursion (fib, tak), numeric loops (loops, matrix),
-# strings (strings, build), tables (tables, sort), closures and methods
-progs="fib tak loops matrix strings build tables sort closures"
+# several of each kind the target names: recursion (fib, tak), numeric
+# loops (loops, matrix, floats: float steps, while, repeat), string building
+# (strings, build, format), tables (tables, sort, append: table.insert and
+# #t, hashkeys: string-keyed fields), closures and method calls (closures,
+# oop: methods through metatables, counters: shared upvalues)
+progs=${PROGS:-"fib tak loops matrix floats strings build format tables sort append hashkeys closures oop counters"}
 for p in $progs; do
     "$GSVM" hks compile --target doubles "bench/hks/vm/$p.lua" -o "$tmp/$p.luac" || exit 1
 done

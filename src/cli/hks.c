@@ -535,8 +535,8 @@ static const gsvm_cli_verb verbs[] = {
     {"cfg", "one function's control-flow graph as Graphviz dot", "CHUNK --function PATH [-o FILE.dot]",
      "Print one function's control-flow graph as Graphviz dot.", cfg_opts, 1, 1, verb_cfg, NULL},
     {"decompile", "Lua source from a chunk", NULL, NULL, NULL, 0, 0, NULL, gsvm_cli_hks_decompile},
-    {"run", "run a chunk on the VM, or a world layer with --world", NULL, NULL, NULL, 0, 0, NULL,
-     hks_cli_run},
+    {"run", "run a chunk on the VM, or a world layer with --world", HKS_CLI_RUN_USAGE,
+     HKS_CLI_RUN_HELP, hks_cli_run_opts, 1, 1, hks_cli_run, NULL},
     {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 

@@ -13,9 +13,11 @@
 #include "base/file.h"
 #include "cli/verb.h"
 #include "cli/hks_cli.h"
+#include "cli/verb.h"
 #include "gsvm/hks.h"
 
-static void print_text(void *ctx, const char *const *parts, const size_t *lens, int n)
+/* print() as Lua 5.1 writes it: the values tab-separated, one line */
+void hks_cli_print_text(void *ctx, const char *const *parts, const size_t *lens, int n)
 {
     FILE *f = ctx;
     for (int i = 0; i < n; i++) {
@@ -26,7 +28,8 @@ static void print_text(void *ctx, const char *const *parts, const size_t *lens, 
     fputc('\n', f);
 }
 
-static void print_json(void *ctx, const char *const *parts, const size_t *lens, int n)
+/* print() as a host line {"host":"print","args":[...]} */
+void hks_cli_print_json(void *ctx, const char *const *parts, const size_t *lens, int n)
 {
     FILE *f = ctx;
     json_t *args = json_array();
@@ -73,20 +76,6 @@ int hks_cli_report_fault(gsvm_hks_vm *vm, gsvm_status st, const gsvm_error *err,
         fprintf(stderr, ", line %ld", f.line);
     fprintf(stderr, ")\n");
     return code;
-}
-
-int hks_cli_parse_print(const char *mode, bool *json, const char *command)
-{
-    if (!mode || strcmp(mode, "json") == 0) {
-        *json = true;
-        return -1;
-    }
-    if (strcmp(mode, "text") == 0) {
-        *json = false;
-        return -1;
-    }
-    fprintf(stderr, "%s: --print must be json or text\n", command);
-    return EXIT_USAGE;
 }
 
 /* Compiles Lua source (a file, or a SCRI payload's flag-1 body). */
@@ -169,83 +158,86 @@ int hks_cli_load_layer(const char *path, const gsvm_hks_load_options *o, const c
     return rc;
 }
 
-int hks_cli_run(int argc, char **argv)
+const gsvm_cli_opt hks_cli_run_opts[] = {
+    {"--print", 0, OPT_STRING, "MODE",
+     "json (default: host lines) or text (exactly what Lua 5.1's print writes)"},
+    {"--checked", 0, OPT_FLAG, NULL,
+     "mode 2: every fetch must lie inside the function's code (else a fault)"},
+    {"--budget", 0, OPT_U64, "N", "run in slices of N instructions (preempted and resumed exactly)"},
+    {"--max-instructions", 0, OPT_U64, "N",
+     "end the run with exit 4 after N instructions (default 1000000000; 0: none)"},
+    {"--max-memory", 0, OPT_U64, "BYTES", "memory limit (default 64 MiB)"},
+    {"--max-depth", 0, OPT_U64, "N", "nested calls (default 200000)"},
+    {"--profile", 0, OPT_STRING, "NAME", "opcode table: auto (default), base, bo3 or ghosts"},
+    {"--target", 0, OPT_STRING, "T",
+     "compile a source LAYER for target T (sow by default; doubles: float64)"},
+    {"--world", 0, OPT_STRING, "WORLD.json",
+     "run LAYER as a world layer: records, ScriptBind, natives"},
+    {"--events", 0, OPT_STRING, "TIMELINE.jsonl", "the world's timeline of events and time steps"},
+    {"--natives", 0, OPT_STRING, "NATIVES.json",
+     "the natives declaration file (default: the world's \"natives\" entry)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+/* The options of both modes (a chunk run, a world layer), read once. */
+static int run_args(const gsvm_cli_call *call, hks_run_args *ra)
+{
+    memset(ra, 0, sizeof *ra);
+    ra->layer = call->pos[0];
+    ra->target = gsvm_cli_str(call, "--target", NULL);
+    ra->profile = gsvm_cli_str(call, "--profile", NULL);
+    ra->world = gsvm_cli_str(call, "--world", NULL);
+    ra->events = gsvm_cli_str(call, "--events", NULL);
+    ra->natives = gsvm_cli_str(call, "--natives", NULL);
+    ra->checked = gsvm_cli_flag(call, "--checked");
+    ra->budget = gsvm_cli_u64(call, "--budget", 0);
+    ra->max_instr = gsvm_cli_u64(call, "--max-instructions", 1000000000ull);
+    ra->max_mem = gsvm_cli_u64(call, "--max-memory", 0);
+    ra->max_depth = gsvm_cli_u64(call, "--max-depth", 0);
+    const char *mode = gsvm_cli_str(call, "--print", "json");
+    if (strcmp(mode, "json") != 0 && strcmp(mode, "text") != 0) {
+        fprintf(stderr, "%s: --print must be json or text\n", call->command);
+        return EXIT_USAGE;
+    }
+    ra->json = strcmp(mode, "json") == 0;
+    ra->load.scan = true;
+    if (ra->profile && !gsvm_hks_profile_parse(ra->profile, &ra->load.profile)) {
+        fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", call->command,
+                ra->profile);
+        return EXIT_USAGE;
+    }
+    if (ra->events && !ra->world) {
+        fprintf(stderr, "%s: --events needs --world\n", call->command);
+        return EXIT_USAGE;
+    }
+    ra->vm.limits.max_instructions = ra->max_instr;
+    ra->vm.limits.max_memory = ra->max_mem;
+    ra->vm.limits.max_call_depth = (uint32_t)ra->max_depth;
+    ra->vm.mode = ra->checked ? GSVM_HKS_MODE_2 : GSVM_HKS_MODE_0;
+    return -1;
+}
+
+int hks_cli_run(const gsvm_cli_call *call)
 {
     hks_run_args ra;
-    memset(&ra, 0, sizeof ra);
-    const gsvm_opt opts[] = {
-        {"--print", 0, OPT_STRING, &ra.print, "MODE",
-         "json (default: host lines) or text (exactly what Lua 5.1's print writes)", NULL},
-        {"--checked", 0, OPT_FLAG, &ra.checked, NULL,
-         "mode 2: every fetch must lie inside the function's code (else a fault)", NULL},
-        {"--budget", 0, OPT_U64, &ra.budget, "N",
-         "run in slices of N instructions (preempted and resumed exactly)", NULL},
-        {"--max-instructions", 0, OPT_U64, &ra.max_instr, "N",
-         "end the run with exit 4 after N instructions (default 1000000000; 0: none)",
-         &ra.max_instr_seen},
-        {"--max-memory", 0, OPT_U64, &ra.max_mem, "BYTES", "memory limit (default 64 MiB)", NULL},
-        {"--max-depth", 0, OPT_U64, &ra.max_depth, "N", "nested calls (default 200000)", NULL},
-        {"--profile", 0, OPT_STRING, &ra.profile, "NAME",
-         "opcode table: auto (default), base, bo3 or ghosts", NULL},
-        {"--target", 0, OPT_STRING, &ra.target, "T",
-         "compile a source LAYER for target T (sow by default; doubles: float64)", NULL},
-        {"--world", 0, OPT_STRING, &ra.world, "WORLD.json",
-         "run LAYER as a world layer: records, ScriptBind, natives", NULL},
-        {"--events", 0, OPT_STRING, &ra.events, "TIMELINE.jsonl",
-         "the world's timeline of events and time steps", NULL},
-        {"--natives", 0, OPT_STRING, &ra.natives, "NATIVES.json",
-         "the natives declaration file (default: the world's \"natives\" entry)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm hks run", "LAYER [--print text] [--checked] [--budget N] [--world W --events T]",
-        "Run a HavokScript chunk, a SCRI payload or Lua source (compiled first) on the VM.  Without\n--world "
-        "the main function runs once; with --world the layer runs as the game runs\nit: "
-        "StartupCommands threads, ScriptBind events, records, natives, simulated time.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
+    int rc = run_args(call, &ra);
     if (rc >= 0)
         return rc;
-    ra.layer = pos[0];
-    if ((rc = hks_cli_parse_print(ra.print, &ra.json, spec.command)) >= 0)
-        return rc;
-    if (!ra.max_instr_seen)
-        ra.max_instr = 1000000000ull;
-    gsvm_hks_load_options lo;
-    memset(&lo, 0, sizeof lo);
-    lo.scan = true;
-    if (ra.profile && !gsvm_hks_profile_parse(ra.profile, &lo.profile)) {
-        fprintf(stderr, "%s: unknown profile '%s' (auto, base, bo3, ghosts)\n", spec.command,
-                ra.profile);
-        return EXIT_USAGE;
-    }
-    ra.load = lo;
-    if (ra.events && !ra.world) {
-        fprintf(stderr, "%s: --events needs --world\n", spec.command);
-        return EXIT_USAGE;
-    }
     if (ra.world)
         return hks_cli_run_world(&ra);
 
     gsvm_hks_chunk *c;
-    if ((rc = hks_cli_load_layer(ra.layer, &lo, ra.target, &c, NULL)) >= 0)
+    if ((rc = hks_cli_load_layer(ra.layer, &ra.load, ra.target, &c, NULL)) >= 0)
         return rc;
-    gsvm_hks_vm_options vo;
-    memset(&vo, 0, sizeof vo);
-    vo.limits.max_instructions = ra.max_instr;
-    vo.limits.max_memory = ra.max_mem;
-    vo.limits.max_call_depth = (uint32_t)ra.max_depth;
-    vo.mode = ra.checked ? GSVM_HKS_MODE_2 : GSVM_HKS_MODE_0;
     gsvm_hks_vm *vm;
     gsvm_error err;
     gsvm_error_clear(&err);
-    gsvm_status st = gsvm_hks_vm_new(&vo, &vm, &err);
+    gsvm_status st = gsvm_hks_vm_new(&ra.vm, &vm, &err);
     if (st != GSVM_OK) {
         gsvm_hks_chunk_free(c);
         return gsvm_cli_fail(&err);
     }
-    gsvm_hks_vm_set_print(vm, ra.json ? print_json : print_text, stdout);
+    gsvm_hks_vm_set_print(vm, ra.json ? hks_cli_print_json : hks_cli_print_text, stdout);
     st = gsvm_hks_vm_load(vm, c, &err);
     if (st != GSVM_OK) {
         if (err.file[0] == 0)

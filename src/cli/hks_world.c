@@ -25,33 +25,6 @@ static void emit_line(void *ctx, const char *line)
     fputc('\n', f);
 }
 
-static void print_host(void *ctx, const char *const *parts, const size_t *lens, int n)
-{
-    FILE *f = ctx;
-    json_t *args = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(args, json_stringn(parts[i], lens[i]));
-    json_t *o = json_pack("{s:s,s:o}", "host", "print", "args", args);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
-    if (s) {
-        fputs(s, f);
-        fputc('\n', f);
-        free(s);
-    }
-    json_decref(o);
-}
-
-static void print_plain(void *ctx, const char *const *parts, const size_t *lens, int n)
-{
-    FILE *f = ctx;
-    for (int i = 0; i < n; i++) {
-        if (i)
-            fputc('\t', f);
-        fwrite(parts[i], 1, lens[i], f);
-    }
-    fputc('\n', f);
-}
-
 /* The natives file: --natives, else the world's "natives" (relative to the
  * world file's folder). */
 static int natives_path(const hks_run_args *ra, const char *world_text, size_t len, char *out,
@@ -100,16 +73,10 @@ int hks_cli_run_world(const hks_run_args *ra)
         gsvm_buf_free(&tb);
         return gsvm_cli_fail(&err);
     }
-    gsvm_hks_vm_options vo;
-    memset(&vo, 0, sizeof vo);
-    vo.limits.max_instructions = ra->max_instr;
-    vo.limits.max_memory = ra->max_mem;
-    vo.limits.max_call_depth = (uint32_t)ra->max_depth;
-    vo.mode = ra->checked ? GSVM_HKS_MODE_2 : GSVM_HKS_MODE_0;
     gsvm_hks_world *w = NULL;
     gsvm_status st = gsvm_hks_world_new((const char *)wb.data, wb.len, ra->world,
                                         npath[0] ? (const char *)nb.data : NULL, nb.len, npath,
-                                        &vo, emit_line, stdout, &w, &err);
+                                        &ra->vm, emit_line, stdout, &w, &err);
     gsvm_buf_free(&wb);
     gsvm_buf_free(&nb);
     int rc = 0;
@@ -117,7 +84,7 @@ int hks_cli_run_world(const hks_run_args *ra)
         gsvm_buf_free(&tb);
         return gsvm_cli_fail(&err);
     }
-    gsvm_hks_vm_set_print(gsvm_hks_world_vm(w), ra->json ? print_host : print_plain, stdout);
+    gsvm_hks_vm_set_print(gsvm_hks_world_vm(w), ra->json ? hks_cli_print_json : hks_cli_print_text, stdout);
     uint32_t sid = 0;
     gsvm_hks_chunk *c;
     if ((rc = hks_cli_load_layer(ra->layer, &ra->load, ra->target, &c, &sid)) >= 0)

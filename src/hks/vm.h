@@ -252,6 +252,7 @@ enum { TM_INDEX, TM_NEWINDEX, TM_GC, TM_MODE, TM_EQ, TM_ADD, TM_SUB, TM_MUL, TM_
 
 /* ---- memory and GC (vm_gc.c) ---- */
 void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size);
+void *hv_alloc_zero(hv_thread *L, size_t size);
 #define hv_free(vm, p, sz) hv_free_(vm, p, sz)
 void hv_free_(hv_vm *vm, void *p, size_t sz);
 hv_gc *hv_newobj(hv_thread *L, uint8_t tt, size_t size);
@@ -393,6 +394,16 @@ static inline void hv_pushstr(hv_thread *L, hv_str *s)
 void hv_pushlstr(hv_thread *L, const char *s, size_t n);
 void hv_pushcstr(hv_thread *L, const char *s);
 void hv_register(hv_thread *L, hv_table *t, const char *name, hv_cfunc f);
+/* A library: the functions registered in order into the table global NAME
+ * (made with room for nhash keys), or into the globals when name is NULL.
+ * The order and size are Lua 5.1's, so pairs() over a library visits its
+ * functions in stock Lua's order. */
+typedef struct hv_libfn {
+    const char *name;
+    hv_cfunc f;
+} hv_libfn;
+hv_table *hv_open_lib(hv_thread *L, const char *name, int nhash, const hv_libfn *fns, size_t n);
+#define HV_NFNS(a) (sizeof(a) / sizeof((a)[0]))
 double hv_checknum(hv_thread *L, int nargs, int i, const char *fn);
 double hv_optnum(hv_thread *L, int nargs, int i, const char *fn, double def);
 int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn);

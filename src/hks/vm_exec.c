@@ -39,6 +39,16 @@ hv_table *hv_getmeta(hv_thread *L, const hv_value *o)
 const hv_value *hv_gettm(hv_thread *L, const hv_value *o, int event)
 {
     hv_table *mt = hv_getmeta(L, o);
+    if (!mt && o->tt == HV_TSTRUCT) {
+        /* a structure without a metatable: its metastructure's slot of the
+         * event's name (`__add : ifunction;` in the metastructure) */
+        const hv_value *m = hv_struct_meta((hv_struct *)o->v.gc);
+        if (!m)
+            return NULL;
+        hv_struct *ms = (hv_struct *)m->v.gc;
+        const gsvm_hks_slot *sl = hv_struct_slot(ms, L->vm->tmname[event]);
+        return sl && !hv_isnil(&ms->slot[sl->d]) ? &ms->slot[sl->d] : NULL;
+    }
     if (!mt)
         return NULL;
     if (event < 8 && (mt->nomm & (1u << event)))
@@ -457,27 +467,27 @@ void hv_budget_slow_c(hv_thread *L)
     budget_core(L, false);
 }
 
-/* t[key] for a string key, through at most one __index table: the field
- * and method lookups of every class-style script (obj:method() finds the
- * method in the class its metatable's __index names).  NULL: the general
- * path (hv_gettable) decides. */
+/* t[key] for a string key, through a chain of __index tables (at most
+ * four): the field and method lookups of every class-style script
+ * (obj:method() finds the method in the class its metatable's __index
+ * names, or in that class's base class).  NULL: the general path
+ * (hv_gettable) decides, e.g. when an __index is a function. */
 static inline const hv_value *fast_getstr(hv_vm *vm, hv_table *t, const hv_str *key)
 {
-    const hv_value *v = hv_table_getstr(t, key);
-    hv_table *mt = t->meta;
-    if (!hv_isnil(v) || !mt || (mt->nomm & (1u << TM_INDEX)))
-        return v;
-    const hv_value *tm = hv_table_getstr(mt, vm->tmname[TM_INDEX]);
-    if (hv_isnil(tm)) {
-        mt->nomm |= 1u << TM_INDEX;
-        return v;
+    for (int depth = 0; depth < 4; depth++) {
+        const hv_value *v = hv_table_getstr(t, key);
+        hv_table *mt = t->meta;
+        if (!hv_isnil(v) || !mt || (mt->nomm & (1u << TM_INDEX)))
+            return v;
+        const hv_value *tm = hv_table_getstr(mt, vm->tmname[TM_INDEX]);
+        if (hv_isnil(tm)) {
+            mt->nomm |= 1u << TM_INDEX;
+            return v;
+        }
+        if (tm->tt != HV_TTAB)
+            return NULL;
+        t = hv_tabv(tm);
     }
-    if (tm->tt != HV_TTAB)
-        return NULL;
-    hv_table *c = hv_tabv(tm);
-    v = hv_table_getstr(c, key);
-    if (!hv_isnil(v) || !c->meta || (c->meta->nomm & (1u << TM_INDEX)))
-        return v;
     return NULL;
 }
 

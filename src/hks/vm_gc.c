@@ -26,6 +26,20 @@ void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size)
     return q;
 }
 
+/* A new zeroed block (nil values, NULL links): calloc gets fresh pages from
+ * the system already zero, so a big hash part is not written twice. */
+void *hv_alloc_zero(hv_thread *L, size_t size)
+{
+    hv_vm *vm = L->vm;
+    if (vm->lim.max_memory && vm->bytes + size > vm->lim.max_memory)
+        hv_throw(L, HV_ERRMEM);
+    void *q = calloc(1, size ? size : 1);
+    if (!q)
+        hv_throw(L, HV_ERRMEM);
+    vm->bytes += size;
+    return q;
+}
+
 void hv_free_(hv_vm *vm, void *p, size_t sz)
 {
     if (!p)
@@ -46,25 +60,36 @@ hv_gc *hv_newobj(hv_thread *L, uint8_t tt, size_t size)
 
 /* ---- mark ---- */
 
+/* The objects marked but not yet traversed, and the weak tables met (their
+ * unmarked entries are cleared once marking is done). */
 typedef struct gray_stack {
+    hv_vm *vm;
+    hv_thread *caller; /* the thread whose C function asked for the collection, or NULL */
     hv_gc **a;
     size_t n, cap;
+    hv_gc **weak;
+    size_t nweak, capweak;
     bool oom;
 } gray_stack;
 
-static void push_gray(gray_stack *g, hv_gc *o)
+static void push(gray_stack *g, hv_gc ***a, size_t *n, size_t *cap, hv_gc *o)
 {
-    if (g->n == g->cap) {
-        size_t nc = g->cap ? g->cap * 2 : 256;
-        hv_gc **na = realloc(g->a, nc * sizeof *na);
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        hv_gc **na = realloc(*a, nc * sizeof *na);
         if (!na) {
             g->oom = true;
             return;
         }
-        g->a = na;
-        g->cap = nc;
+        *a = na;
+        *cap = nc;
     }
-    g->a[g->n++] = o;
+    (*a)[(*n)++] = o;
+}
+
+static void push_gray(gray_stack *g, hv_gc *o)
+{
+    push(g, &g->a, &g->n, &g->cap, o);
 }
 
 static inline void mark_obj(gray_stack *g, hv_gc *o)
@@ -92,12 +117,39 @@ static void mark_proto(gray_stack *g, hv_proto *p)
         mark_obj(g, &p->name->h);
 }
 
+/* Weak entries are those holding objects other than strings (strings are
+ * values, as in Lua 5.1: never removed from a weak table). */
+static inline bool weakref(const hv_value *v)
+{
+    return hv_iscollectable(v) && v->tt != HV_TSTR;
+}
+
+/* A table's __mode as Lua 5.1 reads it: 'k' weak keys, 'v' weak values. */
+static int weak_mode(hv_vm *vm, const hv_table *t)
+{
+    hv_table *mt = t->meta;
+    if (!mt || (mt->nomm & (1u << TM_MODE)))
+        return 0;
+    const hv_value *m = hv_table_getstr(mt, vm->tmname[TM_MODE]);
+    if (m->tt != HV_TSTR) {
+        if (hv_isnil(m))
+            mt->nomm |= 1u << TM_MODE;
+        return 0;
+    }
+    const char *s = hv_strv(m)->data;
+    return (strchr(s, 'k') ? 1 : 0) | (strchr(s, 'v') ? 2 : 0);
+}
+
 static void traverse_table(gray_stack *g, hv_table *t)
 {
     if (t->meta)
         mark_obj(g, &t->meta->h);
+    int weak = weak_mode(g->vm, t);
+    if (weak)
+        push(g, &g->weak, &g->nweak, &g->capweak, &t->h);
     for (uint32_t i = 0; i < t->asize; i++)
-        mark_val(g, &t->arr[i]);
+        if (!(weak & 2) || !weakref(&t->arr[i]))
+            mark_val(g, &t->arr[i]);
     if (t->node) {
         size_t n = (size_t)1 << t->lsizenode;
         for (size_t i = 0; i < n; i++) {
@@ -108,8 +160,36 @@ static void traverse_table(gray_stack *g, hv_table *t)
                 if (hv_iscollectable(&nd->key))
                     nd->key.tt = HV_TDEADKEY;
             } else {
-                mark_val(g, &nd->key);
-                mark_val(g, &nd->val);
+                if (!(weak & 1) || !weakref(&nd->key))
+                    mark_val(g, &nd->key);
+                if (!(weak & 2) || !weakref(&nd->val))
+                    mark_val(g, &nd->val);
+            }
+        }
+    }
+}
+
+static inline bool cleared(const hv_value *v)
+{
+    return weakref(v) && !v->v.gc->marked;
+}
+
+/* After marking: an entry of a weak table whose weak key or value was not
+ * reached otherwise goes (its key stays as a dead key for next()). */
+static void clear_weak(gray_stack *g)
+{
+    for (size_t w = 0; w < g->nweak; w++) {
+        hv_table *t = (hv_table *)g->weak[w];
+        for (uint32_t i = 0; i < t->asize; i++)
+            if (cleared(&t->arr[i]))
+                hv_setnil(&t->arr[i]);
+        size_t n = t->node ? (size_t)1 << t->lsizenode : 0;
+        for (size_t i = 0; i < n; i++) {
+            hv_node *nd = &t->node[i];
+            if (!hv_isnil(&nd->val) && (cleared(&nd->key) || cleared(&nd->val))) {
+                hv_setnil(&nd->val);
+                if (hv_iscollectable(&nd->key))
+                    nd->key.tt = HV_TDEADKEY;
             }
         }
     }
@@ -123,11 +203,15 @@ static void traverse_thread(gray_stack *g, hv_thread *th)
             hi = th->cis[i].top;
     if (hi > th->stacksize)
         hi = th->stacksize;
-    for (int i = 0; i < hi; i++)
+    /* collectgarbage() (a C function) marks up to its own top, as Lua 5.1
+     * does: the slots above it are dead registers of the frames below, which
+     * must not keep a weak table's entry */
+    int live = th == g->caller ? th->top : hi;
+    for (int i = 0; i < live; i++)
         mark_val(g, &th->stack[i]);
     /* slots above every frame hold nothing live: clear them so that a later
      * frame never sees a collected object there */
-    for (int i = hi; i < th->stacksize; i++)
+    for (int i = live; i < th->stacksize; i++)
         hv_setnil(&th->stack[i]);
     for (hv_upval *u = th->openup; u; u = u->next)
         mark_obj(g, &u->h);
@@ -211,7 +295,7 @@ void hv_gc_collect(hv_thread *L)
     if (vm->in_gc)
         return;
     vm->in_gc = true;
-    gray_stack g = {NULL, 0, 0, false};
+    gray_stack g = {vm, L->ci && !L->ci->is_lua ? L : NULL, NULL, 0, 0, NULL, 0, 0, false};
     mark_obj(&g, &vm->main->h);
     if (vm->running)
         mark_obj(&g, &vm->running->h);
@@ -230,7 +314,10 @@ void hv_gc_collect(hv_thread *L)
         mark_proto(&g, vm->protos[i]);
     while (g.n > 0 && !g.oom)
         traverse(&g, g.a[--g.n]);
+    if (!g.oom)
+        clear_weak(&g);
     free(g.a);
+    free(g.weak);
     if (g.oom) {
         /* the host ran out of memory while marking: keep everything (unmark) */
         for (hv_gc *o = vm->all; o; o = o->next)

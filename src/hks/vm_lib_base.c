@@ -100,6 +100,20 @@ void hv_register(hv_thread *L, hv_table *t, const char *name, hv_cfunc f)
     *hv_table_setstr(L, t, k) = v;
 }
 
+hv_table *hv_open_lib(hv_thread *L, const char *name, int nhash, const hv_libfn *fns, size_t n)
+{
+    hv_table *t = L->vm->globals;
+    if (name) {
+        t = hv_table_new(L, 0, nhash);
+        hv_value tv;
+        hv_setgc(&tv, HV_TTAB, t);
+        *hv_table_setstr(L, L->vm->globals, hv_str_cstr(L, name)) = tv;
+    }
+    for (size_t i = 0; i < n; i++)
+        hv_register(L, t, fns[i].name, fns[i].f);
+    return t;
+}
+
 /* ---- tostring ---- */
 
 void hv_tostring(hv_thread *L, int idx)
@@ -466,11 +480,7 @@ static int b_collectgarbage(hv_thread *L, int n)
 
 void hv_open_base(hv_thread *L)
 {
-    hv_table *g = L->vm->globals;
-    static const struct {
-        const char *name;
-        hv_cfunc f;
-    } fns[] = {
+    static const hv_libfn fns[] = {
         {"print", b_print},       {"type", b_type},           {"tostring", b_tostring},
         {"tonumber", b_tonumber}, {"pairs", b_pairs},         {"ipairs", b_ipairs},
         {"select", b_select},     {"rawget", b_rawget},       {"rawset", b_rawset},
@@ -479,8 +489,7 @@ void hv_open_base(hv_thread *L)
         {"pcall", b_pcall},       {"xpcall", b_xpcall},       {"unpack", b_unpack},
         {"collectgarbage", b_collectgarbage},
     };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        hv_register(L, g, fns[i].name, fns[i].f);
+    hv_table *g = hv_open_lib(L, NULL, 0, fns, HV_NFNS(fns));
     /* next and ipairs' iterator live in the registry's array part, so that
      * pairs() returns the same next every time; the interpreter runs a
      * TFORLOOP over this next in place (tag -2) */

@@ -775,21 +775,15 @@ static int s_format(hv_thread *L, int n)
 
 void hv_open_string(hv_thread *L)
 {
-    hv_table *s = hv_table_new(L, 0, 16);
-    hv_value sv;
-    hv_setgc(&sv, HV_TTAB, s);
-    *hv_table_setstr(L, L->vm->globals, hv_str_cstr(L, "string")) = sv;
-    static const struct {
-        const char *name;
-        hv_cfunc f;
-    } fns[] = {
+    static const hv_libfn fns[] = {
         {"len", s_len},         {"sub", s_sub},       {"upper", s_upper}, {"lower", s_lower},
         {"rep", s_rep},         {"reverse", s_reverse}, {"byte", s_byte}, {"char", s_char},
         {"find", s_find},       {"match", s_match},   {"gmatch", s_gmatch}, {"gsub", s_gsub},
         {"format", s_format},
     };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        hv_register(L, s, fns[i].name, fns[i].f);
+    hv_table *s = hv_open_lib(L, "string", 16, fns, HV_NFNS(fns));
+    hv_value sv;
+    hv_setgc(&sv, HV_TTAB, s);
     hv_table *mt = hv_table_new(L, 0, 1);
     *hv_table_setstr(L, mt, L->vm->tmname[TM_INDEX]) = sv;
     L->vm->strmeta = mt;

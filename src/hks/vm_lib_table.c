@@ -213,16 +213,11 @@ static int t_sort(hv_thread *L, int n)
 
 void hv_open_table(hv_thread *L)
 {
-    hv_table *t = hv_table_new(L, 0, 8);
-    hv_value tv;
-    hv_setgc(&tv, HV_TTAB, t);
-    *hv_table_setstr(L, L->vm->globals, hv_str_cstr(L, "table")) = tv;
-    hv_register(L, t, "insert", t_insert);
-    hv_register(L, t, "remove", t_remove);
-    hv_register(L, t, "concat", t_concat);
-    hv_register(L, t, "sort", t_sort);
-    hv_register(L, t, "getn", t_getn);
-    hv_register(L, t, "maxn", t_maxn);
+    static const hv_libfn fns[] = {
+        {"insert", t_insert}, {"remove", t_remove}, {"concat", t_concat},
+        {"sort", t_sort},     {"getn", t_getn},     {"maxn", t_maxn},
+    };
+    hv_open_lib(L, "table", 8, fns, HV_NFNS(fns));
 }
 
 /* ---- math ---- */
@@ -352,14 +347,7 @@ static int m_randomseed(hv_thread *L, int n)
 
 void hv_open_math(hv_thread *L)
 {
-    hv_table *m = hv_table_new(L, 0, 32);
-    hv_value mv;
-    hv_setgc(&mv, HV_TTAB, m);
-    *hv_table_setstr(L, L->vm->globals, hv_str_cstr(L, "math")) = mv;
-    static const struct {
-        const char *name;
-        hv_cfunc f;
-    } fns[] = {
+    static const hv_libfn fns[] = {
         {"abs", m_abs},     {"ceil", m_ceil},   {"floor", m_floor}, {"sqrt", m_sqrt},
         {"sin", m_sin},     {"cos", m_cos},     {"tan", m_tan},     {"asin", m_asin},
         {"acos", m_acos},   {"atan", m_atan},   {"atan2", m_atan2}, {"exp", m_exp},
@@ -369,8 +357,7 @@ void hv_open_math(hv_thread *L)
         {"sinh", m_sinh},   {"cosh", m_cosh},   {"tanh", m_tanh},   {"deg", m_deg},
         {"rad", m_rad},
     };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        hv_register(L, m, fns[i].name, fns[i].f);
+    hv_table *m = hv_open_lib(L, "math", 32, fns, HV_NFNS(fns));
     hv_value v;
     hv_setnum(&v, hv_round(L->vm, 3.14159265358979323846));
     *hv_table_setstr(L, m, hv_str_cstr(L, "pi")) = v;
@@ -505,14 +492,9 @@ static int co_running(hv_thread *L, int n)
 
 void hv_open_coroutine(hv_thread *L)
 {
-    hv_table *c = hv_table_new(L, 0, 8);
-    hv_value cv;
-    hv_setgc(&cv, HV_TTAB, c);
-    *hv_table_setstr(L, L->vm->globals, hv_str_cstr(L, "coroutine")) = cv;
-    hv_register(L, c, "create", co_create);
-    hv_register(L, c, "resume", co_resume);
-    hv_register(L, c, "yield", co_yield);
-    hv_register(L, c, "status", co_status);
-    hv_register(L, c, "wrap", co_wrap);
-    hv_register(L, c, "running", co_running);
+    static const hv_libfn fns[] = {
+        {"create", co_create}, {"resume", co_resume}, {"yield", co_yield},
+        {"status", co_status}, {"wrap", co_wrap},     {"running", co_running},
+    };
+    hv_open_lib(L, "coroutine", 8, fns, HV_NFNS(fns));
 }

@@ -87,12 +87,8 @@ static void setnodevector(hv_thread *L, hv_table *t, hv_node *fresh, int lsize)
         t->node = dummynode;
         t->lsizenode = 0;
     } else {
-        size_t size = (size_t)1 << lsize;
-        for (size_t i = 0; i < size; i++) {
-            fresh[i].next = NULL;
-            hv_setnil(&fresh[i].key);
-            hv_setnil(&fresh[i].val);
-        }
+        /* fresh comes from hv_alloc_zero: every key and value nil (tag 0),
+         * every link NULL */
         t->node = fresh;
         t->lsizenode = (uint8_t)lsize;
     }
@@ -121,7 +117,7 @@ hv_table *hv_table_new(hv_thread *L, int narr, int nhash)
         }
         if (nhash > 0) {
             int ls = ceillog2((uint32_t)nhash);
-            hv_node *n = hv_alloc(L, NULL, 0, ((size_t)1 << ls) * sizeof(hv_node));
+            hv_node *n = hv_alloc_zero(L, ((size_t)1 << ls) * sizeof(hv_node));
             setnodevector(L, t, n, ls);
         }
     }
@@ -270,7 +266,7 @@ static void resize(hv_thread *L, hv_table *t, uint32_t nasize, uint32_t nhsize)
             hv_setnil(&t->arr[i]);
         t->asize = nasize;
     }
-    hv_node *fresh = nhsize ? hv_alloc(L, NULL, 0, ((size_t)1 << ls) * sizeof(hv_node)) : NULL;
+    hv_node *fresh = nhsize ? hv_alloc_zero(L, ((size_t)1 << ls) * sizeof(hv_node)) : NULL;
     setnodevector(L, t, fresh, ls);
     if (nasize < oldasize) {
         t->asize = nasize;

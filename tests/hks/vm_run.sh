@@ -28,6 +28,20 @@ for f in "$SRC"/tests/hks/vm/*.lua; do
     "$G" hks run --target doubles --checked --print text "$f" >"$tmp/got2" 2>&1
     cmp -s "$tmp/got" "$tmp/got2" && ok || bad "$n differs in checked mode"
 done
+# HavokScript programs of our own (structures): NAME.hks compiled for a
+# structure target prints NAME.out, which is lua5.1's output of NAME.lua,
+# the same program with tables in place of structures
+for f in "$SRC"/tests/hks/vm_hks/*.hks; do
+    n=${f%.hks}
+    if command -v lua5.1 >/dev/null 2>&1; then
+        lua5.1 "$n.lua" >"$tmp/lua.out" 2>&1
+        cmp -s "$tmp/lua.out" "$n.out" && ok || bad "$n.out is not lua5.1's output of $n.lua"
+    fi
+    for mode in "" --checked; do
+        "$G" hks run --target sekiro $mode --print text "$f" >"$tmp/got" 2>&1
+        cmp -s "$tmp/got" "$n.out" && ok || { bad "$f $mode differs"; diff "$tmp/got" "$n.out" | head -5; }
+    done
+done
 # the world example: exit 0, the golden JSON Lines
 L=$SRC/examples/hks/layer
 "$G" hks run "$L/keep.lua" --world "$L/keep.world.json" --events "$L/keep.timeline.jsonl" >"$tmp/w" 2>"$tmp/we"
