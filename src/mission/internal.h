@@ -392,6 +392,8 @@ extern void (*ms_test_unprotected)(lua_State *L);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
 void ms_inputs_clear(gsvm_mission *m);
 bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);
+/* Decimal text of `v` in `out` (at least 21 bytes); returns its length (api_support.c). */
+size_t ms_u64_text(uint64_t v, char *out);
 /* Puts one stored fact back (ms_store_load); false when it makes no sense. */
 bool ms_fact_restore(gsvm_mission *m, const char *name, int64_t value);
 void ms_sanitize_error(const char *in, size_t len, char *out);

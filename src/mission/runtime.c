@@ -305,23 +305,6 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
     }
 }
 
-/* Decimal text of `v` in `out` (at least 21 bytes); returns its length.
- * Every dispatched event carries four such numbers, and snprintf was a fifth
- * of a no-op callback's cost. */
-static size_t u64_text(uint64_t v, char *out)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n] = 0;
-    return n;
-}
-
 /* The next value of the events' sequence (and of mission_sequence, which
  * moves with it) as text.  When it passes what the store holds, a block of
  * SEQ_BLOCK numbers is reserved there first, so callbacks that commit
@@ -341,8 +324,8 @@ static void next_event_seq(gsvm_mission *m, char *seq, char *mseq)
         if (st != GSVM_OK)
             ms_fault(m, err.message);
     }
-    u64_text(n, seq);
-    u64_text(m->rec.mission_seq, mseq);
+    ms_u64_text(n, seq);
+    ms_u64_text(m->rec.mission_seq, mseq);
 }
 
 static void dispatch(gsvm_mission *m, mevent *e)
@@ -370,8 +353,8 @@ static void dispatch(gsvm_mission *m, mevent *e)
         return;
     }
     ms_mevent_set_str(e, "sequence", buf, strlen(buf));
-    ms_mevent_set_str(e, "source_generation", buf, u64_text(e->source_generation, buf));
-    ms_mevent_set_str(e, "attempt_generation", buf, u64_text(m->rec.attempt, buf));
+    ms_mevent_set_str(e, "source_generation", buf, ms_u64_text(e->source_generation, buf));
+    ms_mevent_set_str(e, "attempt_generation", buf, ms_u64_text(m->rec.attempt, buf));
     if (e->kind != EV_scriptable_override_transport_staged)
         ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     run_callback(m, ref, e, false, e->db_id, NULL, NULL);
@@ -398,10 +381,8 @@ static void fire_timer(gsvm_mission *m, int i)
     }
     char buf[24];
     ms_mevent_set_str(e, "timer_name", tf.t.name, strlen(tf.t.name));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.deadline);
-    ms_mevent_set_str(e, "timer_deadline_tick", buf, strlen(buf));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.seq);
-    ms_mevent_set_str(e, "timer_sequence", buf, strlen(buf));
+    ms_mevent_set_str(e, "timer_deadline_tick", buf, ms_u64_text(tf.t.deadline, buf));
+    ms_mevent_set_str(e, "timer_sequence", buf, ms_u64_text(tf.t.seq, buf));
     e->attempt = m->rec.attempt;
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
@@ -409,8 +390,7 @@ static void fire_timer(gsvm_mission *m, int i)
         next_event_seq(m, buf, mseq);
         ms_mevent_set_str(e, "sequence", buf, strlen(buf));
         ms_mevent_set_str(e, "source_generation", "1", 1);
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
-        ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+        ms_mevent_set_str(e, "attempt_generation", buf, ms_u64_text(m->rec.attempt, buf));
         ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     }
     /* The timer is removed before the handler runs, even without a handler. */

@@ -23,6 +23,7 @@ enum {
     Q_VAR_DEL,
     Q_TIMER_CLEAR,
     Q_TIMER_PUT,
+    Q_TIMER_DEL,
     Q_REQ_PUT,
     Q_REQ_DEL,
     Q_EV_PUT,
@@ -47,7 +48,8 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_VAR_PUT] = "INSERT OR REPLACE INTO variables(name, type, value) VALUES(?1, ?2, ?3)",
     [Q_VAR_DEL] = "DELETE FROM variables WHERE name=?1",
     [Q_TIMER_CLEAR] = "DELETE FROM timers",
-    [Q_TIMER_PUT] = "INSERT INTO timers(name, deadline, seq) VALUES(?1, ?2, ?3)",
+    [Q_TIMER_PUT] = "INSERT OR REPLACE INTO timers(name, deadline, seq) VALUES(?1, ?2, ?3)",
+    [Q_TIMER_DEL] = "DELETE FROM timers WHERE name=?1",
     [Q_REQ_PUT] = "INSERT OR REPLACE INTO requests(key, attempt, body) VALUES(?1, ?2, ?3)",
     [Q_REQ_DEL] = "DELETE FROM requests WHERE key=?1",
     [Q_EV_PUT] = "INSERT INTO events(attempt, body, queue) VALUES(?1, ?2, ?3)",
@@ -232,16 +234,45 @@ static bool put_var(mstore *s, const mvar *v)
     return step(s, Q_VAR_PUT) == SQLITE_DONE;
 }
 
+static bool put_timer(mstore *s, const mtimer *t)
+{
+    sqlite3_stmt *q = s->q[Q_TIMER_PUT];
+    sqlite3_bind_text(q, 1, t->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, (sqlite3_int64)t->deadline);
+    sqlite3_bind_int64(q, 3, (sqlite3_int64)t->seq);
+    return step(s, Q_TIMER_PUT) == SQLITE_DONE;
+}
+
 static bool put_timers(mstore *s, const mtimers *t)
 {
     if (step(s, Q_TIMER_CLEAR) != SQLITE_DONE)
         return false;
-    for (int i = 0; i < t->n; i++) {
-        sqlite3_stmt *q = s->q[Q_TIMER_PUT];
-        sqlite3_bind_text(q, 1, t->t[i].name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 2, (sqlite3_int64)t->t[i].deadline);
-        sqlite3_bind_int64(q, 3, (sqlite3_int64)t->t[i].seq);
-        if (step(s, Q_TIMER_PUT) != SQLITE_DONE)
+    for (int i = 0; i < t->n; i++)
+        if (!put_timer(s, &t->t[i]))
+            return false;
+    return true;
+}
+
+/* Writes what changed from `old` to `now` (both sorted by name): a timer
+ * callback removes its timer and often starts it again, and rewriting the
+ * whole table was two thirds of such a commit. */
+static bool put_timer_changes(mstore *s, const mtimers *old, const mtimers *now)
+{
+    int i = 0, j = 0;
+    while (i < old->n || j < now->n) {
+        int c = i >= old->n ? 1 : j >= now->n ? -1 : strcmp(old->t[i].name, now->t[j].name);
+        bool ok = true;
+        if (c < 0) {
+            sqlite3_bind_text(s->q[Q_TIMER_DEL], 1, old->t[i++].name, -1, SQLITE_STATIC);
+            ok = step(s, Q_TIMER_DEL) == SQLITE_DONE;
+        } else if (c > 0) {
+            ok = put_timer(s, &now->t[j++]);
+        } else {
+            const mtimer *a = &old->t[i++], *b = &now->t[j++];
+            if (a->deadline != b->deadline || a->seq != b->seq)
+                ok = put_timer(s, b);
+        }
+        if (!ok)
             return false;
     }
     return true;
@@ -358,7 +389,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
         }
     }
     if (ok && t->timers_copied)
-        ok = put_timers(s, &t->timers);
+        ok = put_timer_changes(s, &m->rec.timers, &t->timers);
     for (int i = 0; ok && i < t->nreqs; i++) {
         char *body = ms_mreq_encode(t->reqs[i]);
         if (!body) {
