@@ -991,6 +991,25 @@ static bool slot_selector_ok(const gsvm_mission *m, const gsvm_mission_value *v)
     return m->world->nslots == 0 && (v->type == GSVM_MV_INT || v->type == GSVM_MV_STR);
 }
 
+/* A report's fields, checked before any of it is used: at most 256, each
+ * named by 1..39 bytes (a longer name was dropped without a word, so the
+ * script saw a different report than the client sent). */
+static gsvm_status fields_check(const gsvm_mission *m, const gsvm_mission_field *fields, size_t nfields,
+                                gsvm_error *err)
+{
+    if (nfields > 256)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "too many event fields");
+    for (size_t i = 0; i < nfields; i++) {
+        size_t n = fields[i].name ? strlen(fields[i].name) : 0;
+        if (n == 0 || n >= sizeof ((mfield *)0)->name)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                                  "event field names have 1 to %zu bytes ('%.40s%s')",
+                                  sizeof ((mfield *)0)->name - 1, fields[i].name ? fields[i].name : "",
+                                  n > 40 ? "..." : "");
+    }
+    return GSVM_OK;
+}
+
 static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_mission_field *fields,
                               size_t nfields, bool run, gsvm_error *err)
 {
@@ -1002,8 +1021,8 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
     if (k == EV_timer_elapsed || k == EV_effect_result || k == EV_phase_entered)
         return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
                               "%s is raised by the runtime, not reported", kind);
-    if (nfields > 256)
-        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "too many event fields");
+    if (fields_check(m, fields, nfields, err) != GSVM_OK)
+        return err->status;
     if (!ms_event_reaches_script(k))
         return GSVM_OK;
     const gsvm_mission_value *slotv = field_get(fields, nfields, "slot");
@@ -1098,7 +1117,7 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
     bool ok = true;
     for (size_t i = 0; i < nfields && ok; i++) {
         const gsvm_mission_field *f = &fields[i];
-        if (!f->name || strcmp(f->name, "slot") == 0 || strlen(f->name) >= 40)
+        if (strcmp(f->name, "slot") == 0)
             continue;
         if (strcmp(f->name, "source_generation") == 0 && f->value.type == GSVM_MV_INT && f->value.i > 0) {
             e->source_generation = (uint64_t)f->value.i;
@@ -1196,6 +1215,8 @@ gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_repor
             return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
                                   "%s is raised by the runtime, not reported", items[i].kind);
         /* The whole packet is checked before any of it is queued. */
+        if (fields_check(m, items[i].fields, items[i].nfields, err) != GSVM_OK)
+            return err->status;
         const gsvm_mission_value *sv = field_get(items[i].fields, items[i].nfields, "slot");
         if (sv && ms_event_reaches_script(k) && !resolve_selector(m, W_SLOT, sv) && !slot_selector_ok(m, sv))
             return slot_error(m, sv, err);

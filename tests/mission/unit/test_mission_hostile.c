@@ -738,6 +738,35 @@ static void test_report_slots(void)
     gsvm_mission_world_free(w);
 }
 
+/* A report is used whole or refused: a field name too long for the event
+ * (it was dropped silently) is an error, and in a packet nothing of the
+ * packet is queued. */
+static void test_report_fields(void)
+{
+    rec_host h;
+    gsvm_mission *m = open_src("return { on_event_session_joined = function(c, st, ev)\n"
+                               " c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+                               &h);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    gsvm_error err;
+    static const char long_name[] = "a_field_name_of_exactly_forty_bytes_xyz0";
+    gsvm_mission_field f = {long_name, {.type = GSVM_MV_INT, .i = 1}};
+    CHECK_INT(gsvm_mission_report(m, "session_joined", &f, 1, &err), GSVM_ERR_INPUT);
+    CHECK(strstr(err.message, "event field names have 1 to 39 bytes") != NULL);
+    f.name = "";
+    CHECK_INT(gsvm_mission_report(m, "session_joined", &f, 1, &err), GSVM_ERR_INPUT);
+    gsvm_mission_field good = {"a_field_name_of_39_bytes_is_just_right9", {.type = GSVM_MV_INT, .i = 1}};
+    f.name = long_name;
+    gsvm_mission_report_item items[2] = {{"session_joined", &good, 1}, {"session_joined", &f, 1}};
+    CHECK_INT(gsvm_mission_report_packet(m, items, 2, &err), GSVM_ERR_INPUT);
+    CHECK_INT(gsvm_mission_callbacks_run(m), 0);
+    CHECK_INT(gsvm_mission_report(m, "session_joined", &good, 1, &err), GSVM_OK);
+    CHECK_INT(var_int(m, "n"), 1);
+    gsvm_mission_close(m);
+}
+
 static void test_locked_state(void)
 {
     char db[300];
@@ -782,6 +811,7 @@ int main(void)
     timed("test_advance", test_advance);
     timed("test_async", test_async);
     timed("test_report_slots", test_report_slots);
+    timed("test_report_fields", test_report_fields);
     timed("test_locked_state", test_locked_state);
     timed("test_sequence_kill9", test_sequence_kill9);
     timed("test_c_call_cost", test_c_call_cost);
