@@ -464,7 +464,7 @@ static void push_field(lua_State *L, const mfield *f)
     case EF_BOOL: lua_pushboolean(L, f->b); break;
     case EF_INT: lua_pushinteger(L, f->i); break;
     case EF_NUM: lua_pushnumber(L, f->n); break;
-    case EF_STR: lua_pushlstring(L, f->s, f->len); break;
+    case EF_STR: lua_pushlstring(L, ms_mfield_str(f), f->len); break;
     case EF_KEY: ms_push_key(L, (uint64_t)f->i); break;
     default: lua_pushnil(L);
     }
@@ -529,7 +529,7 @@ static int ev_applied_request(lua_State *L)
                 v.i = f->i;
             } else if (f && f->type == EF_STR) {
                 v.type = GSVM_MV_STR;
-                v.s = f->s;
+                v.s = ms_mfield_str(f);
                 v.len = f->len;
             }
             uint64_t seq, key;

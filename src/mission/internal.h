@@ -125,9 +125,15 @@ typedef struct mfield {
     bool b;
     int64_t i;
     double n;
+    /* A string's bytes: `s` when they were allocated, else in `small`
+     * (the runtime's own fields, sequences and generations, fit there: a
+     * dispatched event set four of them with a malloc each).  Read them
+     * through ms_mfield_str. */
     char *s;
     size_t len;
+    char small[24];
 } mfield;
+static inline const char *ms_mfield_str(const mfield *f) { return f->s ? f->s : f->small; }
 
 typedef struct mevent {
     int kind;
