@@ -310,6 +310,11 @@ struct gsvm_mission {
     /* volatile (not durable) host-side knowledge */
     char (*first_seen)[80];
     int nfirst, capfirst;
+    /* An index over first_seen (open addressing; entry i + 1, 0 empty;
+     * first_cap a power of two above twice nfirst): a linear search made
+     * reports of many distinct slots quadratic (40,000 took 2.6 s of CPU). */
+    uint32_t *first_idx;
+    uint32_t first_cap;
     int64_t last_region;      /* -1 unknown */
     bool have_fireteam;
     int64_t ft_alive, ft_dead, ft_unknown;
@@ -396,6 +401,12 @@ void ms_install_panic(gsvm_mission *m); /* the state's panic handler (see panic_
  * protected call reaches the panic handler, which faults that mission only. */
 extern void (*ms_test_unprotected)(lua_State *L);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
+/* Forgets which slots reported first (a new attempt, a reopen). */
+void ms_first_clear(gsvm_mission *m);
+/* Distinct first reports one mission remembers: a world that declares no
+ * slots takes any slot name, so a client could otherwise grow the list (and
+ * the store's facts) without end; past it a report is refused. */
+#define MS_MAX_FIRST_REPORTS 65536
 void ms_inputs_clear(gsvm_mission *m);
 bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);
 /* Decimal text of `v` in `out` (at least 21 bytes); returns its length (api_support.c). */

@@ -621,7 +621,7 @@ static void free_volatile(gsvm_mission *m)
     ms_mqueue_clear(&m->events);
     ms_inputs_clear(m); /* the store has every report that waits */
     /* ... and what the reports told (facts) */
-    m->nfirst = 0;
+    ms_first_clear(m);
     m->last_region = -1;
     m->have_fireteam = false;
     m->ft_alive = m->ft_dead = m->ft_unknown = 0;
@@ -788,6 +788,7 @@ void gsvm_mission_close(gsvm_mission *m)
     ms_inputs_clear(m);
     ms_store_close(m->store);
     free(m->first_seen);
+    free(m->first_idx);
     free(m->squad_alive);
     free(m->initial_json);
     free(m->slotrec);
@@ -839,8 +840,51 @@ gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size
  * process judges a checkpoint or a first report after its reopen exactly as
  * it would have before. */
 
+static uint32_t first_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of `key` in first_idx: the entry holding it, or the empty one
+ * where it would go (first_cap > 0). */
+static uint32_t *first_slot(const gsvm_mission *m, const char *key)
+{
+    uint32_t mask = m->first_cap - 1, i = first_hash(key) & mask;
+    while (m->first_idx[i] && strcmp(m->first_seen[m->first_idx[i] - 1], key) != 0)
+        i = (i + 1) & mask;
+    return &m->first_idx[i];
+}
+
+static bool first_known(const gsvm_mission *m, const char *key)
+{
+    return m->first_cap && *first_slot(m, key) != 0;
+}
+
+void ms_first_clear(gsvm_mission *m)
+{
+    m->nfirst = 0;
+    if (m->first_idx)
+        memset(m->first_idx, 0, m->first_cap * sizeof *m->first_idx);
+}
+
 static bool remember_first(gsvm_mission *m, const char *key)
 {
+    if (m->nfirst >= MS_MAX_FIRST_REPORTS)
+        return false;
+    if ((uint32_t)(m->nfirst + 1) * 2 > m->first_cap) {
+        uint32_t nc = m->first_cap ? m->first_cap * 2 : 64;
+        uint32_t *idx = calloc(nc, sizeof *idx);
+        if (!idx)
+            return false;
+        free(m->first_idx);
+        m->first_idx = idx;
+        m->first_cap = nc;
+        for (int i = 0; i < m->nfirst; i++)
+            *first_slot(m, m->first_seen[i]) = (uint32_t)i + 1;
+    }
     if (m->nfirst == m->capfirst) {
         int nc = m->capfirst ? m->capfirst * 2 : 32;
         char(*n)[80] = realloc(m->first_seen, (size_t)nc * sizeof *n);
@@ -849,7 +893,9 @@ static bool remember_first(gsvm_mission *m, const char *key)
         m->first_seen = n;
         m->capfirst = nc;
     }
-    snprintf(m->first_seen[m->nfirst++], sizeof m->first_seen[0], "%s", key);
+    snprintf(m->first_seen[m->nfirst], sizeof m->first_seen[0], "%s", key);
+    *first_slot(m, m->first_seen[m->nfirst]) = (uint32_t)m->nfirst + 1;
+    m->nfirst++;
     return true;
 }
 
@@ -869,9 +915,13 @@ static gsvm_status first_report(gsvm_mission *m, const char *family, const char 
     char key[80];
     snprintf(key, sizeof key, "%s/%s", family, slot);
     *first = false;
-    for (int i = 0; i < m->nfirst; i++)
-        if (strcmp(m->first_seen[i], key) == 0)
-            return GSVM_OK;
+    if (first_known(m, key))
+        return GSVM_OK;
+    if (m->nfirst >= MS_MAX_FIRST_REPORTS)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                              "more than %d slots made a first report (a world without declared slots"
+                              " takes any slot name)",
+                              MS_MAX_FIRST_REPORTS);
     if (!remember_first(m, key))
         return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     *first = true;

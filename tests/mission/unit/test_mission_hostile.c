@@ -767,6 +767,39 @@ static void test_report_fields(void)
     gsvm_mission_close(m);
 }
 
+/* A world without declared slots takes any slot name, so a client could
+ * make first reports without end: each was looked up in a list (quadratic)
+ * and kept forever.  Past MS_MAX_FIRST_REPORTS distinct slots a report is
+ * refused; the ones before still count once each. */
+static void test_first_report_flood(void)
+{
+    rec_host h;
+    gsvm_mission *m = open_src("return { on_event_entity_died = function(c, st, ev)\n"
+                               " c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+                               &h);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    gsvm_error err;
+    char id[32];
+    gsvm_mission_field f = {"slot", {.type = GSVM_MV_STR, .s = id}};
+    int refused = 0;
+    for (int i = 0; i <= MS_MAX_FIRST_REPORTS; i++) {
+        f.value.len = (size_t)snprintf(id, sizeof id, "s%d", i);
+        if (gsvm_mission_report(m, "entity_died", &f, 1, &err) != GSVM_OK) {
+            refused++;
+            CHECK(strstr(err.message, "slots made a first report") != NULL);
+        }
+    }
+    CHECK_INT(refused, 1);
+    CHECK(!gsvm_mission_faulted(m));
+    CHECK_INT(gsvm_mission_callbacks_run(m), 0); /* first reports of entity_died are only recorded */
+    f.value.len = (size_t)snprintf(id, sizeof id, "s7");
+    CHECK_INT(gsvm_mission_report(m, "entity_died", &f, 1, &err), GSVM_OK);
+    CHECK_INT(var_int(m, "n"), 1);
+    gsvm_mission_close(m);
+}
+
 static void test_locked_state(void)
 {
     char db[300];
@@ -812,6 +845,7 @@ int main(void)
     timed("test_async", test_async);
     timed("test_report_slots", test_report_slots);
     timed("test_report_fields", test_report_fields);
+    timed("test_first_report_flood", test_first_report_flood);
     timed("test_locked_state", test_locked_state);
     timed("test_sequence_kill9", test_sequence_kill9);
     timed("test_c_call_cost", test_c_call_cost);
