@@ -22,6 +22,10 @@ typedef struct run_out {
     gsvm_mission_answer answer;
     const char *text;   /* the timeline's text, to give a value's column */
     size_t text_len;
+    /* Where line `at_line` starts in `text`: value_column walks on from
+     * there, so errors late in a long timeline cost their line, not the
+     * whole text before it. */
+    size_t at_line, at_pos;
 } run_out;
 
 /* JSON strings must be UTF-8: invalid bytes print as U+FFFD. */
@@ -172,15 +176,22 @@ static const char *const outcomes[] = {"committed", "transport_staged", "refused
 
 /* The 1-based column of KEY's value on line `line` of the timeline text
  * (1 when it cannot be found). */
-static size_t value_column(const run_out *o, size_t line, const char *key)
+static size_t value_column(run_out *o, size_t line, const char *key)
 {
     if (!o || !o->text || !key)
         return 1;
-    const char *p = o->text, *end = o->text + o->text_len;
-    for (size_t l = 1; l < line && p < end; l++) {
+    run_out *w = o;
+    if (w->at_line < 1 || w->at_line > line) {
+        w->at_line = 1;
+        w->at_pos = 0;
+    }
+    const char *p = o->text + w->at_pos, *end = o->text + o->text_len;
+    for (size_t l = w->at_line; l < line && p < end; l++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl + 1 : end;
     }
+    w->at_line = line;
+    w->at_pos = (size_t)(p - o->text);
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     if (!eol)
         eol = end;
@@ -322,30 +333,28 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
     }
     json_t *adv = json_object_get(line, "advance_ms");
     if (adv) {
-        size_t col = value_column(o, lineno, "advance_ms");
         if (!json_is_integer(adv) || json_integer_value(adv) < 0 ||
             (uint64_t)json_integer_value(adv) > GSVM_MISSION_MAX_CLOCK_MS)
-            return timeline_error_at(path, lineno, col, "%s",
+            return timeline_error_at(path, lineno, value_column(o, lineno, "advance_ms"), "%s",
                                      "\"advance_ms\" must be an integer from 0 to 2^53 (9007199254740992)");
         if (gsvm_mission_advance(m, (uint64_t)json_integer_value(adv), &err) != GSVM_OK)
-            return timeline_error_at(path, lineno, col, "%s", err.message);
+            return timeline_error_at(path, lineno, value_column(o, lineno, "advance_ms"), "%s", err.message);
         return -1;
     }
     json_t *outc = json_object_get(line, "outcome");
     if (outc) {
         /* {"outcome":..,"key":"N"}: the host's later answer to the head request. */
-        size_t col = value_column(o, lineno, "outcome");
         int which = -1;
         for (int i = 0; outcomes[i]; i++)
             if (json_is_string(outc) && strcmp(outcomes[i], json_string_value(outc)) == 0)
                 which = i;
         if (which < 0)
-            return timeline_error_at(path, lineno, col, "%s",
+            return timeline_error_at(path, lineno, value_column(o, lineno, "outcome"), "%s",
                                      "\"outcome\" must be committed, transport_staged, refused or canceled");
         gsvm_mission_request head;
         bool deferred = false;
         if (!gsvm_mission_head_request(m, &head, &deferred) || !deferred)
-            return timeline_error_at(path, lineno, col, "%s",
+            return timeline_error_at(path, lineno, value_column(o, lineno, "outcome"), "%s",
                                      "no deferred request is in delivery (answer {\"host\":\"defer\"} first)");
         json_t *k = json_object_get(line, "key");
         uint64_t key = head.key;
@@ -357,7 +366,7 @@ static int run_line(gsvm_mission **mp, json_t *line, const char *path, size_t li
                                          "the head request is key %s", want);
         }
         if (gsvm_mission_report_outcome(m, key, (gsvm_mission_outcome)which, &err) != GSVM_OK)
-            return timeline_error_at(path, lineno, col, "%s", err.message);
+            return timeline_error_at(path, lineno, value_column(o, lineno, "outcome"), "%s", err.message);
         return -1;
     }
     json_t *host = json_object_get(line, "host");
@@ -551,7 +560,7 @@ static int cmd_run(const gsvm_cli_call *c)
             goto done;
         }
     }
-    run_out ro = {out, GSVM_MISSION_ACCEPT, (const char *)tl_text.data, tl_text.len};
+    run_out ro = {out, GSVM_MISSION_ACCEPT, (const char *)tl_text.data, tl_text.len, 0, 0};
     gsvm_mission_config cfg;
     gsvm_mission_config_init(&cfg);
     cfg.activity_id = id_buf[0] ? id_buf : "activity";

@@ -345,6 +345,22 @@ static int ctx_restart_checkpoint(lua_State *L)
     return 1;
 }
 
+/* context.sdk, .lifetime, .peers, .timers, .variables: a new handle each. */
+static void push_sub_handle(lua_State *L)
+{
+    static const struct {
+        const char *key;
+        int kind;
+    } subs[] = {{"sdk", H_SDK}, {"lifetime", H_LIFETIME}, {"peers", H_PEERS}, {"timers", H_TIMERS},
+                {"variables", H_VARIABLES}};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        if (mapi_key_is(L, subs[i].key)) {
+            mapi_new_handle(L, subs[i].kind);
+            return;
+        }
+    lua_pushnil(L);
+}
+
 static int ctx_index(lua_State *L)
 {
     mapi_check_handle(L, 1, H_CONTEXT);
@@ -368,31 +384,28 @@ static int ctx_index(lua_State *L)
         mapi_push_u64(L, m->rec.attempt);
     else if (mapi_key_is(L, "mission_complete"))
         lua_pushboolean(L, m->rec.complete);
-    else if (mapi_key_is(L, "sdk"))
-        mapi_new_handle(L, H_SDK);
-    else if (mapi_key_is(L, "lifetime"))
-        mapi_new_handle(L, H_LIFETIME);
-    else if (mapi_key_is(L, "peers"))
-        mapi_new_handle(L, H_PEERS);
-    else if (mapi_key_is(L, "timers"))
-        mapi_new_handle(L, H_TIMERS);
-    else if (mapi_key_is(L, "variables"))
-        mapi_new_handle(L, H_VARIABLES);
     else
-        lua_pushnil(L);
+        push_sub_handle(L);
     return 1;
 }
 
 /* ---- state ---- */
 
-static int st_variable(lua_State *L)
+/* state:variable(name) and state:has_variable(name): the variable as the
+ * callback sees it (its own writes included), NULL when unset. */
+static const mval *st_lookup(lua_State *L)
 {
     gsvm_mission *m = ms_from_L(L);
     ms_check_tripped(L);
     mapi_check_handle(L, 1, H_STATE);
     size_t n;
     const char *name = mapi_check_var_name(L, 2, &n);
-    const mval *v = ms_txn_get_var(m, name, n);
+    return ms_txn_get_var(m, name, n);
+}
+
+static int st_variable(lua_State *L)
+{
+    const mval *v = st_lookup(L);
     if (v)
         mapi_push_mval(L, v);
     else
@@ -402,12 +415,7 @@ static int st_variable(lua_State *L)
 
 static int st_has_variable(lua_State *L)
 {
-    gsvm_mission *m = ms_from_L(L);
-    ms_check_tripped(L);
-    mapi_check_handle(L, 1, H_STATE);
-    size_t n;
-    const char *name = mapi_check_var_name(L, 2, &n);
-    lua_pushboolean(L, ms_txn_get_var(m, name, n) != NULL);
+    lua_pushboolean(L, st_lookup(L) != NULL);
     return 1;
 }
 
@@ -456,7 +464,7 @@ static void push_field(lua_State *L, const mfield *f)
     case EF_BOOL: lua_pushboolean(L, f->b); break;
     case EF_INT: lua_pushinteger(L, f->i); break;
     case EF_NUM: lua_pushnumber(L, f->n); break;
-    case EF_STR: lua_pushlstring(L, f->s, f->len); break;
+    case EF_STR: lua_pushlstring(L, ms_mfield_str(f), f->len); break;
     case EF_KEY: ms_push_key(L, (uint64_t)f->i); break;
     default: lua_pushnil(L);
     }
@@ -521,7 +529,7 @@ static int ev_applied_request(lua_State *L)
                 v.i = f->i;
             } else if (f && f->type == EF_STR) {
                 v.type = GSVM_MV_STR;
-                v.s = f->s;
+                v.s = ms_mfield_str(f);
                 v.len = f->len;
             }
             uint64_t seq, key;

@@ -104,7 +104,7 @@ void ms_dlv_new_attempt(gsvm_mission *m)
     m->rec.attempt++;
     m->rec.timers.n = 0;
     m->rec.complete = false; /* mission_complete is the current attempt's flag */
-    m->nfirst = 0;
+    ms_first_clear(m);
     /* Device request records go; Ghost link reports stay. */
     for (int i = 0; m->slotrec && i < m->world->nslots; i++) {
         memset(m->slotrec[i].req_key, 0, sizeof m->slotrec[i].req_key);

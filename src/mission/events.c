@@ -127,8 +127,10 @@ bool ms_mevent_set_str(mevent *e, const char *name, const char *s, size_t len)
     mfield *f = field_slot(e, name);
     if (!f)
         return false;
-    f->s = gsvm_dup_bytes(s, len);
-    if (!f->s) {
+    if (len < sizeof f->small) {
+        memcpy(f->small, s, len);
+        f->small[len] = 0;
+    } else if (!(f->s = gsvm_dup_bytes(s, len))) {
         f->type = EF_NIL;
         return false;
     }
@@ -173,12 +175,12 @@ char *ms_mevent_encode(const mevent *e)
         case EF_STR:
             /* UTF-8 text (NUL included) as a string; other bytes as hex, so
              * a report of any bytes comes back from the store as it was. */
-            v = json_stringn(f->s, f->len);
+            v = json_stringn(ms_mfield_str(f), f->len);
             if (!v) {
                 char *hex = malloc(2 * f->len + 1);
                 if (hex) {
                     for (size_t k = 0; k < f->len; k++)
-                        snprintf(hex + 2 * k, 3, "%02x", (unsigned char)f->s[k]);
+                        snprintf(hex + 2 * k, 3, "%02x", (unsigned char)ms_mfield_str(f)[k]);
                     v = json_pack("{s:s}", "hex", hex);
                     free(hex);
                 }

@@ -125,9 +125,15 @@ typedef struct mfield {
     bool b;
     int64_t i;
     double n;
+    /* A string's bytes: `s` when they were allocated, else in `small`
+     * (the runtime's own fields, sequences and generations, fit there: a
+     * dispatched event set four of them with a malloc each).  Read them
+     * through ms_mfield_str. */
     char *s;
     size_t len;
+    char small[24];
 } mfield;
+static inline const char *ms_mfield_str(const mfield *f) { return f->s ? f->s : f->small; }
 
 typedef struct mevent {
     int kind;
@@ -304,6 +310,11 @@ struct gsvm_mission {
     /* volatile (not durable) host-side knowledge */
     char (*first_seen)[80];
     int nfirst, capfirst;
+    /* An index over first_seen (open addressing; entry i + 1, 0 empty;
+     * first_cap a power of two above twice nfirst): a linear search made
+     * reports of many distinct slots quadratic (40,000 took 2.6 s of CPU). */
+    uint32_t *first_idx;
+    uint32_t first_cap;
     int64_t last_region;      /* -1 unknown */
     bool have_fireteam;
     int64_t ft_alive, ft_dead, ft_unknown;
@@ -390,8 +401,16 @@ void ms_install_panic(gsvm_mission *m); /* the state's panic handler (see panic_
  * protected call reaches the panic handler, which faults that mission only. */
 extern void (*ms_test_unprotected)(lua_State *L);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
+/* Forgets which slots reported first (a new attempt, a reopen). */
+void ms_first_clear(gsvm_mission *m);
+/* Distinct first reports one mission remembers: a world that declares no
+ * slots takes any slot name, so a client could otherwise grow the list (and
+ * the store's facts) without end; past it a report is refused. */
+#define MS_MAX_FIRST_REPORTS 65536
 void ms_inputs_clear(gsvm_mission *m);
 bool ms_value_u64(const gsvm_mission_value *v, uint64_t *out);
+/* Decimal text of `v` in `out` (at least 21 bytes); returns its length (api_support.c). */
+size_t ms_u64_text(uint64_t v, char *out);
 /* Puts one stored fact back (ms_store_load); false when it makes no sense. */
 bool ms_fact_restore(gsvm_mission *m, const char *name, int64_t value);
 void ms_sanitize_error(const char *in, size_t len, char *out);

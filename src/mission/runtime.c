@@ -305,23 +305,6 @@ static void run_callback(gsvm_mission *m, int ref, const mevent *ev, bool on_sta
     }
 }
 
-/* Decimal text of `v` in `out` (at least 21 bytes); returns its length.
- * Every dispatched event carries four such numbers, and snprintf was a fifth
- * of a no-op callback's cost. */
-static size_t u64_text(uint64_t v, char *out)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n] = 0;
-    return n;
-}
-
 /* The next value of the events' sequence (and of mission_sequence, which
  * moves with it) as text.  When it passes what the store holds, a block of
  * SEQ_BLOCK numbers is reserved there first, so callbacks that commit
@@ -341,8 +324,8 @@ static void next_event_seq(gsvm_mission *m, char *seq, char *mseq)
         if (st != GSVM_OK)
             ms_fault(m, err.message);
     }
-    u64_text(n, seq);
-    u64_text(m->rec.mission_seq, mseq);
+    ms_u64_text(n, seq);
+    ms_u64_text(m->rec.mission_seq, mseq);
 }
 
 static void dispatch(gsvm_mission *m, mevent *e)
@@ -370,8 +353,8 @@ static void dispatch(gsvm_mission *m, mevent *e)
         return;
     }
     ms_mevent_set_str(e, "sequence", buf, strlen(buf));
-    ms_mevent_set_str(e, "source_generation", buf, u64_text(e->source_generation, buf));
-    ms_mevent_set_str(e, "attempt_generation", buf, u64_text(m->rec.attempt, buf));
+    ms_mevent_set_str(e, "source_generation", buf, ms_u64_text(e->source_generation, buf));
+    ms_mevent_set_str(e, "attempt_generation", buf, ms_u64_text(m->rec.attempt, buf));
     if (e->kind != EV_scriptable_override_transport_staged)
         ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     run_callback(m, ref, e, false, e->db_id, NULL, NULL);
@@ -398,10 +381,8 @@ static void fire_timer(gsvm_mission *m, int i)
     }
     char buf[24];
     ms_mevent_set_str(e, "timer_name", tf.t.name, strlen(tf.t.name));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.deadline);
-    ms_mevent_set_str(e, "timer_deadline_tick", buf, strlen(buf));
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)tf.t.seq);
-    ms_mevent_set_str(e, "timer_sequence", buf, strlen(buf));
+    ms_mevent_set_str(e, "timer_deadline_tick", buf, ms_u64_text(tf.t.deadline, buf));
+    ms_mevent_set_str(e, "timer_sequence", buf, ms_u64_text(tf.t.seq, buf));
     e->attempt = m->rec.attempt;
     int ref = m->ref_event[EV_timer_elapsed];
     if (ref != LUA_NOREF) {
@@ -409,8 +390,7 @@ static void fire_timer(gsvm_mission *m, int i)
         next_event_seq(m, buf, mseq);
         ms_mevent_set_str(e, "sequence", buf, strlen(buf));
         ms_mevent_set_str(e, "source_generation", "1", 1);
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->rec.attempt);
-        ms_mevent_set_str(e, "attempt_generation", buf, strlen(buf));
+        ms_mevent_set_str(e, "attempt_generation", buf, ms_u64_text(m->rec.attempt, buf));
         ms_mevent_set_str(e, "mission_sequence", mseq, strlen(mseq));
     }
     /* The timer is removed before the handler runs, even without a handler. */
@@ -641,7 +621,7 @@ static void free_volatile(gsvm_mission *m)
     ms_mqueue_clear(&m->events);
     ms_inputs_clear(m); /* the store has every report that waits */
     /* ... and what the reports told (facts) */
-    m->nfirst = 0;
+    ms_first_clear(m);
     m->last_region = -1;
     m->have_fireteam = false;
     m->ft_alive = m->ft_dead = m->ft_unknown = 0;
@@ -808,6 +788,7 @@ void gsvm_mission_close(gsvm_mission *m)
     ms_inputs_clear(m);
     ms_store_close(m->store);
     free(m->first_seen);
+    free(m->first_idx);
     free(m->squad_alive);
     free(m->initial_json);
     free(m->slotrec);
@@ -859,8 +840,51 @@ gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size
  * process judges a checkpoint or a first report after its reopen exactly as
  * it would have before. */
 
+static uint32_t first_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of `key` in first_idx: the entry holding it, or the empty one
+ * where it would go (first_cap > 0). */
+static uint32_t *first_slot(const gsvm_mission *m, const char *key)
+{
+    uint32_t mask = m->first_cap - 1, i = first_hash(key) & mask;
+    while (m->first_idx[i] && strcmp(m->first_seen[m->first_idx[i] - 1], key) != 0)
+        i = (i + 1) & mask;
+    return &m->first_idx[i];
+}
+
+static bool first_known(const gsvm_mission *m, const char *key)
+{
+    return m->first_cap && *first_slot(m, key) != 0;
+}
+
+void ms_first_clear(gsvm_mission *m)
+{
+    m->nfirst = 0;
+    if (m->first_idx)
+        memset(m->first_idx, 0, m->first_cap * sizeof *m->first_idx);
+}
+
 static bool remember_first(gsvm_mission *m, const char *key)
 {
+    if (m->nfirst >= MS_MAX_FIRST_REPORTS)
+        return false;
+    if ((uint32_t)(m->nfirst + 1) * 2 > m->first_cap) {
+        uint32_t nc = m->first_cap ? m->first_cap * 2 : 64;
+        uint32_t *idx = calloc(nc, sizeof *idx);
+        if (!idx)
+            return false;
+        free(m->first_idx);
+        m->first_idx = idx;
+        m->first_cap = nc;
+        for (int i = 0; i < m->nfirst; i++)
+            *first_slot(m, m->first_seen[i]) = (uint32_t)i + 1;
+    }
     if (m->nfirst == m->capfirst) {
         int nc = m->capfirst ? m->capfirst * 2 : 32;
         char(*n)[80] = realloc(m->first_seen, (size_t)nc * sizeof *n);
@@ -869,7 +893,9 @@ static bool remember_first(gsvm_mission *m, const char *key)
         m->first_seen = n;
         m->capfirst = nc;
     }
-    snprintf(m->first_seen[m->nfirst++], sizeof m->first_seen[0], "%s", key);
+    snprintf(m->first_seen[m->nfirst], sizeof m->first_seen[0], "%s", key);
+    *first_slot(m, m->first_seen[m->nfirst]) = (uint32_t)m->nfirst + 1;
+    m->nfirst++;
     return true;
 }
 
@@ -889,9 +915,13 @@ static gsvm_status first_report(gsvm_mission *m, const char *family, const char 
     char key[80];
     snprintf(key, sizeof key, "%s/%s", family, slot);
     *first = false;
-    for (int i = 0; i < m->nfirst; i++)
-        if (strcmp(m->first_seen[i], key) == 0)
-            return GSVM_OK;
+    if (first_known(m, key))
+        return GSVM_OK;
+    if (m->nfirst >= MS_MAX_FIRST_REPORTS)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                              "more than %d slots made a first report (a world without declared slots"
+                              " takes any slot name)",
+                              MS_MAX_FIRST_REPORTS);
     if (!remember_first(m, key))
         return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
     *first = true;
@@ -1011,6 +1041,25 @@ static bool slot_selector_ok(const gsvm_mission *m, const gsvm_mission_value *v)
     return m->world->nslots == 0 && (v->type == GSVM_MV_INT || v->type == GSVM_MV_STR);
 }
 
+/* A report's fields, checked before any of it is used: at most 256, each
+ * named by 1..39 bytes (a longer name was dropped without a word, so the
+ * script saw a different report than the client sent). */
+static gsvm_status fields_check(const gsvm_mission *m, const gsvm_mission_field *fields, size_t nfields,
+                                gsvm_error *err)
+{
+    if (nfields > 256)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "too many event fields");
+    for (size_t i = 0; i < nfields; i++) {
+        size_t n = fields[i].name ? strlen(fields[i].name) : 0;
+        if (n == 0 || n >= sizeof ((mfield *)0)->name)
+            return gsvm_error_set(err, GSVM_ERR_INPUT, m->activity_id,
+                                  "event field names have 1 to %zu bytes ('%.40s%s')",
+                                  sizeof ((mfield *)0)->name - 1, fields[i].name ? fields[i].name : "",
+                                  n > 40 ? "..." : "");
+    }
+    return GSVM_OK;
+}
+
 static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_mission_field *fields,
                               size_t nfields, bool run, gsvm_error *err)
 {
@@ -1022,8 +1071,8 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
     if (k == EV_timer_elapsed || k == EV_effect_result || k == EV_phase_entered)
         return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
                               "%s is raised by the runtime, not reported", kind);
-    if (nfields > 256)
-        return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id, "too many event fields");
+    if (fields_check(m, fields, nfields, err) != GSVM_OK)
+        return err->status;
     if (!ms_event_reaches_script(k))
         return GSVM_OK;
     const gsvm_mission_value *slotv = field_get(fields, nfields, "slot");
@@ -1118,7 +1167,7 @@ static gsvm_status report_one(gsvm_mission *m, const char *kind, const gsvm_miss
     bool ok = true;
     for (size_t i = 0; i < nfields && ok; i++) {
         const gsvm_mission_field *f = &fields[i];
-        if (!f->name || strcmp(f->name, "slot") == 0 || strlen(f->name) >= 40)
+        if (strcmp(f->name, "slot") == 0)
             continue;
         if (strcmp(f->name, "source_generation") == 0 && f->value.type == GSVM_MV_INT && f->value.i > 0) {
             e->source_generation = (uint64_t)f->value.i;
@@ -1216,6 +1265,8 @@ gsvm_status gsvm_mission_report_packet(gsvm_mission *m, const gsvm_mission_repor
             return gsvm_error_set(err, GSVM_ERR_USAGE, m->activity_id,
                                   "%s is raised by the runtime, not reported", items[i].kind);
         /* The whole packet is checked before any of it is queued. */
+        if (fields_check(m, items[i].fields, items[i].nfields, err) != GSVM_OK)
+            return err->status;
         const gsvm_mission_value *sv = field_get(items[i].fields, items[i].nfields, "slot");
         if (sv && ms_event_reaches_script(k) && !resolve_selector(m, W_SLOT, sv) && !slot_selector_ok(m, sv))
             return slot_error(m, sv, err);

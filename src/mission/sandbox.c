@@ -37,6 +37,61 @@ static uint64_t units_of(double x)
     return (uint64_t)x;
 }
 
+/* A string turned into a number costs a pass of strtod over all its digits
+ * (25 MB of them take 20 ms, a thousand VM instructions' worth per
+ * kilobyte), which no hook sees.  Every library function that reads a
+ * number may be handed a string instead (string.rep('x', s), t[1] + s
+ * through the string metatable's __add, math.floor(s)), so a long string
+ * argument from `from` to `to` (-1: the last) that starts like a numeral is charged one unit
+ * per byte; with `others`, any other long string costs a scan (tonumber
+ * looks through the whole text for an 'n' of "nan" before strtod). */
+static void charge_numerals(lua_State *L, int from, int to, bool others)
+{
+    int top = lua_gettop(L);
+    if (to < 0 || to > top)
+        to = top;
+    for (int i = from; i <= to; i++) {
+        if (lua_type(L, i) != LUA_TSTRING)
+            continue;
+        size_t l;
+        const char *s = lua_tolstring(L, i, &l);
+        if (l <= 64)
+            continue;
+        size_t k = 0;
+        while (k < l && strchr(" \f\n\r\t\v", s[k]) && s[k])
+            k++;
+        if (k < l && (s[k] == '-' || s[k] == '+'))
+            k++;
+        if (k < l && ((s[k] >= '0' && s[k] <= '9') || s[k] == '.'))
+            ms_charge(L, l);
+        else if (others)
+            ms_charge(L, 1 + l / 64);
+    }
+}
+
+/* tonumber, the math library and the string metatable's arithmetic. */
+static int w_numeric(lua_State *L)
+{
+    ms_check_tripped(L);
+    charge_numerals(L, 1, -1, true);
+    return original(L)(L);
+}
+
+/* The common entry of a charged wrapper: a tripped limit raises, and the
+ * arguments from..to that the function reads as numbers are charged. */
+static void enter(lua_State *L, int from, int to)
+{
+    ms_check_tripped(L);
+    charge_numerals(L, from, to, false);
+}
+
+/* select(n, ...) and error(v, level): their counts may be strings too. */
+static int w_numargs(lua_State *L)
+{
+    enter(L, 1, 2);
+    return original(L)(L);
+}
+
 /* The stock table functions read the length through __len a second time
  * (after the wrapper read it to charge the work), and a __len that answers
  * 1 and then 2^62 would make table.remove shift 2^62 elements inside C,
@@ -134,40 +189,29 @@ static int w_sort(lua_State *L)
 }
 
 /* table.insert(t, pos, v) and table.remove(t, pos) shift every element
- * after pos: charge one unit per element moved. */
-static int w_insert(lua_State *L)
+ * after pos: charge one unit per element moved (an insert without a
+ * position appends, a remove without one takes the last element). */
+static int shift_charged(lua_State *L, bool insert)
 {
-    ms_check_tripped(L);
+    enter(L, 2, 2);
     luaL_checktype(L, 1, LUA_TTABLE);
     bool has_len;
     lua_Integer n = len_once(L, &has_len);
-    if (lua_gettop(L) == 3) {
-        lua_Integer pos = luaL_checkinteger(L, 2);
-        if (pos >= 1 && pos <= n)
-            ms_charge(L, units_of((double)n - (double)pos + 1));
-    }
-    ms_charge(L, 1);
-    return call_fixed_len(L, has_len, n);
-}
-
-static int w_remove(lua_State *L)
-{
-    ms_check_tripped(L);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    bool has_len;
-    lua_Integer n = len_once(L, &has_len);
-    lua_Integer pos = luaL_optinteger(L, 2, n);
+    lua_Integer pos = !insert ? luaL_optinteger(L, 2, n) : lua_gettop(L) == 3 ? luaL_checkinteger(L, 2) : n + 1;
     if (pos >= 1 && pos <= n)
         ms_charge(L, units_of((double)n - (double)pos + 1));
     ms_charge(L, 1);
     return call_fixed_len(L, has_len, n);
 }
 
+static int w_insert(lua_State *L) { return shift_charged(L, true); }
+static int w_remove(lua_State *L) { return shift_charged(L, false); }
+
 /* table.concat / table.unpack: one unit per element (bytes are charged by
  * the allocator). */
 static int w_concat(lua_State *L)
 {
-    ms_check_tripped(L);
+    enter(L, 3, 4);
     luaL_checktype(L, 1, LUA_TTABLE);
     bool has_len = false;
     lua_Integer i = luaL_optinteger(L, 3, 1);
@@ -178,7 +222,7 @@ static int w_concat(lua_State *L)
 
 static int w_unpack(lua_State *L)
 {
-    ms_check_tripped(L);
+    enter(L, 2, 3);
     lua_Integer i = luaL_optinteger(L, 2, 1);
     bool has_len = false;
     lua_Integer j;
@@ -192,7 +236,7 @@ static int w_unpack(lua_State *L)
 
 static int w_move(lua_State *L)
 {
-    ms_check_tripped(L);
+    enter(L, 2, 4);
     lua_Integer f = luaL_checkinteger(L, 2);
     lua_Integer e = luaL_checkinteger(L, 3);
     ms_charge(L, units_of((double)e - (double)f + 1));
@@ -204,7 +248,7 @@ static int w_move(lua_State *L)
  * turn costs a few nanoseconds) plus the bytes. */
 static int w_rep(lua_State *L)
 {
-    ms_check_tripped(L);
+    enter(L, 2, 2);
     size_t l, lsep = 0;
     luaL_checklstring(L, 1, &l);
     lua_Integer n = luaL_checkinteger(L, 2);
@@ -216,7 +260,7 @@ static int w_rep(lua_State *L)
 
 static int w_byte(lua_State *L)
 {
-    ms_check_tripped(L);
+    enter(L, 2, 3);
     size_t l;
     luaL_checklstring(L, 1, &l);
     lua_Integer i = luaL_optinteger(L, 2, 1);
@@ -233,7 +277,7 @@ static int w_byte(lua_State *L)
  * format, for the terminating NUL). */
 static int w_bytes(lua_State *L)
 {
-    ms_check_tripped(L);
+    enter(L, 2, -1);
     size_t total = 0;
     for (int i = 1, top = lua_gettop(L); i <= top; i++)
         if (lua_type(L, i) == LUA_TSTRING) {
@@ -242,41 +286,6 @@ static int w_bytes(lua_State *L)
             total += l;
         }
     ms_charge(L, 1 + total / 64);
-    return original(L)(L);
-}
-
-/* A string turned into a number costs a pass of strtod over all its digits
- * (25 MB of them take 20 ms, a thousand VM instructions' worth per
- * kilobyte), which no hook sees: a long string that starts like a numeral
- * is charged one unit per byte wherever a library function may convert it
- * (tonumber and the math library).  Other strings are not converted past
- * their first bytes. */
-static void charge_numerals(lua_State *L)
-{
-    int top = lua_gettop(L);
-    for (int i = 1; i <= top; i++) {
-        if (lua_type(L, i) != LUA_TSTRING)
-            continue;
-        size_t l;
-        const char *s = lua_tolstring(L, i, &l);
-        if (l <= 64)
-            continue;
-        size_t k = 0;
-        while (k < l && strchr(" \f\n\r\t\v", s[k]) && s[k])
-            k++;
-        if (k < l && (s[k] == '-' || s[k] == '+'))
-            k++;
-        if (k < l && ((s[k] >= '0' && s[k] <= '9') || s[k] == '.'))
-            ms_charge(L, l);
-        else
-            ms_charge(L, 1 + l / 64);
-    }
-}
-
-static int w_numeric(lua_State *L)
-{
-    ms_check_tripped(L);
-    charge_numerals(L);
     return original(L)(L);
 }
 
@@ -307,6 +316,14 @@ static int w_format(lua_State *L)
             size_t ql;
             lua_tolstring(L, arg, &ql);
             ms_charge(L, 1 + ql);
+        }
+        if (strchr("diouxXcaAeEfFgG", fmt[i]) && arg <= top && lua_type(L, arg) == LUA_TSTRING) {
+            /* A string where a number is expected is converted (see
+             * charge_numerals): one unit per byte of a long one. */
+            size_t nl;
+            lua_tolstring(L, arg, &nl);
+            if (nl > 64)
+                ms_charge(L, nl);
         }
         if (fmt[i] == 's' && arg <= top) {
             int t = lua_type(L, arg);
@@ -559,6 +576,20 @@ static int build(lua_State *L)
     wrap(L, LUA_STRLIBNAME, "byte", w_byte);
     wrap(L, LUA_STRLIBNAME, "format", w_format);
     wrap(L, LUA_GNAME, "tonumber", w_numeric);
+    wrap(L, LUA_GNAME, "select", w_numargs);
+    wrap(L, LUA_GNAME, "error", w_numargs);
+    /* s + 0 runs the string metatable's __add, which converts s in C. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    static const char *const arith[] = {"__add", "__sub", "__mul", "__mod", "__pow", "__div", "__idiv", "__unm",
+                                        NULL};
+    for (const char *const *a = arith; *a; a++) {
+        if (lua_getfield(L, -1, *a) != LUA_TFUNCTION)
+            luaL_error(L, "sandbox: the string metatable's %s is missing", *a);
+        lua_pushcclosure(L, w_numeric, 1);
+        lua_setfield(L, -2, *a);
+    }
+    lua_pop(L, 2);
     static const char *const math_fns[] = {"abs", "ceil", "floor", "fmod", "modf", "sqrt", "exp", "log",
                                            "sin", "cos", "tan", "asin", "acos", "atan", "tointeger",
                                            "ult", "max", "min", "type", NULL};

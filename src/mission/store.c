@@ -23,6 +23,7 @@ enum {
     Q_VAR_DEL,
     Q_TIMER_CLEAR,
     Q_TIMER_PUT,
+    Q_TIMER_DEL,
     Q_REQ_PUT,
     Q_REQ_DEL,
     Q_EV_PUT,
@@ -44,10 +45,15 @@ static const char *const sql_text[Q_COUNT] = {
                " wipe_key=?6, phase=?7, revision=?8, attempt=?9, next_timer_seq=?10, next_key=?11,"
                " mission_seq=?12, clock=?13, dlv_active=?14, dlv_t0=?15, dlv_answer=?16, event_seq=?17,"
                " dlv_stage=?18, dlv_stage_t=?19 WHERE id=1",
-    [Q_VAR_PUT] = "INSERT OR REPLACE INTO variables(name, type, value) VALUES(?1, ?2, ?3)",
+    /* Upserts update the row in place (INSERT OR REPLACE deletes it and
+     * inserts it again: a tenth of a timer callback's commit). */
+    [Q_VAR_PUT] = "INSERT INTO variables(name, type, value) VALUES(?1, ?2, ?3)"
+                  " ON CONFLICT(name) DO UPDATE SET type=excluded.type, value=excluded.value",
     [Q_VAR_DEL] = "DELETE FROM variables WHERE name=?1",
     [Q_TIMER_CLEAR] = "DELETE FROM timers",
-    [Q_TIMER_PUT] = "INSERT INTO timers(name, deadline, seq) VALUES(?1, ?2, ?3)",
+    [Q_TIMER_PUT] = "INSERT INTO timers(name, deadline, seq) VALUES(?1, ?2, ?3)"
+                    " ON CONFLICT(name) DO UPDATE SET deadline=excluded.deadline, seq=excluded.seq",
+    [Q_TIMER_DEL] = "DELETE FROM timers WHERE name=?1",
     [Q_REQ_PUT] = "INSERT OR REPLACE INTO requests(key, attempt, body) VALUES(?1, ?2, ?3)",
     [Q_REQ_DEL] = "DELETE FROM requests WHERE key=?1",
     [Q_EV_PUT] = "INSERT INTO events(attempt, body, queue) VALUES(?1, ?2, ?3)",
@@ -67,6 +73,12 @@ struct mstore {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
     char name[256];
+    /* An in-memory record keeps no rollback journal: writing the journal
+     * was a third of a commit, and a journal only undoes a write that
+     * failed half-way, which in memory means SQLite ran out of memory.
+     * Then the record is `lost`: every later write and a reopen fail with
+     * that error instead of using a half-written record. */
+    bool no_undo, lost;
 };
 
 static const char schema[] =
@@ -103,6 +115,10 @@ static const char *const upgrades[] = {
 
 static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
 {
+    if (s->lost)
+        return gsvm_error_set(err, GSVM_ERR_IO, s->name,
+                              "state store: %s: the in-memory record was lost when a write failed half-way",
+                              what);
     return gsvm_error_set(err, GSVM_ERR_IO, s->name, "state store: %s: %s", what,
                           sqlite3_errmsg(s->db));
 }
@@ -142,7 +158,8 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
     snprintf(pragmas, sizeof pragmas,
              "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
              " PRAGMA wal_autocheckpoint=4096;",
-             path ? "WAL" : "MEMORY", fsync_full ? "FULL" : "NORMAL");
+             path ? "WAL" : "OFF", fsync_full ? "FULL" : "NORMAL");
+    s->no_undo = !path;
     int erc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
     if (erc == SQLITE_OK)
         erc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
@@ -177,6 +194,12 @@ static int step(mstore *s, int q)
     sqlite3_reset(s->q[q]);
     sqlite3_clear_bindings(s->q[q]);
     return rc;
+}
+
+/* Starts a write transaction; false on a lost record (see no_undo). */
+static bool begin(mstore *s)
+{
+    return !s->lost && step(s, Q_BEGIN) == SQLITE_DONE;
 }
 
 static bool bind_meta(mstore *s, gsvm_mission *m)
@@ -232,16 +255,45 @@ static bool put_var(mstore *s, const mvar *v)
     return step(s, Q_VAR_PUT) == SQLITE_DONE;
 }
 
+static bool put_timer(mstore *s, const mtimer *t)
+{
+    sqlite3_stmt *q = s->q[Q_TIMER_PUT];
+    sqlite3_bind_text(q, 1, t->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, (sqlite3_int64)t->deadline);
+    sqlite3_bind_int64(q, 3, (sqlite3_int64)t->seq);
+    return step(s, Q_TIMER_PUT) == SQLITE_DONE;
+}
+
 static bool put_timers(mstore *s, const mtimers *t)
 {
     if (step(s, Q_TIMER_CLEAR) != SQLITE_DONE)
         return false;
-    for (int i = 0; i < t->n; i++) {
-        sqlite3_stmt *q = s->q[Q_TIMER_PUT];
-        sqlite3_bind_text(q, 1, t->t[i].name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 2, (sqlite3_int64)t->t[i].deadline);
-        sqlite3_bind_int64(q, 3, (sqlite3_int64)t->t[i].seq);
-        if (step(s, Q_TIMER_PUT) != SQLITE_DONE)
+    for (int i = 0; i < t->n; i++)
+        if (!put_timer(s, &t->t[i]))
+            return false;
+    return true;
+}
+
+/* Writes what changed from `old` to `now` (both sorted by name): a timer
+ * callback removes its timer and often starts it again, and rewriting the
+ * whole table was two thirds of such a commit. */
+static bool put_timer_changes(mstore *s, const mtimers *old, const mtimers *now)
+{
+    int i = 0, j = 0;
+    while (i < old->n || j < now->n) {
+        int c = i >= old->n ? 1 : j >= now->n ? -1 : strcmp(old->t[i].name, now->t[j].name);
+        bool ok = true;
+        if (c < 0) {
+            sqlite3_bind_text(s->q[Q_TIMER_DEL], 1, old->t[i++].name, -1, SQLITE_STATIC);
+            ok = step(s, Q_TIMER_DEL) == SQLITE_DONE;
+        } else if (c > 0) {
+            ok = put_timer(s, &now->t[j++]);
+        } else {
+            const mtimer *a = &old->t[i++], *b = &now->t[j++];
+            if (a->deadline != b->deadline || a->seq != b->seq)
+                ok = put_timer(s, b);
+        }
+        if (!ok)
             return false;
     }
     return true;
@@ -305,7 +357,7 @@ static bool put_all_slots(mstore *s, const gsvm_mission *m)
 gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_t *values, int n,
                                gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = true;
     for (int i = 0; ok && i < n; i++) {
@@ -318,7 +370,7 @@ gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_
 
 gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin");
     return finish(s, put_slot(s, m, row), err, "cannot record a slot report");
 }
@@ -334,7 +386,10 @@ static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what)
     if (ok && step(s, Q_COMMIT) == SQLITE_DONE)
         return GSVM_OK;
     gsvm_status st = db_error(s, err, what);
-    step(s, Q_ROLLBACK);
+    if (s->no_undo)
+        s->lost = true; /* without a journal ROLLBACK cannot undo the part written */
+    else
+        step(s, Q_ROLLBACK);
     return st;
 }
 
@@ -342,7 +397,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
                          int64_t consumed_event, const int *slot_rows, int n_slot_rows,
                          gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin a commit");
     mtxn *t = &m->txn;
     bool ok = bind_meta(s, m);
@@ -358,7 +413,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
         }
     }
     if (ok && t->timers_copied)
-        ok = put_timers(s, &t->timers);
+        ok = put_timer_changes(s, &m->rec.timers, &t->timers);
     for (int i = 0; ok && i < t->nreqs; i++) {
         char *body = ms_mreq_encode(t->reqs[i]);
         if (!body) {
@@ -384,7 +439,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
 gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
                                  gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = del_id(s, Q_REQ_DEL, (int64_t)key) && bind_meta(s, m);
     if (ok && ev)
@@ -394,14 +449,14 @@ gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, me
 
 gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin");
     return finish(s, bind_meta(s, m), err, "cannot save the record");
 }
 
 gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m) &&
               step(s, Q_FACT_DROP) == SQLITE_DONE;
@@ -416,23 +471,30 @@ gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
     return finish(s, ok, err, "cannot start a new attempt");
 }
 
+/* One statement outside a transaction (its own transaction). */
+static gsvm_status single(mstore *s, bool ok, gsvm_error *err, const char *what)
+{
+    if (ok)
+        return GSVM_OK;
+    gsvm_status st = db_error(s, err, what);
+    if (s->no_undo)
+        s->lost = true;
+    return st;
+}
+
 gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err)
 {
-    if (!del_id(s, Q_EV_DEL, id))
-        return db_error(s, err, "cannot delete an event");
-    return GSVM_OK;
+    return single(s, !s->lost && del_id(s, Q_EV_DEL, id), err, "cannot delete an event");
 }
 
 gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err)
 {
-    if (!put_event(s, e))
-        return db_error(s, err, "cannot queue an event");
-    return GSVM_OK;
+    return single(s, !s->lost && put_event(s, e), err, "cannot queue an event");
 }
 
 gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err)
 {
-    if (step(s, Q_BEGIN) != SQLITE_DONE)
+    if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = true;
     for (mevent *e = first; e && ok; e = e->next)
@@ -455,6 +517,8 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     sqlite3_stmt *q;
     gsvm_status st = GSVM_OK;
     mrecord *r = &m->rec;
+    if (s->lost)
+        return db_error(s, err, "cannot reopen");
     if (sqlite3_prepare_v2(s->db,
                            "SELECT format, started, faulted, fault, complete, wipe_active, wipe_key,"
                            " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock,"

@@ -97,5 +97,15 @@ printf 'return { on_start = function(c) c:set_variable("b", "\\255\\0x") c:set_v
 expect_rc 0 "$G" mission run "$T/bin.lua"; has "$T/out" '"b":{"hex":"ff0078"},"t":"a\u0000b"'
 # (A second process on an open state file: test_mission_hostile's test_locked_state.)
 
+# A long timeline costs its lines, not their square: 300,000 timer ticks and
+# a bad last line, whose error still names its line and column.  Each
+# advance line used to walk the text from the start to find a column it
+# would only print on an error (300,000 lines took minutes); `timeout`
+# turns such a hang into a failure.
+printf 'return { on_start = function(c) c:start_timer("t", 0) end,\n on_event_timer_elapsed = function(c) c:start_timer("t", 0) end }\n' >"$T/ticker.lua"
+awk 'BEGIN { for (i = 0; i < 300000; i++) print "{\"advance_ms\":50}"; print "{\"advance_ms\": -1}" }' >"$T/ticks.jsonl"
+expect_rc 1 timeout 300 "$G" mission run "$T/ticker.lua" --events "$T/ticks.jsonl"
+has "$T/err" "ticks.jsonl:300001:16: error: \"advance_ms\" must be an integer"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

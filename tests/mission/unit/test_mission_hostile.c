@@ -27,19 +27,34 @@ static gsvm_mission *open_cfg(const char *src, gsvm_mission_config *cfg)
     return m;
 }
 
+/* The harness's configuration with what a case changes: the budget and the
+ * wall limit (0 keeps the default), the state file and the world (NULL:
+ * none).  Every case that needs other limits starts here. */
+static gsvm_mission_config hostile_config(rec_host *h, uint64_t budget, uint32_t wall_ms, const char *db,
+                                          const gsvm_mission_world *w)
+{
+    gsvm_mission_config cfg;
+    harness_config(&cfg, h);
+    if (budget)
+        cfg.callback_budget = budget;
+    if (wall_ms)
+        cfg.callback_wall_ms = wall_ms;
+    cfg.state_path = db;
+    cfg.world = w;
+    return cfg;
+}
+
+/* An unbounded budget, so only the wall guard can stop the callback. */
+#define NO_BUDGET (UINT64_C(1) << 60)
+
 /* Runs `body` as the session_joined handler under the default limits (or
  * `cfg`), one report; the caller closes. */
 static gsvm_mission *run_one(const char *body, rec_host *h, gsvm_mission_config *cfg_in)
 {
     static char src[16384];
     snprintf(src, sizeof src, "return { on_event_session_joined = function(c, st, ev)\n%s\nend }", body);
-    gsvm_mission_config cfg;
-    if (cfg_in) {
-        cfg = *cfg_in;
-    } else {
-        harness_config(&cfg, h);
-        cfg.callback_wall_ms = 600000; /* budget cases: a busy machine must not turn them into time faults */
-    }
+    /* Budget cases get a long wall limit: a busy machine must not turn them into time faults. */
+    gsvm_mission_config cfg = cfg_in ? *cfg_in : hostile_config(h, 0, 600000, NULL, NULL);
     gsvm_mission *m = open_cfg(src, &cfg);
     if (m)
         report(m, "session_joined");
@@ -90,8 +105,7 @@ static void test_arena_full(void)
     while (lo + 1 < hi) {
         size_t mid = (lo + hi) / 2;
         rec_host h;
-        gsvm_mission_config cfg;
-        harness_config(&cfg, &h);
+        gsvm_mission_config cfg = hostile_config(&h, 0, 0, NULL, NULL);
         cfg.arena_bytes = mid;
         gsvm_error err;
         gsvm_mission *m = open_with(keeper, &cfg, &err);
@@ -105,8 +119,7 @@ static void test_arena_full(void)
     int open_failures = 0;
     for (size_t cap = hi - 300; cap < hi; cap++) {
         rec_host h;
-        gsvm_mission_config cfg;
-        harness_config(&cfg, &h);
+        gsvm_mission_config cfg = hostile_config(&h, 0, 0, NULL, NULL);
         cfg.arena_bytes = cap;
         gsvm_error err;
         gsvm_mission *m = open_with(keeper, &cfg, &err);
@@ -117,8 +130,7 @@ static void test_arena_full(void)
     int faulted = 0, probes = 0;
     for (size_t cap = hi + 8192; cap < hi + 8192 + 400; cap++) {
         rec_host h;
-        gsvm_mission_config cfg;
-        harness_config(&cfg, &h);
+        gsvm_mission_config cfg = hostile_config(&h, 0, 0, NULL, NULL);
         cfg.arena_bytes = cap;
         gsvm_mission *m = open_cfg(keeper, &cfg);
         CHECK(m != NULL);
@@ -252,30 +264,17 @@ static void test_c_call_cost(void)
                       "for i = 1, 4000 do t[i] = s end table.sort(t) c:set_variable('ok', true)",
                       NULL, "mission instruction budget exhausted");
     /* With an unbounded budget the wall-clock guard stops it (1 s limit here 200 ms). */
-    gsvm_mission_config cfg;
+    static const char time_limit[] = "mission callback exceeded its time limit";
     rec_host h;
-    harness_config(&cfg, &h);
-    cfg.callback_budget = UINT64_C(1) << 60;
-    cfg.callback_wall_ms = 200;
-    gsvm_mission *m = run_one("local s = string.rep('a', 1 << 20) local t = {}\n"
-                              "for i = 1, 20000 do t[i] = s end table.sort(t) c:set_variable('ok', true)",
-                              &h, &cfg);
-    CHECK(m && gsvm_mission_faulted(m));
-    if (m)
-        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
-    gsvm_mission_close(m);
+    gsvm_mission_config cfg = hostile_config(&h, NO_BUDGET, 200, NULL, NULL);
+    expect_fault_with("local s = string.rep('a', 1 << 20) local t = {}\n"
+                      "for i = 1, 20000 do t[i] = s end table.sort(t) c:set_variable('ok', true)",
+                      &cfg, time_limit);
     /* == and < of two distinct 16 MB strings: one instruction each; the
      * watchdog stops the loop at the deadline. */
-    harness_config(&cfg, &h);
-    cfg.callback_budget = UINT64_C(1) << 60;
-    cfg.callback_wall_ms = 200;
-    m = run_one("local a = string.rep('a', 16000000) local b = string.rep('a', 16000000)\n"
-                "while true do local x = a == b local y = a < b end",
-                &h, &cfg);
-    CHECK(m && gsvm_mission_faulted(m));
-    if (m)
-        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
-    gsvm_mission_close(m);
+    expect_fault_with("local a = string.rep('a', 16000000) local b = string.rep('a', 16000000)\n"
+                      "while true do local x = a == b local y = a < b end",
+                      &cfg, time_limit);
     /* tonumber of 25 MB of digits: strtod over every byte, charged by byte. */
     expect_fault_with("local s = string.rep('1', 25000000)\n"
                       "for i = 1, 10 do local x = tonumber(s) end c:set_variable('ok', true)",
@@ -283,18 +282,30 @@ static void test_c_call_cost(void)
     expect_fault_with("local s = string.rep('7', 25000000)\n"
                       "for i = 1, 10 do local x = math.floor(s) end c:set_variable('ok', true)",
                       NULL, "mission instruction budget exhausted");
+    /* A string where a number is expected is converted in C (strtod over
+     * every byte): through the string metatable's arithmetic, the counts
+     * of string.rep/select/error/table.insert and string.format's numeric
+     * conversions, each charged by its bytes like tonumber. */
+    static const char *const numeral_uses[] = {
+        "local x = s + 0", "local x = -s", "pcall(string.rep, 'x', s)", "pcall(select, s, 1)",
+        "pcall(error, 'e', s)", "pcall(string.format, '%d', s)", "pcall(string.format, '%5.1f', s)",
+        "pcall(table.insert, {}, s, 1)", "pcall(string.sub, 'abc', s)", "pcall(table.concat, {}, '', s)",
+    };
+    for (size_t i = 0; i < sizeof numeral_uses / sizeof numeral_uses[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "local s = string.rep('1', 25000000)\n"
+                 "for i = 1, 40 do %s end c:set_variable('ok', true)",
+                 numeral_uses[i]);
+        expect_fault_with(body, NULL, "mission instruction budget exhausted");
+    }
     /* A Lua comparator's `<` is one instruction the hook cannot charge by
      * its bytes: the watchdog stops the sort at the deadline. */
-    harness_config(&cfg, &h);
-    cfg.callback_wall_ms = 200;
-    m = run_one("local s = string.rep('a', 1 << 20) local t = {}\n"
-                "for i = 1, 20000 do t[i] = s end table.sort(t, function(x, y) return x < y end)\n"
-                "c:set_variable('ok', true)",
-                &h, &cfg);
-    CHECK(m && gsvm_mission_faulted(m));
-    if (m)
-        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
-    gsvm_mission_close(m);
+    cfg = hostile_config(&h, 0, 200, NULL, NULL);
+    expect_fault_with("local s = string.rep('a', 1 << 20) local t = {}\n"
+                      "for i = 1, 20000 do t[i] = s end table.sort(t, function(x, y) return x < y end)\n"
+                      "c:set_variable('ok', true)",
+                      &cfg, time_limit);
     /* string.format('%q') prints each control byte with snprintf: charged
      * one unit per byte quoted (6 MB of plain bytes exceed the budget,
      * where the buffer's allocations alone cost 200,000 units) ... */
@@ -306,19 +317,17 @@ static void test_c_call_cost(void)
      * hold next to the input and the buffer: a call run to its end faults
      * with "not enough memory" after a second or so of snprintf; the buffer's
      * last growth comes half-way, long after the 100 ms deadline. */
-    harness_config(&cfg, &h);
-    cfg.callback_budget = UINT64_C(1) << 60;
-    cfg.callback_wall_ms = 100;
+    cfg = hostile_config(&h, NO_BUDGET, 100, NULL, NULL);
     /* (The string is built while opening, so the callback's first
      * instructions run before the deadline and only the one call is late.) */
-    m = open_cfg("local s = string.rep('\\0', 16000000)\n"
+    gsvm_mission *m = open_cfg("local s = string.rep('\\0', 16000000)\n"
                  "return { on_event_session_joined = function(c)\n"
                  "  local t = string.format('%q', s) c:set_variable('n', #t) end }", &cfg);
     CHECK(m != NULL);
     if (m) {
         report(m, "session_joined");
         CHECK(gsvm_mission_faulted(m));
-        CHECK_STR(gsvm_mission_fault_text(m), "mission callback exceeded its time limit");
+        CHECK_STR(gsvm_mission_fault_text(m), time_limit);
     }
     gsvm_mission_close(m);
     /* string.unpack('z') scans its data for a NUL: charged by the data's
@@ -391,12 +400,8 @@ static gsvm_mission *run_squad(const char *body, rec_host *h, const char *db, gs
     gsvm_mission_world *w = NULL;
     gsvm_error err;
     CHECK_INT(gsvm_mission_world_parse(squads_world, strlen(squads_world), "w", &w, &err), GSVM_OK);
-    gsvm_mission_config cfg;
-    harness_config(&cfg, h);
+    gsvm_mission_config cfg = hostile_config(h, 0, 600000, db, w);
     h->answer = a;
-    cfg.callback_wall_ms = 600000;
-    cfg.world = w;
-    cfg.state_path = db;
     gsvm_mission *m = open_cfg(src, &cfg);
     if (m)
         report(m, "session_joined");
@@ -430,10 +435,7 @@ static void test_request_args(void)
     gsvm_mission_world *w = NULL;
     gsvm_error err;
     gsvm_mission_world_parse(squads_world, strlen(squads_world), "w", &w, &err);
-    gsvm_mission_config cfg;
-    harness_config(&cfg, &h);
-    cfg.world = w;
-    cfg.callback_budget = 100000;
+    gsvm_mission_config cfg = hostile_config(&h, 100000, 0, NULL, w);
     m = open_cfg("return { on_event_session_joined = function(c)\n"
                  " local v = string.rep('y', 8000)\n"
                  " for i = 1, 60 do c:squad('wave1'):actor_command{command = 'say', value = v} end end }",
@@ -534,8 +536,7 @@ static void test_advance(void)
     CHECK_INT(gsvm_mission_advance(m, 1, &err), GSVM_ERR_USAGE);
     gsvm_mission_close(m);
     /* A stalled delivery's 2 s deadline is met exactly when jumping. */
-    gsvm_mission_config cfg;
-    harness_config(&cfg, &h);
+    gsvm_mission_config cfg = hostile_config(&h, 0, 0, NULL, NULL);
     h.answer = GSVM_MISSION_STALL;
     m = open_cfg("return { on_start = function(c) c.lifetime:set{state = 1} end,\n"
                  " on_event_effect_result = function(c, st, ev) c:set_variable('o', ev.outcome)\n"
@@ -588,9 +589,7 @@ static void test_error_identity(void)
 static void seq_child(const char *db, int fd)
 {
     rec_host h;
-    gsvm_mission_config cfg;
-    harness_config(&cfg, &h);
-    cfg.state_path = db;
+    gsvm_mission_config cfg = hostile_config(&h, 0, 0, db, NULL);
     gsvm_mission *m = open_cfg("return { on_event_session_joined = function(c, st, ev)\n"
                                " if not st:variable('first') then c:set_variable('first', ev.sequence) end end }",
                                &cfg);
@@ -628,9 +627,7 @@ static void test_sequence_kill9(void)
     close(p[0]);
     CHECK_INT(got, 5);
     rec_host h;
-    gsvm_mission_config cfg;
-    harness_config(&cfg, &h);
-    cfg.state_path = db;
+    gsvm_mission_config cfg = hostile_config(&h, 0, 0, db, NULL);
     gsvm_mission *m = open_cfg("return { on_event_session_joined = function(c, st, ev)\n"
                                " c:set_variable('next', ev.sequence) end }",
                                &cfg);
@@ -652,10 +649,8 @@ static const char async_src[] =
 
 static gsvm_mission *open_async(rec_host *h, const char *db)
 {
-    gsvm_mission_config cfg;
-    harness_config(&cfg, h);
+    gsvm_mission_config cfg = hostile_config(h, 0, 0, db, NULL);
     h->answer = GSVM_MISSION_DEFER;
-    cfg.state_path = db;
     cfg.commit_wait_ms = 300;
     cfg.network_wait_ms = 1000;
     cfg.cancel_wait_ms = 200;
@@ -719,9 +714,7 @@ static void test_report_slots(void)
     gsvm_error err;
     CHECK_INT(gsvm_mission_world_parse(world_text, strlen(world_text), "w", &w, &err), GSVM_OK);
     rec_host h;
-    gsvm_mission_config cfg;
-    harness_config(&cfg, &h);
-    cfg.world = w;
+    gsvm_mission_config cfg = hostile_config(&h, 0, 0, NULL, w);
     gsvm_mission *m = open_cfg("return { on_event_object_interacted = function(c, st, ev)\n"
                                " c:set_variable('n', (st:variable('n') or 0) + 1) end }",
                                &cfg);
@@ -745,18 +738,77 @@ static void test_report_slots(void)
     gsvm_mission_world_free(w);
 }
 
+/* A report is used whole or refused: a field name too long for the event
+ * (it was dropped silently) is an error, and in a packet nothing of the
+ * packet is queued. */
+static void test_report_fields(void)
+{
+    rec_host h;
+    gsvm_mission *m = open_src("return { on_event_session_joined = function(c, st, ev)\n"
+                               " c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+                               &h);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    gsvm_error err;
+    static const char long_name[] = "a_field_name_of_exactly_forty_bytes_xyz0";
+    gsvm_mission_field f = {long_name, {.type = GSVM_MV_INT, .i = 1}};
+    CHECK_INT(gsvm_mission_report(m, "session_joined", &f, 1, &err), GSVM_ERR_INPUT);
+    CHECK(strstr(err.message, "event field names have 1 to 39 bytes") != NULL);
+    f.name = "";
+    CHECK_INT(gsvm_mission_report(m, "session_joined", &f, 1, &err), GSVM_ERR_INPUT);
+    gsvm_mission_field good = {"a_field_name_of_39_bytes_is_just_right9", {.type = GSVM_MV_INT, .i = 1}};
+    f.name = long_name;
+    gsvm_mission_report_item items[2] = {{"session_joined", &good, 1}, {"session_joined", &f, 1}};
+    CHECK_INT(gsvm_mission_report_packet(m, items, 2, &err), GSVM_ERR_INPUT);
+    CHECK_INT(gsvm_mission_callbacks_run(m), 0);
+    CHECK_INT(gsvm_mission_report(m, "session_joined", &good, 1, &err), GSVM_OK);
+    CHECK_INT(var_int(m, "n"), 1);
+    gsvm_mission_close(m);
+}
+
+/* A world without declared slots takes any slot name, so a client could
+ * make first reports without end: each was looked up in a list (quadratic)
+ * and kept forever.  Past MS_MAX_FIRST_REPORTS distinct slots a report is
+ * refused; the ones before still count once each. */
+static void test_first_report_flood(void)
+{
+    rec_host h;
+    gsvm_mission *m = open_src("return { on_event_entity_died = function(c, st, ev)\n"
+                               " c:set_variable('n', (st:variable('n') or 0) + 1) end }",
+                               &h);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    gsvm_error err;
+    char id[32];
+    gsvm_mission_field f = {"slot", {.type = GSVM_MV_STR, .s = id}};
+    int refused = 0;
+    for (int i = 0; i <= MS_MAX_FIRST_REPORTS; i++) {
+        f.value.len = (size_t)snprintf(id, sizeof id, "s%d", i);
+        if (gsvm_mission_report(m, "entity_died", &f, 1, &err) != GSVM_OK) {
+            refused++;
+            CHECK(strstr(err.message, "slots made a first report") != NULL);
+        }
+    }
+    CHECK_INT(refused, 1);
+    CHECK(!gsvm_mission_faulted(m));
+    CHECK_INT(gsvm_mission_callbacks_run(m), 0); /* first reports of entity_died are only recorded */
+    f.value.len = (size_t)snprintf(id, sizeof id, "s7");
+    CHECK_INT(gsvm_mission_report(m, "entity_died", &f, 1, &err), GSVM_OK);
+    CHECK_INT(var_int(m, "n"), 1);
+    gsvm_mission_close(m);
+}
+
 static void test_locked_state(void)
 {
     char db[300];
     snprintf(db, sizeof db, "%s/locked.db", dir);
     rec_host h1, h2;
-    gsvm_mission_config cfg;
-    harness_config(&cfg, &h1);
-    cfg.state_path = db;
+    gsvm_mission_config cfg = hostile_config(&h1, 0, 0, db, NULL);
     gsvm_mission *a = open_cfg("return {}", &cfg);
     CHECK(a != NULL);
-    harness_config(&cfg, &h2);
-    cfg.state_path = db;
+    cfg = hostile_config(&h2, 0, 0, db, NULL);
     gsvm_error err;
     gsvm_mission *b = open_with("return {}", &cfg, &err);
     CHECK(b == NULL);
@@ -792,6 +844,8 @@ int main(void)
     timed("test_advance", test_advance);
     timed("test_async", test_async);
     timed("test_report_slots", test_report_slots);
+    timed("test_report_fields", test_report_fields);
+    timed("test_first_report_flood", test_first_report_flood);
     timed("test_locked_state", test_locked_state);
     timed("test_sequence_kill9", test_sequence_kill9);
     timed("test_c_call_cost", test_c_call_cost);
