@@ -1700,27 +1700,20 @@ static bool compile3(c3 *c, const lsl_script *sc)
     return true;
 }
 
+static bool compile_tree(const lsl_script *sc, void *ctx) { return compile3(ctx, sc); }
+
 gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
                               gsvm_lsl3_program **out, gsvm_error *err)
 {
     *out = NULL;
-    lsl_arena *arena = lsl_arena_new();
-    if (!arena)
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    lsl_script *sc;
-    gsvm_status st = lsl_parse(source, len, file, arena, &sc, err);
-    if (st != GSVM_OK) {
-        lsl_arena_free(arena);
-        return st;
-    }
     c3 c;
     memset(&c, 0, sizeof c);
     c.file = file;
     c.err = err;
     c.p = fal3_program_new();
-    bool ok = c.p && compile3(&c, sc);
     if (!c.p)
-        gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    gsvm_status st = lsl_front_end(source, len, file, compile_tree, &c, err);
     free(c.gtypes);
     free(c.locals);
     free(c.slot_types);
@@ -1730,12 +1723,11 @@ gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
     lsl_names_free(&c.fnames);
     lsl_names_free(&c.snames);
     lsl_names_free(&c.lnames);
-    lsl_arena_free(arena);
-    if (ok && fal3_program_seal(c.p, err) != GSVM_OK)
-        ok = false;
-    if (!ok) {
+    if (st == GSVM_OK)
+        st = fal3_program_seal(c.p, err);
+    if (st != GSVM_OK) {
         gsvm_lsl3_program_free(c.p);
-        return err && err->status ? err->status : GSVM_ERR_INPUT;
+        return st;
     }
     *out = c.p;
     return GSVM_OK;
