@@ -64,6 +64,7 @@ typedef struct c3 {
     size_t barrier;  /* no peephole fusion reaches below this ip (a jump may target it) */
     lsl_type ret;
     bool in_event;
+    bool state_if_body; /* compiling the body of `if (c) state x;` (no else) */
     bool invalid_il; /* the function uses the value of integer OP= float (Mono refuses it at run time) */
     label3 *labels;
     size_t nlabels, caplabels;
@@ -1375,7 +1376,10 @@ static bool cstmt_at(c3 *c, const lsl_stmt *s)
         long chain = -1;
         for (;;) {
             long jf = ccond_false(c, s->expr);
-            if (jf < 0 || !cstmt(c, s->body))
+            c->state_if_body = !s->else_body && s->body->kind == S_STATE;
+            bool ok = jf >= 0 && cstmt(c, s->body);
+            c->state_if_body = false;
+            if (!ok)
                 return false;
             if (!s->else_body) {
                 patch_false(c, jf, c->p->ncode);
@@ -1479,11 +1483,20 @@ static bool cstmt_at(c3 *c, const lsl_stmt *s)
         return op(c, F3_RET, 0, 0, 0) >= 0;
     case S_STATE: {
         long si;
-        if (!c->in_event)
+        /* Second Life refuses `state x;` in a function, except as the body
+         * of an `if` without else: there it returns from the function and
+         * the state changes when the handler ends */
+        if (!c->in_event && !c->state_if_body)
             return fail(c, s->line, s->col, "Global functions can't change state");
         if (!lsl_names_get(&c->snames, s->name, &si))
             return fail(c, s->line, s->col, "no state named '%s'", s->name);
-        return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
+        if (c->in_event)
+            return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
+        if (op(c, F3_SET_STATE, (int32_t)si, 0, 0) < 0)
+            return false;
+        if (c->ret == LSL_TYPE_VOID)
+            return op(c, F3_RET, 0, 0, 0) >= 0;
+        return op(c, F3_PUSH_EMPTY, c->ret, 0, 0) >= 0 && op(c, F3_RETV, 0, 0, 0) >= 0;
     }
     }
     return fail(c, s->line, s->col, "unknown statement");

@@ -395,6 +395,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             case F3_RET: bad = f->ret != LSL_TYPE_VOID; ends = true; break;
             case F3_RETV: bad = f->ret == LSL_TYPE_VOID || t1 != f->ret; ends = true; break;
             case F3_STATE: ends = true; break;
+            case F3_SET_STATE: break;
             case F3_PRINT: bad = t1 != LSL_TYPE_STRING; break;
             case F3_FAULT: bad = in->a != 0; break;
             case F3_INC_LOCAL_I: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; break;

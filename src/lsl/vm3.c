@@ -1245,6 +1245,12 @@ top:
             vm->next_state = target;
         goto stop;
     }
+    CASE(SET_STATE) {
+        /* as STATE, without leaving the handler */
+        if (vm->phase == FAL3_PHASE_EXIT || pc->a != vm->cur_state)
+            vm->next_state = pc->a;
+        NEXT();
+    }
     CASE(INC_LOCAL_I) LOC(pc->a).u.i = wrap_add(LOC(pc->a).u.i, pc->b); NEXT();
     CASE(INC_GLOBAL_I) GLB(pc->a).u.i = wrap_add(GLB(pc->a).u.i, pc->b); NEXT();
     /* compare locals[a] with b, locals[b] or globals[b] (integers), jump to c */
