@@ -82,6 +82,21 @@ static int abi_of(const gsvm_cli_call *c, uint64_t dflt, int *abi)
     return 0;
 }
 
+/* The program a verb's FILE names, with its --abi: 0 or the exit code
+ * (after the diagnostic).  `why` as load_any_why. */
+static int load_input(const gsvm_cli_call *c, const char *path, const char *cache_dir, any_prog *out,
+                      char *why, size_t why_size)
+{
+    int abi = 0, rc;
+    if ((rc = abi_of(c, 0, &abi)))
+        return rc;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    if (load_any_why(path, cache_dir, abi, out, why, why_size, &err) != GSVM_OK)
+        return gsvm_cli_fail(&err);
+    return 0;
+}
+
 /* ---- compile ------------------------------------------------------------------ */
 
 static const gsvm_cli_opt compile_opts[] = {
@@ -96,15 +111,13 @@ static int cmd_compile(const gsvm_cli_call *c)
     const char *out_path = gsvm_cli_str(c, "--output", NULL);
     if ((!out_path || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO))
         return gsvm_cli_bad_value(c, "refusing to write a binary program to a terminal; use -o OUT.fpc");
-    int abi = 0, rc;
-    if ((rc = abi_of(c, 0, &abi)))
+    any_prog prog;
+    char why[sizeof ((gsvm_error *)0)->message + 48] = "";
+    int rc = load_input(c, pos[0], NULL, &prog, why, sizeof why);
+    if (rc)
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    any_prog prog;
-    char why[sizeof err.message + 48] = "";
-    if (load_any_why(pos[0], NULL, abi, &prog, why, sizeof why, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
     /* say which ABI the program is, and why not ABI 2 when it was picked */
     const char *name = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
     if (prog.p2)
@@ -445,14 +458,12 @@ static int cmd_run(const gsvm_cli_call *c)
     char cache_buf[4096];
     const char *cache_dir = no_cache ? NULL : cache ? cache
                                                     : gsvm_lsl_default_cache_dir(cache_buf, sizeof cache_buf);
-    int abi = 0, rc;
-    if ((rc = abi_of(c, 0, &abi)))
+    any_prog any;
+    int rc = load_input(c, file, cache_dir, &any, NULL, 0);
+    if (rc)
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    any_prog any;
-    if (load_any(file, cache_dir, abi, &any, &err) != GSVM_OK)
-        return gsvm_cli_fail(&err);
     lsl_lines events = {NULL, NULL, 0, NULL};
     gsvm_status st = GSVM_OK;
     if (events_path)

@@ -45,6 +45,7 @@ typedef struct lsl_expr {
     struct lsl_expr *lhs, *rhs;
     struct lsl_expr **items;
     size_t nitems;
+    int height; /* operators above the deepest leaf (a leaf: 0): at most LSL_MAX_NESTING */
 } lsl_expr;
 
 typedef enum lsl_stmt_kind {

@@ -720,37 +720,27 @@ static bool compile_script(compiler *c, const lsl_script *sc)
     return true;
 }
 
+static bool compile_tree(const lsl_script *sc, void *ctx) { return compile_script(ctx, sc); }
+
 gsvm_status gsvm_lsl_compile(const char *source, size_t len, const char *file,
                              gsvm_lsl_program **out, gsvm_error *err)
 {
     *out = NULL;
-    lsl_arena *arena = lsl_arena_new();
-    if (!arena)
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    lsl_script *sc;
-    gsvm_status st = lsl_parse(source, len, file, arena, &sc, err);
-    if (st != GSVM_OK) {
-        lsl_arena_free(arena);
-        return st;
-    }
     compiler c;
     memset(&c, 0, sizeof c);
     c.file = file;
     c.err = err;
     c.p = fal_program_new();
-    if (!c.p) {
-        lsl_arena_free(arena);
+    if (!c.p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    }
-    bool ok = compile_script(&c, sc);
+    gsvm_status st = lsl_front_end(source, len, file, compile_tree, &c, err);
     free(c.globals);
     free(c.locals);
     lsl_names_free(&c.global_names);
     lsl_names_free(&c.local_names);
-    lsl_arena_free(arena);
-    if (!ok) {
+    if (st != GSVM_OK) {
         gsvm_lsl_program_free(c.p);
-        return err && err->status ? err->status : GSVM_ERR_INPUT;
+        return st;
     }
     *out = c.p;
     return GSVM_OK;

@@ -64,6 +64,7 @@ typedef struct c3 {
     size_t barrier;  /* no peephole fusion reaches below this ip (a jump may target it) */
     lsl_type ret;
     bool in_event;
+    bool state_if_body; /* compiling the body of `if (c) state x;` (no else) */
     bool invalid_il; /* the function uses the value of integer OP= float (Mono refuses it at run time) */
     label3 *labels;
     size_t nlabels, caplabels;
@@ -1375,7 +1376,10 @@ static bool cstmt_at(c3 *c, const lsl_stmt *s)
         long chain = -1;
         for (;;) {
             long jf = ccond_false(c, s->expr);
-            if (jf < 0 || !cstmt(c, s->body))
+            c->state_if_body = !s->else_body && s->body->kind == S_STATE;
+            bool ok = jf >= 0 && cstmt(c, s->body);
+            c->state_if_body = false;
+            if (!ok)
                 return false;
             if (!s->else_body) {
                 patch_false(c, jf, c->p->ncode);
@@ -1479,11 +1483,20 @@ static bool cstmt_at(c3 *c, const lsl_stmt *s)
         return op(c, F3_RET, 0, 0, 0) >= 0;
     case S_STATE: {
         long si;
-        if (!c->in_event)
+        /* Second Life refuses `state x;` in a function, except as the body
+         * of an `if` without else: there it returns from the function and
+         * the state changes when the handler ends */
+        if (!c->in_event && !c->state_if_body)
             return fail(c, s->line, s->col, "Global functions can't change state");
         if (!lsl_names_get(&c->snames, s->name, &si))
             return fail(c, s->line, s->col, "no state named '%s'", s->name);
-        return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
+        if (c->in_event)
+            return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
+        if (op(c, F3_SET_STATE, (int32_t)si, 0, 0) < 0)
+            return false;
+        if (c->ret == LSL_TYPE_VOID)
+            return op(c, F3_RET, 0, 0, 0) >= 0;
+        return op(c, F3_PUSH_EMPTY, c->ret, 0, 0) >= 0 && op(c, F3_RETV, 0, 0, 0) >= 0;
     }
     }
     return fail(c, s->line, s->col, "unknown statement");
@@ -1700,27 +1713,20 @@ static bool compile3(c3 *c, const lsl_script *sc)
     return true;
 }
 
+static bool compile_tree(const lsl_script *sc, void *ctx) { return compile3(ctx, sc); }
+
 gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
                               gsvm_lsl3_program **out, gsvm_error *err)
 {
     *out = NULL;
-    lsl_arena *arena = lsl_arena_new();
-    if (!arena)
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    lsl_script *sc;
-    gsvm_status st = lsl_parse(source, len, file, arena, &sc, err);
-    if (st != GSVM_OK) {
-        lsl_arena_free(arena);
-        return st;
-    }
     c3 c;
     memset(&c, 0, sizeof c);
     c.file = file;
     c.err = err;
     c.p = fal3_program_new();
-    bool ok = c.p && compile3(&c, sc);
     if (!c.p)
-        gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    gsvm_status st = lsl_front_end(source, len, file, compile_tree, &c, err);
     free(c.gtypes);
     free(c.locals);
     free(c.slot_types);
@@ -1730,12 +1736,11 @@ gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
     lsl_names_free(&c.fnames);
     lsl_names_free(&c.snames);
     lsl_names_free(&c.lnames);
-    lsl_arena_free(arena);
-    if (ok && fal3_program_seal(c.p, err) != GSVM_OK)
-        ok = false;
-    if (!ok) {
+    if (st == GSVM_OK)
+        st = fal3_program_seal(c.p, err);
+    if (st != GSVM_OK) {
         gsvm_lsl3_program_free(c.p);
-        return err && err->status ? err->status : GSVM_ERR_INPUT;
+        return st;
     }
     *out = c.p;
     return GSVM_OK;

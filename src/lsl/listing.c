@@ -6,7 +6,35 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "lsl/listing.h"
 #include "lsl/program.h"
+
+gsvm_status lsl_listing_take(gsvm_buf *b, char **out, gsvm_error *err)
+{
+    gsvm_buf_cstr(b);
+    if (b->oom) {
+        gsvm_buf_free(b);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    }
+    size_t len;
+    *out = (char *)gsvm_buf_take(b, &len);
+    return GSVM_OK;
+}
+
+void lsl_isa_header(gsvm_buf *b)
+{
+    gsvm_buf_puts(b, "| # | opcode | operands | pops | pushes | meaning |\n|---|---|---|---|---|---|\n");
+}
+
+void lsl_isa_row(gsvm_buf *b, int op, const char *mnemonic, const char *operands, int pops,
+                 const char *var_pops, int pushes, const char *var_pushes, const char *meaning)
+{
+    char po[12], pu[12];
+    snprintf(po, sizeof po, "%d", pops);
+    snprintf(pu, sizeof pu, "%d", pushes);
+    gsvm_buf_printf(b, "| %d | %s | %s | %s | %s | %s |\n", op, mnemonic, operands,
+                    pops < 0 ? var_pops : po, pushes < 0 ? var_pushes : pu, meaning);
+}
 
 static void put_quoted(gsvm_buf *b, const char *s, size_t len)
 {
@@ -153,14 +181,7 @@ gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_er
         gsvm_buf_putc(&b, '\n');
     }
     free(order);
-    gsvm_buf_cstr(&b);
-    if (b.oom) {
-        gsvm_buf_free(&b);
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory writing the listing");
-    }
-    size_t len;
-    *out = (char *)gsvm_buf_take(&b, &len);
-    return GSVM_OK;
+    return lsl_listing_take(&b, out, err);
 }
 
 gsvm_status gsvm_lsl_isa_table(char **out, gsvm_error *err)
@@ -172,22 +193,10 @@ gsvm_status gsvm_lsl_isa_table(char **out, gsvm_error *err)
     };
     gsvm_buf b;
     gsvm_buf_init(&b);
-    gsvm_buf_puts(&b, "| # | opcode | operands | pops | pushes | meaning |\n"
-                      "|---|---|---|---|---|---|\n");
+    lsl_isa_header(&b);
     for (int op = 0; op < FOP_COUNT; op++) {
         const fal_op_info *i = &fal_ops[op];
-        char pops[8], pushes[8];
-        snprintf(pops, sizeof pops, "%d", i->pops);
-        snprintf(pushes, sizeof pushes, "%d", i->pushes);
-        gsvm_buf_printf(&b, "| %d | %s | %s | %s | %s | %s |\n", op, i->mnemonic, kinds[i->kind],
-                        i->pops < 0 ? "b" : pops, i->pushes < 0 ? "0 or 1" : pushes, i->meaning);
+        lsl_isa_row(&b, op, i->mnemonic, kinds[i->kind], i->pops, "b", i->pushes, "0 or 1", i->meaning);
     }
-    gsvm_buf_cstr(&b);
-    if (b.oom) {
-        gsvm_buf_free(&b);
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    }
-    size_t len;
-    *out = (char *)gsvm_buf_take(&b, &len);
-    return GSVM_OK;
+    return lsl_listing_take(&b, out, err);
 }

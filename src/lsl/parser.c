@@ -3,20 +3,23 @@
 #include "lsl/builtins.h"
 #include "lsl/names.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Nesting: Second Life's parser stack holds 10,000 entries, so it accepts
- * thousands of levels; so does this one.  Else-if chains and operator
- * chains cost no depth (they are read in loops); real nesting (parentheses,
- * blocks, unary operators) is read by recursion, bounded two ways so that
- * hostile input cannot exhaust the C stack: at most MAX_DEPTH levels, and
- * at most MAX_STACK bytes of C stack used by the parser (the compilers'
- * walks of the tree use less per level). */
-#define MAX_DEPTH 10000
-#define MAX_STACK (1024 * 1024)
+ * thousands of levels; so does this one (LSL_MAX_NESTING).  Operator chains
+ * are read in loops; real nesting (parentheses, calls, lists, vectors,
+ * prefix operators, assignments as operands, blocks and bodies, and each
+ * `else if`, which nests in Second Life's grammar too) counts one level in
+ * `depth`.  An expression's tree may also be at most LSL_MAX_NESTING high
+ * (a chain of 10,000 terms), so every later pass is bounded too.  All of it
+ * runs on the front end's own stack (lsl_front_end); MAX_STACK is a last
+ * guard of that stack, never reached within the limits. */
+#define MAX_DEPTH LSL_MAX_NESTING
+#define MAX_STACK ((size_t)48 << 20)
 
 typedef struct parser {
     lsl_lexer lx;
@@ -24,6 +27,7 @@ typedef struct parser {
     lsl_token next; /* one token of lookahead */
     bool failed;
     int depth;
+    bool stmt_top; /* the next operand begins a statement's expression */
     uintptr_t stack_base; /* the C stack where parsing began */
     lsl_arena *arena;
     const char *file;
@@ -164,6 +168,29 @@ static lsl_expr *new_expr(parser *ps, lsl_expr_kind kind, long line, long col)
     return e;
 }
 
+/* Sets e's height from its children (after they are attached); a tree
+ * higher than MAX_DEPTH is refused at e, so no later pass walks deeper. */
+static lsl_expr *grown(parser *ps, lsl_expr *e)
+{
+    if (!e)
+        return NULL;
+    int h = -1; /* a leaf is 0 high */
+    if (e->lhs && e->lhs->height > h)
+        h = e->lhs->height;
+    if (e->rhs && e->rhs->height > h)
+        h = e->rhs->height;
+    for (size_t i = 0; i < e->nitems; i++)
+        if (e->items[i]->height > h)
+            h = e->items[i]->height;
+    e->height = h + 1;
+    if (e->height > MAX_DEPTH) {
+        fail_at(ps, e->line, e->col, "Syntax error: expression nested too deeply (more than %d levels)",
+                MAX_DEPTH);
+        return NULL;
+    }
+    return e;
+}
+
 /* ---- expressions ---------------------------------------------------------- */
 
 static lsl_expr *parse_expr(parser *ps);
@@ -204,8 +231,8 @@ static bool enter(parser *ps)
     uintptr_t here = stack_here();
     uintptr_t used = here < ps->stack_base ? ps->stack_base - here : here - ps->stack_base;
     if (++ps->depth > MAX_DEPTH || used > MAX_STACK)
-        return fail_at(ps, ps->tok.line, ps->tok.col, "Syntax error: nested too deeply (%d levels)",
-                       ps->depth);
+        return fail_at(ps, ps->tok.line, ps->tok.col,
+                       "Syntax error: nested too deeply (more than %d levels)", MAX_DEPTH);
     return true;
 }
 
@@ -261,7 +288,7 @@ static bool is_assign_op(lsl_tok k)
            k == T_SLASH_ASSIGN || k == T_PERCENT_ASSIGN;
 }
 
-static lsl_expr *parse_primary(parser *ps)
+static lsl_expr *parse_primary_inner(parser *ps)
 {
     lsl_token t = ps->tok;
     lsl_expr *e = NULL;
@@ -293,7 +320,7 @@ static lsl_expr *parse_primary(parser *ps)
             e->name = name;
             if (!parse_items(ps, T_RPAREN, &e->items, &e->nitems, "after the call's arguments"))
                 return NULL;
-            return e;
+            return grown(ps, e);
         }
         if ((e = new_expr(ps, E_IDENT, t.line, t.col)))
             e->name = name;
@@ -305,7 +332,7 @@ static lsl_expr *parse_primary(parser *ps)
         if (!(e = new_expr(ps, E_PRINT, t.line, t.col)) || !expect(ps, T_LPAREN, "after 'print'") ||
             !(e->lhs = parse_expr(ps)) || !expect(ps, T_RPAREN, "after print's argument"))
             return NULL;
-        return e;
+        return grown(ps, e);
     case T_LPAREN: {
         advance(ps);
         e = parse_expr(ps);
@@ -319,7 +346,7 @@ static lsl_expr *parse_primary(parser *ps)
             return NULL;
         if (!parse_items(ps, T_RBRACKET, &e->items, &e->nitems, "to close the list"))
             return NULL;
-        return e;
+        return grown(ps, e);
     case T_LT:
         advance(ps);
         if (!(e = new_expr(ps, E_VECTOR, t.line, t.col)))
@@ -333,7 +360,7 @@ static lsl_expr *parse_primary(parser *ps)
                     e->nitems);
             return NULL;
         }
-        return e;
+        return grown(ps, e);
     default: {
         char found[80];
         describe(&t, found, sizeof found);
@@ -343,12 +370,31 @@ static lsl_expr *parse_primary(parser *ps)
     }
 }
 
+/* A primary; the bracketed ones (parentheses, calls, lists, vectors,
+ * print) are one level of nesting. */
+static lsl_expr *parse_primary(parser *ps)
+{
+    lsl_tok k = ps->tok.kind;
+    bool nests = k == T_LPAREN || k == T_LBRACKET || k == T_LT || k == T_PRINT ||
+                 (k == T_IDENT && ps->next.kind == T_LPAREN);
+    if (nests && !enter(ps))
+        return NULL;
+    lsl_expr *e = parse_primary_inner(ps);
+    if (nests)
+        ps->depth--;
+    return ps->failed ? NULL : e;
+}
+
 static lsl_expr *parse_postfix(parser *ps)
 {
     lsl_expr *e = parse_primary(ps);
     while (e && !ps->failed) {
         lsl_token t = ps->tok;
         if (t.kind == T_DOT) {
+            if (e->kind != E_IDENT) {
+                fail_at(ps, t.line, t.col, "Syntax error: only a variable has components (.x .y .z .s)");
+                return NULL;
+            }
             advance(ps);
             if (ps->tok.kind != T_IDENT || ps->tok.len != 1 || !strchr("xyzs", ps->tok.start[0])) {
                 fail_at(ps, ps->tok.line, ps->tok.col, "expected a component x, y, z or s after '.'");
@@ -360,7 +406,7 @@ static lsl_expr *parse_postfix(parser *ps)
             m->lhs = e;
             m->name = ident_name(ps);
             advance(ps);
-            e = m;
+            e = grown(ps, m);
         } else if (t.kind == T_INC || t.kind == T_DEC) {
             if (!is_lvalue(e)) {
                 fail_at(ps, t.line, t.col, "%s needs a variable", lsl_tok_name(t.kind));
@@ -371,7 +417,7 @@ static lsl_expr *parse_postfix(parser *ps)
             if (!m)
                 return NULL;
             m->lhs = e;
-            e = m;
+            e = grown(ps, m);
         } else {
             break;
         }
@@ -382,23 +428,31 @@ static lsl_expr *parse_postfix(parser *ps)
 static lsl_expr *parse_unary(parser *ps, bool no_gt)
 {
     lsl_token t = ps->tok;
-    if (!enter(ps))
-        return NULL;
     lsl_expr *e = NULL;
+    bool top = ps->stmt_top;
+    ps->stmt_top = false;
+    /* a prefix operator or a cast is one level of nesting */
+    bool nests = t.kind == T_MINUS || t.kind == T_NOT || t.kind == T_TILDE || t.kind == T_INC ||
+                 t.kind == T_DEC || (t.kind == T_LPAREN && is_type_token(ps->next.kind));
+    if (nests && !enter(ps))
+        return NULL;
     if (t.kind == T_MINUS || t.kind == T_NOT || t.kind == T_TILDE) {
         advance(ps);
         lsl_expr *operand = parse_unary(ps, no_gt);
         if (operand && (e = new_expr(ps, E_UNARY, t.line, t.col))) {
             e->op = t.kind;
             e->lhs = operand;
+            e = grown(ps, e);
         }
     } else if (t.kind == T_INC || t.kind == T_DEC) {
         advance(ps);
         lsl_expr *operand = parse_unary(ps, no_gt);
         if (operand && !is_lvalue(operand))
             fail_at(ps, t.line, t.col, "%s needs a variable", lsl_tok_name(t.kind));
-        else if (operand && (e = new_expr(ps, t.kind == T_INC ? E_PREINC : E_PREDEC, t.line, t.col)))
+        else if (operand && (e = new_expr(ps, t.kind == T_INC ? E_PREINC : E_PREDEC, t.line, t.col))) {
             e->lhs = operand;
+            e = grown(ps, e);
+        }
     } else if (t.kind == T_LPAREN && is_type_token(ps->next.kind)) {
         advance(ps);
         lsl_type type = type_of(ps->tok.kind);
@@ -416,6 +470,7 @@ static lsl_expr *parse_unary(parser *ps, bool no_gt)
             if (operand && (e = new_expr(ps, E_CAST, t.line, t.col))) {
                 e->cast_type = type;
                 e->lhs = operand;
+                e = grown(ps, e);
             }
         }
     } else {
@@ -425,17 +480,24 @@ static lsl_expr *parse_unary(parser *ps, bool no_gt)
              * binds to the right, so `c + e *= 4 + 1` is c + (e *= (4 + 1)) */
             lsl_token op = ps->tok;
             advance(ps);
-            lsl_expr *rhs = parse_expr_ng(ps, no_gt);
+            /* an assignment as an operand is one level of nesting (the
+             * assignment a statement is, is not) */
+            lsl_expr *rhs = top || enter(ps) ? parse_expr_ng(ps, no_gt) : NULL;
+            if (!top)
+                ps->depth--;
             lsl_expr *a = rhs ? new_expr(ps, E_ASSIGN, op.line, op.col) : NULL;
             if (a) {
                 a->op = op.kind;
                 a->lhs = e;
                 a->rhs = rhs;
             }
-            e = a;
+            e = top ? a : grown(ps, a); /* a statement's assignment: no level */
+            if (top && a)
+                a->height = rhs->height + 1;
         }
     }
-    ps->depth--;
+    if (nests)
+        ps->depth--;
     return ps->failed ? NULL : e;
 }
 
@@ -458,8 +520,7 @@ static bool closes_vector(const parser *ps)
 
 static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt)
 {
-    if (!enter(ps))
-        return NULL;
+    /* recursion here is bounded by the 9 precedence levels: no depth */
     lsl_expr *lhs = parse_unary(ps, no_gt);
     while (lhs && !ps->failed) {
         lsl_token t = ps->tok;
@@ -476,22 +537,19 @@ static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt)
         e->op = t.kind;
         e->lhs = lhs;
         e->rhs = rhs;
-        lhs = e;
+        lhs = grown(ps, e);
     }
-    ps->depth--;
     return ps->failed ? NULL : lhs;
 }
 
 /* An expression; `no_gt` inside a vector literal, where `>` closes it. */
 static lsl_expr *parse_expr_ng(parser *ps, bool no_gt)
 {
-    if (!enter(ps))
-        return NULL;
+    /* the depth is counted by parse_unary, once per level of nesting */
     lsl_expr *lhs = parse_binary(ps, 1, no_gt);
     if (lhs && is_assign_op(ps->tok.kind)) /* a variable's assignment was taken by parse_unary */
         fail_at(ps, ps->tok.line, ps->tok.col, "the left side of %s must be a variable",
                 lsl_tok_name(ps->tok.kind));
-    ps->depth--;
     return ps->failed ? NULL : lhs;
 }
 
@@ -544,6 +602,7 @@ static bool parse_expr_list(parser *ps, lsl_tok close, lsl_expr ***items, size_t
     if (ps->tok.kind == close)
         return true;
     for (;;) {
+        ps->stmt_top = true;
         lsl_expr *e = parse_expr(ps);
         if (!e || !append(ps, (void **)items, n, &cap, &e, sizeof e))
             return false;
@@ -564,30 +623,36 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
         advance(ps);
         return new_stmt(ps, S_EMPTY, &t);
     case T_IF: {
-        /* an if / else if / ... chain is read in a loop, not by recursion,
-         * so a chain of any length costs no C stack */
+        /* an if / else if / ... chain is read in a loop; each `else if`
+         * nests one level deeper (as in Second Life's grammar and in the
+         * tree the later passes walk), given back at the chain's end */
         lsl_stmt *first = NULL, *last = NULL;
+        int links = 0;
         for (;;) {
             lsl_token it = ps->tok;
             advance(ps);
             if (!(s = new_stmt(ps, S_IF, &it)) || !expect(ps, T_LPAREN, "after 'if'") ||
                 !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition") ||
                 !(s->body = parse_body(ps)))
-                return NULL;
+                break;
             if (last)
                 last->else_body = s;
             else
                 first = s;
             last = s;
             if (ps->tok.kind != T_ELSE)
-                return first;
+                break;
             advance(ps);
             if (ps->tok.kind != T_IF) {
-                if (!(last->else_body = parse_body(ps)))
-                    return NULL;
-                return first;
+                last->else_body = parse_body(ps);
+                break;
             }
+            if (!enter(ps))
+                break;
+            links++;
         }
+        ps->depth -= links;
+        return ps->failed ? NULL : first;
     }
     case T_WHILE:
         advance(ps);
@@ -682,27 +747,34 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
             return NULL;
         return s;
     }
+    ps->stmt_top = true;
     if (!(s = new_stmt(ps, S_EXPR, &t)) || !(s->expr = parse_expr(ps)) ||
         !expect(ps, T_SEMI, "after the expression"))
         return NULL;
     return s;
 }
 
-static lsl_stmt *parse_stmt(parser *ps)
+/* A statement; a block in a block is one level of nesting (a function's
+ * or handler's own block is not, nor is a block that is a body: the body
+ * counted). */
+static lsl_stmt *parse_stmt_nested(parser *ps, bool nests)
 {
-    if (!enter(ps))
+    if (nests && !enter(ps))
         return NULL;
     lsl_stmt *s = parse_stmt_inner(ps);
-    ps->depth--;
+    if (nests)
+        ps->depth--;
     return ps->failed ? NULL : s;
 }
+
+static lsl_stmt *parse_stmt(parser *ps) { return parse_stmt_nested(ps, ps->tok.kind == T_LBRACE); }
 
 /* The body of if, else, while, do and for: Second Life refuses a
  * declaration there unless it is in braces. */
 static lsl_stmt *parse_body(parser *ps)
 {
     lsl_token t = ps->tok;
-    lsl_stmt *s = parse_stmt(ps);
+    lsl_stmt *s = parse_stmt_nested(ps, true);
     if (s && s->kind == S_DECL) {
         fail_at(ps, t.line, t.col, "Declaration requires a new scope -- use { and }");
         return NULL;
@@ -914,4 +986,56 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
     lsl_names_free(&seen);
     *out = sc;
     return GSVM_OK;
+}
+
+/* ---- the front end's own stack ------------------------------------------------ */
+
+/* Room for LSL_MAX_NESTING levels of the deepest pass (the parser's five
+ * frames per parenthesis, the ABI 3 compiler's condition and expression
+ * walks) with sanitizer-sized frames, twice over; only the pages a script
+ * touches are ever committed. */
+#define FRONT_STACK ((size_t)256 << 20)
+
+typedef struct front_job {
+    const char *src;
+    size_t len;
+    const char *file;
+    lsl_compile_fn compile;
+    void *ctx;
+    gsvm_error *err;
+    gsvm_status status;
+} front_job;
+
+static void *front_run(void *arg)
+{
+    front_job *j = arg;
+    lsl_arena *arena = lsl_arena_new();
+    if (!arena) {
+        j->status = gsvm_error_set(j->err, GSVM_ERR_NOMEM, j->file, "out of memory");
+        return NULL;
+    }
+    lsl_script *sc;
+    j->status = lsl_parse(j->src, j->len, j->file, arena, &sc, j->err);
+    if (j->status == GSVM_OK && !j->compile(sc, j->ctx))
+        j->status = j->err && j->err->status ? j->err->status : GSVM_ERR_INPUT;
+    lsl_arena_free(arena);
+    return NULL;
+}
+
+gsvm_status lsl_front_end(const char *src, size_t len, const char *file, lsl_compile_fn compile,
+                          void *ctx, gsvm_error *err)
+{
+    front_job j = {src, len, file, compile, ctx, err, GSVM_OK};
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) != 0)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
+    bool started = pthread_attr_setstacksize(&attr, FRONT_STACK) == 0 &&
+                   pthread_create(&th, &attr, front_run, &j) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, file,
+                              "out of memory: no stack for the compiler (%zu MB)", FRONT_STACK >> 20);
+    pthread_join(th, NULL);
+    return j.status;
 }

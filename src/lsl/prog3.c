@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/hash.h"
 #include "base/reader.h"
+#include "lsl/listing.h"
 #include "lsl/prog3.h"
 #include "lsl/value_codec.h"
 
@@ -394,6 +395,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
             case F3_RET: bad = f->ret != LSL_TYPE_VOID; ends = true; break;
             case F3_RETV: bad = f->ret == LSL_TYPE_VOID || t1 != f->ret; ends = true; break;
             case F3_STATE: ends = true; break;
+            case F3_SET_STATE: break;
             case F3_PRINT: bad = t1 != LSL_TYPE_STRING; break;
             case F3_FAULT: bad = in->a != 0; break;
             case F3_INC_LOCAL_I: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; break;
@@ -1052,38 +1054,20 @@ gsvm_status gsvm_lsl3_program_list(const gsvm_lsl3_program *p, char **out, gsvm_
         }
         gsvm_buf_putc(&b, '\n');
     }
-    gsvm_buf_cstr(&b);
-    if (b.oom) {
-        gsvm_buf_free(&b);
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    }
-    size_t len;
-    *out = (char *)gsvm_buf_take(&b, &len);
-    return GSVM_OK;
+    return lsl_listing_take(&b, out, err);
 }
 
 gsvm_status gsvm_lsl3_isa_table(char **out, gsvm_error *err)
 {
     gsvm_buf b;
     gsvm_buf_init(&b);
-    gsvm_buf_puts(&b, "| # | opcode | operands | pops | pushes | meaning |\n|---|---|---|---|---|---|\n");
+    lsl_isa_header(&b);
     for (int op = 0; op < F3_COUNT; op++) {
         const fal3_op_info *i = &fal3_ops[op];
-        char pops[8], pushes[8];
-        snprintf(pops, sizeof pops, "%d", i->pops);
-        snprintf(pushes, sizeof pushes, "%d", i->pushes);
-        gsvm_buf_printf(&b, "| %d | %s | %s | %s | %s | %s |\n", op, i->mnemonic,
-                        i->operands[0] ? i->operands : "-", i->pops < 0 ? "var" : pops,
-                        i->pushes < 0 ? "var" : pushes, i->meaning);
+        lsl_isa_row(&b, op, i->mnemonic, i->operands[0] ? i->operands : "-", i->pops, "var", i->pushes,
+                    "var", i->meaning);
     }
-    gsvm_buf_cstr(&b);
-    if (b.oom) {
-        gsvm_buf_free(&b);
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-    }
-    size_t len;
-    *out = (char *)gsvm_buf_take(&b, &len);
-    return GSVM_OK;
+    return lsl_listing_take(&b, out, err);
 }
 
 size_t gsvm_lsl3_program_code_size(const gsvm_lsl3_program *p)

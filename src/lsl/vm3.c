@@ -702,6 +702,26 @@ static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_
 /* The float comparisons CmpFK carries in an operand. */
 #define F3_FLOAT_CMPS(X) X(EQ_F, ==) X(NE_F, !=) X(LT_F, <) X(LE_F, <=) X(GT_F, >) X(GE_F, >=)
 
+/* CmpfK and JcmpfK/JcmpfKT where the operator is not threaded in: a double
+ * temporary against the float32 constant a, by the comparison b. */
+static inline float k_float(int32_t a)
+{
+    float k;
+    memcpy(&k, &a, 4);
+    return k;
+}
+
+static inline int32_t float_cmp_k(double l, int32_t a, int32_t b)
+{
+    float k = k_float(a);
+    switch (b) {
+#define X(name, OPR) case F3_##name: return l OPR k;
+        F3_FLOAT_CMPS(X)
+#undef X
+    default: return 0; /* the verifier admits no other comparison */
+    }
+}
+
 /* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
  * MIN % -1 = 0).  A positive power of two (bit sets: `m / 32`, `m % 32`)
  * takes shifts instead of a hardware division, which costs tens of cycles. */
@@ -1225,12 +1245,23 @@ top:
             vm->next_state = target;
         goto stop;
     }
+    CASE(SET_STATE) {
+        /* as STATE, without leaving the handler */
+        if (vm->phase == FAL3_PHASE_EXIT || pc->a != vm->cur_state)
+            vm->next_state = pc->a;
+        NEXT();
+    }
     CASE(INC_LOCAL_I) LOC(pc->a).u.i = wrap_add(LOC(pc->a).u.i, pc->b); NEXT();
     CASE(INC_GLOBAL_I) GLB(pc->a).u.i = wrap_add(GLB(pc->a).u.i, pc->b); NEXT();
-    CASE(JGE_LI) if (LOC(pc->a).u.i >= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGE_LL) if (LOC(pc->a).u.i >= LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGT_LI) if (LOC(pc->a).u.i > pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGT_LL) if (LOC(pc->a).u.i > LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    /* compare locals[a] with b, locals[b] or globals[b] (integers), jump to c */
+#define JCMP_ROWS(X) X(JGE, >=) X(JGT, >) X(JLT, <) X(JLE, <=)
+#define X(N, OPR)                                                                       \
+    CASE(N##_LI) if (LOC(pc->a).u.i OPR pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();         \
+    CASE(N##_LL) if (LOC(pc->a).u.i OPR LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT(); \
+    CASE(N##_LG) if (LOC(pc->a).u.i OPR GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    JCMP_ROWS(X)
+#undef X
+#undef JCMP_ROWS
     CASE(LOAD_LL) {
         vload(&sp[0], &LOC(pc->a));
         vretain(sp);
@@ -1240,7 +1271,6 @@ top:
         NEXT();
     }
     CASE(ADD_LI) sp->type = LSL_TYPE_INTEGER; sp->u.i = wrap_add(LOC(pc->a).u.i, pc->b); sp++; NEXT();
-    CASE(JLT_LI) if (LOC(pc->a).u.i < pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
 
     CASE(APPEND_LOCAL) {
         lsl_value *dst = &LOC(pc->a);
@@ -1352,21 +1382,8 @@ top:
         sp++;
         NEXT();
     }
-    CASE(JGE_LG) if (LOC(pc->a).u.i >= GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JGT_LG) if (LOC(pc->a).u.i > GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLT_LG) if (LOC(pc->a).u.i < GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLE_LG) if (LOC(pc->a).u.i <= GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     CASE(CMPF_K) {
-        float k;
-        double l = FD(&sp[-1]);
-        memcpy(&k, &pc->a, 4);
-        int32_t v = 0;
-        switch (pc->b) {
-#define X(name, OPR) case F3_##name: v = l OPR k; break;
-            F3_FLOAT_CMPS(X)
-#undef X
-        default: break; /* the verifier admits no other comparison */
-        }
+        int32_t v = float_cmp_k(FD(&sp[-1]), pc->a, pc->b);
         SET_I(&sp[-1], v);
         NEXT();
     }
@@ -1457,9 +1474,6 @@ top:
     JTRUE(JGT_F, OPND_F, >)
     JTRUE(JGE_F, OPND_F, >=)
     CASE(JNZ_AND) sp -= 2; if (sp[1].u.i && sp[0].u.i) { pc = code + pc->a; DISPATCH(); } NEXT();
-    CASE(JLE_LI) if (LOC(pc->a).u.i <= pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLT_LL) if (LOC(pc->a).u.i < LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
-    CASE(JLE_LL) if (LOC(pc->a).u.i <= LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
 
     CASE(MOVE_LL) {
         lsl_value *src = &LOC(pc->a), *dst = &LOC(pc->b);
@@ -1474,16 +1488,7 @@ top:
     CASE(JNZ_L) if (LOC(pc->a).u.i != 0) { pc = code + pc->b; DISPATCH(); } NEXT();
     CASE(JCMPF_K)
     CASE(JCMPF_KT) {
-        float k;
-        double l = FD(&sp[-1]);
-        memcpy(&k, &pc->a, 4);
-        int32_t v = 0;
-        switch (pc->b) {
-#define X(name, OPR) case F3_##name: v = l OPR k; break;
-            F3_FLOAT_CMPS(X)
-#undef X
-        default: break; /* the verifier admits no other comparison */
-        }
+        int32_t v = float_cmp_k(FD(&sp[-1]), pc->a, pc->b);
         sp--;
         if (v == (prog->code[pc - code].op == F3_JCMPF_KT)) {
             pc = code + pc->c;
@@ -1530,9 +1535,9 @@ top:
     F3_INT_OPS(X)
 #undef X
 #define X(name, OPR) \
-    L_CMPF_K_##name: { float k; double l = FD(&sp[-1]); memcpy(&k, &pc->a, 4); SET_I(&sp[-1], l OPR k); NEXT(); } \
-    L_JCMPF_K_##name: { float k; double l = FD(&sp[-1]); memcpy(&k, &pc->a, 4); sp--; if (!(l OPR k)) { pc = code + pc->c; DISPATCH(); } NEXT(); } \
-    L_JCMPF_KT_##name: { float k; double l = FD(&sp[-1]); memcpy(&k, &pc->a, 4); sp--; if (l OPR k) { pc = code + pc->c; DISPATCH(); } NEXT(); }
+    L_CMPF_K_##name: SET_I(&sp[-1], FD(&sp[-1]) OPR k_float(pc->a)); NEXT(); \
+    L_JCMPF_K_##name: sp--; if (!(FD(sp) OPR k_float(pc->a))) { pc = code + pc->c; DISPATCH(); } NEXT(); \
+    L_JCMPF_KT_##name: sp--; if (FD(sp) OPR k_float(pc->a)) { pc = code + pc->c; DISPATCH(); } NEXT();
     F3_FLOAT_CMPS(X)
 #undef X
 #define X(name, OPR) \

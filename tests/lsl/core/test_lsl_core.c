@@ -438,7 +438,13 @@ static void test_snapshot_rejects(void)
         {6, 1, "snapshot ABI 1", 6},
         {18, 2, "finished flag is 2", 18},
         {10, 0xFF, "outside the program", 10},
+        /* an unknown value tag: the first stack value starts at byte 31 */
+        {31, 9, "unknown tag 9", 31},
+        /* globals: count 2, integer (5 bytes), "box" (8 bytes): 17 bytes from the end */
+        {len - 17, 1, "snapshot has 1 globals, the program has 2", (long long)len - 17},
     };
+    CHECK(snap[27] > 0); /* the stack holds something 40 instructions in */
+    CHECK_INT(snap[len - 17], 2);
     for (size_t i = 0; i < sizeof corrupt / sizeof corrupt[0]; i++) {
         memcpy(bad, snap, len);
         bad[corrupt[i].at] = corrupt[i].value;
@@ -448,13 +454,6 @@ static void test_snapshot_rejects(void)
         if (!strstr(err.message, corrupt[i].message))
             fprintf(stderr, "  message was: %s\n", err.message);
     }
-    /* an unknown value tag: the first stack value starts at byte 31 */
-    memcpy(bad, snap, len);
-    CHECK(bad[27] > 0); /* the stack holds something 40 instructions in */
-    bad[31] = 9;
-    CHECK(gsvm_lsl_vm_restore(b, bad, len, "snap", &err) == GSVM_ERR_INPUT);
-    CHECK(strstr(err.message, "unknown tag 9") != NULL);
-    CHECK_INT(err.offset, 31);
     /* a huge stack count */
     memcpy(bad, snap, len);
     bad[27] = bad[28] = bad[29] = bad[30] = 0xFF;
@@ -463,13 +462,6 @@ static void test_snapshot_rejects(void)
     gsvm_lsl_vm *c = new_vm(other, &r);
     CHECK(gsvm_lsl_vm_restore(c, snap, len, "snap", &err) == GSVM_ERR_INPUT);
     gsvm_lsl_vm_free(c);
-    /* globals: count 2, integer (5 bytes), "box" (8 bytes): 17 bytes from the end */
-    memcpy(bad, snap, len);
-    CHECK_INT(bad[len - 17], 2);
-    bad[len - 17] = 1;
-    CHECK(gsvm_lsl_vm_restore(b, bad, len, "snap", &err) == GSVM_ERR_INPUT);
-    CHECK(strstr(err.message, "snapshot has 1 globals, the program has 2") != NULL);
-    CHECK_INT(err.offset, (long long)len - 17);
 
     uint8_t *after;
     size_t after_len;
