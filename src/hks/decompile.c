@@ -88,8 +88,8 @@ struct fn {
     const char **upnames;
     uint32_t nups;
     /* names that generated names must avoid */
-    char **taken;
-    int ntaken, captaken;
+    char **taken; /* a hash set (open addressing): a chunk may name thousands */
+    size_t ntaken, captaken;
     /* emission */
     pend P[MAX_REGS];
     region R[MAX_NEST + 2];
@@ -823,9 +823,20 @@ static bool analyse(fn *F)
 
 /* ---------------------------------------------------------------- variables */
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 static bool name_taken(const fn *F, const char *s)
 {
-    for (int i = 0; i < F->ntaken; i++)
+    if (!F->captaken)
+        return false;
+    for (size_t i = name_hash(s) & (F->captaken - 1); F->taken[i];
+         i = (i + 1) & (F->captaken - 1))
         if (strcmp(F->taken[i], s) == 0)
             return true;
     return false;
@@ -833,19 +844,36 @@ static bool name_taken(const fn *F, const char *s)
 
 static void take_name(fn *F, const char *s)
 {
-    if (F->ntaken == F->captaken) {
-        int ncap = F->captaken ? F->captaken * 2 : 32;
-        char **nt = realloc(F->taken, sizeof *nt * (size_t)ncap);
+    if (name_taken(F, s))
+        return;
+    if ((F->ntaken + 1) * 2 > F->captaken) {
+        size_t ncap = F->captaken ? F->captaken * 2 : 64;
+        char **nt = calloc(ncap, sizeof *nt);
         if (!nt) {
             fail(F, "out of memory");
             return;
         }
+        for (size_t i = 0; i < F->captaken; i++)
+            if (F->taken[i]) {
+                size_t j = name_hash(F->taken[i]) & (ncap - 1);
+                while (nt[j])
+                    j = (j + 1) & (ncap - 1);
+                nt[j] = F->taken[i];
+            }
+        free(F->taken);
         F->taken = nt;
         F->captaken = ncap;
     }
-    F->taken[F->ntaken] = strdup(s);
-    if (F->taken[F->ntaken])
-        F->ntaken++;
+    char *d = strdup(s);
+    if (!d) {
+        fail(F, "out of memory");
+        return;
+    }
+    size_t j = name_hash(d) & (F->captaken - 1);
+    while (F->taken[j])
+        j = (j + 1) & (F->captaken - 1);
+    F->taken[j] = d;
+    F->ntaken++;
 }
 
 /* A name no other variable, upvalue or global of this function uses. */
@@ -1258,8 +1286,10 @@ static void put(fn *F, int r, int64_t pc, dx e)
         fail(F, "register out of range");
         return;
     }
-    if (F->P[r].kind != PK_NONE)
+    if (F->P[r].kind != PK_NONE) {
         flush_all(F);
+        pend_clear(&F->P[r]); /* (what a failed flush left) */
+    }
     if (F->use[pc] >= 0 || pc == F->force_pc) {
         F->P[r].kind = PK_EXPR;
         F->P[r].e = e;
@@ -1283,6 +1313,10 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
         return dx_make(DX_ATOM, "nil");
     }
     const gsvm_hks_proto *child = &F->f->p[bx];
+    if (child->nups >= F->n - pc) {
+        fail(F, "closure upvalues past the code");
+        return dx_make(DX_ATOM, "nil");
+    }
     const char **names = calloc(child->nups ? child->nups : 1, sizeof *names);
     char (*store)[64] = calloc(child->nups ? child->nups : 1, sizeof *store);
     if (!names || !store) {
@@ -1620,6 +1654,23 @@ typedef struct loopctx {
 
 static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
 
+/* Whether a jump to t leaves the loop of L (a break).  The compiler merges
+ * the jumps pending at a pc into a JMP coded there (Lua 5.1's luaK_jump), so
+ * a break whose loop exit holds a plain JMP lands where that JMP goes, and
+ * so on down the chain. */
+static bool is_exit(const fn *F, const loopctx *L, int64_t t)
+{
+    int64_t x = L->exit;
+    for (int i = 0; x >= 0 && i < 64; i++) {
+        if (t == x)
+            return true;
+        if (OPAT(F, x) != HKS_I_JMP || (x > 0 && is_test(OPAT(F, x - 1))))
+            return false;
+        x = jmp_target(F, x);
+    }
+    return false;
+}
+
 static void sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
 {
     loopctx S = *L;
@@ -1791,7 +1842,7 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
             line(F, "end");
             return to;
         }
-        if (tF == L->exit && L->exit >= 0) {
+        if (is_exit(F, L, tF)) {
             dx c = chain_emit(F, N, n, tT, tT, tF);
             flush_all(F);
             c = dx_not(c);
@@ -1809,7 +1860,7 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
     int64_t E = -1;
     if (last >= tT && OPAT(F, last) == HKS_I_JMP && !(last > 0 && is_test(OPAT(F, last - 1)))) {
         int64_t t = jmp_target(F, last);
-        if (t == L->exit && L->exit >= 0)
+        if (is_exit(F, L, t))
             E = -1;
         else if (t > tF && t <= to)
             E = t;
@@ -2129,8 +2180,10 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                    (c == 4 && !F->dispatch && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
                     OPAT(F, jmp_target(F, nx)) == HKS_I_TFORLOOP &&
                     A_(W(F, jmp_target(F, nx))) == a)) {
-            if (F->P[a].kind != PK_NONE)
+            if (F->P[a].kind != PK_NONE) {
                 flush_all(F);
+                pend_clear(&F->P[a]);
+            }
             F->P[a].kind = PK_MULTI;
             F->P[a].e = e;
             F->P[a].nres = c == 0 ? 0 : 3;
@@ -2336,8 +2389,11 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             self_registers(F, (int)a, pc, obj, key);
             return nx;
         }
-        if (F->P[a].kind != PK_NONE || F->P[a + 1].kind != PK_NONE)
+        if (F->P[a].kind != PK_NONE || F->P[a + 1].kind != PK_NONE) {
             flush_all(F);
+            pend_clear(&F->P[a]);
+            pend_clear(&F->P[a + 1]);
+        }
         F->P[a].kind = PK_SELFFN;
         F->P[a].e = dx_make(DX_PREFIX, "%s:%s", dx_str(&obj), k->s.data);
         F->P[a].def_pc = (uint32_t)pc;
@@ -2464,8 +2520,10 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
     }
     case HKS_I_VARARG:
         if (b == 0) {
-            if (F->P[a].kind != PK_NONE)
+            if (F->P[a].kind != PK_NONE) {
                 flush_all(F);
+                pend_clear(&F->P[a]);
+            }
             F->P[a].kind = PK_MULTI;
             F->P[a].e = dx_make(DX_ATOM, "...");
             F->P[a].def_pc = (uint32_t)pc;
@@ -2635,7 +2693,7 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             }
             flush_all(F);
             int64_t nx = next_pc(F, pc);
-            if (t == L->exit && L->exit >= 0) {
+            if (is_exit(F, L, t)) {
                 if (nx < to)
                     line(F, "do break end");
                 else
@@ -2839,7 +2897,7 @@ static void fn_free(fn *F)
     free(F->vars);
     free(F->loc_reg);
     free(F->init_pc);
-    for (int i = 0; i < F->ntaken; i++)
+    for (size_t i = 0; i < F->captaken; i++)
         free(F->taken[i]);
     free(F->taken);
     for (int r = 0; r < MAX_REGS; r++)
@@ -3070,6 +3128,33 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
 
 /* ---------------------------------------------------------------- API */
 
+/* How many of f's upvalues its code names: one past the highest index an
+ * instruction reads, writes, deletes or passes to a closure. */
+static uint32_t upvalues_used(const gsvm_hks_chunk *c, const gsvm_hks_proto *f)
+{
+    uint32_t n = 0;
+    for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        uint32_t w = f->code[pc], b = B_(w), need = 0;
+        switch (hks_decode_op(c->profile, GSVM_HKS_OP(w))) {
+        case HKS_I_GETUPVAL: case HKS_I_SETUPVAL: case HKS_I_SETUPVAL_R1: need = b + 1; break;
+        case HKS_I_DELETE: need = C_(w) == HKS_DEL_UPVALUE ? b + 1 : 0; break;
+        case HKS_I_CLOSURE: {
+            uint32_t bx = GSVM_HKS_BX(w);
+            for (uint32_t i = 0; bx < f->np && i < f->p[bx].nups && pc + 1 < f->ncode; i++) {
+                pc++;
+                if (A_(f->code[pc]) == 2 && GSVM_HKS_BX(f->code[pc]) + 1 > need)
+                    need = GSVM_HKS_BX(f->code[pc]) + 1;
+            }
+            break;
+        }
+        default: break;
+        }
+        if (need > n)
+            n = need;
+    }
+    return n < f->nups ? n : f->nups;
+}
+
 gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile_options *opts,
                                char **out, size_t *len, gsvm_hks_decompile_result *res,
                                gsvm_error *err)
@@ -3093,16 +3178,18 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "no function '%s' in the chunk",
                                   path);
         }
-        /* its upvalues are free names in the text */
-        const char **names = calloc(f->nups ? f->nups : 1, sizeof *names);
-        char (*store)[32] = calloc(f->nups ? f->nups : 1, sizeof *store);
+        /* its upvalues are free names in the text (as many as its code
+         * names: a bad chunk may claim millions) */
+        uint32_t nups = upvalues_used(c, f);
+        const char **names = calloc(nups ? nups : 1, sizeof *names);
+        char (*store)[32] = calloc(nups ? nups : 1, sizeof *store);
         if (!names || !store) {
             free(names);
             free(store);
             gsvm_buf_free(&b);
             return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
         }
-        for (uint32_t i = 0; i < f->nups; i++) {
+        for (uint32_t i = 0; i < nups; i++) {
             if (f->debug.flag && i < f->debug.nupnames && f->debug.upnames[i].size > 1 &&
                 dx_is_name(f->debug.upnames[i].data, (size_t)f->debug.upnames[i].size - 1) &&
                 strlen(f->debug.upnames[i].data) < 32)
@@ -3112,7 +3199,7 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
             names[i] = store[i];
         }
         gsvm_buf_printf(&b, "-- function %s\nreturn ", path);
-        ok = decompile_function(&D, f, path, 1, 0, names, f->nups, &b);
+        ok = decompile_function(&D, f, path, 1, 0, names, nups, &b);
         free(names);
         free(store);
     } else {
