@@ -128,43 +128,12 @@ static inline uint32_t A_(uint32_t w) { return GSVM_HKS_A(w); }
 static inline uint32_t B_(uint32_t w) { return GSVM_HKS_B(w); }
 static inline uint32_t C_(uint32_t w) { return GSVM_HKS_C(w); }
 
-static bool is_test(unsigned op)
-{
-    switch (op) {
-    case HKS_I_TEST: case HKS_I_TEST_R1: case HKS_I_TESTSET: case HKS_I_EQ: case HKS_I_EQ_BK:
-    case HKS_I_LT: case HKS_I_LT_BK: case HKS_I_LE: case HKS_I_LE_BK:
-        return true;
-    default: return false;
-    }
-}
-static bool is_call(unsigned op)
-{
-    switch (op) {
-    case HKS_I_CALL: case HKS_I_CALL_I: case HKS_I_CALL_C: case HKS_I_CALL_M:
-    case HKS_I_CALL_I_R1:
-        return true;
-    default: return false;
-    }
-}
-static bool is_tailcall(unsigned op)
-{
-    switch (op) {
-    case HKS_I_TAILCALL: case HKS_I_TAILCALL_I: case HKS_I_TAILCALL_C: case HKS_I_TAILCALL_M:
-    case HKS_I_TAILCALL_I_R1:
-        return true;
-    default: return false;
-    }
-}
-static bool is_store(unsigned op)
-{
-    switch (op) {
-    case HKS_I_SETFIELD: case HKS_I_SETFIELD_R1: case HKS_I_SETTABLE: case HKS_I_SETTABLE_BK:
-    case HKS_I_SETTABLE_S: case HKS_I_SETTABLE_S_BK: case HKS_I_SETTABLE_N:
-    case HKS_I_SETTABLE_N_BK:
-        return true;
-    default: return false;
-    }
-}
+/* The instruction families of isa.def. */
+static bool in_family(unsigned op, hks_family f) { return op < HKS_I_COUNT && hks_ops[op].family == f; }
+static bool is_test(unsigned op) { return in_family(op, HKS_FAM_TEST); }
+static bool is_call(unsigned op) { return in_family(op, HKS_FAM_CALL); }
+static bool is_tailcall(unsigned op) { return in_family(op, HKS_FAM_TAILCALL); }
+static bool is_store(unsigned op) { return in_family(op, HKS_FAM_STORE); }
 /* Instructions whose B is a constant index. */
 static bool b_is_k(unsigned op) { return op < HKS_I_COUNT && hks_ops[op].b == HKS_K; }
 
@@ -942,6 +911,16 @@ static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
 
 static void setup_vars(fn *F)
 {
+    /* room for variable 0 even in a function without registers: a failed
+     * lookup (var_of, new_var) answers 0, and its users may touch it */
+    F->vars = calloc(32, sizeof *F->vars);
+    if (!F->vars) {
+        fail(F, "out of memory");
+        return;
+    }
+    F->capvars = 32;
+    snprintf(F->vars[0].name, sizeof F->vars[0].name, "_");
+    F->vars[0].owner = -1;
     for (uint32_t i = 0; i < F->nups; i++)
         take_name(F, F->upnames[i]);
     collect_globals(F, F->f, 0);
