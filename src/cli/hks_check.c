@@ -145,6 +145,23 @@ static char *signature(const gsvm_hks_chunk *c, const gsvm_hks_proto *f)
     return (char *)gsvm_buf_take(&out, NULL);
 }
 
+/* The first line of two signatures that differs: "calls and literals:
+ * ORIGINAL / RECOMPILED" (s:TEXT a string, c:N a call with B = N). */
+static void first_line_difference(const char *a, const char *b, char *o, size_t n)
+{
+    while (*a && *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || memcmp(a, b, la) != 0) {
+            snprintf(o, n, "calls and literals: %.*s / %.*s", (int)(la < 100 ? la : 100), a,
+                     (int)(lb < 100 ? lb : 100), b);
+            return;
+        }
+        a += la + (a[la] != 0);
+        b += lb + (b[lb] != 0);
+    }
+    snprintf(o, n, "calls and literals: %s", *a ? "more in the original" : "more recompiled");
+}
+
 typedef struct tally {
     uint64_t same, calls, diff;
     json_t *list;
@@ -175,15 +192,17 @@ static void compare(tally *t, const char *file, const gsvm_hks_chunk *ca, const 
     } else {
         char *sa = signature(ca, a), *sb = signature(cb, b);
         bool same = sa && sb && strcmp(sa, sb) == 0;
-        free(sa);
-        free(sb);
         if (same)
             t->calls++;
         else
             t->diff++;
         char where[256];
-        if (t->list)
+        if (t->list && !same && sa && sb)
+            first_line_difference(sa, sb, where, sizeof where);
+        else if (t->list)
             first_difference(ca, a, cb, b, where, sizeof where);
+        free(sa);
+        free(sb);
         verdict(t, file, path, same ? "same calls and literals" : "different", t->list ? where : NULL);
     }
     size_t plen = strlen(path);

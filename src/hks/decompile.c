@@ -2008,6 +2008,15 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
 {
     uint32_t w = W(F, pc), a = A_(w), c = C_(w);
     int64_t E = pc + 1 < F->n && OPAT(F, pc + 1) == HKS_I_JMP ? jmp_target(F, pc + 1) : -1;
+    if (E == pc + 2 && E <= to && a < MAX_REGS) {
+        /* `x = e and x` (`or`): the other operand is A itself, already in
+         * place, so the jump skips nothing */
+        dx left = get(F, (int)B_(w), pc);
+        dx right = get(F, (int)a, pc);
+        put(F, (int)a, pc, c ? dx_binary(left, "or", DX_OR, right)
+                             : dx_binary(left, "and", DX_AND, right));
+        return E;
+    }
     if (E <= pc + 2 || E > to || a >= MAX_REGS) {
         fail(F, "TESTSET shape");
         return to;
@@ -2758,7 +2767,8 @@ static void emit_dispatch(fn *F)
                     dx v = get(F, (int)b, q);
                     flush_all(F);
                     const char *src = use_var(F, var_of(F, (int)b, q, false));
-                    (void)v;
+                    if (v.s && strcmp(v.s, src) != 0) /* a folded value: it runs first */
+                        line(F, "%s = %s", src, v.s);
                     dx_free(&v);
                     line(F, "if %s%s then %s = %s pc = %lld else pc = %lld end", c ? "" : "not ",
                          src, use_var(F, var_of(F, (int)a, q, true)), src, (long long)t,
