@@ -1822,6 +1822,27 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
             return to;
         }
         if (is_exit(F, L, tF)) {
+            /* `if c then A else break end`: the else block is just the
+             * break's JMP at X, so the false jump, pending there, was merged
+             * into it (it goes to the loop's exit); A ends in a JMP over X */
+            for (int64_t X = tT + 1; X < to; X = next_pc(F, X)) {
+                int64_t j = X - 1;
+                if (OPAT(F, X) != HKS_I_JMP || !is_exit(F, L, jmp_target(F, X)) ||
+                    F->isdata[j] || OPAT(F, j) != HKS_I_JMP || (j > 0 && is_test(OPAT(F, j - 1))))
+                    continue;
+                int64_t E = jmp_target(F, j);
+                if (E != next_pc(F, X) || E > to || j < tT)
+                    continue;
+                dx c = chain_emit(F, N, n, tT, tT, tF);
+                flush_all(F);
+                line(F, "if %s then", dx_str(&c));
+                dx_free(&c);
+                sub_range(F, tT, j, L, E);
+                line(F, "else");
+                line(F, "  break");
+                line(F, "end");
+                return E;
+            }
             dx c = chain_emit(F, N, n, tT, tT, tF);
             flush_all(F);
             c = dx_not(c);
