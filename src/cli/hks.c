@@ -534,7 +534,13 @@ static const gsvm_cli_verb verbs[] = {
     {"scri", "unpack or pack a SCRI script payload", NULL, NULL, NULL, 0, 0, NULL, verb_scri},
     {"cfg", "one function's control-flow graph as Graphviz dot", "CHUNK --function PATH [-o FILE.dot]",
      "Print one function's control-flow graph as Graphviz dot.", cfg_opts, 1, 1, verb_cfg, NULL},
-    {"decompile", "Lua source from a chunk", NULL, NULL, NULL, 0, 0, NULL, gsvm_cli_hks_decompile},
+    {"decompile", "Lua source from a chunk",
+     "CHUNK [-o OUT.lua] [--function PATH] [--strict] | --check CHUNK... [--json]",
+     "Print Lua 5.1 / HavokScript source for a chunk: local names from debug info where\n"
+     "the chunk has it, otherwise generated ones (arg1, loc5, i, k, v).  A function whose\n"
+     "control flow is not recovered is printed as a loop over its blocks (it still\n"
+     "compiles and runs) with a comment; --strict makes that an error.",
+     gsvm_cli_hks_decompile_opts, 1, 100000, gsvm_cli_hks_decompile, NULL},
     {"run", "run a chunk on the VM, or a world layer with --world", HKS_CLI_RUN_USAGE,
      HKS_CLI_RUN_HELP, hks_cli_run_opts, 1, 1, hks_cli_run, NULL},
     {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},

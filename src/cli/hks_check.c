@@ -55,6 +55,53 @@ static bool same_code(const gsvm_hks_proto *a, const gsvm_hks_proto *b)
     return true;
 }
 
+/* One instruction as "OPNAME A B C" (Bx and sBx forms left to the listing). */
+static void insn_text(const gsvm_hks_chunk *c, const gsvm_hks_proto *f, uint64_t pc, char *o,
+                      size_t n)
+{
+    uint32_t w = f->code[pc];
+    const char *name = gsvm_hks_op_name(c->profile, GSVM_HKS_OP(w));
+    snprintf(o, n, "%s %u %u %u", name ? name : "?", GSVM_HKS_A(w), GSVM_HKS_B(w),
+             GSVM_HKS_C(w));
+}
+
+/* Where a recompiled function first differs from the original: the first
+ * instruction, else the constants, else a header field. */
+static void first_difference(const gsvm_hks_chunk *ca, const gsvm_hks_proto *a,
+                             const gsvm_hks_chunk *cb, const gsvm_hks_proto *b, char *o, size_t n)
+{
+    uint64_t m = a->ncode < b->ncode ? a->ncode : b->ncode;
+    for (uint64_t pc = 0; pc < m; pc++)
+        if (a->code[pc] != b->code[pc]) {
+            char x[96], y[96];
+            insn_text(ca, a, pc, x, sizeof x);
+            insn_text(cb, b, pc, y, sizeof y);
+            snprintf(o, n, "pc %llu: %s / %s", (unsigned long long)pc, x, y);
+            return;
+        }
+    if (a->ncode != b->ncode) {
+        snprintf(o, n, "code length %llu / %llu", (unsigned long long)a->ncode,
+                 (unsigned long long)b->ncode);
+        return;
+    }
+    for (uint32_t i = 0; i < a->nk && i < b->nk; i++) {
+        const gsvm_hks_const *x = &a->k[i], *y = &b->k[i];
+        if (x->type != y->type || x->b != y->b || x->bits != y->bits || x->s.size != y->s.size ||
+            (x->s.size && memcmp(x->s.data, y->s.data, (size_t)x->s.size) != 0)) {
+            snprintf(o, n, "constant %u", i);
+            return;
+        }
+    }
+    if (a->nk != b->nk)
+        snprintf(o, n, "constants %u / %u", a->nk, b->nk);
+    else if (a->maxstack != b->maxstack)
+        snprintf(o, n, "maxstack %u / %u", a->maxstack, b->maxstack);
+    else if (a->nups != b->nups || a->nparams != b->nparams || a->flags != b->flags)
+        snprintf(o, n, "header (upvalues, parameters or flags)");
+    else
+        snprintf(o, n, "functions %u / %u", a->np, b->np);
+}
+
 /* The function's string constants and its calls' argument counts, sorted:
  * what must match when the bytes do not. */
 static int cmp_str(const void *a, const void *b)
@@ -98,15 +145,35 @@ static char *signature(const gsvm_hks_chunk *c, const gsvm_hks_proto *f)
     return (char *)gsvm_buf_take(&out, NULL);
 }
 
+/* The first line of two signatures that differs: "calls and literals:
+ * ORIGINAL / RECOMPILED" (s:TEXT a string, c:N a call with B = N). */
+static void first_line_difference(const char *a, const char *b, char *o, size_t n)
+{
+    while (*a && *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || memcmp(a, b, la) != 0) {
+            snprintf(o, n, "calls and literals: %.*s / %.*s", (int)(la < 100 ? la : 100), a,
+                     (int)(lb < 100 ? lb : 100), b);
+            return;
+        }
+        a += la + (a[la] != 0);
+        b += lb + (b[lb] != 0);
+    }
+    snprintf(o, n, "calls and literals: %s", *a ? "more in the original" : "more recompiled");
+}
+
 typedef struct tally {
     uint64_t same, calls, diff;
     json_t *list;
 } tally;
 
-static void verdict(tally *t, const char *file, const char *path, const char *v)
+static void verdict(tally *t, const char *file, const char *path, const char *v,
+                    const char *where)
 {
     if (t->list) {
         json_t *o = json_pack("{s:s, s:s, s:s}", "file", file, "function", path, "verdict", v);
+        if (o && where)
+            json_object_set_new(o, "differs", json_string(where));
         if (o)
             json_array_append_new(t->list, o);
     }
@@ -118,20 +185,25 @@ static void compare(tally *t, const char *file, const gsvm_hks_chunk *ca, const 
 {
     if (!b) {
         t->diff++;
-        verdict(t, file, path, "different");
+        verdict(t, file, path, "different", "not in the recompiled chunk");
     } else if (same_code(a, b)) {
         t->same++;
-        verdict(t, file, path, "byte-identical");
+        verdict(t, file, path, "byte-identical", NULL);
     } else {
         char *sa = signature(ca, a), *sb = signature(cb, b);
         bool same = sa && sb && strcmp(sa, sb) == 0;
-        free(sa);
-        free(sb);
         if (same)
             t->calls++;
         else
             t->diff++;
-        verdict(t, file, path, same ? "same calls and literals" : "different");
+        char where[256];
+        if (t->list && !same && sa && sb)
+            first_line_difference(sa, sb, where, sizeof where);
+        else if (t->list)
+            first_difference(ca, a, cb, b, where, sizeof where);
+        free(sa);
+        free(sb);
+        verdict(t, file, path, same ? "same calls and literals" : "different", t->list ? where : NULL);
     }
     size_t plen = strlen(path);
     if (depth > 200 || plen > 3000)

@@ -10,8 +10,11 @@
 #include "cli/verb.h"
 #include "gsvm/hks.h"
 
-/* gsvm hks decompile */
-int gsvm_cli_hks_decompile(int argc, char **argv);
+#include "cli/verb.h"
+
+/* gsvm hks decompile: its options and body (hks_decompile.c) */
+extern const gsvm_cli_opt gsvm_cli_hks_decompile_opts[];
+int gsvm_cli_hks_decompile(const gsvm_cli_call *call);
 /* gsvm hks decompile --check FILES: the figures line; exit 0 iff none differ */
 int gsvm_cli_hks_check(const char **files, int nfiles, const char *profile, bool json);
 

@@ -28,10 +28,6 @@
 #include "hks/isa.h"
 
 enum { MAX_NEST = 150, MAX_FN_DEPTH = 140, MAX_REGS = 256, MAX_DISPATCH_VARS = 190 };
-/* Upvalues a function's text names: an upvalue operand (B, 8 bits) reaches no
- * further, and a chunk that claims more (the count is a u32) would otherwise
- * cost a name per claimed upvalue. */
-enum { MAX_UPS = 256 };
 enum { PK_NONE, PK_EXPR, PK_MULTI, PK_TABLE, PK_SELFFN, PK_SELFOBJ };
 
 typedef struct pend {
@@ -92,8 +88,8 @@ struct fn {
     const char **upnames;
     uint32_t nups;
     /* names that generated names must avoid */
-    char **taken;
-    int ntaken, captaken;
+    char **taken; /* a hash set (open addressing): a chunk may name thousands */
+    size_t ntaken, captaken;
     /* emission */
     pend P[MAX_REGS];
     region R[MAX_NEST + 2];
@@ -132,43 +128,12 @@ static inline uint32_t A_(uint32_t w) { return GSVM_HKS_A(w); }
 static inline uint32_t B_(uint32_t w) { return GSVM_HKS_B(w); }
 static inline uint32_t C_(uint32_t w) { return GSVM_HKS_C(w); }
 
-static bool is_test(unsigned op)
-{
-    switch (op) {
-    case HKS_I_TEST: case HKS_I_TEST_R1: case HKS_I_TESTSET: case HKS_I_EQ: case HKS_I_EQ_BK:
-    case HKS_I_LT: case HKS_I_LT_BK: case HKS_I_LE: case HKS_I_LE_BK:
-        return true;
-    default: return false;
-    }
-}
-static bool is_call(unsigned op)
-{
-    switch (op) {
-    case HKS_I_CALL: case HKS_I_CALL_I: case HKS_I_CALL_C: case HKS_I_CALL_M:
-    case HKS_I_CALL_I_R1:
-        return true;
-    default: return false;
-    }
-}
-static bool is_tailcall(unsigned op)
-{
-    switch (op) {
-    case HKS_I_TAILCALL: case HKS_I_TAILCALL_I: case HKS_I_TAILCALL_C: case HKS_I_TAILCALL_M:
-    case HKS_I_TAILCALL_I_R1:
-        return true;
-    default: return false;
-    }
-}
-static bool is_store(unsigned op)
-{
-    switch (op) {
-    case HKS_I_SETFIELD: case HKS_I_SETFIELD_R1: case HKS_I_SETTABLE: case HKS_I_SETTABLE_BK:
-    case HKS_I_SETTABLE_S: case HKS_I_SETTABLE_S_BK: case HKS_I_SETTABLE_N:
-    case HKS_I_SETTABLE_N_BK:
-        return true;
-    default: return false;
-    }
-}
+/* The instruction families of isa.def. */
+static bool in_family(unsigned op, hks_family f) { return op < HKS_I_COUNT && hks_ops[op].family == f; }
+static bool is_test(unsigned op) { return in_family(op, HKS_FAM_TEST); }
+static bool is_call(unsigned op) { return in_family(op, HKS_FAM_CALL); }
+static bool is_tailcall(unsigned op) { return in_family(op, HKS_FAM_TAILCALL); }
+static bool is_store(unsigned op) { return in_family(op, HKS_FAM_STORE); }
 /* Instructions whose B is a constant index. */
 static bool b_is_k(unsigned op) { return op < HKS_I_COUNT && hks_ops[op].b == HKS_K; }
 
@@ -827,9 +792,20 @@ static bool analyse(fn *F)
 
 /* ---------------------------------------------------------------- variables */
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 static bool name_taken(const fn *F, const char *s)
 {
-    for (int i = 0; i < F->ntaken; i++)
+    if (!F->captaken)
+        return false;
+    for (size_t i = name_hash(s) & (F->captaken - 1); F->taken[i];
+         i = (i + 1) & (F->captaken - 1))
         if (strcmp(F->taken[i], s) == 0)
             return true;
     return false;
@@ -837,19 +813,36 @@ static bool name_taken(const fn *F, const char *s)
 
 static void take_name(fn *F, const char *s)
 {
-    if (F->ntaken == F->captaken) {
-        int ncap = F->captaken ? F->captaken * 2 : 32;
-        char **nt = realloc(F->taken, sizeof *nt * (size_t)ncap);
+    if (name_taken(F, s))
+        return;
+    if ((F->ntaken + 1) * 2 > F->captaken) {
+        size_t ncap = F->captaken ? F->captaken * 2 : 64;
+        char **nt = calloc(ncap, sizeof *nt);
         if (!nt) {
             fail(F, "out of memory");
             return;
         }
+        for (size_t i = 0; i < F->captaken; i++)
+            if (F->taken[i]) {
+                size_t j = name_hash(F->taken[i]) & (ncap - 1);
+                while (nt[j])
+                    j = (j + 1) & (ncap - 1);
+                nt[j] = F->taken[i];
+            }
+        free(F->taken);
         F->taken = nt;
         F->captaken = ncap;
     }
-    F->taken[F->ntaken] = strdup(s);
-    if (F->taken[F->ntaken])
-        F->ntaken++;
+    char *d = strdup(s);
+    if (!d) {
+        fail(F, "out of memory");
+        return;
+    }
+    size_t j = name_hash(d) & (F->captaken - 1);
+    while (F->taken[j])
+        j = (j + 1) & (F->captaken - 1);
+    F->taken[j] = d;
+    F->ntaken++;
 }
 
 /* A name no other variable, upvalue or global of this function uses. */
@@ -918,6 +911,16 @@ static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
 
 static void setup_vars(fn *F)
 {
+    /* room for variable 0 even in a function without registers: a failed
+     * lookup (var_of, new_var) answers 0, and its users may touch it */
+    F->vars = calloc(32, sizeof *F->vars);
+    if (!F->vars) {
+        fail(F, "out of memory");
+        return;
+    }
+    F->capvars = 32;
+    snprintf(F->vars[0].name, sizeof F->vars[0].name, "_");
+    F->vars[0].owner = -1;
     for (uint32_t i = 0; i < F->nups; i++)
         take_name(F, F->upnames[i]);
     collect_globals(F, F->f, 0);
@@ -1262,8 +1265,10 @@ static void put(fn *F, int r, int64_t pc, dx e)
         fail(F, "register out of range");
         return;
     }
-    if (F->P[r].kind != PK_NONE)
+    if (F->P[r].kind != PK_NONE) {
         flush_all(F);
+        pend_clear(&F->P[r]); /* (what a failed flush left) */
+    }
     if (F->use[pc] >= 0 || pc == F->force_pc) {
         F->P[r].kind = PK_EXPR;
         F->P[r].e = e;
@@ -1287,9 +1292,12 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
         return dx_make(DX_ATOM, "nil");
     }
     const gsvm_hks_proto *child = &F->f->p[bx];
-    uint32_t nups = child->nups < MAX_UPS ? child->nups : MAX_UPS;
-    const char **names = calloc(nups ? nups : 1, sizeof *names);
-    char (*store)[64] = calloc(nups ? nups : 1, sizeof *store);
+    if (child->nups >= F->n - pc) {
+        fail(F, "closure upvalues past the code");
+        return dx_make(DX_ATOM, "nil");
+    }
+    const char **names = calloc(child->nups ? child->nups : 1, sizeof *names);
+    char (*store)[64] = calloc(child->nups ? child->nups : 1, sizeof *store);
     if (!names || !store) {
         free(names);
         free(store);
@@ -1625,6 +1633,23 @@ typedef struct loopctx {
 
 static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
 
+/* Whether a jump to t leaves the loop of L (a break).  The compiler merges
+ * the jumps pending at a pc into a JMP coded there (Lua 5.1's luaK_jump), so
+ * a break whose loop exit holds a plain JMP lands where that JMP goes, and
+ * so on down the chain. */
+static bool is_exit(const fn *F, const loopctx *L, int64_t t)
+{
+    int64_t x = L->exit;
+    for (int i = 0; x >= 0 && i < 64; i++) {
+        if (t == x)
+            return true;
+        if (OPAT(F, x) != HKS_I_JMP || (x > 0 && is_test(OPAT(F, x - 1))))
+            return false;
+        x = jmp_target(F, x);
+    }
+    return false;
+}
+
 static void sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
 {
     loopctx S = *L;
@@ -1796,7 +1821,28 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
             line(F, "end");
             return to;
         }
-        if (tF == L->exit && L->exit >= 0) {
+        if (is_exit(F, L, tF)) {
+            /* `if c then A else break end`: the else block is just the
+             * break's JMP at X, so the false jump, pending there, was merged
+             * into it (it goes to the loop's exit); A ends in a JMP over X */
+            for (int64_t X = tT + 1; X < to; X = next_pc(F, X)) {
+                int64_t j = X - 1;
+                if (OPAT(F, X) != HKS_I_JMP || !is_exit(F, L, jmp_target(F, X)) ||
+                    F->isdata[j] || OPAT(F, j) != HKS_I_JMP || (j > 0 && is_test(OPAT(F, j - 1))))
+                    continue;
+                int64_t E = jmp_target(F, j);
+                if (E != next_pc(F, X) || E > to || j < tT)
+                    continue;
+                dx c = chain_emit(F, N, n, tT, tT, tF);
+                flush_all(F);
+                line(F, "if %s then", dx_str(&c));
+                dx_free(&c);
+                sub_range(F, tT, j, L, E);
+                line(F, "else");
+                line(F, "  break");
+                line(F, "end");
+                return E;
+            }
             dx c = chain_emit(F, N, n, tT, tT, tF);
             flush_all(F);
             c = dx_not(c);
@@ -1814,7 +1860,7 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
     int64_t E = -1;
     if (last >= tT && OPAT(F, last) == HKS_I_JMP && !(last > 0 && is_test(OPAT(F, last - 1)))) {
         int64_t t = jmp_target(F, last);
-        if (t == L->exit && L->exit >= 0)
+        if (is_exit(F, L, t))
             E = -1;
         else if (t > tF && t <= to)
             E = t;
@@ -1983,6 +2029,15 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
 {
     uint32_t w = W(F, pc), a = A_(w), c = C_(w);
     int64_t E = pc + 1 < F->n && OPAT(F, pc + 1) == HKS_I_JMP ? jmp_target(F, pc + 1) : -1;
+    if (E == pc + 2 && E <= to && a < MAX_REGS) {
+        /* `x = e and x` (`or`): the other operand is A itself, already in
+         * place, so the jump skips nothing */
+        dx left = get(F, (int)B_(w), pc);
+        dx right = get(F, (int)a, pc);
+        put(F, (int)a, pc, c ? dx_binary(left, "or", DX_OR, right)
+                             : dx_binary(left, "and", DX_AND, right));
+        return E;
+    }
     if (E <= pc + 2 || E > to || a >= MAX_REGS) {
         fail(F, "TESTSET shape");
         return to;
@@ -2134,8 +2189,10 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                    (c == 4 && !F->dispatch && nx < F->n && OPAT(F, nx) == HKS_I_JMP &&
                     OPAT(F, jmp_target(F, nx)) == HKS_I_TFORLOOP &&
                     A_(W(F, jmp_target(F, nx))) == a)) {
-            if (F->P[a].kind != PK_NONE)
+            if (F->P[a].kind != PK_NONE) {
                 flush_all(F);
+                pend_clear(&F->P[a]);
+            }
             F->P[a].kind = PK_MULTI;
             F->P[a].e = e;
             F->P[a].nres = c == 0 ? 0 : 3;
@@ -2341,8 +2398,11 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             self_registers(F, (int)a, pc, obj, key);
             return nx;
         }
-        if (F->P[a].kind != PK_NONE || F->P[a + 1].kind != PK_NONE)
+        if (F->P[a].kind != PK_NONE || F->P[a + 1].kind != PK_NONE) {
             flush_all(F);
+            pend_clear(&F->P[a]);
+            pend_clear(&F->P[a + 1]);
+        }
         F->P[a].kind = PK_SELFFN;
         F->P[a].e = dx_make(DX_PREFIX, "%s:%s", dx_str(&obj), k->s.data);
         F->P[a].def_pc = (uint32_t)pc;
@@ -2469,8 +2529,10 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
     }
     case HKS_I_VARARG:
         if (b == 0) {
-            if (F->P[a].kind != PK_NONE)
+            if (F->P[a].kind != PK_NONE) {
                 flush_all(F);
+                pend_clear(&F->P[a]);
+            }
             F->P[a].kind = PK_MULTI;
             F->P[a].e = dx_make(DX_ATOM, "...");
             F->P[a].def_pc = (uint32_t)pc;
@@ -2640,7 +2702,7 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             }
             flush_all(F);
             int64_t nx = next_pc(F, pc);
-            if (t == L->exit && L->exit >= 0) {
+            if (is_exit(F, L, t)) {
                 if (nx < to)
                     line(F, "do break end");
                 else
@@ -2726,7 +2788,8 @@ static void emit_dispatch(fn *F)
                     dx v = get(F, (int)b, q);
                     flush_all(F);
                     const char *src = use_var(F, var_of(F, (int)b, q, false));
-                    (void)v;
+                    if (v.s && strcmp(v.s, src) != 0) /* a folded value: it runs first */
+                        line(F, "%s = %s", src, v.s);
                     dx_free(&v);
                     line(F, "if %s%s then %s = %s pc = %lld else pc = %lld end", c ? "" : "not ",
                          src, use_var(F, var_of(F, (int)a, q, true)), src, (long long)t,
@@ -2844,7 +2907,7 @@ static void fn_free(fn *F)
     free(F->vars);
     free(F->loc_reg);
     free(F->init_pc);
-    for (int i = 0; i < F->ntaken; i++)
+    for (size_t i = 0; i < F->captaken; i++)
         free(F->taken[i]);
     free(F->taken);
     for (int r = 0; r < MAX_REGS; r++)
@@ -3075,6 +3138,33 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
 
 /* ---------------------------------------------------------------- API */
 
+/* How many of f's upvalues its code names: one past the highest index an
+ * instruction reads, writes, deletes or passes to a closure. */
+static uint32_t upvalues_used(const gsvm_hks_chunk *c, const gsvm_hks_proto *f)
+{
+    uint32_t n = 0;
+    for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        uint32_t w = f->code[pc], b = B_(w), need = 0;
+        switch (hks_decode_op(c->profile, GSVM_HKS_OP(w))) {
+        case HKS_I_GETUPVAL: case HKS_I_SETUPVAL: case HKS_I_SETUPVAL_R1: need = b + 1; break;
+        case HKS_I_DELETE: need = C_(w) == HKS_DEL_UPVALUE ? b + 1 : 0; break;
+        case HKS_I_CLOSURE: {
+            uint32_t bx = GSVM_HKS_BX(w);
+            for (uint32_t i = 0; bx < f->np && i < f->p[bx].nups && pc + 1 < f->ncode; i++) {
+                pc++;
+                if (A_(f->code[pc]) == 2 && GSVM_HKS_BX(f->code[pc]) + 1 > need)
+                    need = GSVM_HKS_BX(f->code[pc]) + 1;
+            }
+            break;
+        }
+        default: break;
+        }
+        if (need > n)
+            n = need;
+    }
+    return n < f->nups ? n : f->nups;
+}
+
 gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile_options *opts,
                                char **out, size_t *len, gsvm_hks_decompile_result *res,
                                gsvm_error *err)
@@ -3098,8 +3188,9 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "no function '%s' in the chunk",
                                   path);
         }
-        /* its upvalues are free names in the text */
-        uint32_t nups = f->nups < MAX_UPS ? f->nups : MAX_UPS;
+        /* its upvalues are free names in the text (as many as its code
+         * names: a bad chunk may claim millions) */
+        uint32_t nups = upvalues_used(c, f);
         const char **names = calloc(nups ? nups : 1, sizeof *names);
         char (*store)[32] = calloc(nups ? nups : 1, sizeof *store);
         if (!names || !store) {

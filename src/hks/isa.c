@@ -7,10 +7,10 @@
 #include "hks/isa.h"
 
 const hks_opinfo hks_ops[HKS_I_COUNT] = {
-#define OP(name, mode, a, b, c, data, checks, writes, meaning) \
-    {#name, (uint8_t)(sizeof #name - 1), HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning},
-#define EXT(profile, name, mode, a, b, c, data, checks, writes, meaning) \
-    {#name, (uint8_t)(sizeof #name - 1), HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning},
+#define OP(name, mode, a, b, c, data, checks, writes, meaning, family) \
+    {#name, (uint8_t)(sizeof #name - 1), HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning, HKS_FAM_##family},
+#define EXT(profile, name, mode, a, b, c, data, checks, writes, meaning, family) \
+    {#name, (uint8_t)(sizeof #name - 1), HKS_##mode, HKS_##a, HKS_##b, HKS_##c, (uint8_t)(data), (uint8_t)(checks), writes, meaning, HKS_FAM_##family},
 #define D0 HKS_D0
 #define D1 HKS_D1
 #define D2 HKS_D2

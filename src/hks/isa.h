@@ -15,11 +15,14 @@ enum { HKS_SLOTMT_CHAIN_MASK = 15, HKS_SLOTMT_TYPE_SHIFT = 4, HKS_TSTRUCT = 12 }
 /* Ghosts' DELETE / DELETE_BK: what C says is deleted. */
 enum { HKS_DEL_LOCAL = 0, HKS_DEL_GLOBAL = 1, HKS_DEL_UPVALUE = 2, HKS_DEL_INDEXED = 3 };
 enum { HKS_XTEST = 1, HKS_XSB = 2, HKS_XSC = 4, HKS_XSBX = 8 };
+typedef enum {
+    HKS_FAM_NONE, HKS_FAM_TEST, HKS_FAM_CALL, HKS_FAM_TAILCALL, HKS_FAM_STORE
+} hks_family;
 
 /* Internal opcode ids: the base table's rows (0..91), then the extensions. */
 typedef enum {
-#define OP(name, mode, a, b, c, data, checks, writes, meaning) HKS_I_##name,
-#define EXT(profile, name, mode, a, b, c, data, checks, writes, meaning) HKS_I_##name,
+#define OP(name, mode, a, b, c, data, checks, writes, meaning, family) HKS_I_##name,
+#define EXT(profile, name, mode, a, b, c, data, checks, writes, meaning, family) HKS_I_##name,
 #include "hks/isa.def"
 #undef OP
 #undef EXT
@@ -35,6 +38,7 @@ typedef struct hks_opinfo {
     uint8_t data;   /* HKS_D* bits; low bits = fixed count */
     uint8_t checks; /* HKS_X* bits */
     const char *writes, *meaning;
+    uint8_t family; /* hks_family */
 } hks_opinfo;
 
 extern const hks_opinfo hks_ops[HKS_I_COUNT];
