@@ -339,10 +339,28 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     return GSVM_OK;
 }
 
+gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl3_program *prog, gsvm_error *err)
+{
+    const uint8_t *h = gsvm_lsl3_program_hash(prog);
+    for (size_t i = 0; i < r->nprogs; i++)
+        if (r->progs[i].prog == prog || memcmp(gsvm_lsl3_program_hash(r->progs[i].prog), h, 32) == 0)
+            return GSVM_OK;
+    rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np); /* as region_world.c grows it */
+    if (!np)
+        return oom(err);
+    r->progs = np;
+    rg_program *p = &r->progs[r->nprogs++];
+    memcpy(p->hash, h, 32);
+    p->prog = (gsvm_lsl3_program *)gsvm_lsl3_program_retain(prog);
+    p->owned = true;
+    return GSVM_OK;
+}
+
 gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
                                        const gsvm_lsl3_program *prog, gsvm_error *err)
 {
-    return add_script(r, prim, name, prog, NULL, 0, err);
+    gsvm_status st = gsvm_lsl_region_add_program(r, prog, err);
+    return st ? st : add_script(r, prim, name, prog, NULL, 0, err);
 }
 
 /* defined below */
