@@ -73,6 +73,11 @@ gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_regio
         r->o.throttle_period = 1;
     r->next_tag = 1;
     r->cross_fault = r->o.cross_fault;
+    gsvm_status st = rg_hosts_new(&r->hosts, err);
+    if (st != GSVM_OK) {
+        free(r);
+        return st;
+    }
     *out = r;
     return GSVM_OK;
 }
@@ -110,6 +115,7 @@ void gsvm_lsl_region_free(gsvm_lsl_region *r)
     free(r->heap);
     free(r->runq);
     free(r->reqs);
+    gsvm_lsl_hosts_free(r->hosts);
     free(r);
 }
 
@@ -314,7 +320,7 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     s->name = gsvm_dup_bytes(name, strlen(name));
     gsvm_status st = s->name ? gsvm_lsl3_vm_new_alloc(prog, r->o.alloc, r->o.alloc_user, &s->vm, err) : oom(err);
     if (st == GSVM_OK) {
-        gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
+        gsvm_lsl3_vm_set_hosts(s->vm, r->hosts, s);
         if (snap) {
             st = gsvm_lsl3_vm_restore(s->vm, snap, len, name, err);
         } else {

@@ -115,6 +115,7 @@ struct gsvm_lsl_region {
     uint64_t next_request;
     uint32_t next_tag;
 
+    gsvm_lsl_hosts *hosts; /* region_host.c's: every host function of every script */
     gsvm_lsl_region_stats st;
     uint64_t next_xfer;
     int cross_fault; /* testing: drop the connection at this step of a crossing */
@@ -152,8 +153,8 @@ gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char
 gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file, long lineno, gsvm_error *err);
 gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file, long lineno, gsvm_error *err);
 
-/* region_host.c: the host callback every script's VM gets. */
-gsvm_status rg_host(void *user, const char *name, const json_t *args, json_t **result,
-                    gsvm_error *err);
+/* region_host.c: the typed host table every script's VM gets (one per
+ * region; the VM's user pointer is its rg_script). */
+gsvm_status rg_hosts_new(gsvm_lsl_hosts **out, gsvm_error *err);
 
 #endif
