@@ -589,8 +589,8 @@ static const gsvm_cli_verb verbs[] = {
      "{\"fault\":MESSAGE,\"ip\":N} and exits 3; the instruction limit prints\n"
      "{\"stopped\":\"instruction limit\",\"executed\":N} and exits 4.",
      run_opts, 1, 1, cmd_run, NULL},
-    {"region", "run a world of objects and scripts on simulated frames", NULL, NULL, NULL, 0, 0, NULL,
-     gsvm_cli_lsl_region},
+    {"region", "run a world of objects and scripts on simulated frames", GSVM_CLI_LSL_REGION_USAGE,
+     GSVM_CLI_LSL_REGION_HELP, gsvm_cli_lsl_region_opts, 1, 1, gsvm_cli_lsl_region, NULL},
     {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 

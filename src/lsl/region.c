@@ -161,20 +161,7 @@ void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1])
     uint8_t h[32] = {0};
     gsvm_sha256(b.data, b.len, h);
     gsvm_buf_free(&b);
-    h[6] = (uint8_t)((h[6] & 0x0f) | 0x40);
-    h[8] = (uint8_t)((h[8] & 0x3f) | 0x80);
-    char hex[65];
-    gsvm_hex(h, 16, hex);
-    memcpy(out, hex, 8);
-    out[8] = '-';
-    memcpy(out + 9, hex + 8, 4);
-    out[13] = '-';
-    memcpy(out + 14, hex + 12, 4);
-    out[18] = '-';
-    memcpy(out + 19, hex + 16, 4);
-    out[23] = '-';
-    memcpy(out + 24, hex + 20, 12);
-    out[36] = 0;
+    gsvm_uuid_from_digest(h, out);
 }
 
 /* ---- objects and scripts --------------------------------------------------- */
