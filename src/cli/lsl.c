@@ -328,9 +328,11 @@ static int drive(gsvm_lsl_vm *vm, const lsl_run_opts *o, FILE *out)
             return LSL_DRIVE_DONE;
         if (o->has_max && total >= o->max_instructions)
             return lsl_cli_emit_limit(out, total);
-        if (gsvm_lsl_vm_run(vm, lsl_cli_slice(o, total)) == GSVM_LSL_ERROR)
-            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm), false, 0,
-                                      0);
+        if (gsvm_lsl_vm_run(vm, lsl_cli_slice(o, total)) == GSVM_LSL_ERROR) {
+            uint32_t ln, col;
+            bool has_pos = gsvm_lsl_vm_fault_line(vm, &ln, &col);
+            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm), has_pos, ln, col);
+        }
     }
 }
 

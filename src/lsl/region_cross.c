@@ -314,14 +314,21 @@ static json_t *make_offer(gsvm_lsl_region *r, uint32_t root, rg_script **sc, siz
         json_array_append_new(links, json_pack("{s:s,s:s,s:o}", "id", p->id, "name", p->name, "pos", pos_json(p->pos)));
     }
     for (size_t i = 0; i < ns; i++) {
+        const rg_program *pr = &r->progs[sc[i]->prog];
         char hex[65];
-        gsvm_hex(gsvm_lsl3_program_hash(sc[i]->vm->prog), 32, hex);
+        gsvm_hex(pr->id, 32, hex);
         uint32_t link = 0;
         for (uint32_t k = 0; k < rp->nlinks; k++)
             if (rp->links[k] == sc[i]->prim)
                 link = k;
-        json_array_append_new(scripts, json_pack("{s:s,s:i,s:i,s:s}", "name", sc[i]->name, "prim", (int)link, "abi",
-                                                 GSVM_LSL3_ABI_VERSION, "hash", hex));
+        json_t *sj = json_pack("{s:s,s:i,s:i,s:s}", "name", sc[i]->name, "prim", (int)link, "abi", pr->abi, "hash", hex);
+        if (pr->abi == 2) { /* its queue is the region's: the touch_start arguments waiting */
+            json_t *q = json_array();
+            for (unsigned k = 0; k < sc[i]->nq2; k++)
+                json_array_append_new(q, json_integer(sc[i]->q2[k]));
+            json_object_set_new(sj, "queue", q);
+        }
+        json_array_append_new(scripts, sj);
     }
     return json_pack("{s:s,s:I,s:I,s:{s:s,s:s,s:s,s:o,s:o},s:o}", "xfer", xfer, "now_ms", (json_int_t)r->now_ms,
                      "frame", (json_int_t)r->frame, "object", "id", rp->id, "owner", rp->owner, "name", rp->name,
@@ -347,7 +354,8 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
     for (size_t i = 0; i < ns; i++) {
         uint8_t *blob;
         size_t len;
-        if (gsvm_lsl3_vm_snapshot(sc[i]->vm, &blob, &len, err) != GSVM_OK) {
+        if ((sc[i]->vm ? gsvm_lsl3_vm_snapshot(sc[i]->vm, &blob, &len, err)
+                       : gsvm_lsl_vm_snapshot(sc[i]->vm2, &blob, &len, err)) != GSVM_OK) {
             report(r, id, "failed", err->message);
             gsvm_buf_free(&out);
             return GSVM_OK; /* the object stays, running */
@@ -396,7 +404,9 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
             json_int_t k = json_integer_value(v);
             uint8_t *blob;
             size_t len;
-            if (k < 0 || (size_t)k >= ns || gsvm_lsl3_program_save(sc[k]->vm->prog, &blob, &len, err) != GSVM_OK) {
+            const rg_program *pr = k >= 0 && (size_t)k < ns ? &r->progs[sc[k]->prog] : NULL;
+            if (!pr || (pr->abi == 3 ? gsvm_lsl3_program_save(pr->prog, &blob, &len, err)
+                                     : gsvm_lsl_program_save(pr->prog2, &blob, &len, err)) != GSVM_OK) {
                 why = "bad program request";
                 goto keep;
             }
@@ -479,22 +489,22 @@ gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file,
 
 /* ---- the receiver ---------------------------------------------------------------- */
 
-static const gsvm_lsl3_program *program_by_hash(gsvm_lsl_region *r, const char *hex)
+/* The store's entry for a program identity in hex and an ABI, or -1. */
+static long program_by_hash(gsvm_lsl_region *r, const char *hex, int abi)
 {
     uint8_t h[32];
     if (!hex || strlen(hex) != 64)
-        return NULL;
+        return -1;
     for (size_t k = 0; k < 32; k++) {
         unsigned v;
         if (sscanf(hex + 2 * k, "%2x", &v) != 1)
-            return NULL;
+            return -1;
         h[k] = (uint8_t)v;
     }
-    for (size_t i = 0; i < r->nprogs; i++)
-        if (memcmp(gsvm_lsl3_program_hash(r->progs[i].prog), h, 32) == 0)
-            return r->progs[i].prog;
-    return NULL;
+    return rg_program_find(r, h, abi);
 }
+
+static int abi_of(const json_t *script) { return (int)json_integer_value(json_object_get(script, "abi")); }
 
 static bool get_pos3(const json_t *j, float out[3])
 {
@@ -541,13 +551,17 @@ static const char *check_offer(gsvm_lsl_region *r, const json_t *offer, json_t *
             return "a link id is in use here";
     }
     json_array_foreach(scripts, idx, v) {
-        if (json_integer_value(json_object_get(v, "abi")) != GSVM_LSL3_ABI_VERSION) {
+        if (abi_of(v) != GSVM_LSL_ABI_VERSION && abi_of(v) != GSVM_LSL3_ABI_VERSION) {
             snprintf(why, whylen, "unknown ABI %lld", (long long)json_integer_value(json_object_get(v, "abi")));
             return why;
         }
+        const json_t *q = json_object_get(v, "queue");
+        if (q && (!json_is_array(q) || json_array_size(q) > LSL_SCHED_QUEUE_MAX))
+            return "a malformed offer";
         if (!json_is_string(json_object_get(v, "hash")) || !json_is_string(json_object_get(v, "name")))
             return "a malformed offer";
-        if (!program_by_hash(r, json_string_value(json_object_get(v, "hash"))) && !hash_before(scripts, idx))
+        if (program_by_hash(r, json_string_value(json_object_get(v, "hash")), abi_of(v)) < 0 &&
+            !hash_before(scripts, idx))
             json_array_append_new(need, json_integer((json_int_t)idx));
     }
     if (r->o.max_scripts && r->st.scripts + json_array_size(scripts) > r->o.max_scripts)
@@ -566,25 +580,17 @@ static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const ch
             free(d);
             return false;
         }
-        gsvm_lsl3_program *p = NULL;
         gsvm_error e;
         bool ok = true;
         if (k < nneed) {
-            if (gsvm_lsl3_program_load(d, n, "crossing", &p, &e) != GSVM_OK) {
+            /* a program file of either ABI, by its magic; the store keeps it */
+            uint32_t idx;
+            if (!gsvm_lsl_is_program_file(d, n) && !gsvm_lsl3_is_program_file(d, n)) {
                 *refuse = "a program that does not load";
                 ok = false;
-            } else {
-                rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np);
-                if (!np) {
-                    gsvm_lsl3_program_free(p);
-                    ok = false;
-                } else {
-                    r->progs = np;
-                    memcpy(np[r->nprogs].hash, gsvm_lsl3_program_hash(p), 32);
-                    np[r->nprogs].prog = p;
-                    np[r->nprogs].owned = true;
-                    r->nprogs++;
-                }
+            } else if (rg_program_for_bytes(r, d, n, "crossing", &idx, &e) != GSVM_OK) {
+                *refuse = e.status == GSVM_ERR_NOMEM ? NULL : "a program that does not load";
+                ok = false;
             }
         }
         free(d);
@@ -628,14 +634,22 @@ static bool build_object(gsvm_lsl_region *r, const json_t *offer, uint8_t **snap
     for (size_t k = 0; ok && k < ns; k++) {
         const json_t *sj = json_array_get(scripts, k);
         json_int_t link = json_integer_value(json_object_get(sj, "prim"));
-        const gsvm_lsl3_program *prog = program_by_hash(r, json_string_value(json_object_get(sj, "hash")));
-        if (link < 0 || (size_t)link > json_array_size(links) || !prog) {
-            snprintf(e.message, sizeof e.message, "%s", prog ? "a script in no prim" : "a program was not sent");
+        long prog = program_by_hash(r, json_string_value(json_object_get(sj, "hash")), abi_of(sj));
+        if (link < 0 || (size_t)link > json_array_size(links) || prog < 0) {
+            snprintf(e.message, sizeof e.message, "%s", prog >= 0 ? "a script in no prim" : "a program was not sent");
             ok = false;
             break;
         }
-        ok = rg_add_script_restored(r, lp[link], json_string_value(json_object_get(sj, "name")), prog, snaps[k],
-                                    snap_len[k], &e) == GSVM_OK;
+        const json_t *jq = json_object_get(sj, "queue");
+        int32_t q2[LSL_SCHED_QUEUE_MAX];
+        size_t nq2 = 0, qi;
+        const json_t *qv;
+        json_array_foreach(jq, qi, qv) {
+            if (nq2 < LSL_SCHED_QUEUE_MAX)
+                q2[nq2++] = (int32_t)json_integer_value(qv);
+        }
+        ok = rg_add_script_restored(r, lp[link], json_string_value(json_object_get(sj, "name")), (uint32_t)prog,
+                                    snaps[k], snap_len[k], q2, nq2, &e) == GSVM_OK;
     }
     free(lp);
     if (!ok) {

@@ -66,5 +66,28 @@ expect 0 "$G" lsl region "$T/web.json" --no-cache --events "$T/web.jsonl"
 has "$T/out" '"host":"llHTTPRequest","args":["http://example.org/7",[],""],"request":"00009e51-0000-4000-8000-000000000001"}'
 has "$T/out" '"args":["200 ok"]'
 
+# an ABI-2 script (it fits the document's slice) runs in the region and its
+# fault carries line:col from the line table (here also when compiled to .fpc
+# first: a program file of either ABI may stand in the world)
+cat >"$T/grow.lsl" <<'LSL'
+string s = "x";
+default {
+    touch_start(integer d) {
+        llOwnerSay("growing");
+        while (d) {
+            s = s + s;
+        }
+    }
+}
+LSL
+"$G" lsl compile "$T/grow.lsl" -o "$T/grow.fpc" 2>"$T/abi"
+has "$T/abi" "ABI 2"
+printf '{"objects": [{"id": "g", "owner": "%s", "scripts": ["grow.lsl", "grow.fpc"]}]}\n' $OWNER >"$T/grow.json"
+printf '{"touch": {"object": "g", "avatar": "7c1e2a44-0000-4000-8000-00000000a11c"}}\n' >"$T/grow.jsonl"
+expect 3 "$G" lsl region "$T/grow.json" --no-cache --events "$T/grow.jsonl"
+has "$T/out" '{"object":"g","script":"grow.lsl","host":"llOwnerSay","args":["growing"]}'
+has "$T/out" '{"object":"g","script":"grow.lsl","fault":"string too long: 33554432 bytes is over the 16777216-byte limit","ip":6,"line":6,"col":19}'
+has "$T/out" '{"object":"g","script":"grow.fpc","fault":"string too long: 33554432 bytes is over the 16777216-byte limit","ip":6}'
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
