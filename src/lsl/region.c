@@ -372,14 +372,14 @@ long rg_program_find(const gsvm_lsl_region *r, const uint8_t id[32], int abi)
     return -1;
 }
 
-static gsvm_status program_slot(gsvm_lsl_region *r, rg_program **out, gsvm_error *err)
+/* A new, zeroed entry at the end of the store (not yet counted), or NULL. */
+static rg_program *program_slot(gsvm_lsl_region *r)
 {
     rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np);
     if (!np)
-        return oom(err);
+        return NULL;
     r->progs = np;
-    *out = memset(&np[r->nprogs], 0, sizeof *np);
-    return GSVM_OK;
+    return memset(&np[r->nprogs], 0, sizeof *np);
 }
 
 gsvm_status rg_program_add3(gsvm_lsl_region *r, const gsvm_lsl3_program *p, const uint8_t *src_hash,
@@ -391,10 +391,9 @@ gsvm_status rg_program_add3(gsvm_lsl_region *r, const gsvm_lsl3_program *p, cons
             *idx = (uint32_t)i;
             return GSVM_OK;
         }
-    rg_program *e;
-    gsvm_status st = program_slot(r, &e, err);
-    if (st)
-        return st;
+    rg_program *e = program_slot(r);
+    if (!e)
+        return oom(err);
     memcpy(e->id, id, 32);
     memcpy(e->hash, src_hash ? src_hash : id, 32);
     e->abi = 3;
@@ -420,12 +419,10 @@ gsvm_status rg_program_add2(gsvm_lsl_region *r, gsvm_lsl_program *p, const uint8
             return GSVM_OK;
         }
     }
-    rg_program *e = NULL;
-    if (st == GSVM_OK)
-        st = program_slot(r, &e, err);
-    if (st) {
+    rg_program *e = st == GSVM_OK ? program_slot(r) : NULL;
+    if (!e) {
         gsvm_lsl_program_free(p);
-        return st;
+        return st ? st : oom(err);
     }
     memcpy(e->id, id, 32);
     memcpy(e->hash, src_hash ? src_hash : id, 32);
