@@ -87,6 +87,11 @@ gsvm_status gsvm_lsl_program_verify(const gsvm_lsl_program *prog, gsvm_error *er
 /* True when `data` starts with the .fpc magic (so it is not LSL source). */
 bool gsvm_lsl_is_program_file(const uint8_t *data, size_t len);
 
+/* The source line:column (1-based) of the instruction at `ip`, from the
+ * line table a compiled program keeps (in memory only: the .fpc stays the
+ * document's format, so a loaded program has none); false (0:0) when
+ * unknown. */
+bool gsvm_lsl_program_line(const gsvm_lsl_program *prog, uint64_t ip, uint32_t *line, uint32_t *col);
 /* A human-readable listing (NUL-terminated, malloc'd; the caller frees it). */
 gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *prog, char **out, gsvm_error *err);
 /* The instruction set as a Markdown table, expanded from isa.def (malloc'd). */
@@ -151,6 +156,9 @@ uint64_t gsvm_lsl_vm_total(const gsvm_lsl_vm *vm);
  * of the instruction that raised it. */
 const char *gsvm_lsl_vm_fault(const gsvm_lsl_vm *vm);
 uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm);
+/* The source line:column of the last fault (false, 0:0, when none or the
+ * program has no line table). */
+bool gsvm_lsl_vm_fault_line(const gsvm_lsl_vm *vm, uint32_t *line, uint32_t *col);
 /* Reads a global; a string stays valid until the VM next runs. */
 bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out);
 

@@ -108,6 +108,11 @@ gsvm_status gsvm_lsl_region_add_link(gsvm_lsl_region *r, uint32_t root, const ch
                                      gsvm_error *err);
 gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
                                        const gsvm_lsl3_program *prog, gsvm_error *err);
+/* Puts a program in the region's store without a script (the host's asset
+ * cache): an object crossing in whose scripts run it needs no bytecode sent.
+ * The region holds a reference (gsvm_lsl3_program_retain).  Programs of
+ * world files, of add_script and of crossings are in the store already. */
+gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl3_program *prog, gsvm_error *err);
 
 /* Applies one timeline line ({"touch":...}, {"chat":...}, {"move":...},
  * {"dataserver":...}, {"http_response":...}, {"event":...},

@@ -341,9 +341,11 @@ static int drive(gsvm_lsl_vm *vm, const lsl_run_opts *o, FILE *out)
             return LSL_DRIVE_DONE;
         if (o->has_max && total >= o->max_instructions)
             return lsl_cli_emit_limit(out, total);
-        if (gsvm_lsl_vm_run(vm, lsl_cli_slice(o, total)) == GSVM_LSL_ERROR)
-            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm), false, 0,
-                                      0);
+        if (gsvm_lsl_vm_run(vm, lsl_cli_slice(o, total)) == GSVM_LSL_ERROR) {
+            uint32_t ln, col;
+            bool has_pos = gsvm_lsl_vm_fault_line(vm, &ln, &col);
+            return lsl_cli_emit_fault(out, gsvm_lsl_vm_fault(vm), gsvm_lsl_vm_fault_ip(vm), has_pos, ln, col);
+        }
     }
 }
 
@@ -600,8 +602,8 @@ static const gsvm_cli_verb verbs[] = {
      "{\"fault\":MESSAGE,\"ip\":N} and exits 3; the instruction limit prints\n"
      "{\"stopped\":\"instruction limit\",\"executed\":N} and exits 4.",
      run_opts, 1, 1, cmd_run, NULL},
-    {"region", "run a world of objects and scripts on simulated frames", NULL, NULL, NULL, 0, 0, NULL,
-     gsvm_cli_lsl_region},
+    {"region", "run a world of objects and scripts on simulated frames", GSVM_CLI_LSL_REGION_USAGE,
+     GSVM_CLI_LSL_REGION_HELP, gsvm_cli_lsl_region_opts, 1, 1, gsvm_cli_lsl_region, NULL},
     {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
 };
 

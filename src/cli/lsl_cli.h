@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "gsvm/lsl.h"
+#include "cli/verb.h"
 
 enum { LSL_CLI_MAX_ARGS = 16, LSL_DRIVE_DONE = -1 };
 
@@ -60,7 +61,14 @@ gsvm_status gsvm_cli_lsl3_load_timeline(const char *path, const gsvm_lsl3_progra
 int gsvm_cli_lsl_run3(const gsvm_lsl3_program *prog, const lsl_lines *timeline, const char *resume,
                       const lsl_run_opts *o, FILE *out);
 
-/* `gsvm lsl region` (src/cli/lsl_region.c). */
-int gsvm_cli_lsl_region(int argc, char **argv);
+/* `gsvm lsl region` (src/cli/lsl_region.c): its row of lsl.c's verb table. */
+#define GSVM_CLI_LSL_REGION_USAGE "WORLD.json [--events TIMELINE.jsonl] [--print-chat] [budgets...]"
+#define GSVM_CLI_LSL_REGION_HELP                                                              \
+    "Runs every script of a world's objects on simulated frames, applies the timeline\n"     \
+    "and prints one JSON line per host effect, each naming its \"object\" and \"script\"\n" \
+    "beside \"host\" and \"args\".  Exits 3 when a script faulted, 4 when scripts still\n"  \
+    "had work after --drain-ms."
+extern const gsvm_cli_opt gsvm_cli_lsl_region_opts[];
+int gsvm_cli_lsl_region(const gsvm_cli_call *c);
 
 #endif

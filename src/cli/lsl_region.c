@@ -27,67 +27,62 @@ static void print_line(void *user, json_t *line)
     gsvm_jsonl_emit(o->out, line);
 }
 
-int gsvm_cli_lsl_region(int argc, char **argv)
+const gsvm_cli_opt gsvm_cli_lsl_region_opts[] = {
+    {"--events", 0, OPT_STRING, "TIMELINE.jsonl",
+     "timeline: touch, chat, move, dataserver, http_response, event and advance_ms lines"},
+    {"--fps", 0, OPT_U64, "N", "simulated frames per second (default 45)"},
+    {"--frame-budget", 0, OPT_U64, "N", "instructions per frame, region-wide (default 200000)"},
+    {"--slice", 0, OPT_U64, "N", "instructions per round-robin slice (default 1000)"},
+    {"--script-budget", 0, OPT_U64, "N", "instructions per script per frame (default 10000)"},
+    {"--object-budget", 0, OPT_U64, "N", "instructions per object (link set) per frame (default: none)"},
+    {"--owner-budget", 0, OPT_U64, "N", "instructions per owner per frame (default: none)"},
+    {"--throttle-above", 0, OPT_U64, "N",
+     "throttle a script whose moving average exceeds N instructions per frame (default 5000, 0: never)"},
+    {"--throttle-period", 0, OPT_U64, "K", "a throttled script runs one frame in K (default 4)"},
+    {"--slice-guard-us", 0, OPT_U64, "US", "wall-clock guard per slice (default 20000, 0: none)"},
+    {"--frame-guard-us", 0, OPT_U64, "US", "wall-clock guard per frame (default 250000, 0: none)"},
+    {"--print-chat", 0, OPT_FLAG, NULL, "print chat between scripts too"},
+    {"--drain-ms", 0, OPT_U64, "MS", "after the timeline, run until idle for at most MS simulated ms (default 10000)"},
+    {"--max-scripts", 0, OPT_U64, "N", "refuse crossings that would bring more scripts (default: none)"},
+    {"--cross-fault", 0, OPT_U64, "STEP", "testing: drop a crossing's connection at STEP (1-7) on this side"},
+    {"--timestamps", 0, OPT_FLAG, NULL, "add the simulated time \"ms\" to every line"},
+    {"--cache", 0, OPT_STRING, "DIR", "compiled-program cache (default $XDG_CACHE_HOME/gsvm)"},
+    {"--no-cache", 0, OPT_FLAG, NULL, "compile without the cache"},
+    {"--output", 'o', OPT_STRING, "FILE", "write the JSON Lines here (default stdout)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+int gsvm_cli_lsl_region(const gsvm_cli_call *c)
 {
     gsvm_lsl_region_opts ro;
     gsvm_lsl_region_opts_default(&ro);
-    const char *events_path = NULL, *out_path = NULL, *cache = NULL;
-    uint64_t fps = ro.frames_per_second, drain_ms = 10000, throttle_period = ro.throttle_period, cross_fault = 0;
-    bool no_cache = false, has_cache = false, timestamps = false;
-    const gsvm_opt opts[] = {
-        {"--events", 0, OPT_STRING, &events_path, "TIMELINE.jsonl",
-         "timeline: touch, chat, move, dataserver, http_response, event and advance_ms lines", NULL},
-        {"--fps", 0, OPT_U64, &fps, "N", "simulated frames per second (default 45)", NULL},
-        {"--frame-budget", 0, OPT_U64, &ro.frame_budget, "N", "instructions per frame, region-wide (default 200000)", NULL},
-        {"--slice", 0, OPT_U64, &ro.slice, "N", "instructions per round-robin slice (default 1000)", NULL},
-        {"--script-budget", 0, OPT_U64, &ro.script_budget, "N", "instructions per script per frame (default 10000)", NULL},
-        {"--object-budget", 0, OPT_U64, &ro.object_budget, "N", "instructions per object (link set) per frame (default: none)", NULL},
-        {"--owner-budget", 0, OPT_U64, &ro.owner_budget, "N", "instructions per owner per frame (default: none)", NULL},
-        {"--throttle-above", 0, OPT_U64, &ro.throttle_above, "N",
-         "throttle a script whose moving average exceeds N instructions per frame (default 5000, 0: never)", NULL},
-        {"--throttle-period", 0, OPT_U64, &throttle_period, "K", "a throttled script runs one frame in K (default 4)", NULL},
-        {"--slice-guard-us", 0, OPT_U64, &ro.slice_guard_us, "US", "wall-clock guard per slice (default 20000, 0: none)", NULL},
-        {"--frame-guard-us", 0, OPT_U64, &ro.frame_guard_us, "US", "wall-clock guard per frame (default 250000, 0: none)", NULL},
-        {"--print-chat", 0, OPT_FLAG, &ro.print_chat, NULL, "print chat between scripts too", NULL},
-        {"--drain-ms", 0, OPT_U64, &drain_ms, "MS",
-         "after the timeline, run until idle for at most MS simulated ms (default 10000)", NULL},
-        {"--max-scripts", 0, OPT_U64, &ro.max_scripts, "N", "refuse crossings that would bring more scripts (default: none)", NULL},
-        {"--cross-fault", 0, OPT_U64, &cross_fault, "STEP",
-         "testing: drop a crossing's connection at STEP (1-7) on this side", NULL},
-        {"--timestamps", 0, OPT_FLAG, &timestamps, NULL, "add the simulated time \"ms\" to every line", NULL},
-        {"--cache", 0, OPT_STRING, &cache, "DIR", "compiled-program cache (default $XDG_CACHE_HOME/gsvm)", &has_cache},
-        {"--no-cache", 0, OPT_FLAG, &no_cache, NULL, "compile without the cache", NULL},
-        {"--output", 'o', OPT_STRING, &out_path, "FILE", "write the JSON Lines here (default stdout)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm lsl region",
-        "WORLD.json [--events TIMELINE.jsonl] [--print-chat] [budgets...]",
-        "Runs every script of a world's objects on simulated frames, applies the timeline\n"
-        "and prints one JSON line per host effect, each naming its \"object\" and \"script\"\n"
-        "beside \"host\" and \"args\".  Exits 3 when a script faulted, 4 when scripts still\n"
-        "had work after --drain-ms.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
-    const char *problem = NULL;
+    const char *events_path = gsvm_cli_str(c, "--events", NULL), *out_path = gsvm_cli_str(c, "--output", NULL);
+    const char *cache = gsvm_cli_str(c, "--cache", NULL);
+    uint64_t fps = gsvm_cli_u64(c, "--fps", ro.frames_per_second);
+    uint64_t drain_ms = gsvm_cli_u64(c, "--drain-ms", 10000);
+    uint64_t throttle_period = gsvm_cli_u64(c, "--throttle-period", ro.throttle_period);
+    uint64_t cross_fault = gsvm_cli_u64(c, "--cross-fault", 0);
+    ro.frame_budget = gsvm_cli_u64(c, "--frame-budget", ro.frame_budget);
+    ro.slice = gsvm_cli_u64(c, "--slice", ro.slice);
+    ro.script_budget = gsvm_cli_u64(c, "--script-budget", ro.script_budget);
+    ro.object_budget = gsvm_cli_u64(c, "--object-budget", ro.object_budget);
+    ro.owner_budget = gsvm_cli_u64(c, "--owner-budget", ro.owner_budget);
+    ro.throttle_above = gsvm_cli_u64(c, "--throttle-above", ro.throttle_above);
+    ro.slice_guard_us = gsvm_cli_u64(c, "--slice-guard-us", ro.slice_guard_us);
+    ro.frame_guard_us = gsvm_cli_u64(c, "--frame-guard-us", ro.frame_guard_us);
+    ro.max_scripts = gsvm_cli_u64(c, "--max-scripts", ro.max_scripts);
+    ro.print_chat = gsvm_cli_flag(c, "--print-chat");
+    bool no_cache = gsvm_cli_flag(c, "--no-cache"), timestamps = gsvm_cli_flag(c, "--timestamps");
     if (fps == 0 || fps > 1000)
-        problem = "--fps must be 1 to 1000";
-    else if (ro.slice == 0 || ro.frame_budget == 0 || ro.script_budget == 0)
-        problem = "--slice, --frame-budget and --script-budget must be at least 1";
-    else if (throttle_period == 0 || throttle_period > 1000)
-        problem = "--throttle-period must be 1 to 1000";
-    else if (cross_fault > 7)
-        problem = "--cross-fault must be 1 to 7";
-    else if (has_cache && no_cache)
-        problem = "--cache and --no-cache exclude each other";
-    if (problem) {
-        fprintf(stderr, "gsvm lsl region: %s\n", problem);
-        gsvm_args_usage(&spec, true);
-        return EXIT_USAGE;
-    }
+        return gsvm_cli_usage_error(c, "--fps must be 1 to 1000");
+    if (ro.slice == 0 || ro.frame_budget == 0 || ro.script_budget == 0)
+        return gsvm_cli_usage_error(c, "--slice, --frame-budget and --script-budget must be at least 1");
+    if (throttle_period == 0 || throttle_period > 1000)
+        return gsvm_cli_usage_error(c, "--throttle-period must be 1 to 1000");
+    if (cross_fault > 7)
+        return gsvm_cli_usage_error(c, "--cross-fault must be 1 to 7");
+    if (cache && no_cache)
+        return gsvm_cli_usage_error(c, "--cache and --no-cache exclude each other");
     ro.frames_per_second = (uint32_t)fps;
     ro.cross_fault = (int)cross_fault;
     ro.throttle_period = (uint32_t)throttle_period;
@@ -96,6 +91,7 @@ int gsvm_cli_lsl_region(int argc, char **argv)
 
     gsvm_error err;
     gsvm_error_clear(&err);
+    int rc;
     json_t *lines = NULL;
     long *linenos = NULL;
     if (events_path && gsvm_jsonl_load_lines(events_path, &lines, &linenos, &err) != GSVM_OK)
@@ -114,7 +110,7 @@ int gsvm_cli_lsl_region(int argc, char **argv)
     if (st == GSVM_OK) {
         oc.r = r;
         gsvm_lsl_region_set_output(r, print_line, &oc);
-        st = gsvm_lsl_region_load_world(r, pos[0], &err);
+        st = gsvm_lsl_region_load_world(r, c->pos[0], &err);
     }
     if (st == GSVM_OK)
         st = gsvm_lsl_region_advance(r, 0, &err); /* frame 0: every script's state_entry */

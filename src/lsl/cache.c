@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/hash.h"
 #include "gsvm/lsl.h"
+#include "lsl/program.h"
 
 const char *gsvm_lsl_default_cache_dir(char *buf, size_t size)
 {
@@ -97,6 +98,13 @@ gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *
             gsvm_status st = gsvm_lsl_program_load(bytes.data, bytes.len, path, out, &ignored);
             gsvm_buf_free(&bytes);
             if (st == GSVM_OK) {
+                /* the line table beside the .fpc (not part of the document's format) */
+                char lpath[4112];
+                snprintf(lpath, sizeof lpath, "%s.lines", path);
+                if (entry_read(lpath, &bytes)) {
+                    fal_program_lines_attach(*out, bytes.data, bytes.len);
+                    gsvm_buf_free(&bytes);
+                }
                 if (hit)
                     *hit = true;
                 return GSVM_OK;
@@ -109,6 +117,10 @@ gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *
     uint8_t *data;
     size_t n;
     gsvm_error ignored;
+    char lpath[4112];
+    snprintf(lpath, sizeof lpath, "%s.lines", path);
+    if (fal_program_lines_save(*out, &data, &n))
+        entry_write(lpath, data, n); /* first, so an entry found has its lines */
     if (gsvm_lsl_program_save(*out, &data, &n, &ignored) == GSVM_OK)
         entry_write(path, data, n);
     return GSVM_OK;

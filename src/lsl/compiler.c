@@ -389,7 +389,7 @@ static lsl_type cbinary(compiler *c, const lsl_expr *e)
     return emit(c, op, 0, 0) >= 0 ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
 }
 
-static lsl_type cexpr(compiler *c, const lsl_expr *e)
+static lsl_type cexpr_here(compiler *c, const lsl_expr *e)
 {
     if (c->failed)
         return LSL_TYPE_VOID;
@@ -499,7 +499,36 @@ static bool ccondition(compiler *c, const lsl_expr *e, const char *what)
 
 /* ---- statements ---------------------------------------------------------------- */
 
+/* The instructions of an expression or statement carry its line:col (the
+ * program's line table): set around each, restored after, so an operator
+ * emitted after its operands is its own position. */
+static lsl_type cexpr(compiler *c, const lsl_expr *e)
+{
+    uint32_t line = c->p->at_line, col = c->p->at_col;
+    c->p->at_line = (uint32_t)e->line;
+    c->p->at_col = (uint32_t)e->col;
+    lsl_type t = cexpr_here(c, e);
+    c->p->at_line = line;
+    c->p->at_col = col;
+    return t;
+}
+
+static bool cstmt_here(compiler *c, const lsl_stmt *s);
+
 static bool cstmt(compiler *c, const lsl_stmt *s)
+{
+    uint32_t line = c->p->at_line, col = c->p->at_col;
+    if (s->line > 0) {
+        c->p->at_line = (uint32_t)s->line;
+        c->p->at_col = (uint32_t)s->col;
+    }
+    bool ok = cstmt_here(c, s);
+    c->p->at_line = line;
+    c->p->at_col = col;
+    return ok;
+}
+
+static bool cstmt_here(compiler *c, const lsl_stmt *s)
 {
     if (c->failed)
         return false;
@@ -675,6 +704,8 @@ static bool cevent(compiler *c, const lsl_state *st, const lsl_func *ev)
         types[i] = GSVM_LSL_INTEGER;
     }
     size_t entry = c->p->ncode;
+    c->p->at_line = (uint32_t)ev->line; /* the final Halt: the handler's own position */
+    c->p->at_col = (uint32_t)ev->col;
     if (!cstmt(c, ev->body) || emit(c, FOP_HALT, 0, 0) < 0)
         return false;
     if (fal_program_event(c->p, ev->name, (uint32_t)entry, types, (uint32_t)ev->nparams,

@@ -308,19 +308,7 @@ gsvm_status lsl_lib_llGenerateKey(lsl_call_ctx *ctx, const lsl_value *a, lsl_val
     if (!gsvm_sha256(in, sizeof in, d))
         return gsvm_error_set(ctx->err, GSVM_ERR_NOMEM, NULL, "sha256 failed");
     ctx->state->key_seq++;
-    d[6] = (uint8_t)((d[6] & 0x0F) | 0x40);
-    d[8] = (uint8_t)((d[8] & 0x3F) | 0x80);
-    char hex[33], uuid[37];
-    gsvm_hex(d, 16, hex);
-    memcpy(uuid, hex, 8);
-    uuid[8] = '-';
-    memcpy(uuid + 9, hex + 8, 4);
-    uuid[13] = '-';
-    memcpy(uuid + 14, hex + 12, 4);
-    uuid[18] = '-';
-    memcpy(uuid + 19, hex + 16, 4);
-    uuid[23] = '-';
-    memcpy(uuid + 24, hex + 20, 12);
-    uuid[36] = 0;
+    char uuid[37];
+    gsvm_uuid_from_digest(d, uuid);
     return lsl_ret_str(ctx, LSL_TYPE_KEY, uuid, 36, ret);
 }

@@ -49,6 +49,7 @@ void gsvm_lsl_program_free(gsvm_lsl_program *p)
     if (!p)
         return;
     free(p->code);
+    free(p->lines);
     for (size_t i = 0; i < p->nconst; i++)
         free(p->consts[i].s);
     free(p->consts);
@@ -91,6 +92,19 @@ long fal_program_emit(gsvm_lsl_program *p, fal_op op, int32_t a, int32_t b)
     if (!grow(p, (void **)&p->code, &p->capcode, p->ncode, sizeof *p->code))
         return -1;
     p->code[p->ncode] = (fal_insn){(uint8_t)op, a, b};
+    if (p->at_line && p->ncode >= p->caplines) {
+        size_t nc = p->capcode; /* one entry per instruction; earlier ones without a position are 0:0 */
+        void *nl = realloc(p->lines, nc * sizeof *p->lines);
+        if (nl) {
+            memset((uint32_t(*)[2])nl + p->caplines, 0, (nc - p->caplines) * sizeof *p->lines);
+            p->lines = nl;
+            p->caplines = nc;
+        }
+    }
+    if (p->at_line && p->ncode < p->caplines) {
+        p->lines[p->ncode][0] = p->at_line;
+        p->lines[p->ncode][1] = p->at_col;
+    }
     return (long)p->ncode++;
 }
 
@@ -598,4 +612,51 @@ gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *f
     }
     *out = p;
     return GSVM_OK;
+}
+
+bool gsvm_lsl_program_line(const gsvm_lsl_program *prog, uint64_t ip, uint32_t *line, uint32_t *col)
+{
+    bool ok = prog->lines && ip < prog->ncode && ip < prog->caplines && prog->lines[ip][0] != 0;
+    *line = ok ? prog->lines[ip][0] : 0;
+    *col = ok ? prog->lines[ip][1] : 0;
+    return ok;
+}
+
+static uint32_t get_u32(const uint8_t *d)
+{
+    return (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+}
+
+bool fal_program_lines_save(const gsvm_lsl_program *p, uint8_t **out, size_t *len)
+{
+    if (!p->lines || p->caplines < p->ncode)
+        return false;
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    gsvm_buf_u32(&b, (uint32_t)p->ncode, false);
+    for (size_t i = 0; i < p->ncode; i++) {
+        gsvm_buf_u32(&b, p->lines[i][0], false);
+        gsvm_buf_u32(&b, p->lines[i][1], false);
+    }
+    if (b.oom) {
+        gsvm_buf_free(&b);
+        return false;
+    }
+    *out = gsvm_buf_take(&b, len);
+    return true;
+}
+
+void fal_program_lines_attach(gsvm_lsl_program *p, const uint8_t *data, size_t len)
+{
+    if (p->lines || len < 4 || get_u32(data) != p->ncode || (len - 4) / 8 != p->ncode || (len - 4) % 8 || !p->ncode)
+        return;
+    uint32_t(*l)[2] = malloc(p->ncode * sizeof *l);
+    if (!l)
+        return;
+    for (size_t i = 0; i < p->ncode; i++) {
+        l[i][0] = get_u32(data + 4 + 8 * i);
+        l[i][1] = get_u32(data + 8 + 8 * i);
+    }
+    p->lines = l;
+    p->caplines = p->ncode;
 }

@@ -73,6 +73,11 @@ gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_regio
         r->o.throttle_period = 1;
     r->next_tag = 1;
     r->cross_fault = r->o.cross_fault;
+    gsvm_status st = rg_hosts_new(&r->hosts, err);
+    if (st != GSVM_OK) {
+        free(r);
+        return st;
+    }
     *out = r;
     return GSVM_OK;
 }
@@ -84,6 +89,8 @@ void gsvm_lsl_region_free(gsvm_lsl_region *r)
     for (size_t i = 0; i < r->nscripts; i++) {
         rg_script *s = r->scripts[i];
         gsvm_lsl3_vm_free(s->vm);
+        gsvm_lsl_vm_free(s->vm2);
+        free(s->q2);
         for (unsigned k = 0; k < s->ndet; k++)
             free(s->det[k].name);
         free(s->det);
@@ -97,9 +104,10 @@ void gsvm_lsl_region_free(gsvm_lsl_region *r)
         free(r->prims[i].links);
         free(r->prims[i].scripts);
     }
-    for (size_t i = 0; i < r->nprogs; i++)
-        if (r->progs[i].owned)
-            gsvm_lsl3_program_free(r->progs[i].prog);
+    for (size_t i = 0; i < r->nprogs; i++) {
+        gsvm_lsl3_program_free(r->progs[i].prog);
+        gsvm_lsl_program_free(r->progs[i].prog2);
+    }
     for (size_t i = 0; i < r->capchans; i++)
         free(r->chans[i].scripts);
     free(r->chans);
@@ -110,6 +118,7 @@ void gsvm_lsl_region_free(gsvm_lsl_region *r)
     free(r->heap);
     free(r->runq);
     free(r->reqs);
+    gsvm_lsl_hosts_free(r->hosts);
     free(r);
 }
 
@@ -155,20 +164,7 @@ void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1])
     uint8_t h[32] = {0};
     gsvm_sha256(b.data, b.len, h);
     gsvm_buf_free(&b);
-    h[6] = (uint8_t)((h[6] & 0x0f) | 0x40);
-    h[8] = (uint8_t)((h[8] & 0x3f) | 0x80);
-    char hex[65];
-    gsvm_hex(h, 16, hex);
-    memcpy(out, hex, 8);
-    out[8] = '-';
-    memcpy(out + 9, hex + 8, 4);
-    out[13] = '-';
-    memcpy(out + 14, hex + 12, 4);
-    out[18] = '-';
-    memcpy(out + 19, hex + 16, 4);
-    out[23] = '-';
-    memcpy(out + 24, hex + 20, 12);
-    out[36] = 0;
+    gsvm_uuid_from_digest(h, out);
 }
 
 /* ---- objects and scripts --------------------------------------------------- */
@@ -287,15 +283,17 @@ gsvm_status gsvm_lsl_region_add_link(gsvm_lsl_region *r, uint32_t root, const ch
     return GSVM_OK;
 }
 
-/* One script in prim `prim`: a fresh one (snap NULL: started, state_entry
- * in the next frame) or one restored from a snapshot (not started, frozen
- * until its crossing commits). */
-static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
-                              const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
-                              gsvm_error *err)
+/* One script in prim `prim` running program `pidx`: a fresh one (snap
+ * NULL: started, state_entry in the next frame) or one restored from a
+ * snapshot (not started, frozen until its crossing commits). */
+static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *name, uint32_t pidx,
+                              const uint8_t *snap, size_t len, const int32_t *q2, size_t nq2, gsvm_error *err)
 {
     if (prim >= r->nprims)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no prim %u", prim);
+    if (nq2 > LSL_SCHED_QUEUE_MAX)
+        return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "more than %d events queued", LSL_SCHED_QUEUE_MAX);
+    const rg_program *rp = &r->progs[pidx];
     rg_prim *p = &r->prims[prim];
     if (!GROW(r->scripts, r->capscripts, r->nscripts + 1))
         return oom(err);
@@ -309,22 +307,47 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     s->region = r;
     s->index = (uint32_t)r->nscripts;
     s->prim = prim;
+    s->prog = pidx;
     s->heap_pos = RG_NO_POS;
     s->mark = UINT64_MAX;
     s->name = gsvm_dup_bytes(name, strlen(name));
-    gsvm_status st = s->name ? gsvm_lsl3_vm_new_alloc(prog, r->o.alloc, r->o.alloc_user, &s->vm, err) : oom(err);
-    if (st == GSVM_OK) {
-        gsvm_lsl3_vm_set_host(s->vm, rg_host, s);
-        if (snap) {
-            st = gsvm_lsl3_vm_restore(s->vm, snap, len, name, err);
-        } else {
-            lsl_sched_init(&s->vm->sched, s->vm->hp, r->now_ms);
-            lsl_sched_set_handled(&s->vm->sched, fal3_handled_mask(prog, 0));
-            st = gsvm_lsl3_vm_start(s->vm, err);
+    gsvm_status st = s->name ? GSVM_OK : oom(err);
+    if (st == GSVM_OK && rp->abi == 3) {
+        st = gsvm_lsl3_vm_new_alloc(rp->prog, r->o.alloc, r->o.alloc_user, &s->vm, err);
+        if (st == GSVM_OK) {
+            gsvm_lsl3_vm_set_hosts(s->vm, r->hosts, s);
+            if (snap) {
+                st = gsvm_lsl3_vm_restore(s->vm, snap, len, name, err);
+            } else {
+                lsl_sched_init(&s->vm->sched, s->vm->hp, r->now_ms);
+                lsl_sched_set_handled(&s->vm->sched, fal3_handled_mask(rp->prog, 0));
+                st = gsvm_lsl3_vm_start(s->vm, err);
+            }
+        }
+    } else if (st == GSVM_OK) {
+        /* ABI 2 (the document's VM: the C library's allocator) */
+        st = gsvm_lsl_vm_new(rp->prog2, &s->vm2, err);
+        if (st == GSVM_OK) {
+            gsvm_lsl_vm_set_hosts(s->vm2, r->hosts, s);
+            if (snap)
+                st = gsvm_lsl_vm_restore(s->vm2, snap, len, name, err);
+            else if (gsvm_lsl_program_has_event(rp->prog2, "state_entry"))
+                st = gsvm_lsl_vm_dispatch(s->vm2, "state_entry", NULL, 0, err);
+        }
+        if (st == GSVM_OK && nq2) {
+            s->q2 = malloc(nq2 * sizeof *s->q2);
+            if (!s->q2) {
+                st = oom(err);
+            } else {
+                memcpy(s->q2, q2, nq2 * sizeof *s->q2);
+                s->nq2 = s->capq2 = (uint8_t)nq2;
+            }
         }
     }
     if (st != GSVM_OK) {
         gsvm_lsl3_vm_free(s->vm);
+        gsvm_lsl_vm_free(s->vm2);
+        free(s->q2);
         free(s->name);
         free(s);
         return st;
@@ -339,10 +362,93 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     return GSVM_OK;
 }
 
+/* ---- the program store ------------------------------------------------------ */
+
+long rg_program_find(const gsvm_lsl_region *r, const uint8_t id[32], int abi)
+{
+    for (size_t i = 0; i < r->nprogs; i++)
+        if (r->progs[i].abi == abi && memcmp(r->progs[i].id, id, 32) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* A new, zeroed entry at the end of the store (not yet counted), or NULL. */
+static rg_program *program_slot(gsvm_lsl_region *r)
+{
+    rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np);
+    if (!np)
+        return NULL;
+    r->progs = np;
+    return memset(&np[r->nprogs], 0, sizeof *np);
+}
+
+gsvm_status rg_program_add3(gsvm_lsl_region *r, const gsvm_lsl3_program *p, const uint8_t *src_hash,
+                            uint32_t *idx, gsvm_error *err)
+{
+    const uint8_t *id = gsvm_lsl3_program_hash(p);
+    for (size_t i = 0; i < r->nprogs; i++)
+        if (r->progs[i].prog == p || (!src_hash && r->progs[i].abi == 3 && memcmp(r->progs[i].id, id, 32) == 0)) {
+            *idx = (uint32_t)i;
+            return GSVM_OK;
+        }
+    rg_program *e = program_slot(r);
+    if (!e)
+        return oom(err);
+    memcpy(e->id, id, 32);
+    memcpy(e->hash, src_hash ? src_hash : id, 32);
+    e->abi = 3;
+    e->prog = (gsvm_lsl3_program *)gsvm_lsl3_program_retain(p);
+    *idx = (uint32_t)r->nprogs++;
+    return GSVM_OK;
+}
+
+gsvm_status rg_program_add2(gsvm_lsl_region *r, gsvm_lsl_program *p, const uint8_t *src_hash, uint32_t *idx,
+                            gsvm_error *err)
+{
+    uint8_t *bytes;
+    size_t len;
+    uint8_t id[32];
+    gsvm_status st = gsvm_lsl_program_save(p, &bytes, &len, err);
+    if (st == GSVM_OK) {
+        gsvm_sha256(bytes, len, id);
+        free(bytes);
+        long k = src_hash ? -1 : rg_program_find(r, id, 2);
+        if (k >= 0) { /* the same program again: one copy serves both */
+            gsvm_lsl_program_free(p);
+            *idx = (uint32_t)k;
+            return GSVM_OK;
+        }
+    }
+    rg_program *e = st == GSVM_OK ? program_slot(r) : NULL;
+    if (!e) {
+        gsvm_lsl_program_free(p);
+        return st ? st : oom(err);
+    }
+    memcpy(e->id, id, 32);
+    memcpy(e->hash, src_hash ? src_hash : id, 32);
+    e->abi = 2;
+    e->prog2 = p;
+    *idx = (uint32_t)r->nprogs++;
+    return GSVM_OK;
+}
+
+gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl3_program *prog, gsvm_error *err)
+{
+    uint32_t idx;
+    return rg_program_add3(r, prog, NULL, &idx, err);
+}
+
 gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
                                        const gsvm_lsl3_program *prog, gsvm_error *err)
 {
-    return add_script(r, prim, name, prog, NULL, 0, err);
+    uint32_t idx;
+    gsvm_status st = rg_program_add3(r, prog, NULL, &idx, err);
+    return st ? st : add_script(r, prim, name, idx, NULL, 0, NULL, 0, err);
+}
+
+gsvm_status rg_add_script_at(gsvm_lsl_region *r, uint32_t prim, const char *name, uint32_t prog, gsvm_error *err)
+{
+    return add_script(r, prim, name, prog, NULL, 0, NULL, 0, err);
 }
 
 /* defined below */
@@ -350,11 +456,11 @@ static void heap_update(gsvm_lsl_region *r, rg_script *s);
 static void heap_remove(gsvm_lsl_region *r, rg_script *s);
 static void reindex(gsvm_lsl_region *r, rg_script *s);
 
-gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char *name,
-                                   const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
+gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char *name, uint32_t prog,
+                                   const uint8_t *snap, size_t len, const int32_t *q2, size_t nq2,
                                    gsvm_error *err)
 {
-    return add_script(r, prim, name, prog, snap, len, err);
+    return add_script(r, prim, name, prog, snap, len, q2, nq2, err);
 }
 
 void rg_object_freeze(gsvm_lsl_region *r, uint32_t root, bool frozen)
@@ -505,7 +611,7 @@ static void heap_remove(gsvm_lsl_region *r, rg_script *s)
 static void heap_update(gsvm_lsl_region *r, rg_script *s)
 {
     uint64_t at;
-    if (s->dead || !lsl_sched_next_deadline(&s->vm->sched, &at)) {
+    if (s->dead || !s->vm || !lsl_sched_next_deadline(&s->vm->sched, &at)) {
         heap_remove(r, s);
         return;
     }
@@ -527,6 +633,8 @@ static void heap_update(gsvm_lsl_region *r, rg_script *s)
 
 void rg_sync_clock(gsvm_lsl_region *r, rg_script *s)
 {
+    if (!s->vm)
+        return; /* ABI 2: no timers, no sleeps */
     lsl_sched *sc = &s->vm->sched;
     if (sc->now_ms >= r->now_ms)
         return;
@@ -537,6 +645,14 @@ void rg_sync_clock(gsvm_lsl_region *r, rg_script *s)
     if (rep.timers_queued || rep.woke)
         rg_make_runnable(r, s);
     heap_update(r, s);
+}
+
+bool rg_handles(const rg_script *s, int event)
+{
+    if (s->vm)
+        return (s->vm->sched.handled >> event) & 1u;
+    return event == RG_EV_TOUCH_START ? gsvm_lsl_program_has_event(s->region->progs[s->prog].prog2, "touch_start")
+                                      : event == RG_EV_STATE_ENTRY;
 }
 
 /* ---- the listen index ----------------------------------------------------------- */
@@ -600,10 +716,10 @@ static int cmp_i32(const void *a, const void *b)
  * empty, once used: channels are few and lookups stay O(1)). */
 static void reindex(gsvm_lsl_region *r, rg_script *s)
 {
-    const lsl_sched *sc = &s->vm->sched;
+    const lsl_sched *sc = s->vm ? &s->vm->sched : NULL; /* ABI 2 has no listens */
     int32_t now[LSL_SCHED_LISTEN_MAX];
     unsigned n = 0;
-    if (!s->dead)
+    if (!s->dead && sc)
         for (unsigned i = 0; i < sc->nlistens; i++)
             now[n++] = sc->listens[i].channel;
     qsort(now, n, sizeof now[0], cmp_i32);
@@ -657,6 +773,24 @@ gsvm_status rg_post(gsvm_lsl_region *r, rg_script *s, int event, const lsl_value
     *queued = false;
     if (s->dead)
         return GSVM_OK;
+    if (!s->vm) {
+        /* ABI 2: touch_start(integer) is its one queued event */
+        if (event != RG_EV_TOUCH_START || n != 1 || args[0].type != LSL_TYPE_INTEGER || !rg_handles(s, event) ||
+            s->nq2 >= LSL_SCHED_QUEUE_MAX)
+            return GSVM_OK;
+        if (s->nq2 == s->capq2) {
+            unsigned nc = s->capq2 ? s->capq2 * 2u : 4u;
+            int32_t *q = realloc(s->q2, nc * sizeof *q);
+            if (!q)
+                return oom(err);
+            s->q2 = q;
+            s->capq2 = (uint8_t)nc;
+        }
+        s->q2[s->nq2++] = args[0].u.i;
+        *queued = true;
+        rg_make_runnable(r, s);
+        return GSVM_OK;
+    }
     rg_sync_clock(r, s);
     lsl_sched *sc = &s->vm->sched;
     gsvm_status st = lsl_sched_push(sc, event, args, n, queued, err);
@@ -777,10 +911,11 @@ static uint64_t left_of(uint64_t *mark, uint64_t *used, uint64_t frame, uint64_t
 static void report_fault(gsvm_lsl_region *r, rg_script *s)
 {
     json_t *line = json_object();
-    json_object_set_new(line, "fault", json_string(gsvm_lsl3_vm_fault(s->vm)));
-    json_object_set_new(line, "ip", json_integer((json_int_t)gsvm_lsl3_vm_fault_ip(s->vm)));
+    json_object_set_new(line, "fault", json_string(s->vm ? gsvm_lsl3_vm_fault(s->vm) : gsvm_lsl_vm_fault(s->vm2)));
+    json_object_set_new(line, "ip", json_integer((json_int_t)(s->vm ? gsvm_lsl3_vm_fault_ip(s->vm)
+                                                                    : gsvm_lsl_vm_fault_ip(s->vm2))));
     uint32_t ln, col;
-    if (gsvm_lsl3_vm_fault_line(s->vm, &ln, &col)) {
+    if (s->vm ? gsvm_lsl3_vm_fault_line(s->vm, &ln, &col) : gsvm_lsl_vm_fault_line(s->vm2, &ln, &col)) {
         json_object_set_new(line, "line", json_integer(ln));
         json_object_set_new(line, "col", json_integer(col));
     }
@@ -793,21 +928,39 @@ static void report_fault(gsvm_lsl_region *r, rg_script *s)
 
 /* One slice of at most `budget` instructions, in chunks so the wall-clock
  * guard can stop it.  Returns the VM's status. */
+static uint64_t total_of(const rg_script *s) { return s->vm ? s->vm->total : gsvm_lsl_vm_total(s->vm2); }
+
+/* Runs a script's VM: ABI 3 as it is; ABI 2 with its next queued
+ * touch_start dispatched when a handler ends (YIELDED: more to do). */
+static gsvm_lsl_run_status run_vm(rg_script *s, uint64_t budget)
+{
+    if (s->vm)
+        return gsvm_lsl3_vm_run(s->vm, budget);
+    gsvm_lsl_run_status st = gsvm_lsl_vm_run(s->vm2, budget);
+    if (st != GSVM_LSL_FINISHED || s->nq2 == 0)
+        return st;
+    gsvm_lsl_hostval arg = {GSVM_LSL_INTEGER, s->q2[0], NULL, 0};
+    memmove(s->q2, s->q2 + 1, --s->nq2 * sizeof *s->q2);
+    gsvm_error e;
+    return gsvm_lsl_vm_dispatch(s->vm2, "touch_start", &arg, 1, &e) == GSVM_OK ? GSVM_LSL_YIELDED
+                                                                                : GSVM_LSL_FINISHED;
+}
+
 static gsvm_lsl_run_status run_slice(gsvm_lsl_region *r, rg_script *s, uint64_t budget, uint64_t *used)
 {
-    uint64_t t0 = r->o.slice_guard_us ? wall_us() : 0, before = s->vm->total;
+    uint64_t t0 = r->o.slice_guard_us ? wall_us() : 0, before = total_of(s);
     gsvm_lsl_run_status st;
     for (;;) {
-        uint64_t done = s->vm->total - before, chunk = budget - done;
+        uint64_t done = total_of(s) - before, chunk = budget - done;
         if (r->o.slice_guard_us && chunk > 256)
             chunk = 256;
-        st = gsvm_lsl3_vm_run(s->vm, chunk);
-        if (st != GSVM_LSL_YIELDED || s->vm->total - before >= budget)
+        st = run_vm(s, chunk);
+        if (st != GSVM_LSL_YIELDED || total_of(s) - before >= budget)
             break;
         if (r->o.slice_guard_us && wall_us() - t0 >= r->o.slice_guard_us)
             break; /* the guard: the rest waits for the next turn */
     }
-    *used = s->vm->total - before;
+    *used = total_of(s) - before;
     r->st.slices++;
     return st;
 }

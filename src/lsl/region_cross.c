@@ -3,19 +3,26 @@
  * were doing.
  *
  * Messages are frames: u32 length (little-endian, of what follows), u8
- * type, payload.  The sender A and the receiver B:
+ * type, payload.  Each turn of one side leaves in one send (the receiver
+ * wakes once per turn; nothing small waits for a delayed ACK; TCP_NODELAY on
+ * both ends).  The sender A and the receiver B:
  *   1 A->B OFFER    JSON: transfer id, A's clock and frame, the object (ids,
  *                   names, owner, positions) and per script its name, prim,
- *                   ABI and program hash
+ *                   ABI and program hash; then one SNAPSHOT per script
+ *                   (HWZS, after whatever instruction it reached), then END
  *   2 B->A NEED     JSON: {"need": [script indexes whose program B lacks]}
- *                   or {"refuse": REASON} (an unknown ABI, an id in use,
- *                   over B's limits)
- *   3 A->B PROGRAM  a program file (.fp3) per needed script, then one
- *          SNAPSHOT per script (HWZS v3), then END
- *   4 B->A PREPARED B restored everything (held frozen), or REFUSE
+ *                   or REFUSE {"refuse": REASON} (an unknown ABI, an id in
+ *                   use, over B's limits)
+ *   3 A->B PROGRAM  a program file (.fp3) per needed program, then END
+ *                   (only when B needs any: B asks for bytecode only when it
+ *                   lacks that program and ABI)
+ *   4 B->A PREPARED B restored everything (held frozen), or REFUSE; sent
+ *                   with NEED when B needed nothing
  *   5 A->B COMMIT   A has frozen its copy
  *   6 B->A DONE     B runs the object
  *   7 A->B BYE      A has removed its copy
+ * So a crossing to a region that has the programs takes two round trips
+ * (offer and state / prepared, commit / done), one more when it lacks some.
  * Until A reads PREPARED the object keeps running in A, and B drops what it
  * received on any failure.  A freezes its copy before COMMIT; B commits when
  * it reads COMMIT.  If A then misses DONE it cannot know whether B read
@@ -49,6 +56,7 @@ enum { M_OFFER = 1, M_NEED, M_PROGRAM, M_SNAPSHOT, M_END, M_PREPARED, M_REFUSE, 
 
 /* ---- frames over a socket --------------------------------------------------- */
 
+/* Blocks in poll() until `fd` is ready (never a sleep loop). */
 static bool wait_fd(int fd, short ev, int ms)
 {
     struct pollfd p = {fd, ev, 0};
@@ -59,13 +67,16 @@ static bool wait_fd(int fd, short ev, int ms)
     return k > 0 && !(p.revents & POLLNVAL);
 }
 
-static bool send_all(int fd, const void *data, size_t n, int flags)
+static bool send_all(int fd, const void *data, size_t n)
 {
     const uint8_t *p = data;
     while (n > 0) {
-        if (!wait_fd(fd, POLLOUT, IO_TIMEOUT_MS))
-            return false;
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | flags);
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!wait_fd(fd, POLLOUT, IO_TIMEOUT_MS))
+                return false;
+            continue;
+        }
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -76,47 +87,104 @@ static bool send_all(int fd, const void *data, size_t n, int flags)
     return true;
 }
 
-static bool recv_all(int fd, void *data, size_t n)
+/* What one side has to say next, framed: every message of one turn of the
+ * handoff (the offer with every script's state, say) leaves in one send, so
+ * the peer wakes once per turn and no small segment waits for an ACK. */
+static void put_frame(gsvm_buf *b, uint8_t type, const void *data, size_t n)
 {
-    uint8_t *p = data;
-    while (n > 0) {
-        if (!wait_fd(fd, POLLIN, IO_TIMEOUT_MS))
-            return false;
-        ssize_t k = recv(fd, p, n, 0);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
+    gsvm_buf_u32(b, (uint32_t)(n + 1), false);
+    gsvm_buf_u8(b, type);
+    gsvm_buf_append(b, data, n);
+}
+
+static void put_json(gsvm_buf *b, uint8_t type, json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (s)
+        put_frame(b, type, s, strlen(s));
+    else
+        b->oom = true;
+    free(s);
+}
+
+/* Sends what `b` holds and empties it. */
+static bool flush(int fd, gsvm_buf *b)
+{
+    bool ok = !b->oom && send_all(fd, b->data, b->len);
+    b->len = 0;
+    return ok;
 }
 
 static bool send_frame(int fd, uint8_t type, const void *data, size_t n)
 {
-    uint8_t h[5] = {(uint8_t)(n + 1), (uint8_t)((n + 1) >> 8), (uint8_t)((n + 1) >> 16), (uint8_t)((n + 1) >> 24),
-                    type};
-    /* the header goes out with the payload (MSG_MORE), never alone: a lone
-     * small segment would wait for the peer's delayed ACK (~40 ms) */
-    return send_all(fd, h, 5, n ? MSG_MORE : 0) && (n == 0 || send_all(fd, data, n, 0));
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    put_frame(&b, type, data, n);
+    bool ok = flush(fd, &b);
+    gsvm_buf_free(&b);
+    return ok;
 }
 
 static bool send_json(int fd, uint8_t type, json_t *j)
 {
-    char *s = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    bool ok = s && send_frame(fd, type, s, strlen(s));
-    free(s);
+    gsvm_buf b;
+    gsvm_buf_init(&b);
+    put_json(&b, type, j);
+    bool ok = flush(fd, &b);
+    gsvm_buf_free(&b);
     return ok;
 }
 
+/* The receiving end: reads in large chunks (one recv for many frames when
+ * they came in one send). */
+typedef struct reader {
+    int fd;
+    uint8_t buf[64 * 1024];
+    size_t pos, len;
+} reader;
+
+static bool recv_all(reader *rd, void *data, size_t n)
+{
+    uint8_t *p = data;
+    while (n > 0) {
+        if (rd->pos < rd->len) {
+            size_t k = rd->len - rd->pos < n ? rd->len - rd->pos : n;
+            memcpy(p, rd->buf + rd->pos, k);
+            rd->pos += k;
+            p += k;
+            n -= k;
+            continue;
+        }
+        /* a large payload goes straight to its place, a small read fills the buffer */
+        bool direct = n >= sizeof rd->buf;
+        ssize_t k = recv(rd->fd, direct ? p : rd->buf, direct ? n : sizeof rd->buf, MSG_DONTWAIT);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!wait_fd(rd->fd, POLLIN, IO_TIMEOUT_MS))
+                return false;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        if (direct) {
+            p += k;
+            n -= (size_t)k;
+        } else {
+            rd->pos = 0;
+            rd->len = (size_t)k;
+        }
+    }
+    return true;
+}
+
 /* Reads one frame: *type and a malloc'd payload (NUL-terminated). */
-static bool recv_frame(int fd, uint8_t *type, uint8_t **data, size_t *n)
+static bool recv_frame(reader *rd, uint8_t *type, uint8_t **data, size_t *n)
 {
     uint8_t h[5];
     *data = NULL;
-    if (!recv_all(fd, h, 5))
+    if (!recv_all(rd, h, 5))
         return false;
     uint32_t len = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
     if (len < 1 || len > MAX_FRAME)
@@ -124,7 +192,7 @@ static bool recv_frame(int fd, uint8_t *type, uint8_t **data, size_t *n)
     *type = h[4];
     *n = len - 1;
     *data = malloc(*n + 1);
-    if (!*data || !recv_all(fd, *data, *n)) {
+    if (!*data || !recv_all(rd, *data, *n)) {
         free(*data);
         *data = NULL;
         return false;
@@ -133,11 +201,11 @@ static bool recv_frame(int fd, uint8_t *type, uint8_t **data, size_t *n)
     return true;
 }
 
-static json_t *recv_json(int fd, uint8_t want)
+static json_t *recv_json(reader *rd, uint8_t want)
 {
     uint8_t type, *d;
     size_t n;
-    if (!recv_frame(fd, &type, &d, &n))
+    if (!recv_frame(rd, &type, &d, &n))
         return NULL;
     json_t *j = NULL;
     if (type == want || type == M_REFUSE)
@@ -151,6 +219,12 @@ static json_t *recv_json(int fd, uint8_t want)
     return j;
 }
 
+static void reader_init(reader *rd, int fd)
+{
+    rd->fd = fd;
+    rd->pos = rd->len = 0;
+}
+
 static int connect_loopback(int port, int tries_ms)
 {
     struct sockaddr_in a;
@@ -158,7 +232,10 @@ static int connect_loopback(int port, int tries_ms)
     a.sin_family = AF_INET;
     a.sin_port = htons((uint16_t)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    for (int waited = 0;; waited += 20) {
+    /* the destination may not be listening yet: retry, 1 ms at first, then
+     * doubling up to 20 ms */
+    long wait_ms = 1;
+    for (long waited = 0;; waited += wait_ms, wait_ms = wait_ms < 20 ? wait_ms * 2 : 20) {
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd < 0)
             return -1;
@@ -170,7 +247,7 @@ static int connect_loopback(int port, int tries_ms)
         close(fd);
         if (waited >= tries_ms)
             return -1;
-        struct timespec ts = {0, 20 * 1000000L};
+        struct timespec ts = {0, wait_ms * 1000000L};
         nanosleep(&ts, NULL);
     }
 }
@@ -214,20 +291,53 @@ static int ask(int port, const char *xfer)
     if (fd < 0)
         return -1;
     int res = -1;
-    if (send_json(fd, M_QUERY, json_pack("{s:s}", "xfer", xfer))) {
-        json_t *a = recv_json(fd, M_ANSWER);
+    reader *rd = malloc(sizeof *rd);
+    if (rd && send_json(fd, M_QUERY, json_pack("{s:s}", "xfer", xfer))) {
+        reader_init(rd, fd);
+        json_t *a = recv_json(rd, M_ANSWER);
         if (a && json_is_boolean(json_object_get(a, "committed")))
             res = json_is_true(json_object_get(a, "committed"));
         json_decref(a);
     }
+    free(rd);
     close(fd);
     return res;
 }
 
-static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_error *err)
+/* The offer: the object and, per script, its name, link, ABI and program hash. */
+static json_t *make_offer(gsvm_lsl_region *r, uint32_t root, rg_script **sc, size_t ns, const char *xfer)
 {
     const rg_prim *rp = &r->prims[root];
-    const char *id = rp->id;
+    json_t *links = json_array(), *scripts = json_array();
+    for (uint32_t k = 1; k < rp->nlinks; k++) {
+        const rg_prim *p = &r->prims[rp->links[k]];
+        json_array_append_new(links, json_pack("{s:s,s:s,s:o}", "id", p->id, "name", p->name, "pos", pos_json(p->pos)));
+    }
+    for (size_t i = 0; i < ns; i++) {
+        const rg_program *pr = &r->progs[sc[i]->prog];
+        char hex[65];
+        gsvm_hex(pr->id, 32, hex);
+        uint32_t link = 0;
+        for (uint32_t k = 0; k < rp->nlinks; k++)
+            if (rp->links[k] == sc[i]->prim)
+                link = k;
+        json_t *sj = json_pack("{s:s,s:i,s:i,s:s}", "name", sc[i]->name, "prim", (int)link, "abi", pr->abi, "hash", hex);
+        if (pr->abi == 2) { /* its queue is the region's: the touch_start arguments waiting */
+            json_t *q = json_array();
+            for (unsigned k = 0; k < sc[i]->nq2; k++)
+                json_array_append_new(q, json_integer(sc[i]->q2[k]));
+            json_object_set_new(sj, "queue", q);
+        }
+        json_array_append_new(scripts, sj);
+    }
+    return json_pack("{s:s,s:I,s:I,s:{s:s,s:s,s:s,s:o,s:o},s:o}", "xfer", xfer, "now_ms", (json_int_t)r->now_ms,
+                     "frame", (json_int_t)r->frame, "object", "id", rp->id, "owner", rp->owner, "name", rp->name,
+                     "pos", pos_json(rp->pos), "links", links, "scripts", scripts);
+}
+
+static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_error *err)
+{
+    const char *id = r->prims[root].id;
     rg_script *sc[1024];
     size_t ns = object_scripts(r, root, sc, 1024);
     if (ns > 1024)
@@ -236,109 +346,90 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
     snprintf(xfer, sizeof xfer, "%s#%llu@%llu", id, (unsigned long long)++r->next_xfer,
              (unsigned long long)r->now_ms);
 
-    /* 1 OFFER */
-    json_t *links = json_array(), *scripts = json_array();
-    for (uint32_t k = 1; k < rp->nlinks; k++) {
-        const rg_prim *p = &r->prims[rp->links[k]];
-        json_array_append_new(links, json_pack("{s:s,s:s,s:o}", "id", p->id, "name", p->name, "pos", pos_json(p->pos)));
-    }
+    /* 1 the offer and every script's state after whatever instruction it
+     * reached (nothing runs here until the handoff is over), in one send */
+    gsvm_buf out;
+    gsvm_buf_init(&out);
+    put_json(&out, M_OFFER, make_offer(r, root, sc, ns, xfer));
     for (size_t i = 0; i < ns; i++) {
-        char hex[65];
-        gsvm_hex(gsvm_lsl3_program_hash(sc[i]->vm->prog), 32, hex);
-        uint32_t link = 0;
-        for (uint32_t k = 0; k < rp->nlinks; k++)
-            if (rp->links[k] == sc[i]->prim)
-                link = k;
-        json_array_append_new(scripts, json_pack("{s:s,s:i,s:i,s:s}", "name", sc[i]->name, "prim", (int)link, "abi",
-                                                 GSVM_LSL3_ABI_VERSION, "hash", hex));
+        uint8_t *blob;
+        size_t len;
+        if ((sc[i]->vm ? gsvm_lsl3_vm_snapshot(sc[i]->vm, &blob, &len, err)
+                       : gsvm_lsl_vm_snapshot(sc[i]->vm2, &blob, &len, err)) != GSVM_OK) {
+            report(r, id, "failed", err->message);
+            gsvm_buf_free(&out);
+            return GSVM_OK; /* the object stays, running */
+        }
+        put_frame(&out, M_SNAPSHOT, blob, len);
+        free(blob);
     }
-    json_t *offer = json_pack("{s:s,s:I,s:I,s:{s:s,s:s,s:s,s:o,s:o},s:o}", "xfer", xfer, "now_ms",
-                              (json_int_t)r->now_ms, "frame", (json_int_t)r->frame, "object", "id", id, "owner",
-                              rp->owner, "name", rp->name, "pos", pos_json(rp->pos), "links", links, "scripts",
-                              scripts);
+    put_frame(&out, M_END, NULL, 0);
     int fd = connect_loopback(port, 2000);
     if (fd < 0) {
-        json_decref(offer);
+        gsvm_buf_free(&out);
         report(r, id, "failed", "no region listening");
         return GSVM_OK;
     }
     const char *why = NULL;
     json_t *need = NULL;
-    bool sent_offer = !fault_here(r, 1) && send_json(fd, M_OFFER, offer); /* send_json takes it */
-    if (fault_here(r, 1))
-        json_decref(offer);
-    offer = NULL;
-    if (!sent_offer) {
+    reader *rd = malloc(sizeof *rd);
+    if (!rd) {
+        why = "out of memory";
+        goto keep;
+    }
+    reader_init(rd, fd);
+    if (fault_here(r, 1) || !flush(fd, &out)) {
         why = "the connection dropped sending the offer";
         goto keep;
     }
-    /* 2 NEED */
-    if (fault_here(r, 2) || !(need = recv_json(fd, M_NEED))) {
+    /* 2 NEED: the programs B lacks (or a refusal) */
+    if (fault_here(r, 2) || !(need = recv_json(rd, M_NEED))) {
         why = "the connection dropped waiting for the answer";
         goto keep;
     }
     if (json_object_get(need, "refuse")) {
         report(r, id, "refused", json_string_value(json_object_get(need, "refuse")));
-        json_decref(need);
-        close(fd);
-        return GSVM_OK;
+        goto end;
     }
-    /* 3 programs B lacks, then every script's state after whatever
-     * instruction it reached */
+    /* 3 those programs, in one send */
     if (fault_here(r, 3)) {
-        why = "the connection dropped sending the state";
+        why = "the connection dropped sending the programs";
         goto keep;
     }
-    size_t idx;
-    json_t *v;
-    json_array_foreach(json_object_get(need, "need"), idx, v) {
-        json_int_t k = json_integer_value(v);
-        uint8_t *blob;
-        size_t len;
-        if (k < 0 || (size_t)k >= ns || gsvm_lsl3_program_save(sc[k]->vm->prog, &blob, &len, err) != GSVM_OK) {
-            why = "bad program request";
+    const json_t *want = json_object_get(need, "need");
+    if (json_array_size(want) > 0) {
+        size_t idx;
+        json_t *v;
+        json_array_foreach(want, idx, v) {
+            json_int_t k = json_integer_value(v);
+            uint8_t *blob;
+            size_t len;
+            const rg_program *pr = k >= 0 && (size_t)k < ns ? &r->progs[sc[k]->prog] : NULL;
+            if (!pr || (pr->abi == 3 ? gsvm_lsl3_program_save(pr->prog, &blob, &len, err)
+                                     : gsvm_lsl_program_save(pr->prog2, &blob, &len, err)) != GSVM_OK) {
+                why = "bad program request";
+                goto keep;
+            }
+            put_frame(&out, M_PROGRAM, blob, len);
+            free(blob);
+        }
+        put_frame(&out, M_END, NULL, 0);
+        if (!flush(fd, &out)) {
+            why = "the connection dropped sending the programs";
             goto keep;
         }
-        bool ok = send_frame(fd, M_PROGRAM, blob, len);
-        free(blob);
-        if (!ok) {
-            why = "the connection dropped sending a program";
-            goto keep;
-        }
-    }
-    for (size_t i = 0; i < ns; i++) {
-        uint8_t *blob;
-        size_t len;
-        if (gsvm_lsl3_vm_snapshot(sc[i]->vm, &blob, &len, err) != GSVM_OK) {
-            why = err->message;
-            goto keep;
-        }
-        bool ok = send_frame(fd, M_SNAPSHOT, blob, len);
-        free(blob);
-        if (!ok) {
-            why = "the connection dropped sending a snapshot";
-            goto keep;
-        }
-    }
-    if (!send_frame(fd, M_END, NULL, 0)) {
-        why = "the connection dropped sending the state";
-        goto keep;
     }
     /* 4 PREPARED */
     json_decref(need);
     need = NULL;
-    if (fault_here(r, 4) || !(need = recv_json(fd, M_PREPARED))) {
+    if (fault_here(r, 4) || !(need = recv_json(rd, M_PREPARED))) {
         why = "the connection dropped waiting for the destination to prepare";
         goto keep;
     }
     if (json_object_get(need, "refuse")) {
         report(r, id, "refused", json_string_value(json_object_get(need, "refuse")));
-        json_decref(need);
-        close(fd);
-        return GSVM_OK;
+        goto end;
     }
-    json_decref(need);
-    need = NULL;
     /* 5 COMMIT: from here A's copy is frozen */
     if (fault_here(r, 5)) {
         why = "the connection dropped before the commit";
@@ -349,18 +440,18 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
     /* 6 DONE */
     uint8_t type = 0, *d = NULL;
     size_t n;
-    bool done = sent && !fault_here(r, 6) && recv_frame(fd, &type, &d, &n) && type == M_DONE;
+    bool done = sent && !fault_here(r, 6) && recv_frame(rd, &type, &d, &n) && type == M_DONE;
     free(d);
     if (done) {
         /* 7 BYE (best effort: B asks if it does not come) */
         if (!fault_here(r, 7))
             send_frame(fd, M_BYE, NULL, 0);
-        close(fd);
         report(r, id, "crossed", NULL);
         rg_object_remove(r, root);
-        return GSVM_OK;
+        goto end;
     }
     close(fd);
+    fd = -1;
     int answer = ask(port, xfer);
     if (answer == 1) {
         report(r, id, "crossed", "confirmed after the connection dropped");
@@ -371,13 +462,16 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
     } else {
         report(r, id, "in doubt", "kept frozen here: the destination cannot be asked whether it committed");
     }
-    return GSVM_OK;
+    goto end;
 keep:
-    json_decref(offer);
+    report(r, id, "failed", why); /* the object stays, running */
+end:
     json_decref(need);
-    close(fd);
-    report(r, id, "failed", why);
-    return GSVM_OK; /* the object stays, running */
+    gsvm_buf_free(&out);
+    free(rd);
+    if (fd >= 0)
+        close(fd);
+    return GSVM_OK;
 }
 
 gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file, long lineno, gsvm_error *err)
@@ -395,16 +489,22 @@ gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file,
 
 /* ---- the receiver ---------------------------------------------------------------- */
 
-static const gsvm_lsl3_program *program_by_hash(gsvm_lsl_region *r, const char *hex)
+/* The store's entry for a program identity in hex and an ABI, or -1. */
+static long program_by_hash(gsvm_lsl_region *r, const char *hex, int abi)
 {
-    for (size_t i = 0; i < r->nprogs; i++) {
-        char h[65];
-        gsvm_hex(gsvm_lsl3_program_hash(r->progs[i].prog), 32, h);
-        if (strcmp(h, hex) == 0)
-            return r->progs[i].prog;
+    uint8_t h[32];
+    if (!hex || strlen(hex) != 64)
+        return -1;
+    for (size_t k = 0; k < 32; k++) {
+        unsigned v;
+        if (sscanf(hex + 2 * k, "%2x", &v) != 1)
+            return -1;
+        h[k] = (uint8_t)v;
     }
-    return NULL;
+    return rg_program_find(r, h, abi);
 }
+
+static int abi_of(const json_t *script) { return (int)json_integer_value(json_object_get(script, "abi")); }
 
 static bool get_pos3(const json_t *j, float out[3])
 {
@@ -420,7 +520,6 @@ typedef struct xfer_log {
     bool committed;
 } xfer_log;
 
-/* One transfer on `fd`.  *bye: A confirmed the end; *x names it. */
 /* Does a script before `idx` in the offer run the same program? */
 static bool hash_before(const json_t *scripts, size_t idx)
 {
@@ -433,176 +532,219 @@ static bool hash_before(const json_t *scripts, size_t idx)
     return false;
 }
 
+/* Why B cannot take the offered object (NULL: it can); fills `need` with
+ * the script indexes whose program B lacks, once per program. */
+static const char *check_offer(gsvm_lsl_region *r, const json_t *offer, json_t *need, char *why, size_t whylen)
+{
+    const json_t *obj = json_object_get(offer, "object"), *scripts = json_object_get(offer, "scripts");
+    const json_t *links = json_object_get(obj, "links");
+    const char *id = json_string_value(json_object_get(obj, "id"));
+    size_t idx;
+    json_t *v;
+    if (!id || !json_is_array(scripts) || !json_is_array(links) || json_array_size(scripts) > 1024)
+        return "a malformed offer";
+    if (rg_find_prim(r, id) >= 0)
+        return "an object with that id is here already";
+    json_array_foreach(links, idx, v) {
+        const char *lid = json_string_value(json_object_get(v, "id"));
+        if (!lid || rg_find_prim(r, lid) >= 0)
+            return "a link id is in use here";
+    }
+    json_array_foreach(scripts, idx, v) {
+        if (abi_of(v) != GSVM_LSL_ABI_VERSION && abi_of(v) != GSVM_LSL3_ABI_VERSION) {
+            snprintf(why, whylen, "unknown ABI %lld", (long long)json_integer_value(json_object_get(v, "abi")));
+            return why;
+        }
+        const json_t *q = json_object_get(v, "queue");
+        if (q && (!json_is_array(q) || json_array_size(q) > LSL_SCHED_QUEUE_MAX))
+            return "a malformed offer";
+        if (!json_is_string(json_object_get(v, "hash")) || !json_is_string(json_object_get(v, "name")))
+            return "a malformed offer";
+        if (program_by_hash(r, json_string_value(json_object_get(v, "hash")), abi_of(v)) < 0 &&
+            !hash_before(scripts, idx))
+            json_array_append_new(need, json_integer((json_int_t)idx));
+    }
+    if (r->o.max_scripts && r->st.scripts + json_array_size(scripts) > r->o.max_scripts)
+        return "over this region's script limit";
+    return NULL;
+}
+
+/* The received programs (`nneed` of them, then END) into the region's
+ * programs.  False when the stream breaks; *refuse when one does not load. */
+static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const char **refuse)
+{
+    for (size_t k = 0; k <= nneed; k++) {
+        uint8_t type, *d;
+        size_t n;
+        if (!recv_frame(rd, &type, &d, &n) || type != (k < nneed ? M_PROGRAM : M_END)) {
+            free(d);
+            return false;
+        }
+        gsvm_error e;
+        bool ok = true;
+        if (k < nneed) {
+            /* a program file of either ABI, by its magic; the store keeps it */
+            uint32_t idx;
+            if (!gsvm_lsl_is_program_file(d, n) && !gsvm_lsl3_is_program_file(d, n)) {
+                *refuse = "a program that does not load";
+                ok = false;
+            } else if (rg_program_for_bytes(r, d, n, "crossing", &idx, &e) != GSVM_OK) {
+                *refuse = e.status == GSVM_ERR_NOMEM ? NULL : "a program that does not load";
+                ok = false;
+            }
+        }
+        free(d);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The offered object built here, frozen, its scripts restored.  On failure
+ * nothing of it is left and *why says what went wrong. */
+static bool build_object(gsvm_lsl_region *r, const json_t *offer, uint8_t **snaps, const size_t *snap_len,
+                         uint32_t *root, char *why, size_t whylen)
+{
+    const json_t *obj = json_object_get(offer, "object"), *scripts = json_object_get(offer, "scripts");
+    const json_t *links = json_object_get(obj, "links");
+    size_t ns = json_array_size(scripts), idx;
+    json_t *v;
+    gsvm_error e;
+    gsvm_error_clear(&e);
+    float pos[3] = {0, 0, 0};
+    get_pos3(json_object_get(obj, "pos"), pos);
+    if (gsvm_lsl_region_add_object(r, json_string_value(json_object_get(obj, "id")),
+                                   json_string_value(json_object_get(obj, "owner")),
+                                   json_string_value(json_object_get(obj, "name")), pos, root, &e) != GSVM_OK) {
+        snprintf(why, whylen, "the state does not restore here: %s", e.message);
+        return false;
+    }
+    uint32_t *lp = calloc(json_array_size(links) + 1, sizeof *lp);
+    bool ok = lp != NULL;
+    if (ok)
+        lp[0] = *root;
+    json_array_foreach(links, idx, v) {
+        float lpos[3] = {0, 0, 0};
+        get_pos3(json_object_get(v, "pos"), lpos);
+        if (ok)
+            ok = gsvm_lsl_region_add_link(r, *root, json_string_value(json_object_get(v, "id")),
+                                          json_string_value(json_object_get(v, "name")), lpos, &lp[idx + 1],
+                                          &e) == GSVM_OK;
+    }
+    for (size_t k = 0; ok && k < ns; k++) {
+        const json_t *sj = json_array_get(scripts, k);
+        json_int_t link = json_integer_value(json_object_get(sj, "prim"));
+        long prog = program_by_hash(r, json_string_value(json_object_get(sj, "hash")), abi_of(sj));
+        if (link < 0 || (size_t)link > json_array_size(links) || prog < 0) {
+            snprintf(e.message, sizeof e.message, "%s", prog >= 0 ? "a script in no prim" : "a program was not sent");
+            ok = false;
+            break;
+        }
+        const json_t *jq = json_object_get(sj, "queue");
+        int32_t q2[LSL_SCHED_QUEUE_MAX];
+        size_t nq2 = 0, qi;
+        const json_t *qv;
+        json_array_foreach(jq, qi, qv) {
+            if (nq2 < LSL_SCHED_QUEUE_MAX)
+                q2[nq2++] = (int32_t)json_integer_value(qv);
+        }
+        ok = rg_add_script_restored(r, lp[link], json_string_value(json_object_get(sj, "name")), (uint32_t)prog,
+                                    snaps[k], snap_len[k], q2, nq2, &e) == GSVM_OK;
+    }
+    free(lp);
+    if (!ok) {
+        snprintf(why, whylen, "the state does not restore here: %s", e.message);
+        rg_object_remove(r, *root);
+    }
+    return ok;
+}
+
+/* One transfer on `fd`.  *bye: A confirmed the end; *x names it. */
 static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
 {
     *bye = false;
     x->committed = false;
     x->xfer[0] = 0;
-    json_t *offer = NULL;
-    uint8_t *d = NULL;
+    json_t *offer = NULL, *need = json_array();
+    uint8_t **snaps = NULL;
+    size_t *snap_len = NULL, ns = 0, got = 0;
     const char *refuse = NULL;
     char why[700];
-    if (fault_here(r, 1) || !(offer = recv_json(fd, M_OFFER)))
-        return;
-    snprintf(x->xfer, sizeof x->xfer, "%s", json_string_value(json_object_get(offer, "xfer")) ?
-                                               json_string_value(json_object_get(offer, "xfer")) : "");
-    const json_t *obj = json_object_get(offer, "object"), *scripts = json_object_get(offer, "scripts");
-    const json_t *links = json_object_get(obj, "links");
-    const char *id = json_string_value(json_object_get(obj, "id"));
-    size_t ns = json_array_size(scripts);
-    json_t *need = json_array();
-    size_t idx;
-    json_t *v;
-    if (!id || !json_is_array(scripts) || !json_is_array(links)) {
-        refuse = "a malformed offer";
-    } else if (rg_find_prim(r, id) >= 0) {
-        refuse = "an object with that id is here already";
-    } else {
-        json_array_foreach(links, idx, v) {
-            const char *lid = json_string_value(json_object_get(v, "id"));
-            if (!lid || rg_find_prim(r, lid) >= 0)
-                refuse = "a link id is in use here";
+    uint32_t root = 0;
+    gsvm_buf out;
+    gsvm_buf_init(&out);
+    reader *rd = malloc(sizeof *rd);
+    if (!rd || !need)
+        goto end;
+    reader_init(rd, fd);
+    /* 1 the offer, then every script's state up to END */
+    if (fault_here(r, 1) || !(offer = recv_json(rd, M_OFFER)))
+        goto end;
+    const char *xf = json_string_value(json_object_get(offer, "xfer"));
+    snprintf(x->xfer, sizeof x->xfer, "%s", xf ? xf : "");
+    ns = json_array_size(json_object_get(offer, "scripts"));
+    if (ns > 1024)
+        ns = 1024;
+    snaps = calloc(ns + 1, sizeof *snaps);
+    snap_len = calloc(ns + 1, sizeof *snap_len);
+    if (!snaps || !snap_len)
+        goto end;
+    for (;;) {
+        uint8_t type, *d;
+        size_t n;
+        if (!recv_frame(rd, &type, &d, &n))
+            goto end;
+        if (type == M_END) {
+            free(d);
+            break;
         }
-        json_array_foreach(scripts, idx, v) {
-            if (json_integer_value(json_object_get(v, "abi")) != GSVM_LSL3_ABI_VERSION) {
-                snprintf(why, sizeof why, "unknown ABI %lld",
-                         (long long)json_integer_value(json_object_get(v, "abi")));
-                refuse = why;
-            } else if (!json_is_string(json_object_get(v, "hash")) || !json_is_string(json_object_get(v, "name"))) {
-                refuse = "a malformed offer";
-            } else if (!program_by_hash(r, json_string_value(json_object_get(v, "hash"))) &&
-                       !hash_before(scripts, idx)) {
-                json_array_append_new(need, json_integer((json_int_t)idx)); /* once per program */
-            }
+        if (type != M_SNAPSHOT || got >= ns) {
+            free(d);
+            goto end; /* not the stream of a region */
         }
-        if (!refuse && r->o.max_scripts && r->st.scripts + ns > r->o.max_scripts)
-            refuse = "over this region's script limit";
+        snaps[got] = d;
+        snap_len[got++] = n;
     }
+    refuse = check_offer(r, offer, need, why, sizeof why);
+    if (!refuse && got != ns)
+        refuse = "a malformed offer";
     if (refuse) {
         send_json(fd, M_REFUSE, json_pack("{s:s}", "refuse", refuse));
-        json_decref(need);
-        json_decref(offer);
-        return;
+        goto end;
     }
-    /* 2 NEED */
-    if (fault_here(r, 2) || !send_json(fd, M_NEED, json_pack("{s:O}", "need", need))) {
-        json_decref(need);
-        json_decref(offer);
-        return;
-    }
-    /* 3 programs, snapshots, END */
+    /* 2 NEED (sent together with PREPARED when B lacks nothing) */
+    if (fault_here(r, 2))
+        goto end;
     size_t nneed = json_array_size(need);
-    const gsvm_lsl3_program **progs = calloc(ns ? ns : 1, sizeof *progs);
-    uint8_t **snaps = calloc(ns ? ns : 1, sizeof *snaps);
-    size_t *snap_len = calloc(ns ? ns : 1, sizeof *snap_len);
-    bool ok = progs && snaps && snap_len && !fault_here(r, 3);
-    for (size_t k = 0; ok && k < nneed; k++) {
-        uint8_t type;
-        size_t n;
-        ok = recv_frame(fd, &type, &d, &n) && type == M_PROGRAM;
-        gsvm_lsl3_program *p = NULL;
-        gsvm_error e;
-        if (ok && gsvm_lsl3_program_load(d, n, "crossing", &p, &e) != GSVM_OK) {
-            refuse = "a program that does not load";
-            ok = false;
-        }
-        free(d);
-        d = NULL;
-        if (ok) {
-            rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np);
-            if (!np) {
-                gsvm_lsl3_program_free(p);
-                ok = false;
-                break;
-            }
-            r->progs = np;
-            memcpy(np[r->nprogs].hash, gsvm_lsl3_program_hash(p), 32);
-            np[r->nprogs].prog = p;
-            np[r->nprogs].owned = true;
-            r->nprogs++;
-        }
-    }
-    for (size_t k = 0; ok && k < ns; k++) {
-        uint8_t type;
-        ok = recv_frame(fd, &type, &snaps[k], &snap_len[k]) && type == M_SNAPSHOT;
-        progs[k] = ok ? program_by_hash(r, json_string_value(json_object_get(json_array_get(scripts, k), "hash"))) : NULL;
-        if (ok && !progs[k]) {
-            refuse = "a program was not sent";
-            ok = false;
-        }
-    }
-    if (ok) {
-        uint8_t type;
-        size_t n;
-        ok = recv_frame(fd, &type, &d, &n) && type == M_END;
-        free(d);
-        d = NULL;
-    }
-    /* build the object frozen */
-    uint32_t root = 0;
-    bool built = false;
-    gsvm_error e;
-    gsvm_error_clear(&e);
-    if (ok) {
-        float pos[3] = {0, 0, 0};
-        get_pos3(json_object_get(obj, "pos"), pos);
-        ok = gsvm_lsl_region_add_object(r, id, json_string_value(json_object_get(obj, "owner")),
-                                        json_string_value(json_object_get(obj, "name")), pos, &root, &e) == GSVM_OK;
-        built = ok;
-        uint32_t *lp = calloc(json_array_size(links) + 1, sizeof *lp);
-        lp[0] = root;
-        json_array_foreach(links, idx, v) {
-            float lpos[3] = {0, 0, 0};
-            get_pos3(json_object_get(v, "pos"), lpos);
-            if (ok)
-                ok = gsvm_lsl_region_add_link(r, root, json_string_value(json_object_get(v, "id")),
-                                              json_string_value(json_object_get(v, "name")), lpos, &lp[idx + 1],
-                                              &e) == GSVM_OK;
-        }
-        for (size_t k = 0; ok && k < ns; k++) {
-            const json_t *sj = json_array_get(scripts, k);
-            json_int_t link = json_integer_value(json_object_get(sj, "prim"));
-            if (link < 0 || (size_t)link > json_array_size(links)) {
-                ok = false;
-                break;
-            }
-            ok = rg_add_script_restored(r, lp[link], json_string_value(json_object_get(sj, "name")), progs[k],
-                                        snaps[k], snap_len[k], &e) == GSVM_OK;
-        }
-        free(lp);
-        if (!ok) {
-            snprintf(why, sizeof why, "the state does not restore here: %s", e.message);
-            refuse = why;
-        }
-    }
-    for (size_t k = 0; k < ns && snaps; k++)
-        free(snaps[k]);
-    free(snaps);
-    free(snap_len);
-    free(progs);
-    json_decref(need);
-    /* 4 PREPARED (or REFUSE) */
-    if (!ok) {
+    put_json(&out, M_NEED, json_pack("{s:O}", "need", need));
+    if (nneed > 0 && !flush(fd, &out))
+        goto end;
+    /* 3 the programs */
+    if (fault_here(r, 3))
+        goto end;
+    if (nneed > 0 && !recv_programs(r, rd, nneed, &refuse)) {
         if (refuse)
             send_json(fd, M_REFUSE, json_pack("{s:s}", "refuse", refuse));
-        if (built)
-            rg_object_remove(r, root);
-        json_decref(offer);
-        return;
+        goto end;
     }
-    if (fault_here(r, 4) || !send_frame(fd, M_PREPARED, "{}", 2)) {
+    /* 4 PREPARED (or REFUSE): the object built here, frozen */
+    if (!build_object(r, offer, snaps, snap_len, &root, why, sizeof why)) {
+        put_json(&out, M_REFUSE, json_pack("{s:s}", "refuse", why));
+        flush(fd, &out);
+        goto end;
+    }
+    put_frame(&out, M_PREPARED, "{}", 2);
+    if (fault_here(r, 4) || !flush(fd, &out)) {
         rg_object_remove(r, root);
-        json_decref(offer);
-        return;
+        goto end;
     }
     /* 5 COMMIT: the object is ours */
-    uint8_t type = 0;
+    uint8_t type = 0, *d = NULL;
     size_t n;
-    if (fault_here(r, 5) || !recv_frame(fd, &type, &d, &n) || type != M_COMMIT) {
+    if (fault_here(r, 5) || !recv_frame(rd, &type, &d, &n) || type != M_COMMIT) {
         free(d);
         rg_object_remove(r, root);
-        json_decref(offer);
-        return;
+        goto end;
     }
     free(d);
     d = NULL;
@@ -615,13 +757,21 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
     if (frame > r->frame)
         r->frame = frame;
     rg_object_freeze(r, root, false);
-    report(r, id, "arrived", NULL);
-    json_decref(offer);
+    report(r, json_string_value(json_object_get(json_object_get(offer, "object"), "id")), "arrived", NULL);
     /* 6 DONE, 7 BYE */
     if (fault_here(r, 6) || !send_frame(fd, M_DONE, NULL, 0))
-        return;
-    *bye = !fault_here(r, 7) && recv_frame(fd, &type, &d, &n) && type == M_BYE;
+        goto end;
+    *bye = !fault_here(r, 7) && recv_frame(rd, &type, &d, &n) && type == M_BYE;
     free(d);
+end:
+    for (size_t k = 0; k < got; k++)
+        free(snaps[k]);
+    free(snaps);
+    free(snap_len);
+    json_decref(need);
+    json_decref(offer);
+    gsvm_buf_free(&out);
+    free(rd);
 }
 
 static int listen_loopback(int port)
@@ -651,7 +801,13 @@ static void answer_queries(int lfd, const xfer_log *x, int ms)
     int fd = accept(lfd, NULL, NULL);
     if (fd < 0)
         return;
-    json_t *q = recv_json(fd, M_QUERY);
+    reader *rd = malloc(sizeof *rd);
+    json_t *q = NULL;
+    if (rd) {
+        reader_init(rd, fd);
+        q = recv_json(rd, M_QUERY);
+        free(rd);
+    }
     const char *want = json_string_value(json_object_get(q, "xfer"));
     bool yes = want && x->committed && strcmp(want, x->xfer) == 0;
     send_json(fd, M_ANSWER, json_pack("{s:b}", "committed", yes));

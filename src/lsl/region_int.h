@@ -11,7 +11,9 @@
 
 #define RG_KEY_LEN 36
 #define RG_NO_POS UINT32_MAX
-#define RG_DETECT_MAX 16u /* detected sets kept per script (older ones are dropped) */
+#define RG_DETECT_MAX 16u
+#define RG_EV_TOUCH_START 41 /* fal3 event indexes (sched.h's numbering) */
+#define RG_EV_STATE_ENTRY LSL_SCHED_EV_STATE_ENTRY /* detected sets kept per script (older ones are dropped) */
 
 /* One touch as llDetected* report it. */
 typedef struct rg_detect {
@@ -26,7 +28,15 @@ typedef struct rg_script {
     struct gsvm_lsl_region *region;
     uint32_t index, prim;
     char *name;
+    /* the VM of the script's ABI (the other is NULL): ABI 3's carries its own
+     * scheduler (queue, timers, listens); ABI 2's, the document's VM, has
+     * events state_entry and touch_start(integer) only and its queue is
+     * the region's `q2` */
     gsvm_lsl3_vm *vm;
+    gsvm_lsl_vm *vm2;
+    int32_t *q2; /* ABI 2: touch_start arguments waiting, oldest first (at most 64) */
+    uint8_t nq2, capq2;
+    uint32_t prog; /* its program in the region's store (r->progs) */
     /* touches queued or being handled, oldest first (grown on demand up to
      * RG_DETECT_MAX: a script never touched holds none) */
     rg_detect *det;
@@ -65,10 +75,14 @@ typedef struct rg_owner {
     uint64_t mark, used;
 } rg_owner;
 
+/* A program of either ABI; `id` is its identity in crossings (SHA-256 of
+ * its file form: gsvm_lsl3_program_hash for ABI 3, of the .fpc for ABI 2). */
 typedef struct rg_program {
-    uint8_t hash[32]; /* of the source, or the program's own hash when received */
-    gsvm_lsl3_program *prog;
-    bool owned;
+    uint8_t hash[32]; /* of the source (world files), else `id` */
+    uint8_t id[32];
+    int abi;                  /* 2 or 3 */
+    gsvm_lsl3_program *prog;  /* ABI 3 (a reference held) */
+    gsvm_lsl_program *prog2;  /* ABI 2 (owned) */
 } rg_program;
 
 /* The listen index: channel -> scripts with a listen on it. */
@@ -115,6 +129,7 @@ struct gsvm_lsl_region {
     uint64_t next_request;
     uint32_t next_tag;
 
+    gsvm_lsl_hosts *hosts; /* region_host.c's: every host function of every script */
     gsvm_lsl_region_stats st;
     uint64_t next_xfer;
     int cross_fault; /* testing: drop the connection at this step of a crossing */
@@ -143,17 +158,34 @@ void rg_make_key(const char *ns, const char *id, char out[RG_KEY_LEN + 1]);
  * remove marks its prims gone (ids and keys free again). */
 void rg_object_freeze(gsvm_lsl_region *r, uint32_t root, bool frozen);
 void rg_object_remove(gsvm_lsl_region *r, uint32_t root);
-/* A script from a snapshot (its VM restored, not started; frozen). */
-gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char *name,
-                                   const gsvm_lsl3_program *prog, const uint8_t *snap, size_t len,
+/* A script from a snapshot (its VM restored, not started; frozen); for
+ * ABI 2 `q2` holds its waiting touch_start arguments. */
+gsvm_status rg_add_script_restored(gsvm_lsl_region *r, uint32_t prim, const char *name, uint32_t prog,
+                                   const uint8_t *snap, size_t len, const int32_t *q2, size_t nq2,
                                    gsvm_error *err);
+/* The program store.  add3 holds a reference to `p`; add2 takes `p` (freed
+ * on failure).  `src_hash` (may be NULL) is the source's; *idx the entry. */
+gsvm_status rg_program_add3(gsvm_lsl_region *r, const gsvm_lsl3_program *p, const uint8_t *src_hash,
+                            uint32_t *idx, gsvm_error *err);
+gsvm_status rg_program_add2(gsvm_lsl_region *r, gsvm_lsl_program *p, const uint8_t *src_hash, uint32_t *idx,
+                            gsvm_error *err);
+/* A script of program `prog` (an index of the store) in prim `prim`, started. */
+gsvm_status rg_add_script_at(gsvm_lsl_region *r, uint32_t prim, const char *name, uint32_t prog, gsvm_error *err);
+/* region_world.c: a script file's bytes (source or a program file of either
+ * ABI) to its program's entry in the store. */
+gsvm_status rg_program_for_bytes(gsvm_lsl_region *r, const uint8_t *data, size_t len, const char *name,
+                                 uint32_t *idx, gsvm_error *err);
+/* The entry with program identity `id` and `abi`, or -1. */
+long rg_program_find(const gsvm_lsl_region *r, const uint8_t id[32], int abi);
+/* Does script s handle fal3 event `event` (touch_start 41, ...)? */
+bool rg_handles(const rg_script *s, int event);
 
 /* region_cross.c: the timeline's {"cross": ...} and {"accept": ...}. */
 gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file, long lineno, gsvm_error *err);
 gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file, long lineno, gsvm_error *err);
 
-/* region_host.c: the host callback every script's VM gets. */
-gsvm_status rg_host(void *user, const char *name, const json_t *args, json_t **result,
-                    gsvm_error *err);
+/* region_host.c: the typed host table every script's VM gets (one per
+ * region; the VM's user pointer is its rg_script). */
+gsvm_status rg_hosts_new(gsvm_lsl_hosts **out, gsvm_error *err);
 
 #endif

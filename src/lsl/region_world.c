@@ -14,38 +14,60 @@
 
 /* ---- programs: one per distinct source ------------------------------------ */
 
-static gsvm_status program_for(gsvm_lsl_region *r, const char *path, const gsvm_lsl3_program **out,
-                               gsvm_error *err)
+/* The program of a script file: a program file of either ABI (by its
+ * magic) is loaded; source compiles to ABI 2 when it fits the document's
+ * slice, else to ABI 3 (as `gsvm lsl compile` and `run` choose): the ABI is
+ * the compiled program's.  One entry per distinct file content. */
+gsvm_status rg_program_for_bytes(gsvm_lsl_region *r, const uint8_t *data, size_t len, const char *name,
+                                 uint32_t *idx, gsvm_error *err)
+{
+    uint8_t h[32];
+    gsvm_sha256(data, len, h);
+    for (size_t i = 0; i < r->nprogs; i++)
+        if (memcmp(r->progs[i].hash, h, 32) == 0) {
+            *idx = (uint32_t)i;
+            return GSVM_OK;
+        }
+    gsvm_status st;
+    if (gsvm_lsl3_is_program_file(data, len)) {
+        gsvm_lsl3_program *p3;
+        st = gsvm_lsl3_program_load(data, len, name, &p3, err);
+        if (st == GSVM_OK) {
+            st = rg_program_add3(r, p3, h, idx, err);
+            gsvm_lsl3_program_free(p3); /* the store holds its own reference */
+        }
+        return st;
+    }
+    gsvm_lsl_program *p2 = NULL;
+    if (gsvm_lsl_is_program_file(data, len)) {
+        st = gsvm_lsl_program_load(data, len, name, &p2, err);
+    } else {
+        const char *src = data ? (const char *)data : "";
+        st = gsvm_lsl_compile_cached(src, len, name, r->o.cache_dir, &p2, NULL, err);
+        if (st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO) {
+            /* not in the ABI-2 slice: the whole language (its diagnostic wins) */
+            gsvm_error_clear(err);
+            gsvm_lsl3_program *p3;
+            st = gsvm_lsl3_compile_cached(src, len, name, r->o.cache_dir, &p3, NULL, err);
+            if (st == GSVM_OK) {
+                st = rg_program_add3(r, p3, h, idx, err);
+                gsvm_lsl3_program_free(p3);
+            }
+            return st;
+        }
+    }
+    return st ? st : rg_program_add2(r, p2, h, idx, err);
+}
+
+static gsvm_status program_for(gsvm_lsl_region *r, const char *path, uint32_t *idx, gsvm_error *err)
 {
     gsvm_buf src;
     gsvm_status st = gsvm_file_read(path, &src, err);
     if (st)
         return st;
-    uint8_t h[32];
-    gsvm_sha256(src.data, src.len, h);
-    for (size_t i = 0; i < r->nprogs; i++)
-        if (memcmp(r->progs[i].hash, h, 32) == 0) {
-            gsvm_buf_free(&src);
-            *out = r->progs[i].prog;
-            return GSVM_OK;
-        }
-    rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np);
-    if (!np) {
-        gsvm_buf_free(&src);
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
-    }
-    r->progs = np;
-    gsvm_lsl3_program *prog;
-    st = gsvm_lsl3_compile_cached((const char *)src.data, src.len, path, r->o.cache_dir, &prog, NULL, err);
+    st = rg_program_for_bytes(r, src.data, src.len, path, idx, err);
     gsvm_buf_free(&src);
-    if (st)
-        return st;
-    rg_program *p = &r->progs[r->nprogs++];
-    memcpy(p->hash, h, 32);
-    p->prog = prog;
-    p->owned = true;
-    *out = prog;
-    return GSVM_OK;
+    return st;
 }
 
 /* ---- the world file --------------------------------------------------------- */
@@ -83,11 +105,11 @@ static gsvm_status add_scripts(gsvm_lsl_region *r, uint32_t prim, const json_t *
             snprintf(path, sizeof path, "%s", rel);
         else
             snprintf(path, sizeof path, "%s/%s", dir, rel);
-        const gsvm_lsl3_program *prog = NULL;
+        uint32_t prog;
         gsvm_status st = program_for(r, path, &prog, err);
         if (st)
             return st;
-        st = gsvm_lsl_region_add_script(r, prim, rel, prog, err);
+        st = rg_add_script_at(r, prim, rel, prog, err);
         if (st)
             return st;
     }
@@ -221,8 +243,7 @@ static void push_detect(rg_script *s, uint32_t tag, const char *key, const char 
 
 static bool handles_touch(const rg_script *s)
 {
-    uint64_t m = s->vm->sched.handled;
-    return m & ((UINT64_C(1) << 39) | (UINT64_C(1) << 40) | (UINT64_C(1) << 41));
+    return rg_handles(s, 39 /* touch */) || rg_handles(s, 40 /* touch_end */) || rg_handles(s, RG_EV_TOUCH_START);
 }
 
 static gsvm_status touch(gsvm_lsl_region *r, const json_t *t, const char *file, long lineno, gsvm_error *err)
@@ -396,8 +417,19 @@ static gsvm_status any_event(gsvm_lsl_region *r, const json_t *e, const char *fi
         found = true;
         if (s->dead)
             continue;
-        rg_sync_clock(r, s);
         bool q;
+        if (!s->vm) { /* ABI 2: touch_start(integer) is the one event it queues */
+            if (strcmp(ev, "touch_start") != 0)
+                continue;
+            if (json_array_size(args) != 1 || !json_is_integer(json_array_get(args, 0)))
+                return LINE_FAIL("touch_start takes (integer num_detected)");
+            lsl_value a = lsl_int((int32_t)json_integer_value(json_array_get(args, 0)));
+            gsvm_status st = rg_post(r, s, RG_EV_TOUCH_START, &a, 1, 0, &q, err);
+            if (st)
+                return st;
+            continue;
+        }
+        rg_sync_clock(r, s);
         gsvm_error e2;
         gsvm_error_clear(&e2);
         if (gsvm_lsl3_vm_post(s->vm, ev, args, &q, &e2) != GSVM_OK)

@@ -372,9 +372,12 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
         goto bad;
     }
     n->hp->peak = (size_t)peak;
-    /* swap the restored state in, keeping the host */
+    /* swap the restored state in, keeping the host (both its callback and
+     * its typed table) */
     n->host = vm->host;
     n->host_user = vm->host_user;
+    n->hosts = vm->hosts;
+    n->hosts_user = vm->hosts_user;
     gsvm_lsl3_vm tmp = *vm;
     *vm = *n;
     *n = tmp;

@@ -109,6 +109,15 @@ uint64_t gsvm_lsl_vm_total(const gsvm_lsl_vm *vm) { return vm->total; }
 const char *gsvm_lsl_vm_fault(const gsvm_lsl_vm *vm) { return vm->faulted ? vm->fault : NULL; }
 uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm) { return vm->fault_ip; }
 
+bool gsvm_lsl_vm_fault_line(const gsvm_lsl_vm *vm, uint32_t *line, uint32_t *col)
+{
+    if (!vm->faulted) {
+        *line = *col = 0;
+        return false;
+    }
+    return gsvm_lsl_program_line(vm->prog, vm->fault_ip, line, col);
+}
+
 bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out)
 {
     if (slot >= vm->nglobals)

@@ -347,6 +347,44 @@ static void test_busy_loops_delay_nobody(void)
     gsvm_lsl3_program_free(bell);
 }
 
+/* The wall-clock guards: with budgets far beyond what a frame can run, a
+ * slice stops after slice_guard_us and the frame after frame_guard_us, so a
+ * spinner listed first still lets the next script start in the same frame. */
+static void test_wall_guard(void)
+{
+    gsvm_lsl3_program *spin = compile(SPIN);
+    gsvm_lsl3_program *hello = compile("default { state_entry() { llOwnerSay(\"hello\"); } }");
+    gsvm_lsl_region_opts o;
+    gsvm_lsl_region_opts_default(&o);
+    o.frame_budget = o.script_budget = o.slice = UINT64_C(1) << 40;
+    o.throttle_above = 0;
+    o.slice_guard_us = 2000;
+    o.frame_guard_us = 20000;
+    gsvm_lsl_region *r;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK_INT(gsvm_lsl_region_new(&o, &r, &err), GSVM_OK);
+    capture c = {r, 0, "", 0};
+    gsvm_lsl_region_set_output(r, cap_out, &c);
+    uint32_t prim;
+    float pos[3] = {1, 1, 1};
+    gsvm_lsl_region_add_object(r, "spinner", OWNER1, NULL, pos, &prim, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_object(r, "greeter", OWNER2, NULL, pos, &prim, &err);
+    gsvm_lsl_region_add_script(r, prim, "hello.lsl", hello, &err);
+    CHECK_INT(gsvm_lsl_region_advance(r, 0, &err), GSVM_OK); /* frame 0 */
+    gsvm_lsl_region_stats st;
+    gsvm_lsl_region_get_stats(r, &st);
+    CHECK_INT(st.frames, 1);
+    CHECK(st.instructions < 1000000000u); /* 2^40 allowed: only a guard stopped it */
+    CHECK(st.slices >= 2);
+    CHECK_INT(c.lines, 1);
+    CHECK_STR(c.last, "{\"object\":\"greeter\",\"script\":\"hello.lsl\",\"host\":\"llOwnerSay\",\"args\":[\"hello\"]}");
+    gsvm_lsl_region_free(r);
+    gsvm_lsl3_program_free(spin);
+    gsvm_lsl3_program_free(hello);
+}
+
 static void test_bad_input(void)
 {
     gsvm_lsl_region *r;
@@ -452,6 +490,7 @@ int main(void)
     test_program_refcount();
     test_round_robin_and_budgets();
     test_busy_loops_delay_nobody();
+    test_wall_guard();
     test_bad_input();
     printf("%d passed, %d failed\n", test_passed, test_failed);
     return test_failed ? 1 : 0;

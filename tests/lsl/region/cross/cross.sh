@@ -84,5 +84,24 @@ grep -q '"crossing":"refused","object":"walker","detail":"over this region'"'"'s
 grep 'walker' "$T/r.a" | grep -q 'tick 12 ' && ok || bad "after a refusal the walker runs on in A"
 grep -q '"object":"walker"' "$T/r.b" && bad "the refusing region ran the walker" || ok
 
+# ---- an ABI-2 object crosses with a touch still queued ----------------------------
+"$G" lsl compile $D/counter.lsl -o "$T/counter.fpc" 2>"$T/abi" && grep -q 'ABI 2' "$T/abi" && ok ||
+    bad "counter.lsl should compile to ABI 2: $(cat "$T/abi")"
+TOUCH='{"touch": {"object": "counter", "avatar": "7c1e2a44-0000-4000-8000-00000000a11c"}}'
+printf '%s\n{"advance_ms": 100}\n%s\n%s\n{"advance_ms": 100}\n' "$TOUCH" "$TOUCH" "$TOUCH" >"$T/c.single.jsonl"
+"$G" lsl region $D/counter.json $OPTS --events "$T/c.single.jsonl" >"$T/c.single" || bad "the ABI-2 single run failed"
+n=$((n + 1)); port=$((base + n))
+printf '%s\n{"advance_ms": 100}\n%s\n{"cross": {"object": "counter", "port": %d}}\n{"advance_ms": 100}\n' \
+    "$TOUCH" "$TOUCH" $port >"$T/c.a.jsonl"
+printf '{"accept": {"port": %d}}\n%s\n{"advance_ms": 100}\n' $port "$TOUCH" >"$T/c.b.jsonl"
+"$G" lsl region $D/empty.json $OPTS --events "$T/c.b.jsonl" >"$T/c.b" 2>&1 &
+bpid=$!
+"$G" lsl region $D/counter.json $OPTS --events "$T/c.a.jsonl" >"$T/c.a" 2>&1
+wait $bpid
+grep -q '"crossing":"crossed"' "$T/c.a" && ok || bad "the ABI-2 object should cross: $(cat "$T/c.a")"
+grep -hv '"crossing"' "$T/c.a" "$T/c.b" >"$T/c.combined"
+if cmp -s "$T/c.single" "$T/c.combined"; then ok; else bad "ABI 2: A+B differ from the single run"; diff "$T/c.single" "$T/c.combined" | head; fi
+grep -q '"touched 2"' "$T/c.b" && ok || bad "the touch queued in A should run in B: $(cat "$T/c.b")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
