@@ -1304,7 +1304,7 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
         fail(F, "out of memory");
         return dx_make(DX_ATOM, "nil");
     }
-    for (uint32_t i = 0; i < nups; i++) {
+    for (uint32_t i = 0; i < child->nups; i++) {
         uint32_t d = pc + 1 + i < F->n ? W(F, pc + 1 + i) : 0;
         uint32_t idx = GSVM_HKS_BX(d);
         if (A_(d) == 1 && idx < MAX_REGS) {
@@ -1325,7 +1325,7 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
     (void)fname;
     (void)method;
     if (!decompile_function(F->D, child, path, F->depth + 1, F->base + F->nr - 2 + F->extra,
-                            names, nups, &b))
+                            names, child->nups, &b))
         fail(F, "child function");
     free(names);
     free(store);
