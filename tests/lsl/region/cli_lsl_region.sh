@@ -1,17 +1,7 @@
 #!/bin/sh
 # gsvm lsl region's bad input: each error names the file and line (and
 # column where the JSON parser gives one) and exits 1; usage errors exit 2.
-G=${GSVM_BIN:?GSVM_BIN not set}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
-expect() {
-    want=$1; shift
-    "$@" >"$T/out" 2>"$T/err"; rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "exit $rc, want $want: $* ($(head -c 300 "$T/err"))"; fi
-}
-has() { if grep -qF -- "$2" "$1"; then ok; else bad "$1 lacks: $2 (it has: $(head -c 300 "$1"))"; fi; }
+. tests/cli_test.sh
 W=examples/lsl/region/world.json
 cp examples/lsl/region/*.lsl "$T/"
 
@@ -89,5 +79,4 @@ has "$T/out" '{"object":"g","script":"grow.lsl","host":"llOwnerSay","args":["gro
 has "$T/out" '{"object":"g","script":"grow.lsl","fault":"string too long: 33554432 bytes is over the 16777216-byte limit","ip":6,"line":6,"col":19}'
 has "$T/out" '{"object":"g","script":"grow.fpc","fault":"string too long: 33554432 bytes is over the 16777216-byte limit","ip":6}'
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+cli_test_end
