@@ -179,6 +179,7 @@ typedef struct hc_compiler {
     /* structures */
     hc_struct *sdefs;
     int nsdefs, capsdefs;
+    int *sorder; /* the structure block's order (hc_write_structs) */
     /* the arena (hc_arena) and the function states closed so far, kept with
      * their scratch arrays for the next function */
     struct hc_arena_blk *arena;
