@@ -46,6 +46,18 @@ if ! "$gsvm" hks compile "$dir/corners.lua" --target doubles -o "$tmp/c" ||
     echo "FAIL: corners.lua on the VM differs from lua5.1's output:"
     diff "$dir/corners.out" "$tmp/out" | head -10; cat "$tmp/e"; fail=1
 fi
+# the structure block's order (hksc's walk of its table of the ids the code
+# names: by node for Ghosts, newest insertion first for FromSoftware); the
+# model's order for 10 structures, checked against hksc's own rules in
+# compile_struct.c and pinned in structorder.out
+for t in sekiro ghosts; do
+    echo "# --target $t"
+    "$gsvm" hks compile "$dir/structorder.structs.lua" --target $t -o "$tmp/so" &&
+        "$gsvm" hks list "$tmp/so" | grep '^\.struct ' | cut -f1
+done >"$tmp/order" 2>&1
+if ! cmp -s "$tmp/order" "$dir/structorder.out"; then
+    echo "FAIL: structure block order:"; diff "$dir/structorder.out" "$tmp/order"; fail=1
+fi
 m=0
 for f in "$dir"/errors/*.lua; do
     base=$(basename "$f" .lua)
