@@ -69,6 +69,13 @@ for f in "$dir"/errors/*.lua; do
     fi
 done
 echo "error programs: $m messages compared"
+# typed parameters on a target without structures: refused on their line
+printf 'local function f(n:number)\n  return n\nend\n' >"$tmp/tp.lua"
+(cd "$tmp" && "$gsvm" hks compile tp.lua --target bo2 -o "$tmp/tp") >"$tmp/e" 2>&1
+rc=$?
+if [ $rc != 1 ] || ! grep -q '^tp.lua:1:20: error: cannot use typed parameters when the virtual machine is built without structures' "$tmp/e"; then
+    echo "FAIL: typed parameters on bo2 (exit $rc): $(cat "$tmp/e")"; fail=1
+fi
 # stdin, stdout and --chunkname
 printf 'return 1\n' | "$gsvm" hks compile - --target sow -o - >"$tmp/s" 2>"$tmp/e" &&
     "$gsvm" hks list "$tmp/s" | grep -q '"=stdin"' || { echo "FAIL: - to -o -"; fail=1; }
