@@ -458,6 +458,14 @@ static void checktype(hc_compiler *C, int reg, int declared, int known)
 {
     if (declared == HC_T_NONE || declared == HC_T_ANY || declared == known)
         return;
+    if (known > GSVM_HKS_K_NIL) {
+        /* a value known to have another type: refused, as hksc does */
+        char h[80];
+        bool st = declared >= HC_T_STRUCT0;
+        hc_error_at(C, C->t.line, C->t.col, "cannot set a local variable of type %s%s%s to %s",
+                    st ? "'" : "", hc_type_name(C, declared), st ? "'" : "",
+                    hc_type_phrase(C, known, h, sizeof h));
+    }
     if (declared >= HC_T_STRUCT0)
         hc_code_bx(C->fs, HKS_I_CHECKTYPES, (uint32_t)reg, (uint32_t)(declared - HC_T_STRUCT0 + 1));
     else
@@ -884,15 +892,13 @@ static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d)
     hc_func *fs = C->fs;
     int reg = fs->freereg;
     hc_exp key, val;
+    int line = C->t.line, col = C->t.col;
     checkname(C, &key); /* hksc adds the name to the constants all the same */
     checknext(C, '=');
     expr(C, &val);
     bool isnil = val.k == E_NIL && val.t == val.f;
     int e = hc_exp2RK(fs, &val);
-    if (isnil)
-        hc_code(fs, HKS_I_SETSLOTN, (uint32_t)cc->t->info, 0, (uint32_t)d->pos);
-    else
-        hc_code(fs, HKS_I_SETSLOTI, (uint32_t)cc->t->info, (uint32_t)d->pos, (uint32_t)e);
+    hc_store_slot(fs, cc->t->info, d, &val, e, isnil, line, col);
     fs->freereg = reg;
 }
 
