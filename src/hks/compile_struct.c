@@ -264,12 +264,19 @@ static int block_order(const hc_compiler *C, int *order)
     count = 0;
     if (!seen)
         goto out;
-    /* the walk: by node index (Ghosts), or newest insertion first */
+    /* the walk: by node index (Ghosts), or newest insertion first.  The
+     * insertion list can loop after a move (hksc would never finish): the
+     * walk stops after as many steps as nodes, and a second walk by index
+     * then adds what the first one missed (it adds nothing otherwise). */
     bool by_index = C->o.profile == GSVM_HKS_PROFILE_GHOSTS;
     int node = by_index ? 0 : t.last_ins;
-    for (int steps = 0; steps < t.size && node >= 0 && node < t.size; steps++) {
+    for (int steps = 0; steps < 2 * t.size && node >= 0 && node < t.size; steps++) {
         int key = t.n[node].key;
-        node = by_index ? node + 1 : t.n[node].prev_ins;
+        if (steps + 1 == t.size && !by_index) {
+            by_index = true; /* the second walk */
+            node = 0;
+        } else
+            node = by_index ? node + 1 : t.n[node].prev_ins;
         if (key < 1 || key > n)
             continue; /* an id of no structure: hksc would fail, we skip it */
         stack[top++] = key - 1;

@@ -69,6 +69,16 @@ for f in "$dir"/errors/*.lua; do
     fi
 done
 echo "error programs: $m messages compared"
+# a FromSoftware insertion list that loops (a moved node: hksc's walk would
+# never end): the block still holds each of the 11 structures the code names
+i=1
+while [ $i -le 392 ]; do echo "hstructure S$i v : number; end"; i=$((i + 1)); done >"$tmp/cyc.lua"
+for i in 292 392 33 131 61 254 390 231 242 334 195; do
+    echo "local x$i = hmake S$i { v = $i }"
+done >>"$tmp/cyc.lua"
+"$gsvm" hks compile "$tmp/cyc.lua" --target sekiro -o "$tmp/cyc" &&
+    [ "$("$gsvm" hks list "$tmp/cyc" | grep -c '^\.struct ')" = 11 ] ||
+    { echo "FAIL: a looping insertion list loses structures"; fail=1; }
 # typed parameters on a target without structures: refused on their line
 printf 'local function f(n:number)\n  return n\nend\n' >"$tmp/tp.lua"
 (cd "$tmp" && "$gsvm" hks compile tp.lua --target bo2 -o "$tmp/tp") >"$tmp/e" 2>&1
