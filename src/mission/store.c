@@ -7,7 +7,13 @@
  * transaction that writes only what the callback changed, in WAL mode, so a
  * process killed at any instant reopens to the last committed callback.
  * synchronous=NORMAL survives a killed process (the WAL is in the OS);
- * durable_fsync selects FULL, which also survives a power loss. */
+ * durable_fsync selects FULL, which also survives a power loss.
+ *
+ * A mission without a state file has no store at all (m->store is NULL and
+ * every write below is a no-op): its committed record is the one in memory,
+ * which a reopen keeps (runtime.c, start).  Mirroring it into an in-memory
+ * SQLite database cost half of a timer callback and a schema per mission
+ * opened, and bought nothing a reopen needs. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +79,6 @@ struct mstore {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
     char name[256];
-    /* An in-memory record keeps no rollback journal: writing the journal
-     * was a third of a commit, and a journal only undoes a write that
-     * failed half-way, which in memory means SQLite ran out of memory.
-     * Then the record is `lost`: every later write and a reopen fail with
-     * that error instead of using a half-written record. */
-    bool no_undo, lost;
 };
 
 static const char schema[] =
@@ -115,10 +115,6 @@ static const char *const upgrades[] = {
 
 static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
 {
-    if (s->lost)
-        return gsvm_error_set(err, GSVM_ERR_IO, s->name,
-                              "state store: %s: the in-memory record was lost when a write failed half-way",
-                              what);
     return gsvm_error_set(err, GSVM_ERR_IO, s->name, "state store: %s: %s", what,
                           sqlite3_errmsg(s->db));
 }
@@ -138,8 +134,8 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
     mstore *s = calloc(1, sizeof *s);
     if (!s)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
-    snprintf(s->name, sizeof s->name, "%s", path ? path : ":memory:");
-    int rc = sqlite3_open_v2(path ? path : ":memory:", &s->db,
+    snprintf(s->name, sizeof s->name, "%s", path);
+    int rc = sqlite3_open_v2(path, &s->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name, "cannot open the state store: %s",
@@ -156,10 +152,9 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
      * SQLite's 1000 keeps that wait off most commits (the WAL stays under
      * about 16 MiB). */
     snprintf(pragmas, sizeof pragmas,
-             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
+             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;"
              " PRAGMA wal_autocheckpoint=4096;",
-             path ? "WAL" : "OFF", fsync_full ? "FULL" : "NORMAL");
-    s->no_undo = !path;
+             fsync_full ? "FULL" : "NORMAL");
     int erc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
     if (erc == SQLITE_OK)
         erc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
@@ -196,10 +191,10 @@ static int step(mstore *s, int q)
     return rc;
 }
 
-/* Starts a write transaction; false on a lost record (see no_undo). */
+/* Starts a write transaction. */
 static bool begin(mstore *s)
 {
-    return !s->lost && step(s, Q_BEGIN) == SQLITE_DONE;
+    return step(s, Q_BEGIN) == SQLITE_DONE;
 }
 
 static bool bind_meta(mstore *s, gsvm_mission *m)
@@ -357,6 +352,8 @@ static bool put_all_slots(mstore *s, const gsvm_mission *m)
 gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_t *values, int n,
                                gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = true;
@@ -370,6 +367,8 @@ gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_
 
 gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     return finish(s, put_slot(s, m, row), err, "cannot record a slot report");
@@ -386,10 +385,7 @@ static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what)
     if (ok && step(s, Q_COMMIT) == SQLITE_DONE)
         return GSVM_OK;
     gsvm_status st = db_error(s, err, what);
-    if (s->no_undo)
-        s->lost = true; /* without a journal ROLLBACK cannot undo the part written */
-    else
-        step(s, Q_ROLLBACK);
+    step(s, Q_ROLLBACK);
     return st;
 }
 
@@ -397,6 +393,8 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
                          int64_t consumed_event, const int *slot_rows, int n_slot_rows,
                          gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin a commit");
     mtxn *t = &m->txn;
@@ -439,6 +437,8 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
 gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
                                  gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = del_id(s, Q_REQ_DEL, (int64_t)key) && bind_meta(s, m);
@@ -449,6 +449,8 @@ gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, me
 
 gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     return finish(s, bind_meta(s, m), err, "cannot save the record");
@@ -456,6 +458,8 @@ gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
 
 gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m) &&
@@ -474,26 +478,27 @@ gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 /* One statement outside a transaction (its own transaction). */
 static gsvm_status single(mstore *s, bool ok, gsvm_error *err, const char *what)
 {
-    if (ok)
-        return GSVM_OK;
-    gsvm_status st = db_error(s, err, what);
-    if (s->no_undo)
-        s->lost = true;
-    return st;
+    return ok ? GSVM_OK : db_error(s, err, what);
 }
 
 gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err)
 {
-    return single(s, !s->lost && del_id(s, Q_EV_DEL, id), err, "cannot delete an event");
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
+    return single(s, del_id(s, Q_EV_DEL, id), err, "cannot delete an event");
 }
 
 gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err)
 {
-    return single(s, !s->lost && put_event(s, e), err, "cannot queue an event");
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
+    return single(s, put_event(s, e), err, "cannot queue an event");
 }
 
 gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = true;
@@ -517,8 +522,6 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     sqlite3_stmt *q;
     gsvm_status st = GSVM_OK;
     mrecord *r = &m->rec;
-    if (s->lost)
-        return db_error(s, err, "cannot reopen");
     if (sqlite3_prepare_v2(s->db,
                            "SELECT format, started, faulted, fault, complete, wipe_active, wipe_key,"
                            " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock,"
