@@ -15,6 +15,7 @@
  * SQLite database cost half of a timer callback and a schema per mission
  * opened, and bought nothing a reopen needs. */
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,26 @@ static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
                           sqlite3_errmsg(s->db));
 }
 
+/* PRAGMA user_version of a file this build set up (schema and upgrades
+ * applied); 0 for a new file or one written before the version was set. */
+#define STORE_VERSION 1
+#define STORE_VERSION_TEXT "1"
+
+static int read_version(mstore *s, int *version)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        *version = sqlite3_column_int(q, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 void ms_store_close(mstore *s)
 {
     if (!s)
@@ -129,8 +150,31 @@ void ms_store_close(mstore *s)
     free(s);
 }
 
+/* A state file is new (missing or 0 bytes: a host may make it ahead of
+ * time) or begins with SQLite's 100-byte header.  SQLite itself takes a
+ * file shorter than a page with any bytes as an empty database and writes
+ * a fresh record over it; a mission refuses it instead. */
+static gsvm_status check_header(const char *path, gsvm_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return GSVM_OK; /* missing (created), or SQLite tells why it cannot open it */
+    unsigned char head[100];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n == 0 || (n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0))
+        return GSVM_OK;
+    return gsvm_error_set(err, GSVM_ERR_INPUT, path,
+                          "state store is corrupt: %s (not a mission state file?)",
+                          n < sizeof head ? "shorter than SQLite's 100-byte header (truncated?)"
+                                          : "no SQLite header");
+}
+
 gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err)
 {
+    gsvm_status hst = check_header(path, err);
+    if (hst != GSVM_OK)
+        return hst;
     mstore *s = calloc(1, sizeof *s);
     if (!s)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
@@ -156,8 +200,25 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
              " PRAGMA wal_autocheckpoint=4096;",
              fsync_full ? "FULL" : "NORMAL");
     int erc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
+    int version = 0;
     if (erc == SQLITE_OK)
+        erc = read_version(s, &version);
+    /* A file this build already set up skips the schema: parsing its
+     * statements and failing the upgrades was most of opening a record. */
+    if (erc == SQLITE_OK && version != STORE_VERSION) {
+        if (version > STORE_VERSION) {
+            gsvm_status st = gsvm_error_set(err, GSVM_ERR_INPUT, s->name,
+                                            "state store: format %d is newer than this build's (%d)",
+                                            version, STORE_VERSION);
+            ms_store_close(s);
+            return st;
+        }
         erc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
+        for (size_t i = 0; erc == SQLITE_OK && i < sizeof upgrades / sizeof upgrades[0]; i++)
+            sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
+        if (erc == SQLITE_OK)
+            erc = sqlite3_exec(s->db, "PRAGMA user_version=" STORE_VERSION_TEXT, NULL, NULL, NULL);
+    }
     if ((erc & 0xff) == SQLITE_BUSY || (erc & 0xff) == SQLITE_LOCKED) {
         gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name,
                                         "state store: another process holds this mission record open"
@@ -170,24 +231,31 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
         ms_store_close(s);
         return st;
     }
-    for (size_t i = 0; i < sizeof upgrades / sizeof upgrades[0]; i++)
-        sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
-    for (int i = 0; i < Q_COUNT; i++)
-        if (sqlite3_prepare_v3(s->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i], NULL) !=
-            SQLITE_OK) {
-            gsvm_status st = db_error(s, err, "cannot prepare a statement");
-            ms_store_close(s);
-            return st;
-        }
     *out = s;
     return GSVM_OK;
 }
 
+/* Statement `q`, prepared on its first use (a record that is refused, or
+ * a run that never writes a kind of row, prepares no more than it needs);
+ * NULL when it cannot be prepared (sqlite3_errmsg says why; binding to NULL
+ * is a harmless misuse, and step() then fails). */
+static sqlite3_stmt *stmt(mstore *s, int q)
+{
+    if (!s->q[q] && sqlite3_prepare_v3(s->db, sql_text[q], -1, SQLITE_PREPARE_PERSISTENT, &s->q[q], NULL) != SQLITE_OK) {
+        sqlite3_finalize(s->q[q]);
+        s->q[q] = NULL;
+    }
+    return s->q[q];
+}
+
 static int step(mstore *s, int q)
 {
-    int rc = sqlite3_step(s->q[q]);
-    sqlite3_reset(s->q[q]);
-    sqlite3_clear_bindings(s->q[q]);
+    sqlite3_stmt *st = stmt(s, q);
+    if (!st)
+        return SQLITE_ERROR;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
     return rc;
 }
 
@@ -199,7 +267,7 @@ static bool begin(mstore *s)
 
 static bool bind_meta(mstore *s, gsvm_mission *m)
 {
-    sqlite3_stmt *q = s->q[Q_META];
+    sqlite3_stmt *q = stmt(s, Q_META);
     const mrecord *r = &m->rec;
     sqlite3_bind_int(q, 1, r->started);
     sqlite3_bind_int(q, 2, r->faulted);
@@ -238,7 +306,7 @@ static bool bind_meta(mstore *s, gsvm_mission *m)
 
 static bool put_var(mstore *s, const mvar *v)
 {
-    sqlite3_stmt *q = s->q[Q_VAR_PUT];
+    sqlite3_stmt *q = stmt(s, Q_VAR_PUT);
     sqlite3_bind_blob(q, 1, v->name, v->nlen, SQLITE_STATIC);
     sqlite3_bind_int(q, 2, v->v.type);
     switch (v->v.type) {
@@ -252,7 +320,7 @@ static bool put_var(mstore *s, const mvar *v)
 
 static bool put_timer(mstore *s, const mtimer *t)
 {
-    sqlite3_stmt *q = s->q[Q_TIMER_PUT];
+    sqlite3_stmt *q = stmt(s, Q_TIMER_PUT);
     sqlite3_bind_text(q, 1, t->name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, 2, (sqlite3_int64)t->deadline);
     sqlite3_bind_int64(q, 3, (sqlite3_int64)t->seq);
@@ -279,7 +347,7 @@ static bool put_timer_changes(mstore *s, const mtimers *old, const mtimers *now)
         int c = i >= old->n ? 1 : j >= now->n ? -1 : strcmp(old->t[i].name, now->t[j].name);
         bool ok = true;
         if (c < 0) {
-            sqlite3_bind_text(s->q[Q_TIMER_DEL], 1, old->t[i++].name, -1, SQLITE_STATIC);
+            sqlite3_bind_text(stmt(s, Q_TIMER_DEL), 1, old->t[i++].name, -1, SQLITE_STATIC);
             ok = step(s, Q_TIMER_DEL) == SQLITE_DONE;
         } else if (c > 0) {
             ok = put_timer(s, &now->t[j++]);
@@ -299,7 +367,7 @@ static bool put_event(mstore *s, mevent *e)
     char *body = ms_mevent_encode(e);
     if (!body)
         return false;
-    sqlite3_stmt *q = s->q[Q_EV_PUT];
+    sqlite3_stmt *q = stmt(s, Q_EV_PUT);
     sqlite3_bind_int64(q, 1, (sqlite3_int64)e->attempt);
     sqlite3_bind_text(q, 2, body, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 3, e->input);
@@ -317,7 +385,7 @@ static bool put_slot(mstore *s, const gsvm_mission *m, int row)
     if (!m->slotrec || row < 1 || row > m->world->nslots)
         return true;
     const mslotrec *r = &m->slotrec[row - 1];
-    sqlite3_stmt *q = s->q[Q_SLOT_PUT];
+    sqlite3_stmt *q = stmt(s, Q_SLOT_PUT);
     sqlite3_bind_int(q, 1, row);
     sqlite3_bind_int(q, 2, r->gl_known);
     sqlite3_bind_int64(q, 3, r->gl_generation);
@@ -358,8 +426,8 @@ gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_
         return db_error(s, err, "cannot begin");
     bool ok = true;
     for (int i = 0; ok && i < n; i++) {
-        sqlite3_bind_text(s->q[Q_FACT_PUT], 1, names[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(s->q[Q_FACT_PUT], 2, values[i]);
+        sqlite3_bind_text(stmt(s, Q_FACT_PUT), 1, names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(stmt(s, Q_FACT_PUT), 2, values[i]);
         ok = step(s, Q_FACT_PUT) == SQLITE_DONE;
     }
     return finish(s, ok, err, "cannot record what a report told");
@@ -376,7 +444,7 @@ gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *e
 
 static bool del_id(mstore *s, int q, int64_t id)
 {
-    sqlite3_bind_int64(s->q[q], 1, id);
+    sqlite3_bind_int64(stmt(s, q), 1, id);
     return step(s, q) == SQLITE_DONE;
 }
 
@@ -404,7 +472,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
         if (!o)
             continue;
         if (o->deleted) {
-            sqlite3_bind_blob(s->q[Q_VAR_DEL], 1, o->name, o->nlen, SQLITE_STATIC);
+            sqlite3_bind_blob(stmt(s, Q_VAR_DEL), 1, o->name, o->nlen, SQLITE_STATIC);
             ok = step(s, Q_VAR_DEL) == SQLITE_DONE;
         } else {
             ok = put_var(s, o);
@@ -418,7 +486,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
             ok = false;
             break;
         }
-        sqlite3_stmt *q = s->q[Q_REQ_PUT];
+        sqlite3_stmt *q = stmt(s, Q_REQ_PUT);
         sqlite3_bind_int64(q, 1, (sqlite3_int64)t->reqs[i]->key);
         sqlite3_bind_int64(q, 2, (sqlite3_int64)t->reqs[i]->attempt);
         sqlite3_bind_text(q, 3, body, -1, SQLITE_STATIC);
@@ -465,11 +533,11 @@ gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
     bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m) &&
               step(s, Q_FACT_DROP) == SQLITE_DONE;
     if (ok) {
-        sqlite3_bind_int64(s->q[Q_REQ_DROP], 1, (sqlite3_int64)m->rec.attempt);
+        sqlite3_bind_int64(stmt(s, Q_REQ_DROP), 1, (sqlite3_int64)m->rec.attempt);
         ok = step(s, Q_REQ_DROP) == SQLITE_DONE;
     }
     if (ok) {
-        sqlite3_bind_int64(s->q[Q_EV_DROP], 1, (sqlite3_int64)m->rec.attempt);
+        sqlite3_bind_int64(stmt(s, Q_EV_DROP), 1, (sqlite3_int64)m->rec.attempt);
         ok = step(s, Q_EV_DROP) == SQLITE_DONE;
     }
     return finish(s, ok, err, "cannot start a new attempt");

@@ -340,6 +340,114 @@ static void test_old_format(void)
     }
 }
 
+/* What a state file holds before the record: a 0-byte file (made by
+ * `touch` or mkstemp ahead of time) is an empty SQLite database, so it
+ * opens as a fresh record, as a missing file does; a truncated, corrupt or
+ * newer-format file is refused with an error naming the file, and the file
+ * is left as it was. */
+static void refused(const char *db, const char *what, const char *want)
+{
+    rec_host h;
+    gsvm_mission_config cfg;
+    harness_config(&cfg, &h);
+    cfg.state_path = db;
+    gsvm_error err;
+    gsvm_mission *m = open_with(script, &cfg, &err);
+    CHECK(m == NULL);
+    if (m) {
+        fprintf(stderr, "%s: opened\n", what);
+        gsvm_mission_close(m);
+        return;
+    }
+    CHECK(err.status == GSVM_ERR_IO || err.status == GSVM_ERR_INPUT);
+    CHECK_STR(err.file, db);
+    if (!strstr(err.message, want))
+        fprintf(stderr, "%s: message '%s' lacks '%s'\n", what, err.message, want);
+    CHECK(strstr(err.message, want) != NULL);
+}
+
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static void test_state_files(void)
+{
+    char db[300], bad[320];
+    snprintf(db, sizeof db, "%s/empty.db", dir);
+    FILE *f = fopen(db, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fclose(f);
+    rec_host h;
+    gsvm_mission *m = open_file(script, db, &h, GSVM_MISSION_ACCEPT);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_STR(var_str(m, "s"), "start"); /* fresh: on_start ran */
+    CHECK_INT(gsvm_mission_phase(m), 3);
+    report(m, "session_joined");
+    gsvm_mission_close(m);
+    m = open_file(script, db, &h, GSVM_MISSION_ACCEPT);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_INT(var_int(m, "loads"), 1); /* the record came back: on_load ran */
+    CHECK_INT(gsvm_mission_phase(m), 3);
+    gsvm_mission_close(m);
+
+    /* The record above, cut short at a few places. */
+    long size = file_size(db);
+    CHECK(size > 8192);
+    FILE *in = fopen(db, "rb");
+    char *bytes = malloc((size_t)size);
+    CHECK(in && bytes && fread(bytes, 1, (size_t)size, in) == (size_t)size);
+    if (in)
+        fclose(in);
+    const long cuts[] = {1, 50, 99, 100, 4096, size / 2, size - 4096};
+    for (size_t i = 0; bytes && i < sizeof cuts / sizeof cuts[0]; i++) {
+        snprintf(bad, sizeof bad, "%s/cut%zu.db", dir, i);
+        FILE *o = fopen(bad, "wb");
+        CHECK(o != NULL);
+        if (!o)
+            continue;
+        fwrite(bytes, 1, (size_t)cuts[i], o);
+        fclose(o);
+        refused(bad, "truncated", "");
+        CHECK_INT(file_size(bad), cuts[i]); /* untouched */
+    }
+    /* Garbage of the size of a record. */
+    snprintf(bad, sizeof bad, "%s/garbage.db", dir);
+    FILE *o = fopen(bad, "wb");
+    CHECK(o != NULL);
+    for (long i = 0; o && i < size; i++)
+        fputc((int)((i * 7919) % 251), o);
+    if (o)
+        fclose(o);
+    refused(bad, "garbage", "not a mission state file");
+    /* A record of a newer format than this build knows. */
+    snprintf(bad, sizeof bad, "%s/newer.db", dir);
+    o = fopen(bad, "wb");
+    if (o && bytes) {
+        fwrite(bytes, 1, (size_t)size, o);
+        fclose(o);
+    }
+    sqlite3 *s;
+    CHECK_INT(sqlite3_open(bad, &s), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(s, "PRAGMA user_version=99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(s);
+    refused(bad, "newer", "format 99 is newer");
+    free(bytes);
+    printf("state files done\n");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -350,6 +458,7 @@ int main(void)
     test_kill9();
     test_kill9_waiting_reports();
     test_old_format();
+    test_state_files();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
