@@ -611,7 +611,9 @@ static int cmd_run(const gsvm_cli_call *c)
         }
     }
     if (gsvm_mission_open(&cfg, src, srclen, &m, &err) != GSVM_OK) {
-        if (err.status == GSVM_ERR_INPUT || err.status == GSVM_ERR_LIMIT)
+        /* A script error names the script file; a state file's names the state file. */
+        if ((err.status == GSVM_ERR_INPUT || err.status == GSVM_ERR_LIMIT) &&
+            !(state_path && strcmp(err.file, state_path) == 0))
             snprintf(err.file, sizeof err.file, "%.200s", found[0] ? found : script);
         gsvm_cli_fail(&err);
         exit_code = EXIT_INPUT;
