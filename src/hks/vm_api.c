@@ -54,8 +54,10 @@ void hv_vm_free(hv_vm *vm)
     for (size_t i = 0; i < vm->nchunks; i++)
         gsvm_hks_chunk_free(vm->chunks[i]);
     free(vm->chunks);
-    free(vm->strt);
+    hv_free(vm, vm->strt, vm->strsize * sizeof *vm->strt);
     hv_buf_unwind(vm, NULL);
+    free(vm->scratch);
+    hv_pool_free_all(vm);
     free(vm);
 }
 
@@ -102,24 +104,22 @@ static void open_libs(hv_thread *L, void *ud)
 
 static hv_thread *main_thread(hv_vm *vm)
 {
-    hv_thread *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
     /* the main thread is made by hand (no thread exists to allocate it) and
      * joins the object list like any other */
+    hv_thread *t = hv_alloc_raw(vm, sizeof *t);
+    if (!t)
+        return NULL;
     t->h.tt = HV_TTHREAD;
     t->vm = vm;
     t->script_id = -1;
-    vm->bytes += sizeof *t;
-    t->stack = calloc(256, sizeof(hv_value));
-    t->cis = calloc(8, sizeof(hv_ci));
+    t->stack = hv_alloc_raw(vm, 256 * sizeof(hv_value));
+    t->cis = hv_alloc_raw(vm, 8 * sizeof(hv_ci));
     if (!t->stack || !t->cis) {
-        free(t->stack);
-        free(t->cis);
-        free(t);
+        hv_free(vm, t->stack, 256 * sizeof(hv_value));
+        hv_free(vm, t->cis, 8 * sizeof(hv_ci));
+        hv_free(vm, t, sizeof *t);
         return NULL;
     }
-    vm->bytes += 256 * sizeof(hv_value) + 8 * sizeof(hv_ci);
     t->stacksize = 256;
     t->nci_alloc = 8;
     t->ncis = 1;

@@ -7,10 +7,192 @@
  * that make objects, returns from C functions), where every live
  * value is in a thread's stack, a table, a closure or a prototype's
  * constants, so C code never holds an unrooted object across a collection. */
+#define _GNU_SOURCE /* mremap */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hks/vm.h"
+
+/* ---- the small-block pool ----
+ *
+ * Objects and small vectors (at most HV_POOL_MAX bytes: strings, closures,
+ * upvalues, tables, small array and hash parts) come from per-VM free lists
+ * of 16-byte size classes carved out of 64 kB slabs: a script that makes
+ * and drops many small objects reuses the same blocks instead of a malloc
+ * and a free per object.  Callers always pass a block's size back (free,
+ * realloc), so a block needs no header.  The slabs go with the VM.  Under
+ * AddressSanitizer a pooled block is poisoned while it is free, so a use
+ * after free is still reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+/* Slabs start at 64 kB; a VM that has filled 16 of them gets 2 MB ones,
+ * mapped as huge pages (see huge_new). */
+enum { SLAB_BYTES = 64 * 1024, SLAB_BIG = 2 << 20, SLABS_SMALL = 16 };
+static void *huge_new(size_t size);
+
+static inline unsigned pool_class(size_t size)
+{
+    return size ? (unsigned)((size - 1) / HV_POOL_GRAIN) : 0;
+}
+
+static void *pool_get(hv_vm *vm, size_t size)
+{
+    unsigned c = pool_class(size);
+    size_t bs = ((size_t)c + 1) * HV_POOL_GRAIN;
+    void *b = vm->pool_free[c];
+    if (b) {
+        UNPOISON(b, bs);
+        vm->pool_free[c] = *(void **)b;
+        return b;
+    }
+    if ((size_t)(vm->slab_end - vm->slab_cur) < bs) {
+        /* the rest of the slab (less than one block of this class) is
+         * given to the smaller classes' lists */
+        size_t sb = vm->nslabs < SLABS_SMALL ? SLAB_BYTES : SLAB_BIG;
+        char *slab = sb == SLAB_BYTES ? malloc(sb) : huge_new(sb);
+        if (!slab)
+            return NULL;
+        /* the first grain: the link to the previous slab and this one's size */
+        ((void **)slab)[0] = vm->slabs;
+        ((size_t *)slab)[1] = sb;
+        vm->slabs = slab;
+        vm->nslabs++;
+        while ((size_t)(vm->slab_end - vm->slab_cur) >= HV_POOL_GRAIN) {
+            size_t left = (size_t)(vm->slab_end - vm->slab_cur);
+            unsigned lc = pool_class(left > HV_POOL_MAX ? HV_POOL_MAX : (left / HV_POOL_GRAIN) * HV_POOL_GRAIN);
+            size_t lbs = ((size_t)lc + 1) * HV_POOL_GRAIN;
+            UNPOISON(vm->slab_cur, lbs);
+            *(void **)vm->slab_cur = vm->pool_free[lc];
+            vm->pool_free[lc] = vm->slab_cur;
+            POISON(vm->slab_cur, lbs);
+            vm->slab_cur += lbs;
+        }
+        vm->slab_cur = slab + HV_POOL_GRAIN; /* the first grain links the slabs */
+        vm->slab_end = slab + sb;
+        POISON(vm->slab_cur, (size_t)(vm->slab_end - vm->slab_cur));
+    }
+    b = vm->slab_cur;
+    vm->slab_cur += bs;
+    UNPOISON(b, bs);
+    return b;
+}
+
+static void pool_put(hv_vm *vm, void *b, size_t size)
+{
+    unsigned c = pool_class(size);
+    *(void **)b = vm->pool_free[c];
+    vm->pool_free[c] = b;
+    POISON(b, ((size_t)c + 1) * HV_POOL_GRAIN);
+}
+
+void hv_pool_free_all(hv_vm *vm)
+{
+    char *s = vm->slabs;
+    while (s) {
+        char *next = ((char **)s)[0];
+        size_t sb = ((size_t *)s)[1];
+        UNPOISON(s, sb);
+        if (sb == SLAB_BYTES)
+            free(s);
+        else
+            munmap(s, sb);
+        s = next;
+    }
+    vm->nslabs = 0;
+    vm->slabs = NULL;
+    vm->slab_cur = vm->slab_end = NULL;
+    memset(vm->pool_free, 0, sizeof vm->pool_free);
+}
+
+/* Big blocks (array and hash parts of big tables, big stacks) are mapped
+ * by the VM itself and asked to be backed by huge pages: a table that grows
+ * to megabytes otherwise takes one page fault per 4 kB when it is first
+ * written, which costs more than the writes (a sieve over a million
+ * entries spent a fifth of its time in the kernel). */
+enum { HUGE_BYTES = 1 << 20, HUGE_ALIGN = 1 << 21 };
+
+static size_t huge_round(size_t size)
+{
+    return (size + HUGE_ALIGN - 1) & ~(size_t)(HUGE_ALIGN - 1);
+}
+
+static void *huge_new(size_t size)
+{
+    size_t n = huge_round(size);
+    void *q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(q, n, MADV_HUGEPAGE);
+#endif
+    return q;
+}
+
+static void *huge_resize(void *p, size_t old, size_t size)
+{
+    size_t on = huge_round(old), nn = huge_round(size);
+    if (on == nn)
+        return p;
+    void *q = mremap(p, on, nn, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(q, nn, MADV_HUGEPAGE);
+#endif
+    return q;
+}
+
+static void block_free(hv_vm *vm, void *p, size_t size)
+{
+    if (size <= HV_POOL_MAX)
+        pool_put(vm, p, size);
+    else if (size >= HUGE_BYTES)
+        munmap(p, huge_round(size));
+    else
+        free(p);
+}
+
+/* A block of `size` bytes in place of p (of `old` bytes; NULL for a new
+ * one), or NULL when the system has no memory (p then stays as it was). */
+static void *block_resize(hv_vm *vm, void *p, size_t old, size_t size)
+{
+    if (size <= HV_POOL_MAX) {
+        if (p && old <= HV_POOL_MAX && pool_class(old) == pool_class(size))
+            return p;
+        void *q = pool_get(vm, size);
+        if (q && p) {
+            memcpy(q, p, old < size ? old : size);
+            block_free(vm, p, old);
+        }
+        return q;
+    }
+    if (size >= HUGE_BYTES) {
+        if (p && old >= HUGE_BYTES)
+            return huge_resize(p, old, size);
+        void *q = huge_new(size);
+        if (q && p) {
+            memcpy(q, p, old);
+            block_free(vm, p, old);
+        }
+        return q;
+    }
+    if (p && old > HV_POOL_MAX && old < HUGE_BYTES)
+        return realloc(p, size);
+    void *q = malloc(size);
+    if (q && p) {
+        memcpy(q, p, old < size ? old : size);
+        block_free(vm, p, old);
+    }
+    return q;
+}
 
 void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size)
 {
@@ -19,7 +201,7 @@ void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size)
      * garbage is collected at a safe point before the limit refuses */
     if (size > old && vm->lim.max_memory && vm->bytes - old + size > vm->lim.max_memory)
         hv_throw(L, HV_ERRMEM);
-    void *q = realloc(p, size ? size : 1);
+    void *q = block_resize(vm, p, old, size);
     if (!q)
         hv_throw(L, HV_ERRMEM);
     vm->bytes = vm->bytes - old + size;
@@ -33,10 +215,28 @@ void *hv_alloc_zero(hv_thread *L, size_t size)
     hv_vm *vm = L->vm;
     if (vm->lim.max_memory && vm->bytes + size > vm->lim.max_memory)
         hv_throw(L, HV_ERRMEM);
-    void *q = calloc(1, size ? size : 1);
+    void *q = hv_alloc_raw(vm, size);
     if (!q)
         hv_throw(L, HV_ERRMEM);
-    vm->bytes += size;
+    return q;
+}
+
+/* The same without a thread to throw on: NULL when there is no memory
+ * (the main thread is made this way, before any thread exists). */
+void *hv_alloc_raw(hv_vm *vm, size_t size)
+{
+    void *q;
+    if (size <= HV_POOL_MAX) {
+        q = pool_get(vm, size);
+        if (q)
+            memset(q, 0, size ? size : 1);
+    } else if (size >= HUGE_BYTES) {
+        q = huge_new(size); /* fresh mapped pages are zero */
+    } else {
+        q = calloc(1, size);
+    }
+    if (q)
+        vm->bytes += size;
     return q;
 }
 
@@ -44,7 +244,7 @@ void hv_free_(hv_vm *vm, void *p, size_t sz)
 {
     if (!p)
         return;
-    free(p);
+    block_free(vm, p, sz);
     vm->bytes -= sz;
 }
 
