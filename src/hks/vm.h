@@ -130,6 +130,15 @@ struct hv_cfn {
     hv_value up[];
 };
 
+/* A full userdata: what Lua 5.1's newproxy makes (no payload; a metatable
+ * shared between proxies), the one kind of object whose metatable's __gc
+ * the collector calls. */
+typedef struct hv_udata {
+    hv_gc h;
+    bool fin;      /* its __gc has been queued (it runs once) */
+    hv_table *meta;
+} hv_udata;
+
 /* A structure instance: a fixed slot array and an optional metatable. */
 struct hv_struct {
     hv_gc h;
@@ -237,6 +246,9 @@ struct hv_vm {
     void *pool_free[HV_POOL_MAX / HV_POOL_GRAIN]; /* the small-block pool (vm_gc.c) */
     char *slabs, *slab_cur, *slab_end;
     unsigned nslabs;
+    hv_gc **fin;   /* userdata whose __gc is due (hv_gc_collect queues them) */
+    size_t nfin, capfin, fin_done;
+    bool in_fin;
     char *scratch; /* concatenation's buffer (hv_concat), kept for the next one */
     size_t scratch_cap;
     char errbuf[256];
@@ -265,6 +277,10 @@ void hv_pool_free_all(hv_vm *vm);
 void hv_free_(hv_vm *vm, void *p, size_t sz);
 hv_gc *hv_newobj(hv_thread *L, uint8_t tt, size_t size);
 void hv_gc_collect(hv_thread *L);
+/* Calls the queued __gc finalizers (each protected: an error in one is
+ * dropped, limits still end the run); at_close: first queue every userdata
+ * left, as lua_close does. */
+void hv_gc_finalize(hv_thread *L, bool at_close);
 static inline void hv_gc_check(hv_thread *L)
 {
     if (L->vm->bytes > L->vm->gc_threshold)

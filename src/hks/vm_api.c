@@ -57,6 +57,7 @@ void hv_vm_free(hv_vm *vm)
     hv_free(vm, vm->strt, vm->strsize * sizeof *vm->strt);
     hv_buf_unwind(vm, NULL);
     free(vm->scratch);
+    free(vm->fin);
     hv_pool_free_all(vm);
     free(vm);
 }
@@ -590,6 +591,23 @@ gsvm_status gsvm_hks_vm_run(gsvm_hks_vm *h, uint64_t budget, bool *done, gsvm_er
     *done = true;
     h->main_state = HVM_MAIN_DONE;
     h->L->top = 0;
+    return GSVM_OK;
+}
+
+static void do_close(hv_thread *L, void *ud)
+{
+    (void)ud;
+    L->top = 0;
+    hv_gc_finalize(L, true);
+}
+
+gsvm_status gsvm_hks_vm_close(gsvm_hks_vm *h, gsvm_error *err)
+{
+    hv_vm *vm = h->vm;
+    arm(vm, 0);
+    int rc = hv_protect(h->L, do_close, NULL);
+    if (rc != HV_OK)
+        return fault_from(h, rc, err);
     return GSVM_OK;
 }
 

@@ -30,6 +30,7 @@ hv_table *hv_getmeta(hv_thread *L, const hv_value *o)
     case HV_TTAB: return hv_tabv(o)->meta;
     case HV_TSTR: return L->vm->strmeta;
     case HV_TSTRUCT: return ((hv_struct *)o->v.gc)->meta;
+    case HV_TUDATA: return ((hv_udata *)o->v.gc)->meta;
     default: return NULL;
     }
 }

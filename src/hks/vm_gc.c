@@ -374,6 +374,13 @@ static inline bool cleared(const hv_value *v)
     return weakref(v) && !v->v.gc->marked;
 }
 
+/* A userdata waiting for its finalizer is gone as a weak value (not as a
+ * weak key), as in Lua 5.1. */
+static inline bool cleared_val(const hv_value *v)
+{
+    return cleared(v) || (v->tt == HV_TUDATA && ((hv_udata *)v->v.gc)->fin);
+}
+
 /* After marking: an entry of a weak table whose weak key or value was not
  * reached otherwise goes (its key stays as a dead key for next()). */
 static void clear_weak(gray_stack *g)
@@ -381,12 +388,12 @@ static void clear_weak(gray_stack *g)
     for (size_t w = 0; w < g->nweak; w++) {
         hv_table *t = (hv_table *)g->weak[w];
         for (uint32_t i = 0; i < t->asize; i++)
-            if (cleared(&t->arr[i]))
+            if (cleared_val(&t->arr[i]))
                 hv_setnil(&t->arr[i]);
         size_t n = t->node ? (size_t)1 << t->lsizenode : 0;
         for (size_t i = 0; i < n; i++) {
             hv_node *nd = &t->node[i];
-            if (!hv_isnil(&nd->val) && (cleared(&nd->key) || cleared(&nd->val))) {
+            if (!hv_isnil(&nd->val) && (cleared(&nd->key) || cleared_val(&nd->val))) {
                 hv_setnil(&nd->val);
                 if (hv_iscollectable(&nd->key))
                     nd->key.tt = HV_TDEADKEY;
@@ -446,6 +453,10 @@ static void traverse(gray_stack *g, hv_gc *o)
         break;
     }
     case HV_TTHREAD: traverse_thread(g, (hv_thread *)o); break;
+    case HV_TUDATA:
+        if (((hv_udata *)o)->meta)
+            mark_obj(g, &((hv_udata *)o)->meta->h);
+        break;
     case HV_TSTRUCT: {
         hv_struct *s = (hv_struct *)o;
         if (s->meta)
@@ -485,8 +496,67 @@ static void free_obj(hv_vm *vm, hv_gc *o)
         hv_free(vm, s, sizeof *s + s->nslots * sizeof(hv_value));
         break;
     }
+    case HV_TUDATA: hv_free(vm, o, sizeof(hv_udata)); break;
     default: free(o); break;
     }
+}
+
+static bool has_gc(hv_vm *vm, const hv_udata *u)
+{
+    if (!u->meta || (u->meta->nomm & (1u << TM_GC)))
+        return false;
+    return !hv_isnil(hv_table_getstr(u->meta, vm->tmname[TM_GC]));
+}
+
+/* Queues a userdata for its finalizer; false when the system is out of
+ * memory (it is then freed without one). */
+static bool queue_fin(hv_vm *vm, hv_udata *u)
+{
+    if (vm->nfin == vm->capfin) {
+        size_t nc = vm->capfin ? vm->capfin * 2 : 16;
+        hv_gc **na = realloc(vm->fin, nc * sizeof *na);
+        if (!na)
+            return false;
+        vm->fin = na;
+        vm->capfin = nc;
+    }
+    u->fin = true;
+    vm->fin[vm->nfin++] = &u->h;
+    return true;
+}
+
+void hv_gc_finalize(hv_thread *L, bool at_close)
+{
+    hv_vm *vm = L->vm;
+    if (at_close)
+        for (hv_gc *o = vm->all; o; o = o->next)
+            if (o->tt == HV_TUDATA && !((hv_udata *)o)->fin && has_gc(vm, (hv_udata *)o))
+                queue_fin(vm, (hv_udata *)o);
+    if (vm->in_fin)
+        return; /* a collection inside a finalizer: the running loop takes the new ones */
+    vm->in_fin = true;
+    /* in queue order (Lua 5.1's: the newest userdata first); the queued
+     * ones stay roots until their turn (hv_gc_collect marks vm->fin) */
+    size_t i = 0;
+    while (i < vm->nfin) {
+        hv_udata *u = (hv_udata *)vm->fin[i++];
+        const hv_value *tm = u->meta ? hv_table_getstr(u->meta, vm->tmname[TM_GC]) : NULL;
+        if (!tm || (tm->tt != HV_TLFN && tm->tt != HV_TCFN))
+            continue;
+        hv_value f = *tm;
+        hv_stack_check(L, 2);
+        int func = L->top;
+        L->stack[func] = f;
+        hv_setgc(&L->stack[func + 1], HV_TUDATA, u);
+        L->top = func + 2;
+        vm->fin_done = i;
+        int st = hv_pcall(L, func, 0); /* a limit goes on (hv_pcall rethrows it) */
+        (void)st;
+        L->top = func;
+    }
+    vm->nfin = 0;
+    vm->fin_done = 0;
+    vm->in_fin = false;
 }
 
 void hv_gc_collect(hv_thread *L)
@@ -512,6 +582,16 @@ void hv_gc_collect(hv_thread *L)
             mark_obj(&g, &vm->typenames[i]->h);
     for (size_t i = 0; i < vm->nprotos; i++)
         mark_proto(&g, vm->protos[i]);
+    for (size_t i = vm->fin_done; i < vm->nfin; i++)
+        mark_obj(&g, vm->fin[i]);
+    while (g.n > 0 && !g.oom)
+        traverse(&g, g.a[--g.n]);
+    /* unreachable userdata with a __gc live on until it has run (Lua 5.1
+     * separates them the same way), with everything they reach */
+    for (hv_gc *o = vm->all; o && !g.oom; o = o->next)
+        if (o->tt == HV_TUDATA && !o->marked && !((hv_udata *)o)->fin &&
+            has_gc(vm, (hv_udata *)o) && queue_fin(vm, (hv_udata *)o))
+            mark_obj(&g, o);
     while (g.n > 0 && !g.oom)
         traverse(&g, g.a[--g.n]);
     if (!g.oom)
@@ -543,6 +623,8 @@ void hv_gc_collect(hv_thread *L)
         th = vm->bytes + (vm->lim.max_memory - vm->bytes) / 2;
     vm->gc_threshold = th;
     vm->in_gc = false;
+    if (vm->nfin > vm->fin_done && !vm->in_fin)
+        hv_gc_finalize(L, false);
 }
 
 void hv_vm_free_all(hv_vm *vm)
