@@ -82,6 +82,33 @@ void hv_str_remove(hv_vm *vm, hv_str *s)
 int hv_num2str(hv_vm *vm, double n, char *buf)
 {
     (void)vm;
+    /* integers below 1e14 print as their digits under "%.14g": written
+     * here without printf (most numbers a script turns into text are
+     * counters and indices); -0 and everything else go to snprintf */
+    if (n == 0 && !signbit(n)) {
+        buf[0] = '0';
+        buf[1] = 0;
+        return 1;
+    }
+    if (n > -1e14 && n < 1e14 && n != 0) {
+        int64_t k = (int64_t)n;
+        if ((double)k == n) {
+            char tmp[24];
+            int len = 0;
+            uint64_t u = k < 0 ? (uint64_t)-k : (uint64_t)k;
+            do {
+                tmp[len++] = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            int at = 0;
+            if (k < 0)
+                buf[at++] = '-';
+            while (len)
+                buf[at++] = tmp[--len];
+            buf[at] = 0;
+            return at;
+        }
+    }
     return snprintf(buf, 32, "%.14g", n);
 }
 
