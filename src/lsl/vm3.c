@@ -843,6 +843,26 @@ static inline const void *typed_handler(lsl_type t, const void *hi, const void *
     return t == LSL_TYPE_INTEGER ? hi : t == LSL_TYPE_FLOAT ? hf : generic;
 }
 
+#if F3_THREADED
+/* No slot of f holds a string, key or list (nothing to release on return). */
+static bool numbers_only(const fal3_func *f)
+{
+    for (uint32_t k = 0; k < f->nslots; k++)
+        if (f->slot_types[k] != LSL_TYPE_INTEGER && f->slot_types[k] != LSL_TYPE_FLOAT)
+            return false;
+    return true;
+}
+
+/* A parameter of f is a float (its argument is rounded to float32). */
+static bool float_params(const fal3_func *f)
+{
+    for (uint32_t k = 0; k < f->nparams; k++)
+        if (f->slot_types[k] == LSL_TYPE_FLOAT)
+            return true;
+    return false;
+}
+#endif
+
 /* Runs instructions of the active handler; `*left` is the remaining
  * budget.  Returns false on a fault.  Stops when the handler ends, the
  * budget is spent, the script sleeps or changes state. */
@@ -974,7 +994,16 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 case F3_RETV_L: h = typed_handler(ta, &&L_RETV_L_I, &&L_RETV_L_F, h); break;
                 default: break;
                 }
+                /* a return from a frame of numbers only, whose stack holds
+                 * just the operands of the return: nothing to release */
+                int32_t depth = prog->shape_depth[i];
+                if (numbers_only(fn) && fn->ret == LSL_TYPE_INTEGER &&
+                    ((in->op == F3_RETV_L && depth == 0) || (in->op == F3_RETV && depth == 1) ||
+                     (in->op == F3_RETV_ADD_I && depth == 2)))
+                    h = in->op == F3_RETV_L ? &&L_RETV_L_IN : in->op == F3_RETV ? &&L_RETV_IN : &&L_RETV_ADD_I_N;
             }
+            if (in->op == F3_CALL && in->a >= 0 && (size_t)in->a < prog->nfunc && !float_params(&prog->funcs[in->a]))
+                h = &&L_CALL_NF;
             const char *kinds = operand_kinds[in->op];
             int32_t f[3] = {in->a, in->b, in->c};
             for (int k = 0; k < 3 && kinds[k]; k++)
@@ -1191,6 +1220,37 @@ top:
     CASE(JMP) pc = code + pc->a; DISPATCH();
     CASE(JZ) sp--; if (sp->u.i == 0) { pc = code + pc->a; DISPATCH(); } NEXT();
     CASE(JNZ) sp--; if (sp->u.i != 0) { pc = code + pc->a; DISPATCH(); } NEXT();
+#if F3_THREADED
+    L_CALL_NF: { /* a call whose arguments need no rounding: the common one */
+        const fal3_func *g = &prog->funcs[pc->a];
+        uint32_t depth = vm->nframes;
+        if (__builtin_expect(depth >= vm->capframes, 0)) {
+            if (depth >= FAL3_MAX_DEPTH)
+                FAULT("Stack-Heap Collision");
+            if (!fal3_grow_frames(vm, depth + 1))
+                FAULT("out of memory");
+        }
+        vm->hp->extra += g->frame_bytes;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        lsl_value *nfp = sp - g->nparams; /* the arguments are the callee's first locals */
+        uint32_t at = (uint32_t)(nfp - stack);
+        vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, at, (uint32_t)pc->a};
+        vm->nframes = depth + 1;
+        if (__builtin_expect(at + g->nslots + g->max_stack + 4 > vm->cap, 0)) {
+            SYNC();
+            if (!fal3_grow_stack(vm, at + g->nslots + g->max_stack + 4))
+                FAULT("out of memory");
+            sp = vm->stack + (sp - stack);
+            stack = vm->stack;
+        }
+        fp = stack + at;
+        for (uint32_t k = g->nparams; k < g->nslots; k++)
+            *sp++ = fal3_zero((lsl_type)g->slot_types[k]);
+        pc = code + g->entry;
+        DISPATCH();
+    }
+#endif
     CASE(CALL) {
         const fal3_func *g = &prog->funcs[pc->a];
         uint32_t depth = vm->nframes;
@@ -1697,6 +1757,10 @@ top:
         sp++;
         goto do_return;
     }
+    /* returns from frames of numbers only (see numbers_only) */
+    L_RETV_L_IN: { int32_t rv = LOC(pc->a).u.i; sp = fp; SET_I(sp, rv); sp++; goto do_return; }
+    L_RETV_IN: { int32_t rv = sp[-1].u.i; sp = fp; SET_I(sp, rv); sp++; goto do_return; }
+    L_RETV_ADD_I_N: { int32_t rv = wrap_add(sp[-1].u.i, sp[-2].u.i); sp = fp; SET_I(sp, rv); sp++; goto do_return; }
     L_RETV_L_F: {
         float rv = LOC(pc->a).u.f;
         while (sp > fp)
