@@ -156,6 +156,14 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->sd -= 1;
         return (long)n - 1;
     }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].a == a &&
+        (c->p->code[n - 1].op == F3_ADDI_L || c->p->code[n - 1].op == F3_ADDF_L)) {
+        /* `x += expr`, `x = x + expr`: accumulate into the slot */
+        fal3_insn *last = &c->p->code[n - 1];
+        last->op = last->op == F3_ADDI_L ? F3_ADD_TO_I : F3_ADD_TO_F;
+        c->sd -= 1;
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && a >= 0 && a < (1 << 22) &&
         (c->p->code[n - 1].op == F3_IOP_LL || c->p->code[n - 1].op == F3_FOP_LK)) {
         /* `x = y OP z` on integer locals, `x = y OP k` on float locals */
@@ -509,6 +517,14 @@ static bool fuse_binop(c3 *c, fal3_op o)
         return false;
     fal3_insn *l = &p->code[n - 1];
     fal3_insn *r = n >= c->barrier + 2 && n >= 2 ? &p->code[n - 2] : NULL;
+    if (r && r->op == F3_LOAD_LL && l->op == F3_LOAD_LOCAL) {
+        /* `f(b, a % b)`: the loads x, y, z as LoadLL x y, LoadLocal z
+         * regroup as LoadLocal x, LoadLL y z (the same pushes), so that the
+         * operator's two operands are one LoadLL */
+        int32_t x = r->a, y = r->b, z = l->a;
+        *r = (fal3_insn){F3_LOAD_LOCAL, x, 0, 0};
+        *l = (fal3_insn){F3_LOAD_LL, y, z, 0};
+    }
     if ((o == F3_ADD_I || o == F3_SUB_I) && r && r->op == F3_PUSH_INT && l->op == F3_LOAD_LOCAL) {
         int32_t slot = l->a, k = r->a;
         p->ncode -= 2;
@@ -1258,6 +1274,14 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
             c->sd -= 1;
             return (long)n - 1;
         }
+        case F3_IOP_LK:
+            if ((last->c == F3_EQ_I || last->c == F3_NE_I) && last->b == 0) {
+                /* `x == 0`, `x != 0` on an integer local: the slot is the test */
+                *last = (fal3_insn){last->c == F3_EQ_I ? F3_JNZ_L : F3_JZ_L, last->a, -1, 0};
+                c->sd -= 1;
+                return (long)n - 1;
+            }
+            break;
         case F3_IOP_LL:
             if (n == c->barrier + 1) {
                 last->op = F3_JZ_IOP_LL;
@@ -1329,6 +1353,7 @@ static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
     case F3_JCMPF_LK: in->op = F3_JCMPF_LKT; break;
     case F3_JCMP_IL: in->op = F3_JCMP_ILT; break;
     case F3_JZ_L: in->op = F3_JNZ_L; break;
+    case F3_JNZ_L: in->op = F3_JZ_L; break;
     case F3_JZ_IOP_LL: in->op = F3_JNZ_IOP_LL; break;
     case F3_JNZ_IOP_LL: in->op = F3_JZ_IOP_LL; break;
     default: return fail(c, e->line, e->col, "internal: no inverse for a condition jump");

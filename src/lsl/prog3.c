@@ -550,6 +550,8 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 target = (size_t)t;
                 break;
             }
+            case F3_ADD_TO_I: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER; break;
+            case F3_ADD_TO_F: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || t1 != LSL_TYPE_FLOAT; break;
             case F3_FOP_LK:
                 bad = f->slot_types[in->a] != LSL_TYPE_FLOAT;
                 res = LSL_TYPE_FLOAT;

@@ -997,6 +997,8 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 /* a return from a frame of numbers only, whose stack holds
                  * just the operands of the return: nothing to release */
                 int32_t depth = prog->shape_depth[i];
+                if (numbers_only(fn) && fn->ret == LSL_TYPE_FLOAT && in->op == F3_RETV && depth == 1)
+                    h = &&L_RETV_FN;
                 if (numbers_only(fn) && fn->ret == LSL_TYPE_INTEGER &&
                     ((in->op == F3_RETV_L && depth == 0) || (in->op == F3_RETV && depth == 1) ||
                      (in->op == F3_RETV_ADD_I && depth == 2)))
@@ -1151,6 +1153,17 @@ top:
         NEXT();
     }
     CASE(BINOP) {
+        if ((pc->a == LSL_OP_EQ || pc->a == LSL_OP_NE) && sp[-1].type == LSL_TYPE_STRING &&
+            sp[-2].type == LSL_TYPE_STRING) {
+            /* string == string: the bytes compared here, as lsl_value_equal does */
+            size_t n1 = lsl_str_len(&sp[-1]);
+            int32_t eq = n1 == lsl_str_len(&sp[-2]) && memcmp(lsl_str_data(&sp[-1]), lsl_str_data(&sp[-2]), n1) == 0;
+            vrelease(&sp[-1]);
+            vrelease(&sp[-2]);
+            SET_I(&sp[-2], pc->a == LSL_OP_EQ ? eq : !eq);
+            sp--;
+            NEXT();
+        }
         SYNC();
         fround(&sp[-1]);
         fround(&sp[-2]);
@@ -1659,6 +1672,8 @@ top:
         NEXT();
     }
 
+    CASE(ADD_TO_I) sp--; LOC(pc->a).u.i = wrap_add(LOC(pc->a).u.i, sp->u.i); NEXT();
+    CASE(ADD_TO_F) sp--; LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + FD(sp)); NEXT();
     CASE(FOP_LK) {
         double v;
         if (!float_op_k(pc->c, LOC(pc->a).u.f, pc->b, &v))
@@ -1761,6 +1776,7 @@ top:
     L_RETV_L_IN: { int32_t rv = LOC(pc->a).u.i; sp = fp; SET_I(sp, rv); sp++; goto do_return; }
     L_RETV_IN: { int32_t rv = sp[-1].u.i; sp = fp; SET_I(sp, rv); sp++; goto do_return; }
     L_RETV_ADD_I_N: { int32_t rv = wrap_add(sp[-1].u.i, sp[-2].u.i); sp = fp; SET_I(sp, rv); sp++; goto do_return; }
+    L_RETV_FN: { float rv = (float)FD(&sp[-1]); sp = fp; PUSH_D(sp, rv); sp++; goto do_return; } /* a float32 result */
     L_RETV_L_F: {
         float rv = LOC(pc->a).u.f;
         while (sp > fp)

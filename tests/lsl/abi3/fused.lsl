@@ -9,6 +9,11 @@ float H;
 integer GI;
 integer GJ;
 
+integer pair(integer p, integer q)
+{
+    return p * 1000 + q;
+}
+
 check(string what, integer ok)
 {
     if (ok)
@@ -93,6 +98,33 @@ default
         k = 0;
         do { ++k; } while (nan < 1.0);
         check("JcmpFLKT NaN", k == 1);
+
+        // accumulation into a local (AddToI, AddToF: rounded once)
+        integer acc = 5;
+        acc += i * 2;
+        GI = 5;
+        GI += 17 * 2;
+        check("AddToI", acc == GI && acc == 39);
+        GI = i;
+        float fa = 16777215.0;
+        fa = fa + (x + 1.0);
+        H = G + (G + 1.0);
+        check("AddToF", fa == H && fa == 33554432.0);
+        // string equality on the stack
+        string s1 = "w7";
+        list wl = ["w7", "w8"];
+        check("string ==", llList2String(wl, 0) == s1 && !(llList2String(wl, 1) == s1) && llList2String(wl, 1) != s1);
+        // an integer local tested against 0
+        integer zz = 0;
+        k = 0;
+        if (zz == 0) k += 1;
+        if (zz != 0) k += 2;
+        zz = 3;
+        if (zz == 0) k += 4;
+        if (zz != 0) k += 8;
+        check("JnzL/JzL x == 0", k == 9);
+        // loads regrouped for the operator: pair(j, i % j)
+        check("LoadLL regrouped", pair(j, i % j) == pair(GJ, GI % GJ) && pair(j, i % j) == -4998);
 
         float z = x / 0.0; // FOpLKS: the divisor is 0, a Math Error
         llOwnerSay("FAIL not reached " + (string)z);
