@@ -652,7 +652,16 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
     if (num_l && num_r && fops[o] != F3_COUNT) {
         if (lt == LSL_TYPE_INTEGER && op(c, F3_I2F, 0, 0, 0) < 0)
             return T_ERR;
-        if (rt == LSL_TYPE_INTEGER && op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
+        size_t n = c->p->ncode;
+        if (rt == LSL_TYPE_INTEGER && lt == LSL_TYPE_FLOAT && !c->failed && n > c->barrier &&
+            c->p->code[n - 1].op == F3_PUSH_FLOAT) {
+            /* `8192.0 * integer`: the integer converted before the constant
+             * is pushed, so that the constant can fuse with the operator */
+            int32_t k = c->p->code[n - 1].a;
+            c->p->code[n - 1] = (fal3_insn){F3_I2F, 0, 0, 0};
+            if (op(c, F3_PUSH_FLOAT, k, 0, 0) < 0)
+                return T_ERR;
+        } else if (rt == LSL_TYPE_INTEGER && op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
             return T_ERR;
         if (!c->failed && fuse_binop(c, fops[o]))
             return res;

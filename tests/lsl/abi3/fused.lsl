@@ -126,6 +126,10 @@ default
         // loads regrouped for the operator: pair(j, i % j)
         check("LoadLL regrouped", pair(j, i % j) == pair(GJ, GI % GJ) && pair(j, i % j) == -4998);
 
+        // a constant times an integer: the integer converted first (I2F, MulFK)
+        H = 0.5 * (integer)x;
+        check("MulFK of an integer", H == 8388607.5 && 0.5 * GI == 8.5);
+
         float z = x / 0.0; // FOpLKS: the divisor is 0, a Math Error
         llOwnerSay("FAIL not reached " + (string)z);
     }
