@@ -225,6 +225,18 @@ static void reader_init(reader *rd, int fd)
     rd->pos = rd->len = 0;
 }
 
+/* Socket buffers that hold a whole object's state (the kernel caps them at
+ * net.core.[rw]mem_max): the offer then leaves A in one send without
+ * waiting for B to drain it, and B wakes once to read it, instead of once
+ * per default-sized window while both processes queue for a CPU.  Set
+ * before connect() and listen(), as TCP fixes its window scale then. */
+static void big_buffers(int fd)
+{
+    int size = 8 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+}
+
 static int connect_loopback(int port, int tries_ms)
 {
     struct sockaddr_in a;
@@ -239,6 +251,7 @@ static int connect_loopback(int port, int tries_ms)
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd < 0)
             return -1;
+        big_buffers(fd);
         if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -781,6 +794,7 @@ static int listen_loopback(int port)
         return -1;
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    big_buffers(fd);
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
