@@ -492,8 +492,13 @@ void rg_object_remove(gsvm_lsl_region *r, uint32_t root)
     for (uint32_t k = 0; k < rp->nlinks; k++) {
         rg_prim *p = &r->prims[rp->links[k]];
         p->removed = true;
-        for (uint32_t j = 0; j < p->nscripts; j++)
-            r->scripts[p->scripts[j]]->frozen = false; /* gone for good */
+        for (uint32_t j = 0; j < p->nscripts; j++) {
+            rg_script *s = r->scripts[p->scripts[j]];
+            s->frozen = false; /* gone for good */
+            if (s->throttled) /* counted where it runs now */
+                r->st.throttled--;
+            s->throttled = false;
+        }
     }
 }
 
