@@ -325,8 +325,8 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
             }
         }
     } else if (st == GSVM_OK) {
-        /* ABI 2 (the document's VM: the C library's allocator) */
-        st = gsvm_lsl_vm_new(rp->prog2, &s->vm2, err);
+        /* ABI 2 (the document's VM), through the same allocator */
+        st = gsvm_lsl_vm_new_alloc(rp->prog2, r->o.alloc, r->o.alloc_user, &s->vm2, err);
         if (st == GSVM_OK) {
             gsvm_lsl_vm_set_hosts(s->vm2, r->hosts, s);
             if (snap)
