@@ -142,5 +142,14 @@ across pulser "$TOPTS" "$T/p.single.jsonl" "$T/p.a.jsonl" "$T/p.b.jsonl"
 grep -q '"throttled"' "$T/pulser.b" && grep -q '"throttled"' "$T/pulser.a" && ok ||
     bad "the pulser should be throttled in A and go on so in B"
 
+# an ABI-2 program sent to B (which lacked it) keeps its line table: a fault
+# in B names line:column as in the single run
+GT='{"touch": {"object": "grower", "avatar": "7c1e2a44-0000-4000-8000-00000000a11c"}}'
+printf '{"advance_ms": 100}\n%s\n{"advance_ms": 100}\n' "$GT" >"$T/gr.single.jsonl"
+printf '{"advance_ms": 100}\n{"cross": {"object": "grower", "port": PORT}}\n{"advance_ms": 100}\n' >"$T/gr.a.jsonl"
+printf '{"accept": {"port": PORT}}\n%s\n{"advance_ms": 100}\n' "$GT" >"$T/gr.b.jsonl"
+across grower "$OPTS" "$T/gr.single.jsonl" "$T/gr.a.jsonl" "$T/gr.b.jsonl"
+grep -q '"fault":"string too long.*"line":10,"col":19' "$T/grower.b" && ok || bad "B's ABI-2 fault should carry 10:19: $(cat "$T/grower.b")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
