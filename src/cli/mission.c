@@ -680,12 +680,11 @@ static const gsvm_cli_verb verbs[] = {
      "Runs a mission script against a timeline (JSON Lines) and prints its requests,\n"
      "effect results and faults, then the committed record.  Exit 0, 3 when the\n"
      "mission is faulted at the end, 1 when the script cannot be loaded.",
-     run_opts, 1, 1, cmd_run, NULL},
+     run_opts, 1, 1, cmd_run},
     {"stem", "print the script paths tried for an activity name",
      "NAME [--display-name NAME] [--index N] [--hash N]",
-     "Prints the script paths the runtime tries for an activity name.", stem_opts, 1, 1, cmd_stem,
-     NULL},
-    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
+     "Prints the script paths the runtime tries for an activity name.", stem_opts, 1, 1, cmd_stem},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 static const gsvm_cli_engine engine = {
