@@ -106,6 +106,9 @@ struct fn {
      * first test, its end, its register and its last definition */
     int32_t *vend, *vtail;
     uint8_t *vreg;
+    /* boolean-tailed values (`a == b and not c`): at the first test, the
+     * pc of the LOADBOOL pair its false / true exits jump to (0 none) */
+    int32_t *bend;
 };
 
 static void fail(fn *F, const char *why)
@@ -525,6 +528,98 @@ static void find_value_regions(fn *F, rw *x)
     }
 }
 
+/* Boolean-tailed values: `x = a == b and not c` is the tests of `a == b`,
+ * the last operand computed into R, a JMP over the pair LOADBOOL R 0 1;
+ * LOADBOOL R 1 0 that the tests' false (or true) exits jump to (Lua 5.1's
+ * exp2reg when a jump needs a value).  Only chains whose exits all go to
+ * one of the pair's halves: then the value is `C and tail` (`C or tail`).
+ * Nothing from outside jumps in; the joins inside are not block leaders. */
+static void find_bool_tails(fn *F)
+{
+    uint32_t n = F->n;
+    uint32_t *into = NULL; /* jumps to each pc, counted once it is needed */
+    for (int64_t L = 2; L + 1 < n; L++) {
+        if (F->isdata[L] || F->op[L] != HKS_I_LOADBOOL || OPAT(F, L + 1) != HKS_I_LOADBOOL)
+            continue;
+        uint32_t w0 = W(F, L), w1 = W(F, L + 1);
+        if (A_(w0) != A_(w1) || B_(w0) != 0 || C_(w0) != 1 || B_(w1) != 1 || C_(w1) != 0)
+            continue;
+        int64_t J = L - 1, D = L - 2;
+        while (D > 0 && F->isdata[D])
+            D--; /* the instruction whose DATA words these are */
+        if (OPAT(F, J) != HKS_I_JMP || jmp_target(F, J) != L + 2 || F->isdata[D] ||
+            is_test(F->op[D]) || !defines_value(F, D) || A_(W(F, D)) != A_(w0))
+            continue;
+        /* the tests that jump to the pair; the earliest one starts it */
+        int64_t s = -1;
+        bool to0 = false, to1 = false;
+        /* (a value longer than the window is a block loop, not quadratic) */
+        for (int64_t q = J > 2048 ? J - 2048 : 0; q + 1 < J; q = next_pc(F, q)) {
+            if (!is_test(F->op[q]) || OPAT(F, q + 1) != HKS_I_JMP)
+                continue;
+            int64_t t = jmp_target(F, q + 1);
+            if (t == L || t == L + 1) {
+                if (s < 0)
+                    s = q;
+                to0 |= t == L;
+                to1 |= t == L + 1;
+            }
+            q = q + 1;
+        }
+        if (s < 0 || (to0 && to1) || F->bend[s] || F->vend[s])
+            continue;
+        bool ok = true;
+        for (int64_t q = s; q < J && ok; q = next_pc(F, q)) {
+            unsigned op = F->op[q];
+            if (F->vend[q] && F->vend[q] > J)
+                ok = false;
+            if (op == HKS_I_JMP) {
+                bool cmp = q > s && is_test(OPAT(F, q - 1));
+                int64_t t = jmp_target(F, q);
+                ok = cmp && t > q && (t <= J || t == L || t == L + 1);
+            } else if (op == HKS_I_RETURN || op == HKS_I_FORPREP || op == HKS_I_FORLOOP ||
+                       op == HKS_I_TFORLOOP || is_tailcall(op) ||
+                       (op == HKS_I_LOADBOOL && C_(W(F, q)))) {
+                ok = false;
+            }
+            /* (a TEST that jumps to the pair is a `not x` the compiler
+             * folded into it: the value stays a boolean) */
+        }
+        /* nothing from outside jumps into (s, L + 2]: the jumps there all
+         * come from [s, L) */
+        if (ok && !into) {
+            into = calloc(n + 1, sizeof *into);
+            if (!into)
+                return;
+            for (int64_t q = 0; q < n; q = next_pc(F, q)) {
+                unsigned op = F->op[q];
+                int64_t t = op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP
+                                ? jmp_target(F, q) : -1;
+                if (t >= 0 && t <= n)
+                    into[t]++;
+            }
+        }
+        uint64_t total = 0, inside = 0;
+        for (int64_t q = s + 1; ok && q <= L + 2 && q <= n; q++)
+            total += into[q];
+        for (int64_t q = s; ok && q < L; q = next_pc(F, q)) {
+            unsigned op = F->op[q];
+            int64_t t = op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP
+                            ? jmp_target(F, q) : -1;
+            inside += t > s && t <= L + 2;
+        }
+        if (!ok || total != inside)
+            continue;
+        F->bend[s] = (int32_t)L;
+        for (int64_t q = s + 1; q <= L + 2 && q < n; q++)
+            if (F->leader[q]) {
+                F->leader[q] = 0;
+                F->vjoin[q] = 1;
+            }
+    }
+    free(into);
+}
+
 static bool analyse(fn *F)
 {
     uint32_t n = F->n;
@@ -571,8 +666,10 @@ static bool analyse(fn *F)
                 F->leader[pc + 1] = 1;
         }
     }
-    if (!F->blocks)
+    if (!F->blocks) {
         find_value_regions(F, x);
+        find_bool_tails(F);
+    }
     /* table constructors: stores into a table right after its NEWTABLE, with
      * only the values' temporaries built in between */
     /* (inner constructors first: an outer one holds them whole) */
@@ -2024,6 +2121,42 @@ static int64_t emit_value(fn *F, int64_t s)
     return E;
 }
 
+/* A boolean-tailed value (find_bool_tails): the chain from s exits to one
+ * half of the LOADBOOL pair at L; falling through computes the tail. */
+static int64_t emit_bool_tail(fn *F, int64_t s)
+{
+    int64_t L = F->bend[s];
+    int R = (int)A_(W(F, L));
+    cnode N[MAX_NODES];
+    int64_t tT = -1, tF = -1;
+    int n = chain_scan(F, s, L - 1, N, &tT, &tF, -1);
+    if (n == 0 || (tF != L && tF != L + 1) || tT >= L - 1) {
+        fail(F, "boolean value shape");
+        return L + 2;
+    }
+    for (int64_t q = tT; q < L - 1; q = next_pc(F, q))
+        if (is_test(F->op[q]) && OPAT(F, q + 1) == HKS_I_JMP &&
+            (jmp_target(F, q + 1) == L || jmp_target(F, q + 1) == L + 1)) {
+            fail(F, "boolean value shape");
+            return L + 2;
+        }
+    bool is_and = tF == L;
+    dx c = is_and ? chain_emit(F, N, n, tT, tT, tF) : chain_emit(F, N, n, tT, tF, tT);
+    int64_t saved = F->force_pc;
+    F->force_pc = L - 2;
+    while (F->force_pc > tT && F->isdata[F->force_pc])
+        F->force_pc--;
+    loopctx none = {-1, L - 1, -2, -1, -1, L - 1};
+    for (int64_t q = tT; q < L - 1 && !F->fail;)
+        q = F->bend[q] ? emit_bool_tail(F, q)
+            : is_test(F->op[q]) && F->op[q] != HKS_I_TESTSET ? emit_cond(F, q, L - 1, &none)
+                                                            : step(F, q, L - 1);
+    F->force_pc = saved;
+    dx tail = get(F, R, L);
+    put(F, R, L + 1, is_and ? dx_binary(c, "and", DX_AND, tail) : dx_binary(c, "or", DX_OR, tail));
+    return L + 2;
+}
+
 /* A value-context `or` / `and`: TESTSET A B C; JMP E; (value into A); E. */
 static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
 {
@@ -2054,8 +2187,12 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
     int64_t q = pc + 2;
     int64_t saved = F->force_pc;
     F->force_pc = E - 1; /* the last definition of A before E: the other operand */
+    /* (`a and #a >= 2`: the other operand may be a comparison value) */
+    loopctx none = {-1, E, -2, -1, -1, E};
     while (q < E && !F->fail)
-        q = step(F, q, E);
+        q = F->bend[q] && F->bend[q] + 2 <= E ? emit_bool_tail(F, q)
+            : is_test(F->op[q]) && F->op[q] != HKS_I_TESTSET ? emit_cond(F, q, E, &none)
+                                                            : step(F, q, E);
     F->force_pc = saved;
     dx right = get(F, (int)a, E);
     dx v = c ? dx_binary(left, "or", DX_OR, right) : dx_binary(left, "and", DX_AND, right);
@@ -2720,6 +2857,10 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             pc = emit_value(F, pc);
             continue;
         }
+        if (F->bend[pc] && F->bend[pc] + 2 <= to) {
+            pc = emit_bool_tail(F, pc);
+            continue;
+        }
         if (is_test(op) && op != HKS_I_TESTSET) {
             pc = emit_cond(F, pc, to, L);
             continue;
@@ -2900,6 +3041,7 @@ static void fn_free(fn *F)
     free(F->vjoin);
     free(F->jtarget);
     free(F->vend);
+    free(F->bend);
     free(F->vtail);
     free(F->vreg);
     free(F->backt);
@@ -2944,13 +3086,14 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->vjoin = calloc(n + 1, 1);
     F->jtarget = calloc(n + 1, 1);
     F->vend = calloc(n + 1, sizeof *F->vend);
+    F->bend = calloc(n + 1, sizeof *F->bend);
     F->vtail = calloc(n + 1, sizeof *F->vtail);
     F->vreg = calloc(n + 1, 1);
     F->backt = calloc(n + 1, 1);
     F->use = malloc(n * sizeof *F->use);
     F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
     F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
-    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->vtail || !F->vreg || !F->use || !F->backt ||
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->bend || !F->vtail || !F->vreg || !F->use || !F->backt ||
         !F->loc_reg || !F->init_pc)
         return false;
     for (uint32_t pc = 0; pc < F->n; pc++) {
