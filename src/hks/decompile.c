@@ -620,6 +620,51 @@ static void find_bool_tails(fn *F)
     free(into);
 }
 
+/* A value computed with tests from the test at q on, into registers above
+ * t (an entry of t's constructor): where it ends, or -1.  Its jumps go
+ * forward to its own end at most; nothing else jumps in (no backward jump
+ * targets inside, and a constructor has no leaders before it). */
+static int64_t value_end(const fn *F, int64_t q, uint32_t t, rw *x)
+{
+    int64_t end = q + 1, last = -1;
+    for (int64_t r = q; r < end; r = next_pc(F, r)) {
+        if (r >= F->n || F->backt[r])
+            return -1;
+        unsigned op = F->op[r];
+        if (op == HKS_I_JMP) {
+            int64_t tg = jmp_target(F, r);
+            if (tg <= r || tg > F->n || !(r > q && is_test(OPAT(F, r - 1))))
+                return -1;
+            if (tg > end)
+                end = tg;
+            continue;
+        }
+        if (is_test(op)) {
+            if (OPAT(F, r + 1) != HKS_I_JMP)
+                return -1;
+            if (r + 2 > end)
+                end = r + 2;
+            if (op == HKS_I_TESTSET && A_(W(F, r)) <= t)
+                return -1;
+            continue;
+        }
+        if (op == HKS_I_RETURN || op == HKS_I_FORPREP || op == HKS_I_FORLOOP ||
+            op == HKS_I_TFORLOOP || is_tailcall(op) || op == HKS_I_CLOSE)
+            return -1;
+        if (!(F->absorbed[r] && A_(W(F, r)) > t) && !(op == HKS_I_LOADBOOL || defines_value(F, r)))
+            return -1;
+        operands(F, r, MAX_REGS, x);
+        for (int i = 0; i < x->nwr; i++)
+            if (x->wr[i] <= (int)t)
+                return -1;
+        if (!F->absorbed[r])
+            last = r;
+        if (r + 1 == end && op == HKS_I_LOADBOOL && C_(W(F, r)))
+            end = r + 2;
+    }
+    return last >= 0 && end <= F->n ? end : -1;
+}
+
 static bool analyse(fn *F)
 {
     uint32_t n = F->n;
@@ -682,11 +727,20 @@ static bool analyse(fn *F)
         uint32_t hc = C_(W(F, pc));
         uint64_t nhash = hc < 8 ? hc : (uint64_t)((hc & 7) + 8) << ((hc >> 3) - 1);
         uint64_t keyed = 0;
-        for (int64_t q = next_pc(F, pc); q < n; q = next_pc(F, q)) {
+        for (int64_t q = next_pc(F, pc), nq; q < n; q = nq) {
+            nq = next_pc(F, q);
             if (F->leader[q])
                 break;
             unsigned op = F->op[q];
             uint32_t w = W(F, q);
+            if (is_test(op)) {
+                /* a value inside (`{a = x or 1, b = y < z}`) */
+                int64_t e = value_end(F, q, t, x);
+                if (e < 0)
+                    break;
+                nq = e;
+                continue;
+            }
             if ((is_store(op) || op == HKS_I_SETLIST) && A_(w) == t) {
                 bool self_ref = (!b_is_k(op) && op != HKS_I_SETLIST && B_(w) == t) ||
                                 (op != HKS_I_SETLIST && C_(w) == t);
@@ -2175,10 +2229,25 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
         fail(F, "TESTSET shape");
         return to;
     }
+    /* the other operand's definition: the last instruction, or a
+     * constructor whose stores run to the end */
+    int64_t last = E - 1;
+    while (last > pc + 2 && F->isdata[last])
+        last--;
+    for (int64_t q = pc + 2; q < E; q = next_pc(F, q))
+        if (F->op[q] == HKS_I_NEWTABLE && A_(W(F, q)) == a) {
+            bool built = true;
+            for (int64_t r = next_pc(F, q); r < E && built; r = next_pc(F, r))
+                built = F->absorbed[r] || F->use[r] >= 0;
+            if (built) {
+                last = q;
+                break;
+            }
+        }
     for (int64_t q = pc + 2; q < E; q = next_pc(F, q)) {
         unsigned o = F->op[q];
         if (!(F->use[q] >= 0 || F->absorbed[q] || is_test(o) || o == HKS_I_JMP ||
-              o == HKS_I_LOADBOOL || (q == E - 1 && defines_value(F, q)))) {
+              o == HKS_I_LOADBOOL || (q == last && defines_value(F, q)))) {
             fail(F, "statement inside a value");
             return to;
         }
@@ -2186,7 +2255,7 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
     dx left = get(F, (int)B_(w), pc);
     int64_t q = pc + 2;
     int64_t saved = F->force_pc;
-    F->force_pc = E - 1; /* the last definition of A before E: the other operand */
+    F->force_pc = last; /* the last definition of A before E: the other operand */
     /* (`a and #a >= 2`: the other operand may be a comparison value) */
     loopctx none = {-1, E, -2, -1, -1, E};
     while (q < E && !F->fail)
@@ -2552,7 +2621,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         if (F->P[a].kind != PK_NONE)
             flush_all(F);
         F->P[a].kind = PK_TABLE;
-        F->P[a].table_local = F->use[pc] < 0;
+        F->P[a].table_local = F->use[pc] < 0 && pc != F->force_pc;
         F->P[a].def_pc = (uint32_t)pc;
         gsvm_buf_init(&F->P[a].items);
         F->P[a].nitems = 0;
