@@ -665,6 +665,22 @@ static int64_t value_end(const fn *F, int64_t q, uint32_t t, rw *x)
     return last >= 0 && end <= F->n ? end : -1;
 }
 
+/* Whether [from, to) reads register r before writing it (in pc order). */
+static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32_t *multtop,
+                       rw *x)
+{
+    for (int64_t q = from; q < to; q = next_pc(F, q)) {
+        operands(F, q, multtop[q] < 0 ? r : multtop[q], x);
+        for (int i = 0; i < x->nrd; i++)
+            if (x->rd[i] == r)
+                return true;
+        for (int i = 0; i < x->nwr; i++)
+            if (x->wr[i] == r)
+                return false;
+    }
+    return false;
+}
+
 static bool analyse(fn *F)
 {
     uint32_t n = F->n;
@@ -847,6 +863,16 @@ static bool analyse(fn *F)
                 if (rd) {
                     ok = false;
                     break;
+                }
+                /* a loop around the definition: the value lives on into the
+                 * next round when the loop's start reads it before writing */
+                unsigned bop = F->op[q];
+                if ((bop == HKS_I_JMP || bop == HKS_I_FORLOOP) && !wr) {
+                    int64_t t = jmp_target(F, q);
+                    if (t >= 0 && t <= pc && loop_reads(F, t, pc, r, multtop, x)) {
+                        ok = false;
+                        break;
+                    }
                 }
                 /* a write on the path the test's jump skips ends the value
                  * only there: the reads to check are those after the join
