@@ -46,6 +46,8 @@ typedef struct dvar {
     int64_t lo, hi; /* first and last pc that touch it as a variable */
     int owner;      /* nesting level of the block that declares it, -1 none yet */
     bool declared;
+    bool untyped;   /* CHECKTYPEs of two different types: no annotation */
+    char decl[110]; /* "name:type" for a typed local (HKS), else empty */
 } dvar;
 
 typedef struct region {
@@ -1086,6 +1088,60 @@ static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
         collect_globals(F, &f->p[i], depth + 1);
 }
 
+/* The HKS type a CHECKTYPE (type code in Bx) or CHECKTYPES (structure id
+ * in Bx) names, NULL when it has no source name. */
+static const char *check_type_name(const fn *F, uint32_t w, unsigned op)
+{
+    uint32_t bx = GSVM_HKS_BX(w);
+    if (op == HKS_I_CHECKTYPES) {
+        const gsvm_hks_chunk *c = F->D->c;
+        for (uint32_t i = 0; i < c->nstructs; i++)
+            if (c->structs[i].id == bx && c->structs[i].name.size > 1 &&
+                dx_is_name(c->structs[i].name.data, (size_t)c->structs[i].name.size - 1))
+                return c->structs[i].name.data;
+        return NULL;
+    }
+    static const char *const names[] = {NULL,   "boolean",   "lightuserdata", "number",
+                                        "string", "table",   NULL,            "userdata",
+                                        "thread", "ifunction", "cfunction",   "ui64"};
+    return bx < sizeof names / sizeof *names ? names[bx] : NULL;
+}
+
+static void set_type(fn *F, int v, uint32_t w, unsigned op)
+{
+    dvar *dv = &F->vars[v];
+    const char *t = check_type_name(F, w, op);
+    char d[sizeof dv->decl];
+    if (!t) {
+        dv->untyped = true;
+        return;
+    }
+    snprintf(d, sizeof d, "%s:%s", dv->name, t);
+    if (dv->decl[0] && strcmp(dv->decl, d) != 0)
+        dv->untyped = true;
+    memcpy(dv->decl, d, sizeof d);
+}
+
+/* Typed locals and parameters: the variables that CHECKTYPE instructions
+ * check (a typed for loop's variable is typed where its loop prints). */
+static void find_types(fn *F)
+{
+    for (int64_t pc = 0; pc < F->n; pc++) {
+        if (F->isdata[pc])
+            continue;
+        unsigned op = F->op[pc];
+        if (op != HKS_I_CHECKTYPE && op != HKS_I_CHECKTYPES)
+            continue;
+        uint32_t w = W(F, pc);
+        int r = (int)A_(w);
+        if (pc > 0 && OPAT(F, pc - 1) == HKS_I_FORPREP && (int)A_(W(F, pc - 1)) + 3 == r)
+            continue;
+        if (r >= F->nregvars)
+            continue;
+        set_type(F, var_of(F, r, pc, false), w, op);
+    }
+}
+
 static void setup_vars(fn *F)
 {
     /* room for variable 0 even in a function without registers: a failed
@@ -1227,6 +1283,14 @@ static void close_region(fn *F)
     F->nr--;
 }
 
+/* The name as a declaration prints it: with its HKS type when the code
+ * checks one (`local n:number`). */
+static const char *dname(const fn *F, int v)
+{
+    const dvar *dv = &F->vars[v];
+    return dv->decl[0] && !dv->untyped ? dv->decl : dv->name;
+}
+
 static void predeclare(fn *F, int v)
 {
     dvar *dv = &F->vars[v];
@@ -1234,7 +1298,7 @@ static void predeclare(fn *F, int v)
     region *R = &F->R[lvl];
     if (R->ndecl)
         gsvm_buf_puts(&R->decl, ", ");
-    gsvm_buf_puts(&R->decl, dv->name);
+    gsvm_buf_puts(&R->decl, dname(F, v));
     R->ndecl++;
     dv->owner = lvl;
     dv->declared = true;
@@ -1353,7 +1417,7 @@ static void assign_var(fn *F, int v, dx e)
         dv->declared = true;
         if (dv->owner < 0)
             dv->owner = F->nr - 1;
-        line(F, "local %s = %s", dv->name, dx_str(&e));
+        line(F, "local %s = %s", dname(F, v), dx_str(&e));
     } else {
         line(F, "%s = %s", use_var(F, v), dx_str(&e));
     }
@@ -1872,10 +1936,13 @@ static int64_t emit_numfor(fn *F, int64_t pc, int64_t to, const loopctx *L)
     int saved = F->override[a + 3];
     F->override[a + 3] = v;
     F->vars[v].declared = true;
+    /* a typed loop variable: its check opens the body */
+    if (OPAT(F, pc + 1) == HKS_I_CHECKTYPE && A_(W(F, pc + 1)) == a + 3)
+        set_type(F, v, W(F, pc + 1), HKS_I_CHECKTYPE);
     if (stp.s && strcmp(stp.s, "1") == 0)
-        line(F, "for %s = %s, %s do", F->vars[v].name, dx_str(&init), dx_str(&lim));
+        line(F, "for %s = %s, %s do", dname(F, v), dx_str(&init), dx_str(&lim));
     else
-        line(F, "for %s = %s, %s, %s do", F->vars[v].name, dx_str(&init), dx_str(&lim),
+        line(F, "for %s = %s, %s, %s do", dname(F, v), dx_str(&init), dx_str(&lim),
              dx_str(&stp));
     dx_free(&init);
     dx_free(&lim);
@@ -2451,7 +2518,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                 }
                 if (lhs.len)
                     gsvm_buf_puts(&lhs, ", ");
-                gsvm_buf_puts(&lhs, all_new ? F->vars[v].name : use_var(F, v));
+                gsvm_buf_puts(&lhs, all_new ? dname(F, v) : use_var(F, v));
             }
             gsvm_buf_cstr(&lhs);
             line(F, "%s%s = %s", all_new ? "local " : "", (char *)lhs.data, dx_str(&e));
@@ -3289,6 +3356,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             return false;
         }
         setup_vars(F);
+        find_types(F);
         /* the outermost region: the function body */
         F->nr = 1;
         gsvm_buf_init(&F->R[0].body);
@@ -3335,7 +3403,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             gsvm_buf_puts(&params, ", ");
         int v = F->debug && i < f->debug.nlocals && F->loc_reg[i] == (int)i ? F->locbase + (int)i
                                                                           : (int)i;
-        gsvm_buf_puts(&params, v < F->nvars ? F->vars[v].name : "_");
+        gsvm_buf_puts(&params, v < F->nvars ? dname(F, v) : "_");
     }
     if (f->flags & 2)
         gsvm_buf_puts(&params, f->nparams ? ", ..." : "...");
