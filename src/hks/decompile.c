@@ -1254,7 +1254,8 @@ static bool open_region(fn *F, int64_t from, int64_t to)
     /* the variables whose every access is inside: declared in this block */
     for (int v = 0; v < F->nvars; v++) {
         dvar *dv = &F->vars[v];
-        if (!dv->declared && dv->owner < 0 && dv->hi >= 0 && dv->lo >= from && dv->hi < to)
+        /* (an outer block's claim moves in: the innermost one declares it) */
+        if (!dv->declared && dv->hi >= 0 && dv->lo >= from && dv->hi < to)
             dv->owner = F->nr - 1;
     }
     return true;
