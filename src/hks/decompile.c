@@ -2025,6 +2025,17 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
 {
     cnode N[MAX_NODES];
     int64_t tT = -1, tF = -1;
+    if (pc + 2 <= to && OPAT(F, pc + 1) == HKS_I_JMP && jmp_target(F, pc + 1) == pc + 2 &&
+        F->op[pc] != HKS_I_TESTSET && !F->jtarget[pc + 1]) {
+        /* `if c then end`: the false jump goes where the empty block ends */
+        dx j = jump_cond(F, pc);
+        flush_all(F);
+        j = dx_not(j);
+        line(F, "if %s then", dx_str(&j));
+        line(F, "end");
+        dx_free(&j);
+        return pc + 2;
+    }
     int n = chain_scan(F, pc, to, N, &tT, &tF, L->repeat_start);
     if (n == 0) {
         fail(F, "test without a condition shape");
