@@ -52,6 +52,7 @@ typedef struct dvar {
 
 typedef struct region {
     gsvm_buf body, decl;
+    gsvm_buf owned; /* ints: the variables given to this block (maybe stale) */
     int64_t from, to;
     int ndecl;
 } region;
@@ -111,6 +112,17 @@ struct fn {
     /* boolean-tailed values (`a == b and not c`): at the first test, the
      * pc of the LOADBOOL pair its false / true exits jump to (0 none) */
     int32_t *bend;
+    /* stripped code: the live ranges ("webs") of each register, so that a
+     * register reused for locals of different blocks gives one variable per
+     * use (each declared in its own block).  wstate[pc * wn + r]: the web of
+     * the value r holds entering pc (-1 none); a definition (pc, r) is web
+     * pc * wn + r; wparent: union-find; wvar: a web's variable (-1 none) */
+    int32_t *wstate, *wparent, *wvar;
+    int wn;
+    /* the variables with accesses, by their first access (open_region) */
+    int *bylo;
+    int nbylo;
+    uint32_t wseq[MAX_REGS]; /* webs named so far per register (loc5, loc5_2, ...) */
 };
 
 static void fail(fn *F, const char *why)
@@ -1058,6 +1070,15 @@ static int new_var(fn *F, const char *base, int reg)
 /* The variable behind register `reg` at pc.  Strip: var = register (the
  * first MAX_REGS vars).  Debug: the debug local there, else the register's
  * temporary variable. */
+static int32_t web_find(fn *F, int32_t id)
+{
+    while (F->wparent[id] != id) {
+        F->wparent[id] = F->wparent[F->wparent[id]];
+        id = F->wparent[id];
+    }
+    return id;
+}
+
 static int var_of(fn *F, int reg, int64_t pc, bool write)
 {
     if (reg < 0 || reg >= F->nregvars) {
@@ -1070,6 +1091,22 @@ static int var_of(fn *F, int reg, int64_t pc, bool write)
         int l = local_at(F, reg, pc, write);
         if (l >= 0 && F->loc_reg[l] >= 0)
             return F->locbase + l;
+    }
+    if (F->wstate && reg < F->wn && pc >= 0 && (write ? pc < F->n : pc <= F->n)) {
+        int32_t id = write ? (int32_t)(pc * F->wn + reg) : F->wstate[pc * F->wn + reg];
+        if (id >= 0) {
+            id = web_find(F, id);
+            if (F->wvar[id] < 0) {
+                char base[40];
+                uint32_t k = F->wseq[reg]++;
+                if (k == 0)
+                    snprintf(base, sizeof base, "loc%d", reg);
+                else
+                    snprintf(base, sizeof base, "loc%d_%u", reg, k + 1);
+                F->wvar[id] = new_var(F, base, reg);
+            }
+            return F->wvar[id];
+        }
     }
     return reg;
 }
@@ -1086,6 +1123,229 @@ static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
             take_name(F, f->k[i].s.data);
     for (uint32_t i = 0; i < f->np; i++)
         collect_globals(F, &f->p[i], depth + 1);
+}
+
+/* The successors of pc in the control flow (at most 2), for the webs. */
+static int successors(const fn *F, int64_t pc, int64_t out[2])
+{
+    unsigned op = F->op[pc];
+    int64_t nx = next_pc(F, pc);
+    int k = 0;
+    if (op == HKS_I_RETURN || is_tailcall(op))
+        return 0;
+    if (op == HKS_I_JMP || op == HKS_I_FORPREP) {
+        out[k++] = jmp_target(F, pc);
+        return k;
+    }
+    if (op == HKS_I_FORLOOP) {
+        out[k++] = jmp_target(F, pc);
+        out[k++] = nx;
+        return k;
+    }
+    if (is_test(op) || op == HKS_I_TFORLOOP) {
+        out[k++] = nx;
+        out[k++] = next_pc(F, nx);
+        return k;
+    }
+    if (op == HKS_I_LOADBOOL && C_(W(F, pc))) {
+        out[k++] = next_pc(F, nx);
+        return k;
+    }
+    out[k++] = nx;
+    return k;
+}
+
+/* The webs of a stripped function (see fn.wstate): liveness backward, then
+ * the values forward; where paths join with different webs of a live
+ * register, the webs are one.  Skipped (wstate NULL) for big functions. */
+static void find_webs(fn *F, int wn)
+{
+    int64_t n = F->n;
+    if (F->debug || n == 0 || wn <= 0 || (n + 1) * (int64_t)wn > (1 << 22))
+        return;
+    size_t cells = (size_t)(n + 1) * (size_t)wn;
+    uint64_t *live = calloc((size_t)(n + 1) * 4, sizeof *live);
+    int32_t *st = malloc(cells * sizeof *st), *par = malloc(cells * sizeof *par);
+    int32_t *wv = malloc(cells * sizeof *wv);
+    int32_t *cur = malloc((size_t)wn * sizeof *cur);
+    rw *x = malloc(sizeof *x);
+    int32_t *top = malloc((size_t)(n + 1) * sizeof *top);
+    bool ok = live && st && par && wv && cur && x && top;
+    if (ok) {
+        int t = -1;
+        for (int64_t pc = 0; pc < n; pc++) {
+            top[pc] = t;
+            if (F->isdata[pc])
+                continue;
+            if (writes_multret(F, pc))
+                t = (int)A_(W(F, pc));
+            else if (reads_multret(F, pc))
+                t = -1;
+        }
+        /* liveness: in = reads + (out - killing writes) */
+        for (int pass = 0, changed = 1; changed && ok; pass++) {
+            changed = 0;
+            if (pass > 200)
+                ok = false;
+            for (int64_t pc = n - 1; pc >= 0; pc--) {
+                if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
+                    continue;
+                uint64_t in[4] = {0, 0, 0, 0};
+                int64_t sc[2];
+                int ns = successors(F, pc, sc);
+                for (int i = 0; i < ns; i++)
+                    if (sc[i] >= 0 && sc[i] < n)
+                        for (int w = 0; w < 4; w++)
+                            in[w] |= live[sc[i] * 4 + w];
+                operands(F, pc, top[pc] < 0 ? MAX_REGS : top[pc], x);
+                if (F->op[pc] != HKS_I_TESTSET)
+                    for (int i = 0; i < x->nwr; i++)
+                        in[x->wr[i] >> 6] &= ~(1ull << (x->wr[i] & 63));
+                for (int i = 0; i < x->nrd; i++)
+                    in[x->rd[i] >> 6] |= 1ull << (x->rd[i] & 63);
+                for (int w = 0; w < 4; w++)
+                    if (in[w] != live[pc * 4 + w]) {
+                        live[pc * 4 + w] = in[w];
+                        changed = 1;
+                    }
+            }
+        }
+    }
+    if (ok) {
+        for (size_t i = 0; i < cells; i++) {
+            st[i] = -1;
+            par[i] = (int32_t)i;
+            wv[i] = -1;
+        }
+        /* the parameters: their values enter at pc 0 as webs n * wn + r */
+        for (int r = 0; r < wn && r < (int)F->f->nparams; r++) {
+            st[r] = (int32_t)(n * wn + r);
+            wv[n * wn + r] = r;
+        }
+        F->wparent = par;
+        for (int pass = 0, changed = 1; changed && ok; pass++) {
+            changed = 0;
+            if (pass > 200)
+                ok = false;
+            for (int64_t pc = 0; pc < n; pc++) {
+                if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
+                    continue;
+                memcpy(cur, st + pc * wn, (size_t)wn * sizeof *cur);
+                operands(F, pc, top[pc] < 0 ? MAX_REGS : top[pc], x);
+                int64_t sc[2];
+                int ns = successors(F, pc, sc);
+                for (int i = 0; i < ns; i++) {
+                    int64_t q = sc[i];
+                    if (q < 0 || q >= n)
+                        continue;
+                    /* a TESTSET writes A only on its jump (the JMP after it) */
+                    bool writes = F->op[pc] != HKS_I_TESTSET || q == pc + 1;
+                    for (int k = 0; k < x->nwr && writes; k++)
+                        if (x->wr[k] < wn)
+                            cur[x->wr[k]] = (int32_t)(pc * wn + x->wr[k]);
+                    for (int r = 0; r < wn; r++) {
+                        if (!(live[q * 4 + (r >> 6)] >> (r & 63) & 1) || cur[r] < 0)
+                            continue;
+                        int32_t *d = &st[q * wn + r];
+                        if (*d < 0) {
+                            *d = cur[r];
+                            changed = 1;
+                        } else {
+                            int32_t a = web_find(F, *d), b = web_find(F, cur[r]);
+                            if (a != b) {
+                                /* the parameter's web stays the root */
+                                if (b >= n * wn)
+                                    par[a] = b;
+                                else
+                                    par[b] = a;
+                            }
+                        }
+                    }
+                    if (F->op[pc] == HKS_I_TESTSET)
+                        memcpy(cur, st + pc * wn, (size_t)wn * sizeof *cur);
+                }
+            }
+        }
+    }
+    /* a register a closure captures is one variable while the upvalue is
+     * open: the writes reached from the capture before a CLOSE of it (or
+     * the function's end) join the captured web */
+    int64_t *stack = ok ? malloc((size_t)(n + 1) * 2 * sizeof *stack) : NULL;
+    uint32_t *seen = ok ? calloc((size_t)n + 1, sizeof *seen) : NULL;
+    uint32_t gen = 0;
+    int64_t budget = 1 << 21; /* steps; past it the function keeps register variables */
+    if (ok && (!stack || !seen))
+        ok = false;
+    for (int64_t pc = 0; pc < n && ok; pc++) {
+        if (F->isdata[pc] || F->op[pc] != HKS_I_CLOSURE)
+            continue;
+        if (!ok)
+            break;
+        uint32_t bx = GSVM_HKS_BX(W(F, pc));
+        if (bx >= F->f->np)
+            continue;
+        for (uint32_t i = 0; i < F->f->p[bx].nups && pc + 1 + i < n && ok; i++) {
+            uint32_t dw = W(F, pc + 1 + i);
+            int r = (int)GSVM_HKS_BX(dw);
+            if (A_(dw) != 1 || r >= wn)
+                continue;
+            int32_t rep = r == (int)A_(W(F, pc)) ? (int32_t)(pc * wn + r) : st[pc * wn + r];
+            gen++;
+            int64_t sp = 0;
+            int64_t sc[2];
+            int ns = successors(F, pc, sc);
+            for (int k = 0; k < ns; k++)
+                if (sc[k] >= 0 && sc[k] < n)
+                    stack[sp++] = sc[k];
+            while (sp > 0) {
+                int64_t q = stack[--sp];
+                if (seen[q] == gen || F->isdata[q] || F->op[q] == HKS_NO_OP)
+                    continue;
+                seen[q] = gen;
+                if (--budget < 0) {
+                    ok = false;
+                    break;
+                }
+                unsigned op = F->op[q];
+                if (op == HKS_I_CLOSE && (int)A_(W(F, q)) <= r)
+                    continue;
+                operands(F, q, top[q] < 0 ? MAX_REGS : top[q], x);
+                for (int k = 0; k < x->nwr; k++)
+                    if (x->wr[k] == r) {
+                        int32_t id = (int32_t)(q * wn + r);
+                        if (rep < 0)
+                            rep = id;
+                        int32_t a = web_find(F, rep), b = web_find(F, id);
+                        if (a != b) {
+                            if (b >= n * wn)
+                                par[a] = b;
+                            else
+                                par[b] = a;
+                        }
+                    }
+                ns = successors(F, q, sc);
+                for (int k = 0; k < ns; k++)
+                    if (sc[k] >= 0 && sc[k] < n && seen[sc[k]] != gen && sp < 2 * (n + 1))
+                        stack[sp++] = sc[k];
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    free(live);
+    free(cur);
+    free(x);
+    free(top);
+    if (!ok) {
+        free(st);
+        free(par);
+        free(wv);
+        F->wparent = NULL;
+        return;
+    }
+    F->wstate = st;
+    F->wvar = wv;
+    F->wn = wn;
 }
 
 /* The HKS type a CHECKTYPE (type code in Bx) or CHECKTYPES (structure id
@@ -1142,6 +1402,16 @@ static void find_types(fn *F)
     }
 }
 
+typedef struct lo_var {
+    int64_t lo;
+    int v;
+} lo_var;
+static int by_lo(const void *a, const void *b)
+{
+    const lo_var *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : (x->v > y->v) - (x->v < y->v);
+}
+
 static void setup_vars(fn *F)
 {
     /* room for variable 0 even in a function without registers: a failed
@@ -1164,12 +1434,14 @@ static void setup_vars(fn *F)
     if (nregs > MAX_REGS)
         nregs = MAX_REGS;
     const gsvm_hks_debug *d = &F->f->debug;
+    if (!F->blocks)
+        find_webs(F, (int)nregs);
     for (uint32_t r = 0; r < nregs; r++) {
         char base[80];
         if (r < F->f->nparams)
             snprintf(base, sizeof base, "arg%u", r + 1);
-        else
-            snprintf(base, sizeof base, "loc%u", r);
+        else /* (with webs, a register's name is its first web's) */
+            snprintf(base, sizeof base, F->wstate ? "reg%u" : "loc%u", r);
         new_var(F, base, (int)r);
     }
     F->nregvars = F->nvars;
@@ -1210,7 +1482,7 @@ static void setup_vars(fn *F)
             if (r >= F->nregvars)
                 continue;
             int v = var_of(F, r, pc, wr);
-            if (v < F->nregvars) {
+            if (v < F->nregvars || (F->wstate && v >= F->locbase)) {
                 dvar *dv = &F->vars[v];
                 if (pc < dv->lo)
                     dv->lo = pc;
@@ -1220,6 +1492,23 @@ static void setup_vars(fn *F)
         }
     }
     free(x);
+    /* by first access, for open_region */
+    F->bylo = malloc(sizeof *F->bylo * (size_t)(F->nvars ? F->nvars : 1));
+    lo_var *tmp = malloc(sizeof *tmp * (size_t)(F->nvars ? F->nvars : 1));
+    if (!F->bylo || !tmp) {
+        free(tmp);
+        fail(F, "out of memory");
+        return;
+    }
+    int m = 0;
+    for (int v = 0; v < F->nvars; v++)
+        if (F->vars[v].hi >= 0)
+            tmp[m++] = (lo_var){F->vars[v].lo, v};
+    qsort(tmp, (size_t)m, sizeof *tmp, by_lo);
+    for (int i = 0; i < m; i++)
+        F->bylo[i] = tmp[i].v;
+    F->nbylo = m;
+    free(tmp);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -1239,6 +1528,16 @@ static void line(fn *F, const char *fmt, ...)
     gsvm_buf_putc(&R->body, '\n');
 }
 
+/* Gives variable v to the block at nesting level lvl. */
+static void set_owner(fn *F, int v, int lvl)
+{
+    F->vars[v].owner = lvl;
+    if (lvl >= 0 && lvl < F->nr) {
+        int32_t x = v;
+        gsvm_buf_append(&F->R[lvl].owned, &x, sizeof x);
+    }
+}
+
 static bool open_region(fn *F, int64_t from, int64_t to)
 {
     if (F->nr >= MAX_NEST) {
@@ -1248,15 +1547,26 @@ static bool open_region(fn *F, int64_t from, int64_t to)
     region *R = &F->R[F->nr++];
     gsvm_buf_init(&R->body);
     gsvm_buf_init(&R->decl);
+    gsvm_buf_init(&R->owned);
     R->from = from;
     R->to = to;
     R->ndecl = 0;
-    /* the variables whose every access is inside: declared in this block */
-    for (int v = 0; v < F->nvars; v++) {
+    /* the variables whose every access is inside: declared in this block
+     * (those whose first access is inside, found in bylo) */
+    int lo = 0, hi = F->nbylo;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (F->vars[F->bylo[mid]].lo < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i < F->nbylo && F->vars[F->bylo[i]].lo < to; i++) {
+        int v = F->bylo[i];
         dvar *dv = &F->vars[v];
         /* (an outer block's claim moves in: the innermost one declares it) */
         if (!dv->declared && dv->hi >= 0 && dv->lo >= from && dv->hi < to)
-            dv->owner = F->nr - 1;
+            set_owner(F, v, F->nr - 1);
     }
     return true;
 }
@@ -1276,11 +1586,15 @@ static void close_region(fn *F)
     gsvm_buf_append(&P->body, R->body.data, R->body.len);
     gsvm_buf_free(&R->body);
     gsvm_buf_free(&R->decl);
-    for (int v = 0; v < F->nvars; v++)
-        if (F->vars[v].owner == F->nr - 1) {
+    for (size_t i = 0; i + sizeof(int32_t) <= R->owned.len; i += sizeof(int32_t)) {
+        int32_t v;
+        memcpy(&v, R->owned.data + i, sizeof v);
+        if (v >= 0 && v < F->nvars && F->vars[v].owner == F->nr - 1) {
             F->vars[v].owner = -1;
             F->vars[v].declared = false;
         }
+    }
+    gsvm_buf_free(&R->owned);
     F->nr--;
 }
 
@@ -1301,7 +1615,7 @@ static void predeclare(fn *F, int v)
         gsvm_buf_puts(&R->decl, ", ");
     gsvm_buf_puts(&R->decl, dname(F, v));
     R->ndecl++;
-    dv->owner = lvl;
+    set_owner(F, v, lvl);
     dv->declared = true;
 }
 
@@ -1417,7 +1731,7 @@ static void assign_var(fn *F, int v, dx e)
     if (!dv->declared && (dv->owner < 0 || dv->owner == F->nr - 1)) {
         dv->declared = true;
         if (dv->owner < 0)
-            dv->owner = F->nr - 1;
+            set_owner(F, v, F->nr - 1);
         line(F, "local %s = %s", dname(F, v), dx_str(&e));
     } else {
         line(F, "%s = %s", use_var(F, v), dx_str(&e));
@@ -1550,7 +1864,8 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
         uint32_t d = pc + 1 + i < F->n ? W(F, pc + 1 + i) : 0;
         uint32_t idx = GSVM_HKS_BX(d);
         if (A_(d) == 1 && idx < MAX_REGS) {
-            int v = var_of(F, (int)idx, pc, false);
+            /* (a local function captures the variable it defines) */
+            int v = var_of(F, (int)idx, pc, idx == A_(W(F, pc)));
             snprintf(store[i], 64, "%s", use_var(F, v));
         } else if (A_(d) == 2 && idx < F->nups) {
             snprintf(store[i], 64, "%s", F->upnames[idx]);
@@ -2526,7 +2841,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                 if (all_new) {
                     F->vars[v].declared = true;
                     if (F->vars[v].owner < 0)
-                        F->vars[v].owner = F->nr - 1;
+                        set_owner(F, v, F->nr - 1);
                 }
                 if (lhs.len)
                     gsvm_buf_puts(&lhs, ", ");
@@ -2825,7 +3140,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             if (fresh) {
                 dv->declared = true;
                 if (dv->owner < 0)
-                    dv->owner = F->nr - 1;
+                    set_owner(F, v, F->nr - 1);
             }
             dx body = closure_text(F, pc, bx, dv->name, false);
             if (fresh)
@@ -3216,6 +3531,10 @@ static void fn_free(fn *F)
     free(F->jtarget);
     free(F->vend);
     free(F->bend);
+    free(F->wstate);
+    free(F->bylo);
+    free(F->wparent);
+    free(F->wvar);
     free(F->vtail);
     free(F->vreg);
     free(F->backt);
@@ -3231,6 +3550,7 @@ static void fn_free(fn *F)
     while (F->nr > 0) {
         gsvm_buf_free(&F->R[F->nr - 1].body);
         gsvm_buf_free(&F->R[F->nr - 1].decl);
+        gsvm_buf_free(&F->R[F->nr - 1].owned);
         F->nr--;
     }
 }
@@ -3373,6 +3693,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
         F->nr = 1;
         gsvm_buf_init(&F->R[0].body);
         gsvm_buf_init(&F->R[0].decl);
+        gsvm_buf_init(&F->R[0].owned);
         F->R[0].from = 0;
         F->R[0].to = F->n;
         /* a region below it holds the body, so that its locals come first */
