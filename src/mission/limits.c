@@ -204,6 +204,7 @@ static pthread_cond_t wd_cond;
 static mlimits *wd_head;
 static bool wd_running;
 static uint64_t wd_target; /* the deadline the thread sleeps towards; 0: none */
+#define WD_REFIRE_NS 5000000u
 
 static uint64_t precise_ns(void)
 {
@@ -217,20 +218,27 @@ static void *wd_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&wd_lock);
     for (;;) {
-        /* The deadlines come from the coarse clock, which lags the precise
-         * one by at most a tick: firing by the precise clock is never late,
-         * and the hook then stops the callback once the coarse clock
-         * agrees (check_clock). */
-        uint64_t now = precise_ns(), next = 0;
+        /* Due is judged by the coarse clock the deadlines and the hook's
+         * check_clock use, so the hook always agrees that a deadline the
+         * watchdog fired for has passed.  The precise clock only says when
+         * to wake: a deadline the coarse clock has not reached yet is
+         * looked at again a millisecond later, and a callback already
+         * fired for is fired for again every WD_REFIRE_NS until it leaves
+         * (its hook may not have run yet: one C call can take seconds). */
+        uint64_t now = now_ns(), precise = precise_ns(), next = 0;
         for (mlimits *l = wd_head; l; l = l->wd_next) {
-            if (l->wd_fired || !l->deadline_ns)
+            if (!l->deadline_ns)
                 continue;
+            uint64_t wake;
             if (now > l->deadline_ns) {
                 l->wd_fired = 1;
                 lua_sethook(l->L, count_hook, LUA_MASKCOUNT, 1);
-            } else if (!next || l->deadline_ns < next) {
-                next = l->deadline_ns;
+                wake = precise + WD_REFIRE_NS;
+            } else {
+                wake = l->deadline_ns > precise ? l->deadline_ns : precise + 1000000u;
             }
+            if (!next || wake < next)
+                next = wake;
         }
         wd_target = next;
         if (!next) {
