@@ -448,6 +448,9 @@ typedef struct hv_buf {
 void hv_buf_init(hv_thread *L, hv_buf *b);
 void hv_buf_unwind(hv_vm *vm, hv_buf *to);
 void hv_buf_add(hv_thread *L, hv_buf *b, const char *s, size_t n);
+/* Grows *p to hold at least `need` bytes (doubling from `first`); throws
+ * HV_ERRMEM when it cannot.  hv_buf and concatenation's scratch share it. */
+char *hv_bytes_reserve(hv_thread *L, char **p, size_t *cap, size_t need, size_t first);
 void hv_buf_free(hv_thread *L, hv_buf *b);
 
 /* ---- the VM object ---- */

@@ -3,7 +3,6 @@
  * numbers, mode 0 or the checked mode 2 (vm_exec_loop.inc). */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "hks/isa.h"
@@ -356,22 +355,6 @@ static inline bool concatable(const hv_value *v)
     return v->tt == HV_TSTR || v->tt == HV_TNUM;
 }
 
-static char *scratch_reserve(hv_thread *L, size_t need)
-{
-    hv_vm *vm = L->vm;
-    if (need > vm->scratch_cap) {
-        size_t nc = vm->scratch_cap ? vm->scratch_cap : 256;
-        while (nc < need)
-            nc *= 2;
-        char *np = realloc(vm->scratch, nc);
-        if (!np)
-            hv_throw(L, HV_ERRMEM);
-        vm->scratch = np;
-        vm->scratch_cap = nc;
-    }
-    return vm->scratch;
-}
-
 void hv_concat(hv_thread *L, int total, int last)
 {
     hv_vm *vm = L->vm;
@@ -413,7 +396,7 @@ void hv_concat(hv_thread *L, int total, int last)
                 if (tl + l > vm->lim.max_string || tl + l < tl)
                     hv_error(L, "string length exceeds the limit of %u bytes", vm->lim.max_string);
                 if (l) {
-                    char *b = scratch_reserve(L, tl + l);
+                    char *b = hv_bytes_reserve(L, &vm->scratch, &vm->scratch_cap, tl + l, 256);
                     memcpy(b + tl, p, l);
                     tl += l;
                 }

@@ -124,10 +124,10 @@ static size_t huge_round(size_t size)
     return (size + HUGE_ALIGN - 1) & ~(size_t)(HUGE_ALIGN - 1);
 }
 
-static void *huge_new(size_t size)
+/* A fresh or moved mapping of n bytes, asked to be backed by huge pages
+ * (NULL when the mapping failed). */
+static void *huge_advise(void *q, size_t n)
 {
-    size_t n = huge_round(size);
-    void *q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (q == MAP_FAILED)
         return NULL;
 #ifdef MADV_HUGEPAGE
@@ -136,18 +136,18 @@ static void *huge_new(size_t size)
     return q;
 }
 
+static void *huge_new(size_t size)
+{
+    size_t n = huge_round(size);
+    return huge_advise(mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), n);
+}
+
 static void *huge_resize(void *p, size_t old, size_t size)
 {
     size_t on = huge_round(old), nn = huge_round(size);
     if (on == nn)
         return p;
-    void *q = mremap(p, on, nn, MREMAP_MAYMOVE);
-    if (q == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(q, nn, MADV_HUGEPAGE);
-#endif
-    return q;
+    return huge_advise(mremap(p, on, nn, MREMAP_MAYMOVE), nn);
 }
 
 static void block_free(hv_vm *vm, void *p, size_t size)

@@ -181,22 +181,28 @@ void hv_buf_unwind(hv_vm *vm, hv_buf *to)
     }
 }
 
+char *hv_bytes_reserve(hv_thread *L, char **p, size_t *cap, size_t need, size_t first)
+{
+    if (need > *cap) {
+        size_t nc = *cap ? *cap * 2 : first;
+        while (nc < need)
+            nc *= 2;
+        char *np = realloc(*p, nc);
+        if (!np)
+            hv_throw(L, HV_ERRMEM);
+        *p = np;
+        *cap = nc;
+    }
+    return *p;
+}
+
 void hv_buf_add(hv_thread *L, hv_buf *b, const char *s, size_t n)
 {
     if (n == 0)
         return;
     if (b->n + n > L->vm->lim.max_string)
         hv_error(L, "string length exceeds the limit of %u bytes", L->vm->lim.max_string);
-    if (b->n + n > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 64;
-        while (nc < b->n + n)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np)
-            hv_throw(L, HV_ERRMEM);
-        b->p = np;
-        b->cap = nc;
-    }
+    hv_bytes_reserve(L, &b->p, &b->cap, b->n + n, 64);
     memcpy(b->p + b->n, s, n);
     b->n += n;
 }
