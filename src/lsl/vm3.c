@@ -1044,6 +1044,23 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define SYNC() do { vm->ip = (uint32_t)(pc - code); vm->sp = (uint32_t)(sp - stack); } while (0)
 #define FAULT(msg) do { fmsg = (msg); goto fault; } while (0)
 #define CHECK(st) do { if ((st) != GSVM_OK) FAULT(err.message); } while (0)
+/* The end of both call handlers, once the frame is recorded: room for the
+ * callee's slots and stack, its locals past the arguments zeroed, and a
+ * jump to its entry. */
+#define ENTER_CALLEE(g, at) do { \
+        if (__builtin_expect((at) + (g)->nslots + (g)->max_stack + 4 > vm->cap, 0)) { \
+            SYNC(); \
+            if (!fal3_grow_stack(vm, (at) + (g)->nslots + (g)->max_stack + 4)) \
+                FAULT("out of memory"); \
+            sp = vm->stack + (sp - stack); \
+            stack = vm->stack; \
+        } \
+        fp = stack + (at); \
+        for (uint32_t k_ = (g)->nparams; k_ < (g)->nslots; k_++) \
+            *sp++ = fal3_zero((lsl_type)(g)->slot_types[k_]); \
+        pc = code + (g)->entry; \
+        DISPATCH(); \
+    } while (0)
 
 #if F3_THREADED
 #define LOC(off) (*(lsl_value *)((char *)fp + (off)))
@@ -1250,18 +1267,7 @@ top:
         uint32_t at = (uint32_t)(nfp - stack);
         vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, at, (uint32_t)pc->a};
         vm->nframes = depth + 1;
-        if (__builtin_expect(at + g->nslots + g->max_stack + 4 > vm->cap, 0)) {
-            SYNC();
-            if (!fal3_grow_stack(vm, at + g->nslots + g->max_stack + 4))
-                FAULT("out of memory");
-            sp = vm->stack + (sp - stack);
-            stack = vm->stack;
-        }
-        fp = stack + at;
-        for (uint32_t k = g->nparams; k < g->nslots; k++)
-            *sp++ = fal3_zero((lsl_type)g->slot_types[k]);
-        pc = code + g->entry;
-        DISPATCH();
+        ENTER_CALLEE(g, at);
     }
 #endif
     CASE(CALL) {
@@ -1278,18 +1284,7 @@ top:
         vm->nframes = depth + 1;
         if (heap_over(vm))
             FAULT("Stack-Heap Collision");
-        if (at + g->nslots + g->max_stack + 4 > vm->cap) {
-            SYNC();
-            if (!fal3_grow_stack(vm, at + g->nslots + g->max_stack + 4))
-                FAULT("out of memory");
-            sp = vm->stack + (sp - stack);
-            stack = vm->stack;
-        }
-        fp = stack + at;
-        for (uint32_t k = g->nparams; k < g->nslots; k++)
-            *sp++ = fal3_zero((lsl_type)g->slot_types[k]);
-        pc = code + g->entry;
-        DISPATCH();
+        ENTER_CALLEE(g, at);
     }
     CASE(RET) {
         while (sp > fp)
