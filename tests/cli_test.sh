@@ -20,6 +20,18 @@ same() { # same FILE1 FILE2 WHAT
 has() { # has FILE TEXT
     if grep -qF -- "$2" "$1"; then ok; else bad "$1 lacks: $2 (it has: $(head -c 300 "$1"))"; fi
 }
+check() { # check CMD...: passes when CMD succeeds
+    if "$@"; then ok; else bad "$*"; fi
+}
+# need PATH...: at the start of a script, when a PATH (corpus data) is absent
+# the script is skipped with the reason, and fails under CI=true
+need() {
+    for p; do
+        [ -e "$p" ] && continue
+        if [ "${CI:-}" = true ]; then echo "FAIL: $p missing under CI"; echo "0 passed, 1 failed"; exit 1; fi
+        echo "skipped: $p not found"; echo "0 passed, 0 failed"; exit 0
+    done
+}
 cli_test_end() {
     echo "$pass passed, $fail failed"
     [ "$fail" = 0 ]

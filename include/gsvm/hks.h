@@ -374,6 +374,12 @@ gsvm_status gsvm_hks_vm_load(gsvm_hks_vm *vm, gsvm_hks_chunk *c, gsvm_error *err
  * next call resumes exactly where it stopped.  *done true: it returned. */
 gsvm_status gsvm_hks_vm_run(gsvm_hks_vm *vm, uint64_t budget, bool *done, gsvm_error *err);
 
+/* Ends the script's life as lua_close does: the __gc finalizer of every
+ * userdata (newproxy) still alive runs, newest first; an error in one is
+ * dropped, a limit ends them with a fault.  Only gsvm_hks_vm_free may
+ * follow (`gsvm hks run` calls it after the main function returned). */
+gsvm_status gsvm_hks_vm_close(gsvm_hks_vm *vm, gsvm_error *err);
+
 /* Calls a global function (dotted names reach into tables) to completion
  * within the limits; up to max_results results (strings copied into the
  * VM's scratch, valid until the next call). */

@@ -7,7 +7,8 @@
  * timers, phase, sequences, requests); a callback that returns commits, one
  * that raises any error (its own, an instruction, time or memory limit)
  * faults the mission.  Requests leave through an outbox delivered one at a
- * time; timers run on the server tick; the record lives in SQLite.
+ * time; timers run on the server tick; with a state file the record
+ * lives in SQLite (without one, in memory only).
  *
  * Embedding, in short:
  *
@@ -192,7 +193,8 @@ typedef struct gsvm_mission_config {
     gsvm_mission_role role;
     const gsvm_mission_world *world; /* slots, squads, scenes, peers; NULL: an empty world.
                                         Borrowed: it must outlive the mission. */
-    const char *state_path;   /* SQLite file (WAL); NULL: an in-memory record */
+    const char *state_path;   /* SQLite file (WAL; missing or 0 bytes: a fresh record);
+                                 NULL: the record lives in memory only, and a reopen keeps it */
     bool durable_fsync;       /* synchronous=FULL instead of NORMAL (survive power loss too) */
     uint32_t max_variables;   /* default 512 */
     uint64_t callback_budget; /* instructions; default 5,000,000 */

@@ -281,54 +281,33 @@ static int verb_stats(const gsvm_cli_call *call)
 
 /* ------------------------------------------------------------------ scri */
 
-static int verb_scri(int argc, char **argv)
+static const gsvm_cli_opt scri_opts[] = {
+    {"--output", 'o', OPT_STRING, "FILE", "write the body (unpack) or payload (pack)"},
+    {"--flag", 0, OPT_I64, "F",
+     "pack: 1 Lua source, 0 bytecode (default: 0 if the body starts with \\x1bLua)"},
+    {"--compile", 0, OPT_FLAG, NULL,
+     "pack: BODY is Lua source; compile it (gsvm hks compile's options) into a flag-0 payload"},
+    HKS_COMPILE_OPTS,
+    {NULL, 0, 0, NULL, NULL},
+};
+
+static int verb_scri(const gsvm_cli_call *call)
 {
-    const char *outp = NULL;
-    int64_t flag = -1;
-    bool compile = false;
-    hks_compile_args ca;
-    memset(&ca, 0, sizeof ca);
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &outp, "FILE", "write the body (unpack) or payload (pack)",
-         NULL},
-        {"--flag", 0, OPT_I64, &flag, "F",
-         "pack: 1 Lua source, 0 bytecode (default: 0 if the body starts with \\x1bLua)", NULL},
-        {"--compile", 0, OPT_FLAG, &compile, NULL,
-         "pack: BODY is Lua source; compile it (gsvm hks compile's options) into a flag-0 payload",
-         NULL},
-        HKS_COMPILE_OPTS(ca),
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm hks scri",
-        "unpack FILE [-o BODY] | pack BODY [-o FILE] [--flag F] | pack --compile SRC.lua [--target T]",
-        "The SCRI payload of a world layer's script:\n"
-        "  \"SCRI\" | u32 version 1 | u8 flag | u32 length | body   (little endian)\n"
-        "flag 1 = Lua source text, flag 0 = HavokScript bytecode.\n"
-        "unpack writes the body and prints a summary to stderr; pack wraps a body.",
-        opts, 2, 2};
-    const char *pos[2];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
+    const char *const *pos = call->pos;
+    const char *outp = gsvm_cli_str(call, "--output", NULL);
+    int64_t flag = gsvm_cli_i64(call, "--flag", -1);
+    int rc;
     bool unpack = strcmp(pos[0], "unpack") == 0;
-    if (!unpack && strcmp(pos[0], "pack") != 0) {
-        fprintf(stderr, "%s: expected unpack or pack, not '%s'\n", spec.command, pos[0]);
-        gsvm_args_usage(&spec, true);
-        return EXIT_USAGE;
-    }
-    if (flag != -1 && (flag < 0 || flag > 1)) {
-        fprintf(stderr, "%s: --flag must be 0 or 1\n", spec.command);
-        return EXIT_USAGE;
-    }
-    if (compile) {
-        if (unpack || flag == 1) {
-            fprintf(stderr, "%s: --compile packs compiled source (flag 0): use it with pack\n",
-                    spec.command);
-            return EXIT_USAGE;
-        }
+    if (!unpack && strcmp(pos[0], "pack") != 0)
+        return gsvm_cli_usage_error(call, "expected unpack or pack, not '%s'", pos[0]);
+    if (flag != -1 && (flag < 0 || flag > 1))
+        return gsvm_cli_bad_value(call, "--flag must be 0 or 1");
+    if (gsvm_cli_flag(call, "--compile")) {
+        if (unpack || flag == 1)
+            return gsvm_cli_bad_value(
+                call, "--compile packs compiled source (flag 0): use it with pack");
         gsvm_hks_compile_options co;
-        rc = hks_compile_options(&ca, spec.command, &co);
+        rc = hks_compile_options(call, &co);
         if (rc >= 0)
             return rc;
         uint8_t *chunk, *out;
@@ -507,43 +486,46 @@ static const gsvm_cli_verb verbs[] = {
      "Print a lossless, luac -l style listing of a chunk: header, functions, code with\n"
      "decoded operands, constants, debug info, structures and every other byte.\n"
      "'gsvm hks asm' turns it back into the same bytes.",
-     list_opts, 1, 1, verb_list, NULL},
+     list_opts, 1, 1, verb_list},
     {"asm", "assemble a listing back into a chunk (byte for byte)", "LISTING -o CHUNK",
-     "Assemble a listing (as printed by 'gsvm hks list') into a chunk.", asm_opts, 1, 1, verb_asm,
-     NULL},
+     "Assemble a listing (as printed by 'gsvm hks list') into a chunk.", asm_opts, 1, 1, verb_asm},
     {"verify", "check every operand against its range", "CHUNK... [--hypothesis swap-ab|op-low-bit]",
      "Check every operand against its range: registers below max stack, constants,\n"
      "prototypes, upvalues, jump targets (inside the code, not onto DATA words), DATA\n"
      "words after their owners, tests followed by JMP, string constants where names\n"
      "are needed.  Prints each violation with function and pc; exits 1 if any.\n"
      "With --hypothesis the count is the result and the exit code is 0.",
-     verify_opts, 1, 100000, verb_verify, NULL},
+     verify_opts, 1, 100000, verb_verify},
     {"stats", "count functions, instructions, constants, opcodes", "CHUNK... [--json]",
      "Count files, functions, instructions (code words, DATA included), DATA words,\n"
      "constants, structures and each opcode's occurrences over one or more chunks.",
-     stats_opts, 1, 100000, verb_stats, NULL},
+     stats_opts, 1, 100000, verb_stats},
     {"roundtrip", "list and reassemble chunks in memory; compare byte for byte", "CHUNK... [--timing]",
      "Load each chunk, list it, assemble the listing and compare the result with the\n"
      "file byte for byte (what 'list' then 'asm' does, without temporary files).\n"
      "Exits 1 if any file differs.",
-     roundtrip_opts, 1, 100000, verb_roundtrip, NULL},
-    /* these parse their own arguments: they share options with files the
-     * compiler, VM and decompiler work changes (hks_compile.h, hks_cli.h) */
-    {"compile", "compile Lua 5.1 + HavokScript source into a chunk", NULL, NULL, NULL, 0, 0, NULL,
-     gsvm_cli_hks_compile},
-    {"scri", "unpack or pack a SCRI script payload", NULL, NULL, NULL, 0, 0, NULL, verb_scri},
+     roundtrip_opts, 1, 100000, verb_roundtrip},
+    {"compile", "compile Lua 5.1 + HavokScript source into a chunk", HKS_COMPILE_USAGE,
+     hks_compile_help, hks_compile_opts, 1, 1, gsvm_cli_hks_compile},
+    {"scri", "unpack or pack a SCRI script payload",
+     "unpack FILE [-o BODY] | pack BODY [-o FILE] [--flag F] | pack --compile SRC.lua [--target T]",
+     "The SCRI payload of a world layer's script:\n"
+     "  \"SCRI\" | u32 version 1 | u8 flag | u32 length | body   (little endian)\n"
+     "flag 1 = Lua source text, flag 0 = HavokScript bytecode.\n"
+     "unpack writes the body and prints a summary to stderr; pack wraps a body.",
+     scri_opts, 2, 2, verb_scri},
     {"cfg", "one function's control-flow graph as Graphviz dot", "CHUNK --function PATH [-o FILE.dot]",
-     "Print one function's control-flow graph as Graphviz dot.", cfg_opts, 1, 1, verb_cfg, NULL},
+     "Print one function's control-flow graph as Graphviz dot.", cfg_opts, 1, 1, verb_cfg},
     {"decompile", "Lua source from a chunk",
      "CHUNK [-o OUT.lua] [--function PATH] [--strict] | --check CHUNK... [--json]",
      "Print Lua 5.1 / HavokScript source for a chunk: local names from debug info where\n"
      "the chunk has it, otherwise generated ones (arg1, loc5, i, k, v).  A function whose\n"
      "control flow is not recovered is printed as a loop over its blocks (it still\n"
      "compiles and runs) with a comment; --strict makes that an error.",
-     gsvm_cli_hks_decompile_opts, 1, 100000, gsvm_cli_hks_decompile, NULL},
+     gsvm_cli_hks_decompile_opts, 1, 100000, gsvm_cli_hks_decompile},
     {"run", "run a chunk on the VM, or a world layer with --world", HKS_CLI_RUN_USAGE,
-     HKS_CLI_RUN_HELP, hks_cli_run_opts, 1, 1, hks_cli_run, NULL},
-    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
+     HKS_CLI_RUN_HELP, hks_cli_run_opts, 1, 1, hks_cli_run},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 static const gsvm_cli_engine engine = {

@@ -11,6 +11,20 @@
 #include "cli/hks_cli.h"
 #include "gsvm/hks.h"
 
+/* Whether f or a function inside it holds a DELETE / DELETE_BK. */
+static bool has_delete(const gsvm_hks_chunk *c, const gsvm_hks_proto *f, int depth)
+{
+    for (uint64_t pc = 0; pc < f->ncode; pc++) {
+        const char *name = gsvm_hks_op_name(c->profile, GSVM_HKS_OP(f->code[pc]));
+        if (name && strncmp(name, "DELETE", 6) == 0)
+            return true;
+    }
+    for (uint32_t i = 0; i < f->np && depth < 200; i++)
+        if (has_delete(c, &f->p[i], depth + 1))
+            return true;
+    return false;
+}
+
 /* The compiler settings that made the chunk, read from its header and
  * debug info. */
 static void options_of(const gsvm_hks_chunk *c, gsvm_hks_compile_options *o, const char *file)
@@ -23,6 +37,11 @@ static void options_of(const gsvm_hks_chunk *c, gsvm_hks_compile_options *o, con
     o->format = c->format;
     o->build_flags = c->build_flags;
     o->profile = c->profile;
+    /* Ghosts' table is the base one plus DELETE: code without it reads the
+     * same under both, and only Ghosts reserves `hdelete` (format 13 loads
+     * as Ghosts, but Black Ops 2 chunks call a global of that name) */
+    if (o->profile == GSVM_HKS_PROFILE_GHOSTS && !has_delete(c, &c->main, 0))
+        o->profile = GSVM_HKS_PROFILE_BASE;
     const gsvm_hks_debug *d = &c->main.debug;
     bool hashed = (c->format == 13 || c->debug_hash) && d->flag == 1;
     o->hash = !hashed ? GSVM_HKS_HASH_NONE : c->format == 13 ? GSVM_HKS_HASH_T6 : GSVM_HKS_HASH_T7;

@@ -16,87 +16,82 @@
 #include "cli/hks_compile.h"
 #include "gsvm/hks.h"
 
-static int bad(const char *command, const char *what, const char *value, const char *choices)
+static int bad(const gsvm_cli_call *c, const char *what, const char *value, const char *choices)
 {
-    fprintf(stderr, "%s: unknown %s '%s' (%s)\n", command, what, value, choices);
-    return EXIT_USAGE;
+    return gsvm_cli_bad_value(c, "unknown %s '%s' (%s)", what, value, choices);
 }
 
-int hks_compile_options(const hks_compile_args *a, const char *command,
-                        gsvm_hks_compile_options *o)
+/* One of `names`, or -1 (names ends with NULL). */
+static int choice(const char *value, const char *const *names)
 {
-    const char *target = a->target ? a->target : "sekiro";
+    for (int k = 0; names[k]; k++)
+        if (strcmp(value, names[k]) == 0)
+            return k;
+    return -1;
+}
+
+int hks_compile_options(const gsvm_cli_call *c, gsvm_hks_compile_options *o)
+{
+    const char *target = gsvm_cli_str(c, "--target", "sekiro");
     if (!gsvm_hks_compile_preset(target, o))
-        return bad(command, "target", target, "sekiro, sow, ghosts, doubles, bo2, bo3");
-    if (a->debug) {
-        if (strcmp(a->debug, "full") == 0)
-            o->debug = GSVM_HKS_DEBUG_FULL;
-        else if (strcmp(a->debug, "profile") == 0)
-            o->debug = GSVM_HKS_DEBUG_PROFILE;
-        else if (strcmp(a->debug, "none") == 0)
-            o->debug = GSVM_HKS_DEBUG_NONE;
-        else
-            return bad(command, "debug level", a->debug, "full, profile, none");
+        return bad(c, "target", target, "sekiro, sow, ghosts, doubles, bo2, bo3");
+    const char *v;
+    int k;
+    if ((v = gsvm_cli_str(c, "--debug", NULL))) {
+        static const char *const names[] = {"full", "profile", "none", NULL};
+        static const gsvm_hks_debug_level levels[] = {GSVM_HKS_DEBUG_FULL, GSVM_HKS_DEBUG_PROFILE,
+                                                GSVM_HKS_DEBUG_NONE};
+        if ((k = choice(v, names)) < 0)
+            return bad(c, "debug level", v, "full, profile, none");
+        o->debug = levels[k];
     }
-    if (a->endian) {
-        if (strcmp(a->endian, "big") == 0)
-            o->big_endian = true;
-        else if (strcmp(a->endian, "little") == 0)
-            o->big_endian = false;
-        else
-            return bad(command, "byte order", a->endian, "big, little");
+    if ((v = gsvm_cli_str(c, "--endian", NULL))) {
+        static const char *const names[] = {"little", "big", NULL};
+        if ((k = choice(v, names)) < 0)
+            return bad(c, "byte order", v, "big, little");
+        o->big_endian = k == 1;
     }
-    if (a->size_t_seen) {
-        if (a->size_size != 4 && a->size_size != 8) {
-            fprintf(stderr, "%s: --size-t must be 4 or 8\n", command);
-            return EXIT_USAGE;
-        }
-        o->size_size = (uint8_t)a->size_size;
+    if (gsvm_cli_given(c, "--size-t")) {
+        uint64_t n = gsvm_cli_u64(c, "--size-t", 0);
+        if (n != 4 && n != 8)
+            return gsvm_cli_bad_value(c, "--size-t must be 4 or 8");
+        o->size_size = (uint8_t)n;
     }
-    if (a->number) {
-        if (strcmp(a->number, "float32") == 0)
-            o->number_size = 4;
-        else if (strcmp(a->number, "float64") == 0)
-            o->number_size = 8;
-        else
-            return bad(command, "number type", a->number, "float32, float64");
+    if ((v = gsvm_cli_str(c, "--number", NULL))) {
+        static const char *const names[] = {"float32", "float64", NULL};
+        if ((k = choice(v, names)) < 0)
+            return bad(c, "number type", v, "float32, float64");
+        o->number_size = k ? 8 : 4;
     }
-    if (a->format_seen) {
-        if (a->format != 13 && a->format != 14) {
-            fprintf(stderr, "%s: --format must be 13 or 14\n", command);
-            return EXIT_USAGE;
-        }
-        o->format = (uint8_t)a->format;
+    if (gsvm_cli_given(c, "--format")) {
+        uint64_t n = gsvm_cli_u64(c, "--format", 0);
+        if (n != 13 && n != 14)
+            return gsvm_cli_bad_value(c, "--format must be 13 or 14");
+        o->format = (uint8_t)n;
     }
-    if (a->flags_seen) {
-        if (a->flags > 255) {
-            fprintf(stderr, "%s: --build-flags must be 0..255\n", command);
-            return EXIT_USAGE;
-        }
-        o->build_flags = (uint8_t)a->flags;
+    if (gsvm_cli_given(c, "--build-flags")) {
+        uint64_t n = gsvm_cli_u64(c, "--build-flags", 0);
+        if (n > 255)
+            return gsvm_cli_bad_value(c, "--build-flags must be 0..255");
+        o->build_flags = (uint8_t)n;
     }
-    if (a->profile) {
-        if (!gsvm_hks_profile_parse(a->profile, &o->profile) ||
-            o->profile == GSVM_HKS_PROFILE_AUTO)
-            return bad(command, "profile", a->profile, "base, bo3, ghosts");
+    if ((v = gsvm_cli_str(c, "--profile", NULL))) {
+        if (!gsvm_hks_profile_parse(v, &o->profile) || o->profile == GSVM_HKS_PROFILE_AUTO)
+            return bad(c, "profile", v, "base, bo3, ghosts");
     }
-    if (a->arg_table) {
-        if (strcmp(a->arg_table, "yes") == 0)
-            o->no_arg_table = false;
-        else if (strcmp(a->arg_table, "no") == 0)
-            o->no_arg_table = true;
-        else
-            return bad(command, "--arg-table value", a->arg_table, "yes, no");
+    if ((v = gsvm_cli_str(c, "--arg-table", NULL))) {
+        static const char *const names[] = {"yes", "no", NULL};
+        if ((k = choice(v, names)) < 0)
+            return bad(c, "--arg-table value", v, "yes, no");
+        o->no_arg_table = k == 1;
     }
-    if (a->hash) {
-        if (strcmp(a->hash, "none") == 0)
-            o->hash = GSVM_HKS_HASH_NONE;
-        else if (strcmp(a->hash, "t6") == 0)
-            o->hash = GSVM_HKS_HASH_T6;
-        else if (strcmp(a->hash, "t7") == 0)
-            o->hash = GSVM_HKS_HASH_T7;
-        else
-            return bad(command, "hash form", a->hash, "none, t6, t7");
+    if ((v = gsvm_cli_str(c, "--hash-debug", NULL))) {
+        static const char *const names[] = {"none", "t6", "t7", NULL};
+        static const gsvm_hks_hash_form forms[] = {GSVM_HKS_HASH_NONE, GSVM_HKS_HASH_T6,
+                                              GSVM_HKS_HASH_T7};
+        if ((k = choice(v, names)) < 0)
+            return bad(c, "hash form", v, "none, t6, t7");
+        o->hash = forms[k];
     }
     return -1;
 }
@@ -172,40 +167,32 @@ int hks_compile_source(const gsvm_hks_compile_options *o, const char *path,
     return -1;
 }
 
-int gsvm_cli_hks_compile(int argc, char **argv)
+const gsvm_cli_opt hks_compile_opts[] = {
+    {"--output", 'o', OPT_STRING, "OUT", "write the chunk to OUT (- stdout)"},
+    HKS_COMPILE_OPTS,
+    {"--chunkname", 0, OPT_STRING, "NAME",
+     "source name kept in debug info (default: @ and the path as given)"},
+    {NULL, 0, 0, NULL, NULL},
+};
+
+const char hks_compile_help[] =
+    "Compiles Lua 5.1 + HavokScript source (hstructure/hmake, typed locals, 0x..hi and\n"
+    "0x..hl literals, Black Ops 3 bit operators, Ghosts' hdelete) into a chunk, the\n"
+    "same bytes hksc makes.  SRC - reads stdin.  A --target sets every switch below;\n"
+    "the single switches then change one setting.";
+
+int gsvm_cli_hks_compile(const gsvm_cli_call *c)
 {
-    const char *outp = NULL, *chunkname = NULL;
-    hks_compile_args a;
-    memset(&a, 0, sizeof a);
-    const gsvm_opt opts[] = {
-        {"--output", 'o', OPT_STRING, &outp, "OUT", "write the chunk to OUT (- stdout)", NULL},
-        HKS_COMPILE_OPTS(a),
-        {"--chunkname", 0, OPT_STRING, &chunkname, "NAME",
-         "source name kept in debug info (default: @ and the path as given)", NULL},
-        {NULL, 0, 0, NULL, NULL, NULL, NULL},
-    };
-    const gsvm_verb_spec spec = {
-        "gsvm hks compile", "SRC.lua -o OUT [--target T] [--debug full|profile|none]",
-        "Compiles Lua 5.1 + HavokScript source (hstructure/hmake, typed locals, 0x..hi and\n"
-        "0x..hl literals, Black Ops 3 bit operators, Ghosts' hdelete) into a chunk, the\n"
-        "same bytes hksc makes.  SRC - reads stdin.  A --target sets every switch below;\n"
-        "the single switches then change one setting.",
-        opts, 1, 1};
-    const char *pos[1];
-    int npos, rc = gsvm_args_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
-    if (!outp) {
-        fprintf(stderr, "%s: -o OUT is required (- for stdout)\n", spec.command);
-        return EXIT_USAGE;
-    }
+    const char *outp = gsvm_cli_str(c, "--output", NULL);
+    if (!outp)
+        return gsvm_cli_bad_value(c, "-o OUT is required (- for stdout)");
     gsvm_hks_compile_options o;
-    rc = hks_compile_options(&a, spec.command, &o);
+    int rc = hks_compile_options(c, &o);
     if (rc >= 0)
         return rc;
     uint8_t *out;
     size_t len;
-    rc = hks_compile_source(&o, pos[0], chunkname, &out, &len);
+    rc = hks_compile_source(&o, c->pos[0], gsvm_cli_str(c, "--chunkname", NULL), &out, &len);
     if (rc >= 0)
         return rc;
     rc = gsvm_cli_write(outp, out, len);

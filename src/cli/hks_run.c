@@ -256,6 +256,8 @@ int hks_cli_run(const gsvm_cli_call *call)
             break;
         slices++;
     }
+    if (st == GSVM_OK)
+        st = gsvm_hks_vm_close(vm, &err); /* __gc of the userdata left, as lua5.1 at exit */
     rc = 0;
     if (st != GSVM_OK)
         rc = hks_cli_report_fault(vm, st, &err, ra.json, ra.layer);

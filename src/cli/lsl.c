@@ -583,17 +583,17 @@ static const gsvm_cli_verb verbs[] = {
      "Compiles LSL source to a Falcon program file: ABI 2 (.fpc, magic HWZP) when the\n"
      "script fits the ABI-2 slice, else ABI 3 (the whole language, magic HWZ3).\n"
      "Diagnostics are FILE:LINE:COL: error: MESSAGE and exit 1.",
-     compile_opts, 1, 1, cmd_compile, NULL},
+     compile_opts, 1, 1, cmd_compile},
     {"list", "print a program's tables and instructions", "FILE.lsl|FILE.fpc [-o FILE]",
      "Prints a program's constants, host functions, globals, events and code.", list_opts, 1, 1,
-     cmd_list, NULL},
+     cmd_list},
     {"verify", "check statically that a program cannot fault", "FILE.lsl|FILE.fpc",
      "Checks statically that a program cannot fault: consistent stack depths, typed\n"
      "operands, operands inside the tables, ABI-2 host calls, every path ending in Halt.",
-     NULL, 1, 1, cmd_verify, NULL},
+     NULL, 1, 1, cmd_verify},
     {"isa", "print the instruction set (from isa.def)", "[--abi 2|3]",
      "Prints the Falcon instruction set (ABI 2, or 3) as a Markdown table.", isa_opts, 0, 0,
-     cmd_isa, NULL},
+     cmd_isa},
     {"run", "run a script: host calls and faults as JSON Lines; budgets, snapshots",
      "FILE.lsl|FILE.fpc [--events EVENTS.jsonl] [--frame-instructions N] [--max-instructions N]\n"
      "       [--snapshot-at K] [--snapshot-out SNAP] [--resume SNAP] [--cache DIR | --no-cache]",
@@ -601,10 +601,10 @@ static const gsvm_cli_verb verbs[] = {
      "Prints one JSON line per host call {\"host\":NAME,\"args\":[...]}; a fault prints\n"
      "{\"fault\":MESSAGE,\"ip\":N} and exits 3; the instruction limit prints\n"
      "{\"stopped\":\"instruction limit\",\"executed\":N} and exits 4.",
-     run_opts, 1, 1, cmd_run, NULL},
+     run_opts, 1, 1, cmd_run},
     {"region", "run a world of objects and scripts on simulated frames", GSVM_CLI_LSL_REGION_USAGE,
-     GSVM_CLI_LSL_REGION_HELP, gsvm_cli_lsl_region_opts, 1, 1, gsvm_cli_lsl_region, NULL},
-    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
+     GSVM_CLI_LSL_REGION_HELP, gsvm_cli_lsl_region_opts, 1, 1, gsvm_cli_lsl_region},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 static const gsvm_cli_engine engine = {

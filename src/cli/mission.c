@@ -611,7 +611,9 @@ static int cmd_run(const gsvm_cli_call *c)
         }
     }
     if (gsvm_mission_open(&cfg, src, srclen, &m, &err) != GSVM_OK) {
-        if (err.status == GSVM_ERR_INPUT || err.status == GSVM_ERR_LIMIT)
+        /* A script error names the script file; a state file's names the state file. */
+        if ((err.status == GSVM_ERR_INPUT || err.status == GSVM_ERR_LIMIT) &&
+            !(state_path && strcmp(err.file, state_path) == 0))
             snprintf(err.file, sizeof err.file, "%.200s", found[0] ? found : script);
         gsvm_cli_fail(&err);
         exit_code = EXIT_INPUT;
@@ -678,12 +680,11 @@ static const gsvm_cli_verb verbs[] = {
      "Runs a mission script against a timeline (JSON Lines) and prints its requests,\n"
      "effect results and faults, then the committed record.  Exit 0, 3 when the\n"
      "mission is faulted at the end, 1 when the script cannot be loaded.",
-     run_opts, 1, 1, cmd_run, NULL},
+     run_opts, 1, 1, cmd_run},
     {"stem", "print the script paths tried for an activity name",
      "NAME [--display-name NAME] [--index N] [--hash N]",
-     "Prints the script paths the runtime tries for an activity name.", stem_opts, 1, 1, cmd_stem,
-     NULL},
-    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
+     "Prints the script paths the runtime tries for an activity name.", stem_opts, 1, 1, cmd_stem},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 static const gsvm_cli_engine engine = {

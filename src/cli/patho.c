@@ -445,36 +445,36 @@ static const gsvm_cli_verb verbs[] = {
      "Print a lossless, readable listing of a .bin script: pool strings with offsets,\n"
      "imports, tasks, events and code with addressing modes and labels.\n"
      "`gsvm patho asm` turns it back into the same bytes.",
-     list_opts, 1, 1, cmd_list, NULL},
+     list_opts, 1, 1, cmd_list},
     {"asm", "assemble a listing (ours or pathologic_re's) into a .bin",
      "LISTING [-o FILE.bin] [--layout alpha|hd] [--from pathologic_re [--strict]]",
      "Assemble a listing into a .bin script.  A listing printed by `gsvm patho list` comes\n"
      "back byte for byte; --from pathologic_re reads the community's .asm listings.",
-     asm_opts, 1, 1, cmd_asm, NULL},
+     asm_opts, 1, 1, cmd_asm},
     {"verify", "check operand ranges and stack depth; exit 1 listing each violation",
      "FILE.bin [--layout alpha|hd]",
      "Check a .bin script: operand ranges (pool offsets on strings of the right width,\n"
      "imports, tasks, globals, targets, types) and the stack depth along every path.\n"
      "Exit 1 listing each violation.",
-     verify_opts, 1, 1, cmd_verify, NULL},
+     verify_opts, 1, 1, cmd_verify},
     {"roundtrip", "check files survive load -> list -> asm byte for byte (and time it)",
      "FILE.bin... [--repeat N] [--timing]",
      "Check that every file survives load -> list -> asm -> save byte for byte.\n"
      "Prints one line per file that differs and a summary; exit 1 if any differs.",
-     roundtrip_opts, 1, 65536, cmd_roundtrip, NULL},
+     roundtrip_opts, 1, 65536, cmd_roundtrip},
     {"stats", "figures: sections, strings, functions, max stack, opcode counts",
      "FILE.bin... [--json] [--layout alpha|hd]",
      "Figures about .bin scripts: sections, pool strings, functions, the deepest stack\n"
      "and how often each opcode occurs.",
-     stats_opts, 1, 4096, cmd_stats, NULL},
+     stats_opts, 1, 4096, cmd_stats},
     {"cfg", "control-flow graph of a task as Graphviz dot", "FILE.bin [--task N] [-o OUT.dot]",
      "The control-flow graph of one task as Graphviz dot: basic blocks reached from its\n"
      "event handlers (and RunOp), calls dashed.  Render with: dot -Tsvg OUT.dot",
-     cfg_opts, 1, 1, cmd_cfg, NULL},
+     cfg_opts, 1, 1, cmd_cfg},
     {"isa", "the instruction set: opcodes in both layouts, operand syntax, meaning", "[--markdown]",
      "The instruction set (src/patho/isa.def): opcode numbers in both layouts, operands as a\n"
      "listing writes them, and what each instruction does.",
-     isa_opts, 0, 0, cmd_isa, NULL},
+     isa_opts, 0, 0, cmd_isa},
     {"run", "run a script from RunTask/RunOp with a JSON Lines host",
      "FILE.bin [--layout alpha|hd] [--events EVENTS.jsonl] [--natives NATIVES.json]\n"
      "       [--frame-instructions N] [--max-instructions N] [-o FILE]\n"
@@ -487,8 +487,8 @@ static const gsvm_cli_verb verbs[] = {
      "{\"anim_end\":true}; {\"event\":ID,\"args\":[...]} sends an event and runs its\n"
      "handler at once.  A script error prints {\"fault\":MESSAGE,\"op\":N} (exit 3); an\n"
      "instruction cap prints {\"stopped\":\"instruction limit\"} (exit 4).",
-     patho_run_opts, 1, 1, patho_run_body, NULL},
-    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL},
+     patho_run_opts, 1, 1, patho_run_body},
+    {NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 static const gsvm_cli_engine engine = {"patho", "Pathologic .bin scripts: list, assemble, verify, run",

@@ -57,9 +57,6 @@ typedef struct gsvm_cli_verb {
     const gsvm_cli_opt *opts; /* NULL: none */
     int min_pos, max_pos;     /* positional arguments */
     int (*body)(const gsvm_cli_call *c);
-    /* Instead of a body: a verb that still parses its own arguments
-     * (argv[0] is the verb); its usage, help and options are its own. */
-    int (*run)(int argc, char **argv);
 } gsvm_cli_verb;
 
 typedef struct gsvm_cli_engine {
@@ -116,8 +113,7 @@ int gsvm_cli_bad_value(const gsvm_cli_call *c, const char *fmt, ...)
 int gsvm_cli_output(const gsvm_cli_call *c, gsvm_status st, const gsvm_error *err, void *data,
                     size_t len);
 
-/* The parser itself (gsvm_cli_engine_main's, and gsvm_args_parse's for the
- * verbs that parse their own arguments): -1 when parsing succeeded, else the exit
+/* The parser itself (gsvm_cli_engine_main's): -1 when parsing succeeded, else the exit
  * code to return now (0 after printing --help, 2 after a usage error).
  * `pos` has room for argc entries, `values` one per row of `opts`. */
 int gsvm_cli_parse(const char *command, const char *usage, const char *help,
@@ -139,35 +135,5 @@ int gsvm_cli_fail(const gsvm_error *err);
  * code after printing the error. */
 int gsvm_cli_write(const char *path, const void *data, size_t len);
 int gsvm_cli_exit_code(gsvm_status st);
-
-/* Compatibility, for the verbs that still parse their own arguments (a verb
- * table row with `run` instead of `body`; hks and lsl region today): the
- * same parser over a table of gsvm_opt, each row a gsvm_cli_opt's fields
- * plus where to store the value -- a bool (FLAG), const char * (STRING),
- * uint64_t (U64) or int64_t (I64) -- and a flag set when given.  New verbs
- * are rows of a verb table instead. */
-typedef struct gsvm_opt {
-    const char *name;  /* "--budget" */
-    char short_name;   /* 'o', or 0 */
-    gsvm_opt_kind kind;
-    void *out;
-    const char *metavar;  /* "N", "FILE" (ignored for flags) */
-    const char *help;
-    bool *seen;
-} gsvm_opt;
-
-typedef struct gsvm_verb_spec {
-    const char *command;  /* "gsvm lsl compile" */
-    const char *usage;
-    const char *summary;
-    const gsvm_opt *opts;
-    int min_pos, max_pos;  /* positional argument counts */
-} gsvm_verb_spec;
-
-/* Parses argv[1..] (argv[0] is the verb) as gsvm_cli_parse does, storing
- * each value given through its row's `out`. */
-int gsvm_args_parse(const gsvm_verb_spec *spec, int argc, char **argv, const char **pos,
-                    int *npos);
-void gsvm_args_usage(const gsvm_verb_spec *spec, bool to_stderr);
 
 #endif

@@ -61,6 +61,7 @@ static void free_compiler(hc_compiler *C)
     for (int i = 0; i < C->nsdefs; i++)
         free(C->sdefs[i].slots);
     free(C->sdefs);
+    free(C->sorder);
 }
 
 gsvm_status gsvm_hks_compile(const char *source, size_t len, const gsvm_hks_compile_options *o,

@@ -179,6 +179,7 @@ typedef struct hc_compiler {
     /* structures */
     hc_struct *sdefs;
     int nsdefs, capsdefs;
+    int *sorder; /* the structure block's order (hc_write_structs) */
     /* the arena (hc_arena) and the function states closed so far, kept with
      * their scratch arrays for the next function */
     struct hc_arena_blk *arena;
@@ -242,6 +243,10 @@ void hc_infix(hc_func *fs, int op, hc_exp *v);
 void hc_posfix(hc_func *fs, int op, hc_exp *e1, hc_exp *e2);
 void hc_freeexp(hc_func *fs, hc_exp *e);
 void hc_finish_code(hc_func *fs);
+void hc_store_slot(hc_func *fs, int reg, const hc_slotdef *d, const hc_exp *ex, int e,
+                   bool isnil, int line, int col);
+const char *hc_type_name(const hc_compiler *C, int type);
+const char *hc_type_phrase(const hc_compiler *C, int type, char *buf, size_t n);
 
 /* binary operators, in the order of their precedence table */
 enum {

@@ -13,6 +13,7 @@
  * and applies the "R1" forms (an operand that the previous instruction
  * wrote). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -616,6 +617,58 @@ int hc_exp2RK(hc_func *fs, hc_exp *e)
     return hc_exp2anyreg(fs, e);
 }
 
+/* The name of an HKS type in messages (a structure: its name). */
+const char *hc_type_name(const hc_compiler *C, int type)
+{
+    static const char *const names[] = {"nil",    "boolean",  "lightuserdata", "number",
+                                        "string", "table",    "function",      "userdata",
+                                        "thread", "ifunction", "cfunction",    "ui64",
+                                        "struct"};
+    if (type >= HC_T_STRUCT0 && type - HC_T_STRUCT0 < C->nsdefs)
+        return C->sdefs[type - HC_T_STRUCT0].name->data;
+    return type >= 0 && type <= HC_TSTRUCT ? names[type] : "object";
+}
+
+/* "a number", "a 'Point'" (a structure), for messages. */
+const char *hc_type_phrase(const hc_compiler *C, int type, char *buf, size_t n)
+{
+    if (type >= HC_T_STRUCT0)
+        snprintf(buf, n, "a '%.60s'", hc_type_name(C, type));
+    else
+        snprintf(buf, n, "%s %s", type == 11 ? "a" : strchr("aeiou", hc_type_name(C, type)[0]) ? "an" : "a",
+                 hc_type_name(C, type));
+    return buf;
+}
+
+/* A store into slot d of the structure in register reg, value ex (e its RK
+ * operand), as hksc codes it: nil SETSLOTN; a value known to have the
+ * slot's type, or any value in an untyped slot, SETSLOTI; a value of
+ * unknown type SETSLOT with the type to check in its DATA word (SETSLOTS
+ * and the structure id for a structure-typed slot); a value known to have
+ * another type is refused. */
+void hc_store_slot(hc_func *fs, int reg, const hc_slotdef *d, const hc_exp *ex, int e, bool isnil,
+                   int line, int col)
+{
+    hc_compiler *C = CC(fs);
+    int have = ex->etype;
+    int want = d->type == HC_TSTRUCT ? HC_T_STRUCT0 + d->sid : d->type;
+    if (isnil) {
+        hc_code(fs, HKS_I_SETSLOTN, (uint32_t)reg, 0, (uint32_t)d->pos);
+    } else if (d->type == 0 || have == want) {
+        hc_code(fs, HKS_I_SETSLOTI, (uint32_t)reg, (uint32_t)d->pos, (uint32_t)e);
+    } else if (have < 0) {
+        bool st = d->type == HC_TSTRUCT;
+        hc_code(fs, st ? HKS_I_SETSLOTS : HKS_I_SETSLOT, (uint32_t)reg, (uint32_t)d->pos,
+                (uint32_t)e);
+        hc_code_data(fs, 0, st ? (uint32_t)d->sid + 1 : (uint32_t)d->type);
+    } else {
+        char h[80], w[80];
+        hc_error_at(C, line, col, "cannot store %s in slot '%s' (it holds %s)",
+                    hc_type_phrase(C, have, h, sizeof h), d->name->data,
+                    hc_type_phrase(C, want, w, sizeof w));
+    }
+}
+
 void hc_storevar(hc_func *fs, hc_exp *var, hc_exp *ex)
 {
     switch (var->k) {
@@ -654,10 +707,9 @@ void hc_storevar(hc_func *fs, hc_exp *var, hc_exp *ex)
                         "cannot assign '%s' of a '%s': that slot belongs to its meta structure",
                         var->key->data, C->sdefs[var->slot].name->data);
         }
-        if (isnil)
-            hc_code(fs, HKS_I_SETSLOTN, (uint32_t)var->info, 0, (uint32_t)var->aux);
-        else
-            hc_code(fs, HKS_I_SETSLOTI, (uint32_t)var->info, (uint32_t)var->aux, (uint32_t)e);
+        hc_compiler *C = CC(fs);
+        const hc_slotdef *d = hc_find_slot(&C->sdefs[var->slot], var->key);
+        hc_store_slot(fs, var->info, d, ex, e, isnil, var->kline, var->kcol);
         break;
     }
     default: break;

@@ -458,6 +458,14 @@ static void checktype(hc_compiler *C, int reg, int declared, int known)
 {
     if (declared == HC_T_NONE || declared == HC_T_ANY || declared == known)
         return;
+    if (known > GSVM_HKS_K_NIL) {
+        /* a value known to have another type: refused, as hksc does */
+        char h[80];
+        bool st = declared >= HC_T_STRUCT0;
+        hc_error_at(C, C->t.line, C->t.col, "cannot set a local variable of type %s%s%s to %s",
+                    st ? "'" : "", hc_type_name(C, declared), st ? "'" : "",
+                    hc_type_phrase(C, known, h, sizeof h));
+    }
     if (declared >= HC_T_STRUCT0)
         hc_code_bx(C->fs, HKS_I_CHECKTYPES, (uint32_t)reg, (uint32_t)(declared - HC_T_STRUCT0 + 1));
     else
@@ -470,7 +478,7 @@ static void setvartype(hc_compiler *C, int n, int type)
     fs->vars[fs->actvar[fs->nactvar + n]].stype = type;
 }
 
-static int parse_type(hc_compiler *C);
+static int parse_type(hc_compiler *C, const char *what);
 
 static void parlist(hc_compiler *C)
 {
@@ -484,7 +492,7 @@ static void parlist(hc_compiler *C)
                 new_localvar(C, str_checkname(C), nparams);
                 if (TOK == ':') {
                     hc_next(C);
-                    setvartype(C, nparams, parse_type(C));
+                    setvartype(C, nparams, parse_type(C, "parameters"));
                 }
                 nparams++;
                 break;
@@ -884,15 +892,13 @@ static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d)
     hc_func *fs = C->fs;
     int reg = fs->freereg;
     hc_exp key, val;
+    int line = C->t.line, col = C->t.col;
     checkname(C, &key); /* hksc adds the name to the constants all the same */
     checknext(C, '=');
     expr(C, &val);
     bool isnil = val.k == E_NIL && val.t == val.f;
     int e = hc_exp2RK(fs, &val);
-    if (isnil)
-        hc_code(fs, HKS_I_SETSLOTN, (uint32_t)cc->t->info, 0, (uint32_t)d->pos);
-    else
-        hc_code(fs, HKS_I_SETSLOTI, (uint32_t)cc->t->info, (uint32_t)d->pos, (uint32_t)e);
+    hc_store_slot(fs, cc->t->info, d, &val, e, isnil, line, col);
     fs->freereg = reg;
 }
 
@@ -1267,7 +1273,7 @@ static void forlist(hc_compiler *C, const hc_str *indexname, int vtype)
         new_localvar(C, str_checkname(C), nvars);
         if (TOK == ':') {
             hc_next(C);
-            setvartype(C, nvars, parse_type(C));
+            setvartype(C, nvars, parse_type(C, "local variables"));
         }
         nvars++;
     }
@@ -1288,7 +1294,7 @@ static void forstat(hc_compiler *C, int line)
     int vtype = HC_T_NONE;
     if (TOK == ':') {
         hc_next(C);
-        vtype = parse_type(C);
+        vtype = parse_type(C, "local variables");
     }
     switch (TOK) {
     case '=': fornum(C, varname, vtype, line); break;
@@ -1354,7 +1360,7 @@ static void localstat(hc_compiler *C)
         new_localvar(C, str_checkname(C), nvars);
         if (TOK == ':') {
             hc_next(C);
-            setvartype(C, nvars, parse_type(C));
+            setvartype(C, nvars, parse_type(C, "local variables"));
         }
         nvars++;
     } while (testnext(C, ','));
@@ -1509,7 +1515,9 @@ static void hdeletestat(hc_compiler *C)
     check_match(C, ')', '(', line);
 }
 
-static int parse_type(hc_compiler *C);
+static int parse_type(hc_compiler *C, const char *what);
+
+static bool is_builtin_type(const hc_str *n);
 
 static bool is_word(const hc_str *s, const char *w)
 {
@@ -1525,6 +1533,9 @@ static void hstructstat(hc_compiler *C)
     hc_next(C);
     int nline = C->t.line, ncol = C->t.col;
     const hc_str *name = str_checkname(C);
+    if (is_builtin_type(name))
+        hc_error_at(C, nline, ncol, "cannot use '%s' as an hstructure name (it names a built-in type)",
+                    name->data);
     if (find_struct(C, name) >= 0)
         hc_error_at(C, nline, ncol, "hstructure '%s' is already declared", name->data);
     if (C->nsdefs >= HC_MAX_STRUCTS)
@@ -1549,19 +1560,31 @@ static void hstructstat(hc_compiler *C)
             s->proxy = true;
         } else {
             checknext(C, ':');
-            int ty = parse_type(C);
+            int tline = C->t.line, tcol = C->t.col;
+            const hc_str *tname = TOK == TK_NAME ? hc_intern(C, C->t.s, C->t.len) : NULL;
+            int ty = parse_type(C, "slots");
             int type = ty >= HC_T_STRUCT0 ? HC_TSTRUCT : ty == HC_T_ANY ? 0 : ty;
             int tsid = ty >= HC_T_STRUCT0 ? ty - HC_T_STRUCT0 : -1;
             s = &C->sdefs[sid];
             if (is_word(sn, "meta")) {
                 if (s->meta_type >= 0)
                     hc_error_at(C, sline, scol, "hstructure '%s' has two meta slots", name->data);
+                if (type != HC_TSTRUCT && type != 0 && type != 5)
+                    hc_error_at(C, tline, tcol,
+                                "the meta slot of hstructure '%s' cannot be typed '%s' (it holds "
+                                "an object, a table or a structure)",
+                                name->data, tname->data);
                 s->meta_type = type;
                 s->meta_sid = tsid;
             } else {
                 if (hc_find_slot(s, sn))
                     hc_error_at(C, sline, scol, "hstructure '%s' has two slots named '%s'",
                                 name->data, sn->data);
+                if (type == 11)
+                    hc_error_at(C, tline, tcol,
+                                "slot '%s' of hstructure '%s' cannot be typed ui64 (a structure "
+                                "cannot hold ui64 values)",
+                                sn->data, name->data);
                 if (s->nslots >= HC_MAX_SLOTS)
                     hc_error_at(C, sline, scol, "hstructure '%s' has too many slots (limit is %d)",
                                 name->data, HC_MAX_SLOTS);
@@ -1577,6 +1600,12 @@ static void hstructstat(hc_compiler *C)
         }
         testnext(C, ';');
     }
+    s = &C->sdefs[sid];
+    if (s->nslots == 0 && s->meta_type < 0 && !s->proxy && TOK == TK_END)
+        hc_error_at(C, C->t.line, C->t.col,
+                    "hstructure '%s' is empty (a structure needs a slot, a meta slot or "
+                    "proxytable)",
+                    name->data);
     check_match(C, TK_END, TK_HSTRUCTURE, line);
 }
 
@@ -1632,27 +1661,42 @@ static void chunk(hc_compiler *C)
     leavelevel(C);
 }
 
-/* A type annotation after ':' (typed locals and parameters). */
-static int parse_type(hc_compiler *C)
+/* The built-in type names of annotations ("object": any type). */
+static const struct {
+    const char *name;
+    int type;
+} builtin_types[] = {{"number", 3},    {"string", 4},     {"boolean", 1},  {"table", 5},
+                     {"ifunction", 9}, {"cfunction", 10}, {"userdata", 7}, {"lightuserdata", 2},
+                     {"ui64", 11},     {"thread", 8},     {"object", HC_T_ANY}};
+
+static bool is_builtin_type(const hc_str *n)
 {
-    static const struct {
-        const char *name;
-        int type;
-    } types[] = {{"number", 3},   {"string", 4},  {"boolean", 1},   {"table", 5},
-                 {"ifunction", 9}, {"cfunction", 10}, {"userdata", 7}, {"lightuserdata", 2},
-                 {"ui64", 11},    {"thread", 8},  {"object", HC_T_ANY}};
+    for (size_t i = 0; i < sizeof builtin_types / sizeof builtin_types[0]; i++)
+        if (strcmp(n->data, builtin_types[i].name) == 0)
+            return true;
+    return strcmp(n->data, "struct") == 0;
+}
+
+/* A type annotation after ':' (typed locals, parameters and slots; `what`
+ * names them for the message of a target without structures). */
+static int parse_type(hc_compiler *C, const char *what)
+{
     if (!C->structs)
         hc_error_at(C, C->t.line, C->t.col,
-                    "cannot use typed local variables when the virtual machine is built "
-                    "without structures (this target has none)");
+                    "cannot use typed %s when the virtual machine is built "
+                    "without structures (this target has none)",
+                    what);
     int line = C->t.line, col = C->t.col;
     const hc_str *n = str_checkname(C);
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (strcmp(n->data, types[i].name) == 0)
-            return types[i].type;
+    for (size_t i = 0; i < sizeof builtin_types / sizeof builtin_types[0]; i++)
+        if (strcmp(n->data, builtin_types[i].name) == 0)
+            return builtin_types[i].type;
     for (int i = 0; i < C->nsdefs; i++)
         if (C->sdefs[i].name == n)
             return HC_T_STRUCT0 + i;
+    if (strcmp(n->data, "struct") == 0)
+        hc_error_at(C, line, col,
+                    "type 'struct' is not allowed (name the hstructure the value has)");
     hc_error_at(C, line, col, "unknown type '%s' (not a built-in type or a declared hstructure)",
                 n->data);
 }

@@ -46,10 +46,13 @@ typedef struct dvar {
     int64_t lo, hi; /* first and last pc that touch it as a variable */
     int owner;      /* nesting level of the block that declares it, -1 none yet */
     bool declared;
+    bool untyped;   /* CHECKTYPEs of two different types: no annotation */
+    char decl[110]; /* "name:type" for a typed local (HKS), else empty */
 } dvar;
 
 typedef struct region {
     gsvm_buf body, decl;
+    gsvm_buf owned; /* ints: the variables given to this block (maybe stale) */
     int64_t from, to;
     int ndecl;
 } region;
@@ -106,6 +109,20 @@ struct fn {
      * first test, its end, its register and its last definition */
     int32_t *vend, *vtail;
     uint8_t *vreg;
+    /* boolean-tailed values (`a == b and not c`): at the first test, the
+     * pc of the LOADBOOL pair its false / true exits jump to (0 none) */
+    int32_t *bend;
+    /* stripped code: the live ranges ("webs") of each register, so that a
+     * register reused for locals of different blocks gives one variable per
+     * use (each declared in its own block).  wstate[pc * wn + r]: the web of
+     * the value r holds entering pc (-1 none); a definition (pc, r) is web
+     * pc * wn + r; wparent: union-find; wvar: a web's variable (-1 none) */
+    int32_t *wstate, *wparent, *wvar;
+    int wn;
+    /* the variables with accesses, by their first access (open_region) */
+    int *bylo;
+    int nbylo;
+    uint32_t wseq[MAX_REGS]; /* webs named so far per register (loc5, loc5_2, ...) */
 };
 
 static void fail(fn *F, const char *why)
@@ -525,6 +542,159 @@ static void find_value_regions(fn *F, rw *x)
     }
 }
 
+/* Boolean-tailed values: `x = a == b and not c` is the tests of `a == b`,
+ * the last operand computed into R, a JMP over the pair LOADBOOL R 0 1;
+ * LOADBOOL R 1 0 that the tests' false (or true) exits jump to (Lua 5.1's
+ * exp2reg when a jump needs a value).  Only chains whose exits all go to
+ * one of the pair's halves: then the value is `C and tail` (`C or tail`).
+ * Nothing from outside jumps in; the joins inside are not block leaders. */
+static void find_bool_tails(fn *F)
+{
+    uint32_t n = F->n;
+    uint32_t *into = NULL; /* jumps to each pc, counted once it is needed */
+    for (int64_t L = 2; L + 1 < n; L++) {
+        if (F->isdata[L] || F->op[L] != HKS_I_LOADBOOL || OPAT(F, L + 1) != HKS_I_LOADBOOL)
+            continue;
+        uint32_t w0 = W(F, L), w1 = W(F, L + 1);
+        if (A_(w0) != A_(w1) || B_(w0) != 0 || C_(w0) != 1 || B_(w1) != 1 || C_(w1) != 0)
+            continue;
+        int64_t J = L - 1, D = L - 2;
+        while (D > 0 && F->isdata[D])
+            D--; /* the instruction whose DATA words these are */
+        if (OPAT(F, J) != HKS_I_JMP || jmp_target(F, J) != L + 2 || F->isdata[D] ||
+            is_test(F->op[D]) || !defines_value(F, D) || A_(W(F, D)) != A_(w0))
+            continue;
+        /* the tests that jump to the pair; the earliest one starts it */
+        int64_t s = -1;
+        bool to0 = false, to1 = false;
+        /* (a value longer than the window is a block loop, not quadratic) */
+        for (int64_t q = J > 2048 ? J - 2048 : 0; q + 1 < J; q = next_pc(F, q)) {
+            if (!is_test(F->op[q]) || OPAT(F, q + 1) != HKS_I_JMP)
+                continue;
+            int64_t t = jmp_target(F, q + 1);
+            if (t == L || t == L + 1) {
+                if (s < 0)
+                    s = q;
+                to0 |= t == L;
+                to1 |= t == L + 1;
+            }
+            q = q + 1;
+        }
+        if (s < 0 || (to0 && to1) || F->bend[s] || F->vend[s])
+            continue;
+        bool ok = true;
+        for (int64_t q = s; q < J && ok; q = next_pc(F, q)) {
+            unsigned op = F->op[q];
+            if (F->vend[q] && F->vend[q] > J)
+                ok = false;
+            if (op == HKS_I_JMP) {
+                bool cmp = q > s && is_test(OPAT(F, q - 1));
+                int64_t t = jmp_target(F, q);
+                ok = cmp && t > q && (t <= J || t == L || t == L + 1);
+            } else if (op == HKS_I_RETURN || op == HKS_I_FORPREP || op == HKS_I_FORLOOP ||
+                       op == HKS_I_TFORLOOP || is_tailcall(op) ||
+                       (op == HKS_I_LOADBOOL && C_(W(F, q)))) {
+                ok = false;
+            }
+            /* (a TEST that jumps to the pair is a `not x` the compiler
+             * folded into it: the value stays a boolean) */
+        }
+        /* nothing from outside jumps into (s, L + 2]: the jumps there all
+         * come from [s, L) */
+        if (ok && !into) {
+            into = calloc(n + 1, sizeof *into);
+            if (!into)
+                return;
+            for (int64_t q = 0; q < n; q = next_pc(F, q)) {
+                unsigned op = F->op[q];
+                int64_t t = op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP
+                                ? jmp_target(F, q) : -1;
+                if (t >= 0 && t <= n)
+                    into[t]++;
+            }
+        }
+        uint64_t total = 0, inside = 0;
+        for (int64_t q = s + 1; ok && q <= L + 2 && q <= n; q++)
+            total += into[q];
+        for (int64_t q = s; ok && q < L; q = next_pc(F, q)) {
+            unsigned op = F->op[q];
+            int64_t t = op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP
+                            ? jmp_target(F, q) : -1;
+            inside += t > s && t <= L + 2;
+        }
+        if (!ok || total != inside)
+            continue;
+        F->bend[s] = (int32_t)L;
+        for (int64_t q = s + 1; q <= L + 2 && q < n; q++)
+            if (F->leader[q]) {
+                F->leader[q] = 0;
+                F->vjoin[q] = 1;
+            }
+    }
+    free(into);
+}
+
+/* A value computed with tests from the test at q on, into registers above
+ * t (an entry of t's constructor): where it ends, or -1.  Its jumps go
+ * forward to its own end at most; nothing else jumps in (no backward jump
+ * targets inside, and a constructor has no leaders before it). */
+static int64_t value_end(const fn *F, int64_t q, uint32_t t, rw *x)
+{
+    int64_t end = q + 1, last = -1;
+    for (int64_t r = q; r < end; r = next_pc(F, r)) {
+        if (r >= F->n || F->backt[r])
+            return -1;
+        unsigned op = F->op[r];
+        if (op == HKS_I_JMP) {
+            int64_t tg = jmp_target(F, r);
+            if (tg <= r || tg > F->n || !(r > q && is_test(OPAT(F, r - 1))))
+                return -1;
+            if (tg > end)
+                end = tg;
+            continue;
+        }
+        if (is_test(op)) {
+            if (OPAT(F, r + 1) != HKS_I_JMP)
+                return -1;
+            if (r + 2 > end)
+                end = r + 2;
+            if (op == HKS_I_TESTSET && A_(W(F, r)) <= t)
+                return -1;
+            continue;
+        }
+        if (op == HKS_I_RETURN || op == HKS_I_FORPREP || op == HKS_I_FORLOOP ||
+            op == HKS_I_TFORLOOP || is_tailcall(op) || op == HKS_I_CLOSE)
+            return -1;
+        if (!(F->absorbed[r] && A_(W(F, r)) > t) && !(op == HKS_I_LOADBOOL || defines_value(F, r)))
+            return -1;
+        operands(F, r, MAX_REGS, x);
+        for (int i = 0; i < x->nwr; i++)
+            if (x->wr[i] <= (int)t)
+                return -1;
+        if (!F->absorbed[r])
+            last = r;
+        if (r + 1 == end && op == HKS_I_LOADBOOL && C_(W(F, r)))
+            end = r + 2;
+    }
+    return last >= 0 && end <= F->n ? end : -1;
+}
+
+/* Whether [from, to) reads register r before writing it (in pc order). */
+static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32_t *multtop,
+                       rw *x)
+{
+    for (int64_t q = from; q < to; q = next_pc(F, q)) {
+        operands(F, q, multtop[q] < 0 ? r : multtop[q], x);
+        for (int i = 0; i < x->nrd; i++)
+            if (x->rd[i] == r)
+                return true;
+        for (int i = 0; i < x->nwr; i++)
+            if (x->wr[i] == r)
+                return false;
+    }
+    return false;
+}
+
 static bool analyse(fn *F)
 {
     uint32_t n = F->n;
@@ -571,8 +741,10 @@ static bool analyse(fn *F)
                 F->leader[pc + 1] = 1;
         }
     }
-    if (!F->blocks)
+    if (!F->blocks) {
         find_value_regions(F, x);
+        find_bool_tails(F);
+    }
     /* table constructors: stores into a table right after its NEWTABLE, with
      * only the values' temporaries built in between */
     /* (inner constructors first: an outer one holds them whole) */
@@ -585,11 +757,20 @@ static bool analyse(fn *F)
         uint32_t hc = C_(W(F, pc));
         uint64_t nhash = hc < 8 ? hc : (uint64_t)((hc & 7) + 8) << ((hc >> 3) - 1);
         uint64_t keyed = 0;
-        for (int64_t q = next_pc(F, pc); q < n; q = next_pc(F, q)) {
+        for (int64_t q = next_pc(F, pc), nq; q < n; q = nq) {
+            nq = next_pc(F, q);
             if (F->leader[q])
                 break;
             unsigned op = F->op[q];
             uint32_t w = W(F, q);
+            if (is_test(op)) {
+                /* a value inside (`{a = x or 1, b = y < z}`) */
+                int64_t e = value_end(F, q, t, x);
+                if (e < 0)
+                    break;
+                nq = e;
+                continue;
+            }
             if ((is_store(op) || op == HKS_I_SETLIST) && A_(w) == t) {
                 bool self_ref = (!b_is_k(op) && op != HKS_I_SETLIST && B_(w) == t) ||
                                 (op != HKS_I_SETLIST && C_(w) == t);
@@ -696,6 +877,16 @@ static bool analyse(fn *F)
                 if (rd) {
                     ok = false;
                     break;
+                }
+                /* a loop around the definition: the value lives on into the
+                 * next round when the loop's start reads it before writing */
+                unsigned bop = F->op[q];
+                if ((bop == HKS_I_JMP || bop == HKS_I_FORLOOP) && !wr) {
+                    int64_t t = jmp_target(F, q);
+                    if (t >= 0 && t <= pc && loop_reads(F, t, pc, r, multtop, x)) {
+                        ok = false;
+                        break;
+                    }
                 }
                 /* a write on the path the test's jump skips ends the value
                  * only there: the reads to check are those after the join
@@ -879,6 +1070,15 @@ static int new_var(fn *F, const char *base, int reg)
 /* The variable behind register `reg` at pc.  Strip: var = register (the
  * first MAX_REGS vars).  Debug: the debug local there, else the register's
  * temporary variable. */
+static int32_t web_find(fn *F, int32_t id)
+{
+    while (F->wparent[id] != id) {
+        F->wparent[id] = F->wparent[F->wparent[id]];
+        id = F->wparent[id];
+    }
+    return id;
+}
+
 static int var_of(fn *F, int reg, int64_t pc, bool write)
 {
     if (reg < 0 || reg >= F->nregvars) {
@@ -891,6 +1091,22 @@ static int var_of(fn *F, int reg, int64_t pc, bool write)
         int l = local_at(F, reg, pc, write);
         if (l >= 0 && F->loc_reg[l] >= 0)
             return F->locbase + l;
+    }
+    if (F->wstate && reg < F->wn && pc >= 0 && (write ? pc < F->n : pc <= F->n)) {
+        int32_t id = write ? (int32_t)(pc * F->wn + reg) : F->wstate[pc * F->wn + reg];
+        if (id >= 0) {
+            id = web_find(F, id);
+            if (F->wvar[id] < 0) {
+                char base[40];
+                uint32_t k = F->wseq[reg]++;
+                if (k == 0)
+                    snprintf(base, sizeof base, "loc%d", reg);
+                else
+                    snprintf(base, sizeof base, "loc%d_%u", reg, k + 1);
+                F->wvar[id] = new_var(F, base, reg);
+            }
+            return F->wvar[id];
+        }
     }
     return reg;
 }
@@ -907,6 +1123,293 @@ static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
             take_name(F, f->k[i].s.data);
     for (uint32_t i = 0; i < f->np; i++)
         collect_globals(F, &f->p[i], depth + 1);
+}
+
+/* The successors of pc in the control flow (at most 2), for the webs. */
+static int successors(const fn *F, int64_t pc, int64_t out[2])
+{
+    unsigned op = F->op[pc];
+    int64_t nx = next_pc(F, pc);
+    int k = 0;
+    if (op == HKS_I_RETURN || is_tailcall(op))
+        return 0;
+    if (op == HKS_I_JMP || op == HKS_I_FORPREP) {
+        out[k++] = jmp_target(F, pc);
+        return k;
+    }
+    if (op == HKS_I_FORLOOP) {
+        out[k++] = jmp_target(F, pc);
+        out[k++] = nx;
+        return k;
+    }
+    if (is_test(op) || op == HKS_I_TFORLOOP) {
+        out[k++] = nx;
+        out[k++] = next_pc(F, nx);
+        return k;
+    }
+    if (op == HKS_I_LOADBOOL && C_(W(F, pc))) {
+        out[k++] = next_pc(F, nx);
+        return k;
+    }
+    out[k++] = nx;
+    return k;
+}
+
+/* The webs of a stripped function (see fn.wstate): liveness backward, then
+ * the values forward; where paths join with different webs of a live
+ * register, the webs are one.  Skipped (wstate NULL) for big functions. */
+static void find_webs(fn *F, int wn)
+{
+    int64_t n = F->n;
+    if (F->debug || n == 0 || wn <= 0 || (n + 1) * (int64_t)wn > (1 << 22))
+        return;
+    size_t cells = (size_t)(n + 1) * (size_t)wn;
+    uint64_t *live = calloc((size_t)(n + 1) * 4, sizeof *live);
+    int32_t *st = malloc(cells * sizeof *st), *par = malloc(cells * sizeof *par);
+    int32_t *wv = malloc(cells * sizeof *wv);
+    int32_t *cur = malloc((size_t)wn * sizeof *cur);
+    rw *x = malloc(sizeof *x);
+    int32_t *top = malloc((size_t)(n + 1) * sizeof *top);
+    bool ok = live && st && par && wv && cur && x && top;
+    if (ok) {
+        int t = -1;
+        for (int64_t pc = 0; pc < n; pc++) {
+            top[pc] = t;
+            if (F->isdata[pc])
+                continue;
+            if (writes_multret(F, pc))
+                t = (int)A_(W(F, pc));
+            else if (reads_multret(F, pc))
+                t = -1;
+        }
+        /* liveness: in = reads + (out - killing writes) */
+        for (int pass = 0, changed = 1; changed && ok; pass++) {
+            changed = 0;
+            if (pass > 200)
+                ok = false;
+            for (int64_t pc = n - 1; pc >= 0; pc--) {
+                if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
+                    continue;
+                uint64_t in[4] = {0, 0, 0, 0};
+                int64_t sc[2];
+                int ns = successors(F, pc, sc);
+                for (int i = 0; i < ns; i++)
+                    if (sc[i] >= 0 && sc[i] < n)
+                        for (int w = 0; w < 4; w++)
+                            in[w] |= live[sc[i] * 4 + w];
+                operands(F, pc, top[pc] < 0 ? MAX_REGS : top[pc], x);
+                if (F->op[pc] != HKS_I_TESTSET)
+                    for (int i = 0; i < x->nwr; i++)
+                        in[x->wr[i] >> 6] &= ~(1ull << (x->wr[i] & 63));
+                for (int i = 0; i < x->nrd; i++)
+                    in[x->rd[i] >> 6] |= 1ull << (x->rd[i] & 63);
+                for (int w = 0; w < 4; w++)
+                    if (in[w] != live[pc * 4 + w]) {
+                        live[pc * 4 + w] = in[w];
+                        changed = 1;
+                    }
+            }
+        }
+    }
+    if (ok) {
+        for (size_t i = 0; i < cells; i++) {
+            st[i] = -1;
+            par[i] = (int32_t)i;
+            wv[i] = -1;
+        }
+        /* the parameters: their values enter at pc 0 as webs n * wn + r */
+        for (int r = 0; r < wn && r < (int)F->f->nparams; r++) {
+            st[r] = (int32_t)(n * wn + r);
+            wv[n * wn + r] = r;
+        }
+        F->wparent = par;
+        for (int pass = 0, changed = 1; changed && ok; pass++) {
+            changed = 0;
+            if (pass > 200)
+                ok = false;
+            for (int64_t pc = 0; pc < n; pc++) {
+                if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
+                    continue;
+                memcpy(cur, st + pc * wn, (size_t)wn * sizeof *cur);
+                operands(F, pc, top[pc] < 0 ? MAX_REGS : top[pc], x);
+                int64_t sc[2];
+                int ns = successors(F, pc, sc);
+                for (int i = 0; i < ns; i++) {
+                    int64_t q = sc[i];
+                    if (q < 0 || q >= n)
+                        continue;
+                    /* a TESTSET writes A only on its jump (the JMP after it) */
+                    bool writes = F->op[pc] != HKS_I_TESTSET || q == pc + 1;
+                    for (int k = 0; k < x->nwr && writes; k++)
+                        if (x->wr[k] < wn)
+                            cur[x->wr[k]] = (int32_t)(pc * wn + x->wr[k]);
+                    for (int r = 0; r < wn; r++) {
+                        if (!(live[q * 4 + (r >> 6)] >> (r & 63) & 1) || cur[r] < 0)
+                            continue;
+                        int32_t *d = &st[q * wn + r];
+                        if (*d < 0) {
+                            *d = cur[r];
+                            changed = 1;
+                        } else {
+                            int32_t a = web_find(F, *d), b = web_find(F, cur[r]);
+                            if (a != b) {
+                                /* the parameter's web stays the root */
+                                if (b >= n * wn)
+                                    par[a] = b;
+                                else
+                                    par[b] = a;
+                            }
+                        }
+                    }
+                    if (F->op[pc] == HKS_I_TESTSET)
+                        memcpy(cur, st + pc * wn, (size_t)wn * sizeof *cur);
+                }
+            }
+        }
+    }
+    /* a register a closure captures is one variable while the upvalue is
+     * open: the writes reached from the capture before a CLOSE of it (or
+     * the function's end) join the captured web */
+    int64_t *stack = ok ? malloc((size_t)(n + 1) * 2 * sizeof *stack) : NULL;
+    uint32_t *seen = ok ? calloc((size_t)n + 1, sizeof *seen) : NULL;
+    uint32_t gen = 0;
+    int64_t budget = 1 << 21; /* steps; past it the function keeps register variables */
+    if (ok && (!stack || !seen))
+        ok = false;
+    for (int64_t pc = 0; pc < n && ok; pc++) {
+        if (F->isdata[pc] || F->op[pc] != HKS_I_CLOSURE)
+            continue;
+        if (!ok)
+            break;
+        uint32_t bx = GSVM_HKS_BX(W(F, pc));
+        if (bx >= F->f->np)
+            continue;
+        for (uint32_t i = 0; i < F->f->p[bx].nups && pc + 1 + i < n && ok; i++) {
+            uint32_t dw = W(F, pc + 1 + i);
+            int r = (int)GSVM_HKS_BX(dw);
+            if (A_(dw) != 1 || r >= wn)
+                continue;
+            int32_t rep = r == (int)A_(W(F, pc)) ? (int32_t)(pc * wn + r) : st[pc * wn + r];
+            gen++;
+            int64_t sp = 0;
+            int64_t sc[2];
+            int ns = successors(F, pc, sc);
+            for (int k = 0; k < ns; k++)
+                if (sc[k] >= 0 && sc[k] < n)
+                    stack[sp++] = sc[k];
+            while (sp > 0) {
+                int64_t q = stack[--sp];
+                if (seen[q] == gen || F->isdata[q] || F->op[q] == HKS_NO_OP)
+                    continue;
+                seen[q] = gen;
+                if (--budget < 0) {
+                    ok = false;
+                    break;
+                }
+                unsigned op = F->op[q];
+                if (op == HKS_I_CLOSE && (int)A_(W(F, q)) <= r)
+                    continue;
+                operands(F, q, top[q] < 0 ? MAX_REGS : top[q], x);
+                for (int k = 0; k < x->nwr; k++)
+                    if (x->wr[k] == r) {
+                        int32_t id = (int32_t)(q * wn + r);
+                        if (rep < 0)
+                            rep = id;
+                        int32_t a = web_find(F, rep), b = web_find(F, id);
+                        if (a != b) {
+                            if (b >= n * wn)
+                                par[a] = b;
+                            else
+                                par[b] = a;
+                        }
+                    }
+                ns = successors(F, q, sc);
+                for (int k = 0; k < ns; k++)
+                    if (sc[k] >= 0 && sc[k] < n && seen[sc[k]] != gen && sp < 2 * (n + 1))
+                        stack[sp++] = sc[k];
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    free(live);
+    free(cur);
+    free(x);
+    free(top);
+    if (!ok) {
+        free(st);
+        free(par);
+        free(wv);
+        F->wparent = NULL;
+        return;
+    }
+    F->wstate = st;
+    F->wvar = wv;
+    F->wn = wn;
+}
+
+/* The HKS type a CHECKTYPE (type code in Bx) or CHECKTYPES (structure id
+ * in Bx) names, NULL when it has no source name. */
+static const char *check_type_name(const fn *F, uint32_t w, unsigned op)
+{
+    uint32_t bx = GSVM_HKS_BX(w);
+    if (op == HKS_I_CHECKTYPES) {
+        const gsvm_hks_chunk *c = F->D->c;
+        for (uint32_t i = 0; i < c->nstructs; i++)
+            if (c->structs[i].id == bx && c->structs[i].name.size > 1 &&
+                dx_is_name(c->structs[i].name.data, (size_t)c->structs[i].name.size - 1))
+                return c->structs[i].name.data;
+        return NULL;
+    }
+    static const char *const names[] = {NULL,   "boolean",   "lightuserdata", "number",
+                                        "string", "table",   NULL,            "userdata",
+                                        "thread", "ifunction", "cfunction",   "ui64"};
+    return bx < sizeof names / sizeof *names ? names[bx] : NULL;
+}
+
+static void set_type(fn *F, int v, uint32_t w, unsigned op)
+{
+    dvar *dv = &F->vars[v];
+    const char *t = check_type_name(F, w, op);
+    char d[sizeof dv->decl];
+    if (!t) {
+        dv->untyped = true;
+        return;
+    }
+    snprintf(d, sizeof d, "%s:%s", dv->name, t);
+    if (dv->decl[0] && strcmp(dv->decl, d) != 0)
+        dv->untyped = true;
+    memcpy(dv->decl, d, sizeof d);
+}
+
+/* Typed locals and parameters: the variables that CHECKTYPE instructions
+ * check (a typed for loop's variable is typed where its loop prints). */
+static void find_types(fn *F)
+{
+    for (int64_t pc = 0; pc < F->n; pc++) {
+        if (F->isdata[pc])
+            continue;
+        unsigned op = F->op[pc];
+        if (op != HKS_I_CHECKTYPE && op != HKS_I_CHECKTYPES)
+            continue;
+        uint32_t w = W(F, pc);
+        int r = (int)A_(w);
+        if (pc > 0 && OPAT(F, pc - 1) == HKS_I_FORPREP && (int)A_(W(F, pc - 1)) + 3 == r)
+            continue;
+        if (r >= F->nregvars)
+            continue;
+        set_type(F, var_of(F, r, pc, false), w, op);
+    }
+}
+
+typedef struct lo_var {
+    int64_t lo;
+    int v;
+} lo_var;
+static int by_lo(const void *a, const void *b)
+{
+    const lo_var *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : (x->v > y->v) - (x->v < y->v);
 }
 
 static void setup_vars(fn *F)
@@ -931,12 +1434,14 @@ static void setup_vars(fn *F)
     if (nregs > MAX_REGS)
         nregs = MAX_REGS;
     const gsvm_hks_debug *d = &F->f->debug;
+    if (!F->blocks)
+        find_webs(F, (int)nregs);
     for (uint32_t r = 0; r < nregs; r++) {
         char base[80];
         if (r < F->f->nparams)
             snprintf(base, sizeof base, "arg%u", r + 1);
-        else
-            snprintf(base, sizeof base, "loc%u", r);
+        else /* (with webs, a register's name is its first web's) */
+            snprintf(base, sizeof base, F->wstate ? "reg%u" : "loc%u", r);
         new_var(F, base, (int)r);
     }
     F->nregvars = F->nvars;
@@ -977,7 +1482,7 @@ static void setup_vars(fn *F)
             if (r >= F->nregvars)
                 continue;
             int v = var_of(F, r, pc, wr);
-            if (v < F->nregvars) {
+            if (v < F->nregvars || (F->wstate && v >= F->locbase)) {
                 dvar *dv = &F->vars[v];
                 if (pc < dv->lo)
                     dv->lo = pc;
@@ -987,6 +1492,23 @@ static void setup_vars(fn *F)
         }
     }
     free(x);
+    /* by first access, for open_region */
+    F->bylo = malloc(sizeof *F->bylo * (size_t)(F->nvars ? F->nvars : 1));
+    lo_var *tmp = malloc(sizeof *tmp * (size_t)(F->nvars ? F->nvars : 1));
+    if (!F->bylo || !tmp) {
+        free(tmp);
+        fail(F, "out of memory");
+        return;
+    }
+    int m = 0;
+    for (int v = 0; v < F->nvars; v++)
+        if (F->vars[v].hi >= 0)
+            tmp[m++] = (lo_var){F->vars[v].lo, v};
+    qsort(tmp, (size_t)m, sizeof *tmp, by_lo);
+    for (int i = 0; i < m; i++)
+        F->bylo[i] = tmp[i].v;
+    F->nbylo = m;
+    free(tmp);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -1006,6 +1528,16 @@ static void line(fn *F, const char *fmt, ...)
     gsvm_buf_putc(&R->body, '\n');
 }
 
+/* Gives variable v to the block at nesting level lvl. */
+static void set_owner(fn *F, int v, int lvl)
+{
+    F->vars[v].owner = lvl;
+    if (lvl >= 0 && lvl < F->nr) {
+        int32_t x = v;
+        gsvm_buf_append(&F->R[lvl].owned, &x, sizeof x);
+    }
+}
+
 static bool open_region(fn *F, int64_t from, int64_t to)
 {
     if (F->nr >= MAX_NEST) {
@@ -1015,14 +1547,26 @@ static bool open_region(fn *F, int64_t from, int64_t to)
     region *R = &F->R[F->nr++];
     gsvm_buf_init(&R->body);
     gsvm_buf_init(&R->decl);
+    gsvm_buf_init(&R->owned);
     R->from = from;
     R->to = to;
     R->ndecl = 0;
-    /* the variables whose every access is inside: declared in this block */
-    for (int v = 0; v < F->nvars; v++) {
+    /* the variables whose every access is inside: declared in this block
+     * (those whose first access is inside, found in bylo) */
+    int lo = 0, hi = F->nbylo;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (F->vars[F->bylo[mid]].lo < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i < F->nbylo && F->vars[F->bylo[i]].lo < to; i++) {
+        int v = F->bylo[i];
         dvar *dv = &F->vars[v];
-        if (!dv->declared && dv->owner < 0 && dv->hi >= 0 && dv->lo >= from && dv->hi < to)
-            dv->owner = F->nr - 1;
+        /* (an outer block's claim moves in: the innermost one declares it) */
+        if (!dv->declared && dv->hi >= 0 && dv->lo >= from && dv->hi < to)
+            set_owner(F, v, F->nr - 1);
     }
     return true;
 }
@@ -1042,12 +1586,24 @@ static void close_region(fn *F)
     gsvm_buf_append(&P->body, R->body.data, R->body.len);
     gsvm_buf_free(&R->body);
     gsvm_buf_free(&R->decl);
-    for (int v = 0; v < F->nvars; v++)
-        if (F->vars[v].owner == F->nr - 1) {
+    for (size_t i = 0; i + sizeof(int32_t) <= R->owned.len; i += sizeof(int32_t)) {
+        int32_t v;
+        memcpy(&v, R->owned.data + i, sizeof v);
+        if (v >= 0 && v < F->nvars && F->vars[v].owner == F->nr - 1) {
             F->vars[v].owner = -1;
             F->vars[v].declared = false;
         }
+    }
+    gsvm_buf_free(&R->owned);
     F->nr--;
+}
+
+/* The name as a declaration prints it: with its HKS type when the code
+ * checks one (`local n:number`). */
+static const char *dname(const fn *F, int v)
+{
+    const dvar *dv = &F->vars[v];
+    return dv->decl[0] && !dv->untyped ? dv->decl : dv->name;
 }
 
 static void predeclare(fn *F, int v)
@@ -1057,9 +1613,9 @@ static void predeclare(fn *F, int v)
     region *R = &F->R[lvl];
     if (R->ndecl)
         gsvm_buf_puts(&R->decl, ", ");
-    gsvm_buf_puts(&R->decl, dv->name);
+    gsvm_buf_puts(&R->decl, dname(F, v));
     R->ndecl++;
-    dv->owner = lvl;
+    set_owner(F, v, lvl);
     dv->declared = true;
 }
 
@@ -1175,8 +1731,8 @@ static void assign_var(fn *F, int v, dx e)
     if (!dv->declared && (dv->owner < 0 || dv->owner == F->nr - 1)) {
         dv->declared = true;
         if (dv->owner < 0)
-            dv->owner = F->nr - 1;
-        line(F, "local %s = %s", dv->name, dx_str(&e));
+            set_owner(F, v, F->nr - 1);
+        line(F, "local %s = %s", dname(F, v), dx_str(&e));
     } else {
         line(F, "%s = %s", use_var(F, v), dx_str(&e));
     }
@@ -1308,7 +1864,8 @@ static dx closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool m
         uint32_t d = pc + 1 + i < F->n ? W(F, pc + 1 + i) : 0;
         uint32_t idx = GSVM_HKS_BX(d);
         if (A_(d) == 1 && idx < MAX_REGS) {
-            int v = var_of(F, (int)idx, pc, false);
+            /* (a local function captures the variable it defines) */
+            int v = var_of(F, (int)idx, pc, idx == A_(W(F, pc)));
             snprintf(store[i], 64, "%s", use_var(F, v));
         } else if (A_(d) == 2 && idx < F->nups) {
             snprintf(store[i], 64, "%s", F->upnames[idx]);
@@ -1695,10 +2252,13 @@ static int64_t emit_numfor(fn *F, int64_t pc, int64_t to, const loopctx *L)
     int saved = F->override[a + 3];
     F->override[a + 3] = v;
     F->vars[v].declared = true;
+    /* a typed loop variable: its check opens the body */
+    if (OPAT(F, pc + 1) == HKS_I_CHECKTYPE && A_(W(F, pc + 1)) == a + 3)
+        set_type(F, v, W(F, pc + 1), HKS_I_CHECKTYPE);
     if (stp.s && strcmp(stp.s, "1") == 0)
-        line(F, "for %s = %s, %s do", F->vars[v].name, dx_str(&init), dx_str(&lim));
+        line(F, "for %s = %s, %s do", dname(F, v), dx_str(&init), dx_str(&lim));
     else
-        line(F, "for %s = %s, %s, %s do", F->vars[v].name, dx_str(&init), dx_str(&lim),
+        line(F, "for %s = %s, %s, %s do", dname(F, v), dx_str(&init), dx_str(&lim),
              dx_str(&stp));
     dx_free(&init);
     dx_free(&lim);
@@ -1780,6 +2340,17 @@ static int64_t emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
 {
     cnode N[MAX_NODES];
     int64_t tT = -1, tF = -1;
+    if (pc + 2 <= to && OPAT(F, pc + 1) == HKS_I_JMP && jmp_target(F, pc + 1) == pc + 2 &&
+        F->op[pc] != HKS_I_TESTSET && !F->jtarget[pc + 1]) {
+        /* `if c then end`: the false jump goes where the empty block ends */
+        dx j = jump_cond(F, pc);
+        flush_all(F);
+        j = dx_not(j);
+        line(F, "if %s then", dx_str(&j));
+        line(F, "end");
+        dx_free(&j);
+        return pc + 2;
+    }
     int n = chain_scan(F, pc, to, N, &tT, &tF, L->repeat_start);
     if (n == 0) {
         fail(F, "test without a condition shape");
@@ -2024,6 +2595,42 @@ static int64_t emit_value(fn *F, int64_t s)
     return E;
 }
 
+/* A boolean-tailed value (find_bool_tails): the chain from s exits to one
+ * half of the LOADBOOL pair at L; falling through computes the tail. */
+static int64_t emit_bool_tail(fn *F, int64_t s)
+{
+    int64_t L = F->bend[s];
+    int R = (int)A_(W(F, L));
+    cnode N[MAX_NODES];
+    int64_t tT = -1, tF = -1;
+    int n = chain_scan(F, s, L - 1, N, &tT, &tF, -1);
+    if (n == 0 || (tF != L && tF != L + 1) || tT >= L - 1) {
+        fail(F, "boolean value shape");
+        return L + 2;
+    }
+    for (int64_t q = tT; q < L - 1; q = next_pc(F, q))
+        if (is_test(F->op[q]) && OPAT(F, q + 1) == HKS_I_JMP &&
+            (jmp_target(F, q + 1) == L || jmp_target(F, q + 1) == L + 1)) {
+            fail(F, "boolean value shape");
+            return L + 2;
+        }
+    bool is_and = tF == L;
+    dx c = is_and ? chain_emit(F, N, n, tT, tT, tF) : chain_emit(F, N, n, tT, tF, tT);
+    int64_t saved = F->force_pc;
+    F->force_pc = L - 2;
+    while (F->force_pc > tT && F->isdata[F->force_pc])
+        F->force_pc--;
+    loopctx none = {-1, L - 1, -2, -1, -1, L - 1};
+    for (int64_t q = tT; q < L - 1 && !F->fail;)
+        q = F->bend[q] ? emit_bool_tail(F, q)
+            : is_test(F->op[q]) && F->op[q] != HKS_I_TESTSET ? emit_cond(F, q, L - 1, &none)
+                                                            : step(F, q, L - 1);
+    F->force_pc = saved;
+    dx tail = get(F, R, L);
+    put(F, R, L + 1, is_and ? dx_binary(c, "and", DX_AND, tail) : dx_binary(c, "or", DX_OR, tail));
+    return L + 2;
+}
+
 /* A value-context `or` / `and`: TESTSET A B C; JMP E; (value into A); E. */
 static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
 {
@@ -2042,10 +2649,25 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
         fail(F, "TESTSET shape");
         return to;
     }
+    /* the other operand's definition: the last instruction, or a
+     * constructor whose stores run to the end */
+    int64_t last = E - 1;
+    while (last > pc + 2 && F->isdata[last])
+        last--;
+    for (int64_t q = pc + 2; q < E; q = next_pc(F, q))
+        if (F->op[q] == HKS_I_NEWTABLE && A_(W(F, q)) == a) {
+            bool built = true;
+            for (int64_t r = next_pc(F, q); r < E && built; r = next_pc(F, r))
+                built = F->absorbed[r] || F->use[r] >= 0;
+            if (built) {
+                last = q;
+                break;
+            }
+        }
     for (int64_t q = pc + 2; q < E; q = next_pc(F, q)) {
         unsigned o = F->op[q];
         if (!(F->use[q] >= 0 || F->absorbed[q] || is_test(o) || o == HKS_I_JMP ||
-              o == HKS_I_LOADBOOL || (q == E - 1 && defines_value(F, q)))) {
+              o == HKS_I_LOADBOOL || (q == last && defines_value(F, q)))) {
             fail(F, "statement inside a value");
             return to;
         }
@@ -2053,9 +2675,13 @@ static int64_t emit_testset(fn *F, int64_t pc, int64_t to)
     dx left = get(F, (int)B_(w), pc);
     int64_t q = pc + 2;
     int64_t saved = F->force_pc;
-    F->force_pc = E - 1; /* the last definition of A before E: the other operand */
+    F->force_pc = last; /* the last definition of A before E: the other operand */
+    /* (`a and #a >= 2`: the other operand may be a comparison value) */
+    loopctx none = {-1, E, -2, -1, -1, E};
     while (q < E && !F->fail)
-        q = step(F, q, E);
+        q = F->bend[q] && F->bend[q] + 2 <= E ? emit_bool_tail(F, q)
+            : is_test(F->op[q]) && F->op[q] != HKS_I_TESTSET ? emit_cond(F, q, E, &none)
+                                                            : step(F, q, E);
     F->force_pc = saved;
     dx right = get(F, (int)a, E);
     dx v = c ? dx_binary(left, "or", DX_OR, right) : dx_binary(left, "and", DX_AND, right);
@@ -2215,11 +2841,11 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                 if (all_new) {
                     F->vars[v].declared = true;
                     if (F->vars[v].owner < 0)
-                        F->vars[v].owner = F->nr - 1;
+                        set_owner(F, v, F->nr - 1);
                 }
                 if (lhs.len)
                     gsvm_buf_puts(&lhs, ", ");
-                gsvm_buf_puts(&lhs, all_new ? F->vars[v].name : use_var(F, v));
+                gsvm_buf_puts(&lhs, all_new ? dname(F, v) : use_var(F, v));
             }
             gsvm_buf_cstr(&lhs);
             line(F, "%s%s = %s", all_new ? "local " : "", (char *)lhs.data, dx_str(&e));
@@ -2415,7 +3041,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         if (F->P[a].kind != PK_NONE)
             flush_all(F);
         F->P[a].kind = PK_TABLE;
-        F->P[a].table_local = F->use[pc] < 0;
+        F->P[a].table_local = F->use[pc] < 0 && pc != F->force_pc;
         F->P[a].def_pc = (uint32_t)pc;
         gsvm_buf_init(&F->P[a].items);
         F->P[a].nitems = 0;
@@ -2514,7 +3140,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             if (fresh) {
                 dv->declared = true;
                 if (dv->owner < 0)
-                    dv->owner = F->nr - 1;
+                    set_owner(F, v, F->nr - 1);
             }
             dx body = closure_text(F, pc, bx, dv->name, false);
             if (fresh)
@@ -2720,6 +3346,10 @@ static void emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             pc = emit_value(F, pc);
             continue;
         }
+        if (F->bend[pc] && F->bend[pc] + 2 <= to) {
+            pc = emit_bool_tail(F, pc);
+            continue;
+        }
         if (is_test(op) && op != HKS_I_TESTSET) {
             pc = emit_cond(F, pc, to, L);
             continue;
@@ -2900,6 +3530,11 @@ static void fn_free(fn *F)
     free(F->vjoin);
     free(F->jtarget);
     free(F->vend);
+    free(F->bend);
+    free(F->wstate);
+    free(F->bylo);
+    free(F->wparent);
+    free(F->wvar);
     free(F->vtail);
     free(F->vreg);
     free(F->backt);
@@ -2915,6 +3550,7 @@ static void fn_free(fn *F)
     while (F->nr > 0) {
         gsvm_buf_free(&F->R[F->nr - 1].body);
         gsvm_buf_free(&F->R[F->nr - 1].decl);
+        gsvm_buf_free(&F->R[F->nr - 1].owned);
         F->nr--;
     }
 }
@@ -2944,13 +3580,14 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->vjoin = calloc(n + 1, 1);
     F->jtarget = calloc(n + 1, 1);
     F->vend = calloc(n + 1, sizeof *F->vend);
+    F->bend = calloc(n + 1, sizeof *F->bend);
     F->vtail = calloc(n + 1, sizeof *F->vtail);
     F->vreg = calloc(n + 1, 1);
     F->backt = calloc(n + 1, 1);
     F->use = malloc(n * sizeof *F->use);
     F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
     F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
-    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->vtail || !F->vreg || !F->use || !F->backt ||
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->bend || !F->vtail || !F->vreg || !F->use || !F->backt ||
         !F->loc_reg || !F->init_pc)
         return false;
     for (uint32_t pc = 0; pc < F->n; pc++) {
@@ -3051,10 +3688,12 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             return false;
         }
         setup_vars(F);
+        find_types(F);
         /* the outermost region: the function body */
         F->nr = 1;
         gsvm_buf_init(&F->R[0].body);
         gsvm_buf_init(&F->R[0].decl);
+        gsvm_buf_init(&F->R[0].owned);
         F->R[0].from = 0;
         F->R[0].to = F->n;
         /* a region below it holds the body, so that its locals come first */
@@ -3097,7 +3736,7 @@ static bool decompile_function(dc *D, const gsvm_hks_proto *f, const char *path,
             gsvm_buf_puts(&params, ", ");
         int v = F->debug && i < f->debug.nlocals && F->loc_reg[i] == (int)i ? F->locbase + (int)i
                                                                           : (int)i;
-        gsvm_buf_puts(&params, v < F->nvars ? F->vars[v].name : "_");
+        gsvm_buf_puts(&params, v < F->nvars ? dname(F, v) : "_");
     }
     if (f->flags & 2)
         gsvm_buf_puts(&params, f->nparams ? ", ..." : "...");

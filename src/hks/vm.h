@@ -130,6 +130,15 @@ struct hv_cfn {
     hv_value up[];
 };
 
+/* A full userdata: what Lua 5.1's newproxy makes (no payload; a metatable
+ * shared between proxies), the one kind of object whose metatable's __gc
+ * the collector calls. */
+typedef struct hv_udata {
+    hv_gc h;
+    bool fin;      /* its __gc has been queued (it runs once) */
+    hv_table *meta;
+} hv_udata;
+
 /* A structure instance: a fixed slot array and an optional metatable. */
 struct hv_struct {
     hv_gc h;
@@ -151,6 +160,7 @@ typedef struct hv_ci {
 } hv_ci;
 
 enum { HV_FRAME_SLACK = 1100 };
+enum { HV_POOL_GRAIN = 16, HV_POOL_MAX = 256 };
 enum { HV_OK = 0, HV_YIELD = 1, HV_ERRRUN = 2, HV_ERRMEM = 4, HV_BUDGET = 6, HV_ERRLIMIT = 7 };
 
 typedef struct hv_jmp {
@@ -233,6 +243,14 @@ struct hv_vm {
     bool at_fetch;  /* the error comes from the budget check before a fetch */
     bool where_set; /* `where` describes the error being unwound */
     struct hv_buf *bufs;
+    void *pool_free[HV_POOL_MAX / HV_POOL_GRAIN]; /* the small-block pool (vm_gc.c) */
+    char *slabs, *slab_cur, *slab_end;
+    unsigned nslabs;
+    hv_gc **fin;   /* userdata whose __gc is due (hv_gc_collect queues them) */
+    size_t nfin, capfin, fin_done;
+    bool in_fin;
+    char *scratch; /* concatenation's buffer (hv_concat), kept for the next one */
+    size_t scratch_cap;
     char errbuf[256];
 };
 
@@ -253,10 +271,16 @@ enum { TM_INDEX, TM_NEWINDEX, TM_GC, TM_MODE, TM_EQ, TM_ADD, TM_SUB, TM_MUL, TM_
 /* ---- memory and GC (vm_gc.c) ---- */
 void *hv_alloc(hv_thread *L, void *p, size_t old, size_t size);
 void *hv_alloc_zero(hv_thread *L, size_t size);
+void *hv_alloc_raw(hv_vm *vm, size_t size);
+void hv_pool_free_all(hv_vm *vm);
 #define hv_free(vm, p, sz) hv_free_(vm, p, sz)
 void hv_free_(hv_vm *vm, void *p, size_t sz);
 hv_gc *hv_newobj(hv_thread *L, uint8_t tt, size_t size);
 void hv_gc_collect(hv_thread *L);
+/* Calls the queued __gc finalizers (each protected: an error in one is
+ * dropped, limits still end the run); at_close: first queue every userdata
+ * left, as lua_close does. */
+void hv_gc_finalize(hv_thread *L, bool at_close);
 static inline void hv_gc_check(hv_thread *L)
 {
     if (L->vm->bytes > L->vm->gc_threshold)
@@ -424,6 +448,9 @@ typedef struct hv_buf {
 void hv_buf_init(hv_thread *L, hv_buf *b);
 void hv_buf_unwind(hv_vm *vm, hv_buf *to);
 void hv_buf_add(hv_thread *L, hv_buf *b, const char *s, size_t n);
+/* Grows *p to hold at least `need` bytes (doubling from `first`); throws
+ * HV_ERRMEM when it cannot.  hv_buf and concatenation's scratch share it. */
+char *hv_bytes_reserve(hv_thread *L, char **p, size_t *cap, size_t need, size_t first);
 void hv_buf_free(hv_thread *L, hv_buf *b);
 
 /* ---- the VM object ---- */

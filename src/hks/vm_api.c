@@ -54,8 +54,11 @@ void hv_vm_free(hv_vm *vm)
     for (size_t i = 0; i < vm->nchunks; i++)
         gsvm_hks_chunk_free(vm->chunks[i]);
     free(vm->chunks);
-    free(vm->strt);
+    hv_free(vm, vm->strt, vm->strsize * sizeof *vm->strt);
     hv_buf_unwind(vm, NULL);
+    free(vm->scratch);
+    free(vm->fin);
+    hv_pool_free_all(vm);
     free(vm);
 }
 
@@ -102,24 +105,22 @@ static void open_libs(hv_thread *L, void *ud)
 
 static hv_thread *main_thread(hv_vm *vm)
 {
-    hv_thread *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
     /* the main thread is made by hand (no thread exists to allocate it) and
      * joins the object list like any other */
+    hv_thread *t = hv_alloc_raw(vm, sizeof *t);
+    if (!t)
+        return NULL;
     t->h.tt = HV_TTHREAD;
     t->vm = vm;
     t->script_id = -1;
-    vm->bytes += sizeof *t;
-    t->stack = calloc(256, sizeof(hv_value));
-    t->cis = calloc(8, sizeof(hv_ci));
+    t->stack = hv_alloc_raw(vm, 256 * sizeof(hv_value));
+    t->cis = hv_alloc_raw(vm, 8 * sizeof(hv_ci));
     if (!t->stack || !t->cis) {
-        free(t->stack);
-        free(t->cis);
-        free(t);
+        hv_free(vm, t->stack, 256 * sizeof(hv_value));
+        hv_free(vm, t->cis, 8 * sizeof(hv_ci));
+        hv_free(vm, t, sizeof *t);
         return NULL;
     }
-    vm->bytes += 256 * sizeof(hv_value) + 8 * sizeof(hv_ci);
     t->stacksize = 256;
     t->nci_alloc = 8;
     t->ncis = 1;
@@ -590,6 +591,23 @@ gsvm_status gsvm_hks_vm_run(gsvm_hks_vm *h, uint64_t budget, bool *done, gsvm_er
     *done = true;
     h->main_state = HVM_MAIN_DONE;
     h->L->top = 0;
+    return GSVM_OK;
+}
+
+static void do_close(hv_thread *L, void *ud)
+{
+    (void)ud;
+    L->top = 0;
+    hv_gc_finalize(L, true);
+}
+
+gsvm_status gsvm_hks_vm_close(gsvm_hks_vm *h, gsvm_error *err)
+{
+    hv_vm *vm = h->vm;
+    arm(vm, 0);
+    int rc = hv_protect(h->L, do_close, NULL);
+    if (rc != HV_OK)
+        return fault_from(h, rc, err);
     return GSVM_OK;
 }
 

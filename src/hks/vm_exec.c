@@ -29,6 +29,7 @@ hv_table *hv_getmeta(hv_thread *L, const hv_value *o)
     case HV_TTAB: return hv_tabv(o)->meta;
     case HV_TSTR: return L->vm->strmeta;
     case HV_TSTRUCT: return ((hv_struct *)o->v.gc)->meta;
+    case HV_TUDATA: return ((hv_udata *)o->v.gc)->meta;
     default: return NULL;
     }
 }
@@ -345,20 +346,27 @@ static void obj_len(hv_thread *L, hv_value *ra, const hv_value *rb)
 
 /* Concatenates the `total` values ending at stack index `last` into the
  * first of them, as Lua 5.1 does (runs of strings and numbers at once,
- * __concat for the rest, right to left). */
+ * __concat for the rest, right to left).  A run is built in the VM's
+ * scratch buffer and interned once: a number in it is written as text
+ * straight into the buffer (the operands are the compiler's temporaries,
+ * so the string Lua 5.1 would have made for it is never seen). */
+static inline bool concatable(const hv_value *v)
+{
+    return v->tt == HV_TSTR || v->tt == HV_TNUM;
+}
+
 void hv_concat(hv_thread *L, int total, int last)
 {
+    hv_vm *vm = L->vm;
     do {
         hv_value *top = &L->stack[last + 1];
         int n = 2;
-        if (!((top - 2)->tt == HV_TSTR || (top - 2)->tt == HV_TNUM) ||
-            !((top - 1)->tt == HV_TSTR || hv_tostring_inplace(L, top - 1))) {
+        if (!concatable(top - 2) || !concatable(top - 1)) {
             const hv_value *tm = hv_gettm(L, top - 2, TM_CONCAT);
             if (!tm)
                 tm = hv_gettm(L, top - 1, TM_CONCAT);
             if (!tm) {
-                const hv_value *bad =
-                    ((top - 2)->tt == HV_TSTR || (top - 2)->tt == HV_TNUM) ? top - 1 : top - 2;
+                const hv_value *bad = concatable(top - 2) ? top - 1 : top - 2;
                 hv_typeerror(L, bad, "concatenate");
             }
             hv_value r;
@@ -367,25 +375,33 @@ void hv_concat(hv_thread *L, int total, int last)
             call_tm(L, &r, tm, top - 2, top - 1);
             L->top = save_top;
             L->stack[last - 1] = r;
-        } else if (hv_strv(top - 1)->len == 0) {
+        } else if ((top - 1)->tt == HV_TSTR && hv_strv(top - 1)->len == 0) {
             hv_tostring_inplace(L, top - 2);
         } else {
-            size_t tl = hv_strv(top - 1)->len;
-            for (n = 1; n < total && hv_tostring_inplace(L, top - n - 1); n++) {
-                size_t l = hv_strv(top - n - 1)->len;
-                if (tl + l > L->vm->lim.max_string || tl + l < tl)
-                    hv_error(L, "string length exceeds the limit of %u bytes",
-                             L->vm->lim.max_string);
-                tl += l;
-            }
-            hv_buf b;
-            hv_buf_init(L, &b);
+            for (n = 1; n < total && concatable(top - n - 1); n++)
+                ;
+            size_t tl = 0;
             for (int i = n; i > 0; i--) {
-                hv_str *s = hv_strv(top - i);
-                hv_buf_add(L, &b, s->data, s->len);
+                const hv_value *v = top - i;
+                char num[40];
+                const char *p;
+                size_t l;
+                if (v->tt == HV_TSTR) {
+                    p = hv_strv(v)->data;
+                    l = hv_strv(v)->len;
+                } else {
+                    l = (size_t)hv_num2str(vm, v->v.n, num);
+                    p = num;
+                }
+                if (tl + l > vm->lim.max_string || tl + l < tl)
+                    hv_error(L, "string length exceeds the limit of %u bytes", vm->lim.max_string);
+                if (l) {
+                    char *b = hv_bytes_reserve(L, &vm->scratch, &vm->scratch_cap, tl + l, 256);
+                    memcpy(b + tl, p, l);
+                    tl += l;
+                }
             }
-            hv_str *s = hv_str_new(L, b.p ? b.p : "", b.n);
-            hv_buf_free(L, &b);
+            hv_str *s = hv_str_new(L, tl ? vm->scratch : "", tl);
             hv_setgc(top - n, HV_TSTR, s);
         }
         total -= n - 1;
@@ -489,6 +505,18 @@ static inline const hv_value *fast_getstr(hv_vm *vm, hv_table *t, const hv_str *
         t = hv_tabv(tm);
     }
     return NULL;
+}
+
+/* Raw equality of two values of one tag up to TSTR (nil, boolean, light
+ * userdata, number, interned string), inline for EQ's common case. */
+static inline bool raweq_basic(const hv_value *a, const hv_value *b)
+{
+    switch (a->tt) {
+    case HV_TNUM: return a->v.n == b->v.n;
+    case HV_TNIL: return true;
+    case HV_TBOOL: return a->v.b == b->v.b;
+    default: return a->v.u == b->v.u; /* light userdata, string */
+    }
 }
 
 #define HV_EXEC_NAME exec_f64

@@ -478,6 +478,35 @@ static int b_collectgarbage(hv_thread *L, int n)
     hv_argerror(L, 0, "collectgarbage", "invalid option");
 }
 
+/* newproxy(false | true | proxy), Lua 5.1's way to a userdata: with no
+ * metatable, a new empty one, or the one of another proxy (a userdata's
+ * metatable can only come from newproxy, so any userdata with one is a
+ * proxy).  Its metatable's __gc runs when it is collected. */
+static int b_newproxy(hv_thread *L, int n)
+{
+    hv_value a = n > 0 ? *HV_ARG(L, 0) : hv_nilobject;
+    hv_table *mt = NULL;
+    if (a.tt == HV_TBOOL && a.v.b) {
+        mt = hv_table_new(L, 0, 0);
+    } else if (!hv_isfalse(&a)) {
+        if (a.tt != HV_TUDATA || !((hv_udata *)a.v.gc)->meta)
+            hv_argerror(L, 0, "newproxy", "boolean or proxy expected");
+        mt = ((hv_udata *)a.v.gc)->meta;
+    }
+    hv_stack_check(L, 2);
+    hv_value mv;
+    if (mt) { /* rooted on the stack while the userdata is made */
+        hv_setgc(&mv, HV_TTAB, mt);
+        hv_push(L, &mv);
+    }
+    hv_udata *u = (hv_udata *)hv_newobj(L, HV_TUDATA, sizeof(hv_udata));
+    u->meta = mt;
+    hv_value v;
+    hv_setgc(&v, HV_TUDATA, u);
+    hv_push(L, &v);
+    return 1;
+}
+
 void hv_open_base(hv_thread *L)
 {
     static const hv_libfn fns[] = {
@@ -508,4 +537,5 @@ void hv_open_base(hv_thread *L)
     hv_value ver;
     hv_setgc(&ver, HV_TSTR, hv_str_cstr(L, "Lua 5.1"));
     *hv_table_setstr(L, g, hv_str_cstr(L, "_VERSION")) = ver;
+    hv_register(L, g, "newproxy", b_newproxy);
 }

@@ -82,6 +82,33 @@ void hv_str_remove(hv_vm *vm, hv_str *s)
 int hv_num2str(hv_vm *vm, double n, char *buf)
 {
     (void)vm;
+    /* integers below 1e14 print as their digits under "%.14g": written
+     * here without printf (most numbers a script turns into text are
+     * counters and indices); -0 and everything else go to snprintf */
+    if (n == 0 && !signbit(n)) {
+        buf[0] = '0';
+        buf[1] = 0;
+        return 1;
+    }
+    if (n > -1e14 && n < 1e14 && n != 0) {
+        int64_t k = (int64_t)n;
+        if ((double)k == n) {
+            char tmp[24];
+            int len = 0;
+            uint64_t u = k < 0 ? (uint64_t)-k : (uint64_t)k;
+            do {
+                tmp[len++] = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            int at = 0;
+            if (k < 0)
+                buf[at++] = '-';
+            while (len)
+                buf[at++] = tmp[--len];
+            buf[at] = 0;
+            return at;
+        }
+    }
     return snprintf(buf, 32, "%.14g", n);
 }
 
@@ -154,22 +181,28 @@ void hv_buf_unwind(hv_vm *vm, hv_buf *to)
     }
 }
 
+char *hv_bytes_reserve(hv_thread *L, char **p, size_t *cap, size_t need, size_t first)
+{
+    if (need > *cap) {
+        size_t nc = *cap ? *cap * 2 : first;
+        while (nc < need)
+            nc *= 2;
+        char *np = realloc(*p, nc);
+        if (!np)
+            hv_throw(L, HV_ERRMEM);
+        *p = np;
+        *cap = nc;
+    }
+    return *p;
+}
+
 void hv_buf_add(hv_thread *L, hv_buf *b, const char *s, size_t n)
 {
     if (n == 0)
         return;
     if (b->n + n > L->vm->lim.max_string)
         hv_error(L, "string length exceeds the limit of %u bytes", L->vm->lim.max_string);
-    if (b->n + n > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 64;
-        while (nc < b->n + n)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np)
-            hv_throw(L, HV_ERRMEM);
-        b->p = np;
-        b->cap = nc;
-    }
+    hv_bytes_reserve(L, &b->p, &b->cap, b->n + n, 64);
     memcpy(b->p + b->n, s, n);
     b->n += n;
 }

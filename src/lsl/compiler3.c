@@ -177,6 +177,23 @@ static long op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->sd -= 1;
         return (long)n - 1;
     }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].a == a &&
+        (c->p->code[n - 1].op == F3_ADDI_L || c->p->code[n - 1].op == F3_ADDF_L)) {
+        /* `x += expr`, `x = x + expr`: accumulate into the slot */
+        fal3_insn *last = &c->p->code[n - 1];
+        last->op = last->op == F3_ADDI_L ? F3_ADD_TO_I : F3_ADD_TO_F;
+        c->sd -= 1;
+        return (long)n - 1;
+    }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && a >= 0 && a < (1 << 22) &&
+        (c->p->code[n - 1].op == F3_IOP_LL || c->p->code[n - 1].op == F3_FOP_LK)) {
+        /* `x = y OP z` on integer locals, `x = y OP k` on float locals */
+        fal3_insn *last = &c->p->code[n - 1];
+        last->op = last->op == F3_IOP_LL ? F3_IOP_LL_S : F3_FOP_LK_S;
+        last->c = last->c | (a << 8);
+        c->sd -= 1;
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier) {
         /* an operation whose result is stored at once stores it itself */
         fal3_insn *last = &c->p->code[n - 1];
@@ -570,6 +587,14 @@ static bool fuse_binop(c3 *c, fal3_op o)
         return false;
     fal3_insn *l = &p->code[n - 1];
     fal3_insn *r = n >= c->barrier + 2 && n >= 2 ? &p->code[n - 2] : NULL;
+    if (r && r->op == F3_LOAD_LL && l->op == F3_LOAD_LOCAL) {
+        /* `f(b, a % b)`: the loads x, y, z as LoadLL x y, LoadLocal z
+         * regroup as LoadLocal x, LoadLL y z (the same pushes), so that the
+         * operator's two operands are one LoadLL */
+        int32_t x = r->a, y = r->b, z = l->a;
+        *r = (fal3_insn){F3_LOAD_LOCAL, x, 0, 0};
+        *l = (fal3_insn){F3_LOAD_LL, y, z, 0};
+    }
     if ((o == F3_ADD_I || o == F3_SUB_I) && r && r->op == F3_PUSH_INT && l->op == F3_LOAD_LOCAL) {
         int32_t slot = l->a, k = r->a;
         p->ncode -= 2;
@@ -603,6 +628,23 @@ static bool fuse_binop(c3 *c, fal3_op o)
         p->ncode -= 1;
         c->sd -= 1;
         return op(c, F3_IOP_KR, k, o, 0) >= 0;
+    }
+    if (o >= F3_ADD_F && o <= F3_DIV_F && r && l->op == F3_LOAD_LOCAL && r->op == F3_PUSH_FLOAT &&
+        c->slot_types[l->a] == LSL_TYPE_FLOAT) {
+        /* `x OP constant` on a float local: one register-form instruction */
+        int32_t slot = l->a, k = r->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return op(c, F3_FOP_LK, slot, k, o) >= 0;
+    }
+    if ((o == F3_ADD_F || o == F3_MUL_F) && r && l->op == F3_PUSH_FLOAT && r->op == F3_LOAD_LOCAL &&
+        c->slot_types[r->a] == LSL_TYPE_FLOAT) {
+        /* `constant + x`, `constant * x`: the same sum and product (IEEE
+         * addition and multiplication commute) */
+        int32_t slot = r->a, k = l->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return op(c, F3_FOP_LK, slot, k, o) >= 0;
     }
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
@@ -680,7 +722,16 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
     if (num_l && num_r && fops[o] != F3_COUNT) {
         if (lt == LSL_TYPE_INTEGER && op(c, F3_I2F, 0, 0, 0) < 0)
             return T_ERR;
-        if (rt == LSL_TYPE_INTEGER && op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
+        size_t n = c->p->ncode;
+        if (rt == LSL_TYPE_INTEGER && lt == LSL_TYPE_FLOAT && !c->failed && n > c->barrier &&
+            c->p->code[n - 1].op == F3_PUSH_FLOAT) {
+            /* `8192.0 * integer`: the integer converted before the constant
+             * is pushed, so that the constant can fuse with the operator */
+            int32_t k = c->p->code[n - 1].a;
+            c->p->code[n - 1] = (fal3_insn){F3_I2F, 0, 0, 0};
+            if (op(c, F3_PUSH_FLOAT, k, 0, 0) < 0)
+                return T_ERR;
+        } else if (rt == LSL_TYPE_INTEGER && op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
             return T_ERR;
         if (!c->failed && fuse_binop(c, fops[o]))
             return res;
@@ -1270,7 +1321,7 @@ static int32_t *jump_target(fal3_insn *in)
  * next ip); set_target writes either a real target or such a link. */
 static bool packed_target(const fal3_insn *in)
 {
-    return in->op == F3_JZ_IOP_LL || in->op == F3_JNZ_IOP_LL;
+    return in->op == F3_JZ_IOP_LL || in->op == F3_JNZ_IOP_LL || in->op == F3_JCMPF_LK || in->op == F3_JCMPF_LKT;
 }
 
 static int32_t target_of(fal3_insn *in)
@@ -1432,12 +1483,29 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
         case F3_GE_F: j = F3_JNGE_F; break;
         case F3_LAND_I: j = F3_JZ_AND; break;
         case F3_CMPF_K: {
+            if (n >= c->barrier + 2 && c->p->code[n - 2].op == F3_LOAD_LOCAL &&
+                c->slot_types[c->p->code[n - 2].a] == LSL_TYPE_FLOAT) {
+                /* `x > 8192.0` on a float local: the slot itself is tested */
+                fal3_insn *ld = &c->p->code[n - 2];
+                *ld = (fal3_insn){F3_JCMPF_LK, ld->a, last->a, (last->b & 255) | (int32_t)(0xFFFFFFu << 8)};
+                c->p->ncode = n - 1;
+                c->sd -= 1; /* the local's push, now never made */
+                return (long)n - 2;
+            }
             /* `x <= 4.0`: compare and branch on the constant */
             last->op = F3_JCMPF_K;
             last->c = -1;
             c->sd -= 1;
             return (long)n - 1;
         }
+        case F3_IOP_LK:
+            if ((last->c == F3_EQ_I || last->c == F3_NE_I) && last->b == 0) {
+                /* `x == 0`, `x != 0` on an integer local: the slot is the test */
+                *last = (fal3_insn){last->c == F3_EQ_I ? F3_JNZ_L : F3_JZ_L, last->a, -1, 0};
+                c->sd -= 1;
+                return (long)n - 1;
+            }
+            break;
         case F3_IOP_LL:
             if (n == c->barrier + 1) {
                 last->op = F3_JZ_IOP_LL;
@@ -1523,8 +1591,10 @@ static bool ccond_true1(c3 *c, const lsl_expr *e, size_t target)
     case F3_JGE_LG: in->op = F3_JLT_LG; break;
     case F3_JGT_LG: in->op = F3_JLE_LG; break;
     case F3_JCMPF_K: in->op = F3_JCMPF_KT; break;
+    case F3_JCMPF_LK: in->op = F3_JCMPF_LKT; break;
     case F3_JCMP_IL: in->op = F3_JCMP_ILT; break;
     case F3_JZ_L: in->op = F3_JNZ_L; break;
+    case F3_JNZ_L: in->op = F3_JZ_L; break;
     case F3_JZ_IOP_LL: in->op = F3_JNZ_IOP_LL; break;
     case F3_JNZ_IOP_LL: in->op = F3_JZ_IOP_LL; break;
     default: return fail(c, e->line, e->col, "internal: no inverse for a condition jump");

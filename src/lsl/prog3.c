@@ -261,7 +261,8 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'n': ok = v >= 0 && (uint32_t)v <= 4096; break;
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
-                case 'o': ok = in->op == F3_CMPF_K || in->op == F3_JCMPF_K || in->op == F3_JCMPF_KT ? (v >= F3_EQ_F && v <= F3_GE_F)
+                case 'o': ok = in->op == F3_FOP_LK ? (v >= F3_ADD_F && v <= F3_DIV_F)
+                          : in->op == F3_CMPF_K || in->op == F3_JCMPF_K || in->op == F3_JCMPF_KT ? (v >= F3_EQ_F && v <= F3_GE_F)
                           : in->op == F3_JCMP_IL || in->op == F3_JCMP_ILT ? (v >= F3_EQ_I && v <= F3_GE_I)
                           : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
@@ -545,6 +546,33 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 int64_t t = (int64_t)((uint32_t)in->c >> 8);
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
                       o < F3_ADD_I || o > F3_GE_I || o == F3_LAND_I || o == F3_LOR_I ||
+                      t < (int64_t)f->entry || (size_t)t >= end;
+                target = (size_t)t;
+                break;
+            }
+            case F3_ADD_TO_I: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER; break;
+            case F3_ADD_TO_F: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || t1 != LSL_TYPE_FLOAT; break;
+            case F3_FOP_LK:
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_FOP_LK_S: {
+                int32_t o = in->c & 255, d = in->c >> 8;
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || in->c < 0 || o < F3_ADD_F || o > F3_DIV_F ||
+                      (uint32_t)d >= f->nslots || f->slot_types[d] != LSL_TYPE_FLOAT;
+                break;
+            }
+            case F3_IOP_LL_S: {
+                int32_t o = in->c & 255, d = in->c >> 8;
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                      in->c < 0 || o < F3_ADD_I || o > F3_GE_I || o == F3_LAND_I || o == F3_LOR_I ||
+                      (uint32_t)d >= f->nslots || f->slot_types[d] != LSL_TYPE_INTEGER;
+                break;
+            }
+            case F3_JCMPF_LK: case F3_JCMPF_LKT: {
+                int32_t o = in->c & 255;
+                int64_t t = (int64_t)((uint32_t)in->c >> 8);
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || o < F3_EQ_F || o > F3_GE_F ||
                       t < (int64_t)f->entry || (size_t)t >= end;
                 target = (size_t)t;
                 break;

@@ -324,9 +324,9 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
                 ok = gsvm_read_u64(&r, &bits, "a float's double");
                 memcpy(&d, &bits, 8);
                 /* a variable holds a float32; a temporary, a double that
-                 * rounds to its float32 */
-                if (ok && (k < g->nslots ? d != (double)n->stack[at].u.f
-                                         : (float)d != n->stack[at].u.f && !(isnan(d) && isnan(n->stack[at].u.f))))
+                 * rounds to its float32 (a NaN is a NaN either way) */
+                float f = n->stack[at].u.f;
+                if (ok && !(isnan(d) && isnan(f)) && (k < g->nslots ? d != (double)f : (float)d != f))
                     ok = gsvm_reader_fail(&r, "stack value: a float whose double does not match it");
                 n->stack[at].u.t.d = d;
             }

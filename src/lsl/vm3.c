@@ -696,6 +696,10 @@ static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_
 /* The operators of JzIOpLL / JnzIOpLL: all the above, division and modulo too. */
 #define F3_INT_OPS_ALL(X) F3_INT_OPS(X) X(DIV_I, 0) X(MOD_I, 0)
 
+/* The float operators FOpLK / FOpLKS carry in an operand (DivF, which can
+ * fault, is apart). */
+#define F3_FLOAT_OPS(X) X(ADD_F, +) X(SUB_F, -) X(MUL_F, *)
+
 /* The integer comparisons JcmpIL carries in an operand. */
 #define F3_INT_CMPS(X) X(EQ_I, ==) X(NE_I, !=) X(LT_I, <) X(LE_I, <=) X(GT_I, >) X(GE_I, >=)
 
@@ -719,6 +723,23 @@ static inline int32_t float_cmp_k(double l, int32_t a, int32_t b)
         F3_FLOAT_CMPS(X)
 #undef X
     default: return 0; /* the verifier admits no other comparison */
+    }
+}
+
+/* l OP k for the float operator op (AddF...DivF): false on DivF's Math
+ * Error (a zero divisor or a NaN quotient). */
+static inline bool float_op_k(int32_t op, double l, int32_t a, double *v)
+{
+    double k = k_float(a);
+    switch (op) {
+    case F3_ADD_F: *v = l + k; return true;
+    case F3_SUB_F: *v = l - k; return true;
+    case F3_MUL_F: *v = l * k; return true;
+    default: /* DivF: the verifier admits no other operator */
+        if (k == 0.0)
+            return false;
+        *v = l / k;
+        return !isnan(*v);
     }
 }
 
@@ -815,6 +836,33 @@ static inline const void *by_operator(const void *const *table, int32_t op, cons
     return op >= 0 && op < F3_COUNT && table[op] ? table[op] : generic;
 }
 
+/* The handler of an instruction on a typed slot: `hi` for an integer,
+ * `hf` for a float, else the generic one. */
+static inline const void *typed_handler(lsl_type t, const void *hi, const void *hf, const void *generic)
+{
+    return t == LSL_TYPE_INTEGER ? hi : t == LSL_TYPE_FLOAT ? hf : generic;
+}
+
+#if F3_THREADED
+/* No slot of f holds a string, key or list (nothing to release on return). */
+static bool numbers_only(const fal3_func *f)
+{
+    for (uint32_t k = 0; k < f->nslots; k++)
+        if (f->slot_types[k] != LSL_TYPE_INTEGER && f->slot_types[k] != LSL_TYPE_FLOAT)
+            return false;
+    return true;
+}
+
+/* A parameter of f is a float (its argument is rounded to float32). */
+static bool float_params(const fal3_func *f)
+{
+    for (uint32_t k = 0; k < f->nparams; k++)
+        if (f->slot_types[k] == LSL_TYPE_FLOAT)
+            return true;
+    return false;
+}
+#endif
+
 /* Runs instructions of the active handler; `*left` is the remaining
  * budget.  Returns false on a fault.  Stops when the handler ends, the
  * budget is spent, the script sleeps or changes state. */
@@ -862,6 +910,24 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, OPR) [F3_##name] = &&L_JCMP_ILT_##name,
     static const void *const jcmp_ilt[F3_COUNT] = {F3_INT_CMPS(X)};
 #undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_LL_S_##name,
+    static const void *const iop_ll_s[F3_COUNT] = {F3_INT_OPS_ALL(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_LL_DM_##name,
+    static const void *const iop_ll_dm[F3_COUNT] = {X(DIV_I, 0) X(MOD_I, 0)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_FOP_LK_##name,
+    static const void *const fop_lk[F3_COUNT] = {F3_FLOAT_OPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_FOP_LK_S_##name,
+    static const void *const fop_lk_s[F3_COUNT] = {F3_FLOAT_OPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_JCMPF_LK_##name,
+    static const void *const jcmpf_lk[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_JCMPF_LKT_##name,
+    static const void *const jcmpf_lkt[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
 #define X(name, expr) [F3_##name] = &&L_JZ_IOP_LL_##name,
     static const void *const jz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
 #undef X
@@ -888,7 +954,12 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             switch (in->op) {
             case F3_IOP_LK: h = by_operator(iop_lk, in->c, h); break;
             case F3_IOP_LG: h = by_operator(iop_lg, in->c, h); break;
-            case F3_IOP_LL: h = by_operator(iop_ll, in->c, h); break;
+            case F3_IOP_LL: h = by_operator(iop_ll, in->c, by_operator(iop_ll_dm, in->c, h)); break;
+            case F3_IOP_LL_S: h = by_operator(iop_ll_s, in->c & 255, h); break;
+            case F3_FOP_LK: h = by_operator(fop_lk, in->c, h); break;
+            case F3_FOP_LK_S: h = by_operator(fop_lk_s, in->c & 255, h); break;
+            case F3_JCMPF_LK: h = by_operator(jcmpf_lk, in->c & 255, h); break;
+            case F3_JCMPF_LKT: h = by_operator(jcmpf_lkt, in->c & 255, h); break;
             case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
             case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
             case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
@@ -900,6 +971,41 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_JNZ_IOP_LL: h = by_operator(jnz_iop_ll, in->c & 255, h); break;
             default: break;
             }
+            /* a typed slot's own handler: the verifier fixed each slot's
+             * type for the whole function (a reachable ip's function is
+             * known), so loads and stores of numbers move 4 bytes with no
+             * type test and no reference count */
+            const fal3_func *fn = prog->shape_depth && prog->shape_depth[i] >= 0 ? &prog->funcs[prog->shape_func[i]] : NULL;
+            if (fn) {
+                lsl_type ta = in->a >= 0 && (uint32_t)in->a < fn->nslots ? (lsl_type)fn->slot_types[in->a] : LSL_TYPE_VOID;
+                lsl_type tb = in->b >= 0 && (uint32_t)in->b < fn->nslots ? (lsl_type)fn->slot_types[in->b] : LSL_TYPE_VOID;
+                lsl_type ga = in->a >= 0 && (size_t)in->a < prog->nglobal ? prog->globals[in->a].type : LSL_TYPE_VOID;
+                switch (in->op) {
+                case F3_LOAD_LOCAL: h = typed_handler(ta, &&L_LOAD_LOCAL_I, &&L_LOAD_LOCAL_F, h); break;
+                case F3_STORE_LOCAL: h = typed_handler(ta, &&L_STORE_LOCAL_I, &&L_STORE_LOCAL_F, h); break;
+                case F3_PUT_LOCAL: h = typed_handler(ta, &&L_PUT_LOCAL_I, &&L_PUT_LOCAL_F, h); break;
+                case F3_LOAD_GLOBAL: h = typed_handler(ga, &&L_LOAD_GLOBAL_I, &&L_LOAD_GLOBAL_F, h); break;
+                case F3_STORE_GLOBAL: h = typed_handler(ga, &&L_STORE_GLOBAL_I, &&L_STORE_GLOBAL_F, h); break;
+                case F3_MOVE_LL: h = typed_handler(ta, &&L_MOVE_LL_N, &&L_MOVE_LL_N, h); break;
+                case F3_LOAD_LL:
+                    if (ta == tb)
+                        h = typed_handler(ta, &&L_LOAD_LL_I, &&L_LOAD_LL_F, h);
+                    break;
+                case F3_RETV_L: h = typed_handler(ta, &&L_RETV_L_I, &&L_RETV_L_F, h); break;
+                default: break;
+                }
+                /* a return from a frame of numbers only, whose stack holds
+                 * just the operands of the return: nothing to release */
+                int32_t depth = prog->shape_depth[i];
+                if (numbers_only(fn) && fn->ret == LSL_TYPE_FLOAT && in->op == F3_RETV && depth == 1)
+                    h = &&L_RETV_FN;
+                if (numbers_only(fn) && fn->ret == LSL_TYPE_INTEGER &&
+                    ((in->op == F3_RETV_L && depth == 0) || (in->op == F3_RETV && depth == 1) ||
+                     (in->op == F3_RETV_ADD_I && depth == 2)))
+                    h = in->op == F3_RETV_L ? &&L_RETV_L_IN : in->op == F3_RETV ? &&L_RETV_IN : &&L_RETV_ADD_I_N;
+            }
+            if (in->op == F3_CALL && in->a >= 0 && (size_t)in->a < prog->nfunc && !float_params(&prog->funcs[in->a]))
+                h = &&L_CALL_NF;
             const char *kinds = operand_kinds[in->op];
             int32_t f[3] = {in->a, in->b, in->c};
             for (int k = 0; k < 3 && kinds[k]; k++)
@@ -938,6 +1044,23 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define SYNC() do { vm->ip = (uint32_t)(pc - code); vm->sp = (uint32_t)(sp - stack); } while (0)
 #define FAULT(msg) do { fmsg = (msg); goto fault; } while (0)
 #define CHECK(st) do { if ((st) != GSVM_OK) FAULT(err.message); } while (0)
+/* The end of both call handlers, once the frame is recorded: room for the
+ * callee's slots and stack, its locals past the arguments zeroed, and a
+ * jump to its entry. */
+#define ENTER_CALLEE(g, at) do { \
+        if (__builtin_expect((at) + (g)->nslots + (g)->max_stack + 4 > vm->cap, 0)) { \
+            SYNC(); \
+            if (!fal3_grow_stack(vm, (at) + (g)->nslots + (g)->max_stack + 4)) \
+                FAULT("out of memory"); \
+            sp = vm->stack + (sp - stack); \
+            stack = vm->stack; \
+        } \
+        fp = stack + (at); \
+        for (uint32_t k_ = (g)->nparams; k_ < (g)->nslots; k_++) \
+            *sp++ = fal3_zero((lsl_type)(g)->slot_types[k_]); \
+        pc = code + (g)->entry; \
+        DISPATCH(); \
+    } while (0)
 
 #if F3_THREADED
 #define LOC(off) (*(lsl_value *)((char *)fp + (off)))
@@ -1047,6 +1170,17 @@ top:
         NEXT();
     }
     CASE(BINOP) {
+        if ((pc->a == LSL_OP_EQ || pc->a == LSL_OP_NE) && sp[-1].type == LSL_TYPE_STRING &&
+            sp[-2].type == LSL_TYPE_STRING) {
+            /* string == string: the bytes compared here, as lsl_value_equal does */
+            size_t n1 = lsl_str_len(&sp[-1]);
+            int32_t eq = n1 == lsl_str_len(&sp[-2]) && memcmp(lsl_str_data(&sp[-1]), lsl_str_data(&sp[-2]), n1) == 0;
+            vrelease(&sp[-1]);
+            vrelease(&sp[-2]);
+            SET_I(&sp[-2], pc->a == LSL_OP_EQ ? eq : !eq);
+            sp--;
+            NEXT();
+        }
         SYNC();
         fround(&sp[-1]);
         fround(&sp[-2]);
@@ -1116,6 +1250,26 @@ top:
     CASE(JMP) pc = code + pc->a; DISPATCH();
     CASE(JZ) sp--; if (sp->u.i == 0) { pc = code + pc->a; DISPATCH(); } NEXT();
     CASE(JNZ) sp--; if (sp->u.i != 0) { pc = code + pc->a; DISPATCH(); } NEXT();
+#if F3_THREADED
+    L_CALL_NF: { /* a call whose arguments need no rounding: the common one */
+        const fal3_func *g = &prog->funcs[pc->a];
+        uint32_t depth = vm->nframes;
+        if (__builtin_expect(depth >= vm->capframes, 0)) {
+            if (depth >= FAL3_MAX_DEPTH)
+                FAULT("Stack-Heap Collision");
+            if (!fal3_grow_frames(vm, depth + 1))
+                FAULT("out of memory");
+        }
+        vm->hp->extra += g->frame_bytes;
+        if (heap_over(vm))
+            FAULT("Stack-Heap Collision");
+        lsl_value *nfp = sp - g->nparams; /* the arguments are the callee's first locals */
+        uint32_t at = (uint32_t)(nfp - stack);
+        vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, at, (uint32_t)pc->a};
+        vm->nframes = depth + 1;
+        ENTER_CALLEE(g, at);
+    }
+#endif
     CASE(CALL) {
         const fal3_func *g = &prog->funcs[pc->a];
         uint32_t depth = vm->nframes;
@@ -1130,18 +1284,7 @@ top:
         vm->nframes = depth + 1;
         if (heap_over(vm))
             FAULT("Stack-Heap Collision");
-        if (at + g->nslots + g->max_stack + 4 > vm->cap) {
-            SYNC();
-            if (!fal3_grow_stack(vm, at + g->nslots + g->max_stack + 4))
-                FAULT("out of memory");
-            sp = vm->stack + (sp - stack);
-            stack = vm->stack;
-        }
-        fp = stack + at;
-        for (uint32_t k = g->nparams; k < g->nslots; k++)
-            *sp++ = fal3_zero((lsl_type)g->slot_types[k]);
-        pc = code + g->entry;
-        DISPATCH();
+        ENTER_CALLEE(g, at);
     }
     CASE(RET) {
         while (sp > fp)
@@ -1524,6 +1667,40 @@ top:
         NEXT();
     }
 
+    CASE(ADD_TO_I) sp--; LOC(pc->a).u.i = wrap_add(LOC(pc->a).u.i, sp->u.i); NEXT();
+    CASE(ADD_TO_F) sp--; LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + FD(sp)); NEXT();
+    CASE(FOP_LK) {
+        double v;
+        if (!float_op_k(pc->c, LOC(pc->a).u.f, pc->b, &v))
+            FAULT("Math Error");
+        PUSH_D(sp, v);
+        sp++;
+        NEXT();
+    }
+    CASE(FOP_LK_S) {
+        double v;
+        if (!float_op_k(pc->c & 255, LOC(pc->a).u.f, pc->b, &v))
+            FAULT("Math Error");
+        fp[pc->c >> 8].u.f = (float)v;
+        NEXT();
+    }
+    CASE(IOP_LL_S) {
+        int32_t v;
+        if (!int_op(pc->c & 255, LOC(pc->a).u.i, LOC(pc->b).u.i, &v))
+            FAULT("Math Error");
+        fp[pc->c >> 8].u.i = v;
+        NEXT();
+    }
+    CASE(JCMPF_LK)
+    CASE(JCMPF_LKT) {
+        int32_t v = float_cmp_k(LOC(pc->a).u.f, pc->b, pc->c & 255);
+        if (v == (prog->code[pc - code].op == F3_JCMPF_LKT)) {
+            pc = code + ((uint32_t)pc->c >> 8);
+            DISPATCH();
+        }
+        NEXT();
+    }
+
 #if F3_THREADED
     /* the fused instructions' handlers per operator (see by_operator) */
 #define X(name, expr)                                                                       \
@@ -1550,6 +1727,59 @@ top:
     L_JNZ_IOP_LL_##name: { int32_t v; if (!int_op(F3_##name, LOC(pc->a).u.i, LOC(pc->b).u.i, &v)) FAULT("Math Error"); if (v != 0) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT(); }
     F3_INT_OPS_ALL(X)
 #undef X
+#define X(name, expr) \
+    L_IOP_LL_S_##name: { int32_t v; if (!int_op(F3_##name, LOC(pc->a).u.i, LOC(pc->b).u.i, &v)) FAULT("Math Error"); fp[pc->c >> 8].u.i = v; NEXT(); }
+    F3_INT_OPS_ALL(X)
+#undef X
+#define X(name, expr) \
+    L_IOP_LL_DM_##name: { int32_t v; if (!int_op(F3_##name, LOC(pc->a).u.i, LOC(pc->b).u.i, &v)) FAULT("Math Error"); SET_I(sp, v); sp++; NEXT(); }
+    X(DIV_I, 0) X(MOD_I, 0)
+#undef X
+#define X(name, OPR) \
+    L_FOP_LK_##name: PUSH_D(sp, (double)LOC(pc->a).u.f OPR (double)k_float(pc->b)); sp++; NEXT(); \
+    L_FOP_LK_S_##name: fp[pc->c >> 8].u.f = (float)((double)LOC(pc->a).u.f OPR (double)k_float(pc->b)); NEXT();
+    F3_FLOAT_OPS(X)
+#undef X
+#define X(name, OPR) \
+    L_JCMPF_LK_##name: if (!(LOC(pc->a).u.f OPR k_float(pc->b))) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT(); \
+    L_JCMPF_LKT_##name: if (LOC(pc->a).u.f OPR k_float(pc->b)) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT();
+    F3_FLOAT_CMPS(X)
+#undef X
+    /* loads and stores of typed number slots (see typed_handler) */
+    L_LOAD_LOCAL_I: SET_I(sp, LOC(pc->a).u.i); sp++; NEXT();
+    L_LOAD_LOCAL_F: PUSH_D(sp, LOC(pc->a).u.f); sp++; NEXT();
+    L_STORE_LOCAL_I: sp--; LOC(pc->a).u.i = sp->u.i; NEXT();
+    L_STORE_LOCAL_F: sp--; LOC(pc->a).u.f = (float)FD(sp); NEXT();
+    L_PUT_LOCAL_I: LOC(pc->a).u.i = sp[-1].u.i; NEXT();
+    L_PUT_LOCAL_F: { float f = (float)FD(&sp[-1]); LOC(pc->a).u.f = f; PUT_D(&sp[-1], f); NEXT(); }
+    L_LOAD_GLOBAL_I: SET_I(sp, GLB(pc->a).u.i); sp++; NEXT();
+    L_LOAD_GLOBAL_F: PUSH_D(sp, GLB(pc->a).u.f); sp++; NEXT();
+    L_STORE_GLOBAL_I: sp--; GLB(pc->a).u.i = sp->u.i; NEXT();
+    L_STORE_GLOBAL_F: sp--; GLB(pc->a).u.f = (float)FD(sp); NEXT();
+    L_MOVE_LL_N: LOC(pc->b).u.i = LOC(pc->a).u.i; NEXT(); /* an integer's or a float's 4 bytes */
+    L_LOAD_LL_I: SET_I(sp, LOC(pc->a).u.i); SET_I(sp + 1, LOC(pc->b).u.i); sp += 2; NEXT();
+    L_LOAD_LL_F: PUSH_D(sp, LOC(pc->a).u.f); PUSH_D(sp + 1, LOC(pc->b).u.f); sp += 2; NEXT();
+    L_RETV_L_I: {
+        int32_t rv = LOC(pc->a).u.i;
+        while (sp > fp)
+            vrelease(--sp);
+        SET_I(sp, rv);
+        sp++;
+        goto do_return;
+    }
+    /* returns from frames of numbers only (see numbers_only) */
+    L_RETV_L_IN: { int32_t rv = LOC(pc->a).u.i; sp = fp; SET_I(sp, rv); sp++; goto do_return; }
+    L_RETV_IN: { int32_t rv = sp[-1].u.i; sp = fp; SET_I(sp, rv); sp++; goto do_return; }
+    L_RETV_ADD_I_N: { int32_t rv = wrap_add(sp[-1].u.i, sp[-2].u.i); sp = fp; SET_I(sp, rv); sp++; goto do_return; }
+    L_RETV_FN: { float rv = (float)FD(&sp[-1]); sp = fp; PUSH_D(sp, rv); sp++; goto do_return; } /* a float32 result */
+    L_RETV_L_F: {
+        float rv = LOC(pc->a).u.f;
+        while (sp > fp)
+            vrelease(--sp);
+        PUSH_D(sp, rv);
+        sp++;
+        goto do_return;
+    }
 #endif
 
 #if !F3_THREADED

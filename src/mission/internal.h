@@ -11,7 +11,8 @@
  *     reports) and the event queue (runtime events: effect_result,
  *     phase_entered, fireteam_state);
  *   - a Lua state on a capped allocator with an instruction/time budget;
- *   - the SQLite store that makes each commit durable. */
+ *   - with a state file, the SQLite store that makes each commit durable
+ *     (without one, the committed record in memory is all there is). */
 #ifndef GSVM_MISSION_INTERNAL_H
 #define GSVM_MISSION_INTERNAL_H
 
@@ -70,6 +71,8 @@ void ms_vmap_free(vmap *m); /* frees the entries too */
 mvar *ms_vmap_get(const vmap *m, const char *name, size_t nlen);
 /* Inserts `v` (owned from now on); false when out of memory. */
 bool ms_vmap_put(vmap *m, mvar *v);
+/* Room for `extra` more entries: the next `extra` puts cannot fail. */
+bool ms_vmap_reserve(vmap *m, uint32_t extra);
 mvar *ms_vmap_remove(vmap *m, const char *name, size_t nlen); /* caller owns the result */
 /* Entries sorted by name into a new array (caller frees the array only). */
 mvar **ms_vmap_sorted(const vmap *m);
@@ -424,7 +427,9 @@ void ms_dlv_new_attempt(gsvm_mission *m);
 uint64_t ms_dlv_next_deadline(const gsvm_mission *m);
 gsvm_status ms_dlv_outcome(gsvm_mission *m, uint64_t key, gsvm_mission_outcome o, gsvm_error *err);
 
-/* store.c */
+/* store.c: the record in a state file.  A mission without one has no
+ * store (NULL): every write function is then a no-op returning GSVM_OK and
+ * the record in memory is the committed one. */
 gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err);
 void ms_store_close(mstore *s);
 gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err);

@@ -316,7 +316,7 @@ static void next_event_seq(gsvm_mission *m, char *seq, char *mseq)
 {
     uint64_t n = ++m->rec.event_seq;
     m->rec.mission_seq++;
-    if (n > m->seq_stored) {
+    if (m->store && n > m->seq_stored) {
         gsvm_error err;
         m->seq_reserve = n + SEQ_BLOCK - 1;
         gsvm_status st = ms_store_save_meta(m->store, m, &err);
@@ -634,11 +634,28 @@ static void free_volatile(gsvm_mission *m)
     memset(&m->dlv, 0, sizeof m->dlv);
 }
 
-/* Restores the record, builds the Lua state and runs on_load or on_start. */
-static gsvm_status start(gsvm_mission *m, gsvm_error *err)
+/* A fresh record (what a new state file holds, store.c's schema). */
+static void fresh_record(gsvm_mission *m)
 {
     free_volatile(m);
-    gsvm_status st = ms_store_load(m->store, m, err);
+    m->rec.attempt = 1;
+    m->rec.next_timer_seq = 1;
+    m->rec.next_key = 1;
+}
+
+/* Restores the record, builds the Lua state and runs on_load or on_start.
+ * With a state file the record is read back from it (the store is the
+ * committed record); without one the record in memory is, and a reopen
+ * (`reopen` true) keeps it as it is: every commit applied it there. */
+static gsvm_status start(gsvm_mission *m, bool reopen, gsvm_error *err)
+{
+    gsvm_status st = GSVM_OK;
+    if (m->store) {
+        free_volatile(m);
+        st = ms_store_load(m->store, m, err);
+    } else if (!reopen) {
+        fresh_record(m);
+    }
     if (st != GSVM_OK)
         return st;
     st = open_lua(m, err);
@@ -759,9 +776,9 @@ gsvm_status gsvm_mission_open(const gsvm_mission_config *cfg, const char *source
     }
     memcpy(m->source, source, len);
     m->source_len = len;
-    gsvm_status st = ms_store_open(&m->store, c.state_path, c.durable_fsync, err);
+    gsvm_status st = c.state_path ? ms_store_open(&m->store, c.state_path, c.durable_fsync, err) : GSVM_OK;
     if (st == GSVM_OK)
-        st = start(m, err);
+        st = start(m, false, err);
     if (st != GSVM_OK) {
         gsvm_mission_close(m);
         return st;
@@ -800,10 +817,12 @@ gsvm_status gsvm_mission_reopen(gsvm_mission *m, gsvm_error *err)
 {
     gsvm_error_clear(err);
     m->seq_exact = true;
-    ms_store_save_meta(m->store, m, err);
+    gsvm_status st = ms_store_save_meta(m->store, m, err);
     m->seq_exact = false;
+    if (st != GSVM_OK)
+        return st;
     close_lua(m);
-    return start(m, err);
+    return start(m, true, err);
 }
 
 gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size_t len,
@@ -830,7 +849,7 @@ gsvm_status gsvm_mission_reload_script(gsvm_mission *m, const char *source, size
     if (st != GSVM_OK)
         return st;
     close_lua(m);
-    return start(m, err);
+    return start(m, true, err);
 }
 
 /* ---- reports ----

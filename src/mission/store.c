@@ -7,8 +7,15 @@
  * transaction that writes only what the callback changed, in WAL mode, so a
  * process killed at any instant reopens to the last committed callback.
  * synchronous=NORMAL survives a killed process (the WAL is in the OS);
- * durable_fsync selects FULL, which also survives a power loss. */
+ * durable_fsync selects FULL, which also survives a power loss.
+ *
+ * A mission without a state file has no store at all (m->store is NULL and
+ * every write below is a no-op): its committed record is the one in memory,
+ * which a reopen keeps (runtime.c, start).  Mirroring it into an in-memory
+ * SQLite database cost half of a timer callback and a schema per mission
+ * opened, and bought nothing a reopen needs. */
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,12 +80,6 @@ struct mstore {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
     char name[256];
-    /* An in-memory record keeps no rollback journal: writing the journal
-     * was a third of a commit, and a journal only undoes a write that
-     * failed half-way, which in memory means SQLite ran out of memory.
-     * Then the record is `lost`: every later write and a reopen fail with
-     * that error instead of using a half-written record. */
-    bool no_undo, lost;
 };
 
 static const char schema[] =
@@ -115,12 +116,28 @@ static const char *const upgrades[] = {
 
 static gsvm_status db_error(mstore *s, gsvm_error *err, const char *what)
 {
-    if (s->lost)
-        return gsvm_error_set(err, GSVM_ERR_IO, s->name,
-                              "state store: %s: the in-memory record was lost when a write failed half-way",
-                              what);
     return gsvm_error_set(err, GSVM_ERR_IO, s->name, "state store: %s: %s", what,
                           sqlite3_errmsg(s->db));
+}
+
+/* PRAGMA user_version of a file this build set up (schema and upgrades
+ * applied); 0 for a new file or one written before the version was set. */
+#define STORE_VERSION 1
+#define STORE_VERSION_TEXT "1"
+
+static int read_version(mstore *s, int *version)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        *version = sqlite3_column_int(q, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    return rc;
 }
 
 void ms_store_close(mstore *s)
@@ -133,13 +150,36 @@ void ms_store_close(mstore *s)
     free(s);
 }
 
+/* A state file is new (missing or 0 bytes: a host may make it ahead of
+ * time) or begins with SQLite's 100-byte header.  SQLite itself takes a
+ * file shorter than a page with any bytes as an empty database and writes
+ * a fresh record over it; a mission refuses it instead. */
+static gsvm_status check_header(const char *path, gsvm_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return GSVM_OK; /* missing (created), or SQLite tells why it cannot open it */
+    unsigned char head[100];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n == 0 || (n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0))
+        return GSVM_OK;
+    return gsvm_error_set(err, GSVM_ERR_INPUT, path,
+                          "state store is corrupt: %s (not a mission state file?)",
+                          n < sizeof head ? "shorter than SQLite's 100-byte header (truncated?)"
+                                          : "no SQLite header");
+}
+
 gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_error *err)
 {
+    gsvm_status hst = check_header(path, err);
+    if (hst != GSVM_OK)
+        return hst;
     mstore *s = calloc(1, sizeof *s);
     if (!s)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
-    snprintf(s->name, sizeof s->name, "%s", path ? path : ":memory:");
-    int rc = sqlite3_open_v2(path ? path : ":memory:", &s->db,
+    snprintf(s->name, sizeof s->name, "%s", path);
+    int rc = sqlite3_open_v2(path, &s->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name, "cannot open the state store: %s",
@@ -156,13 +196,29 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
      * SQLite's 1000 keeps that wait off most commits (the WAL stays under
      * about 16 MiB). */
     snprintf(pragmas, sizeof pragmas,
-             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=%s; PRAGMA synchronous=%s;"
+             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;"
              " PRAGMA wal_autocheckpoint=4096;",
-             path ? "WAL" : "OFF", fsync_full ? "FULL" : "NORMAL");
-    s->no_undo = !path;
+             fsync_full ? "FULL" : "NORMAL");
     int erc = sqlite3_exec(s->db, pragmas, NULL, NULL, NULL);
+    int version = 0;
     if (erc == SQLITE_OK)
+        erc = read_version(s, &version);
+    /* A file this build already set up skips the schema: parsing its
+     * statements and failing the upgrades was most of opening a record. */
+    if (erc == SQLITE_OK && version != STORE_VERSION) {
+        if (version > STORE_VERSION) {
+            gsvm_status st = gsvm_error_set(err, GSVM_ERR_INPUT, s->name,
+                                            "state store: format %d is newer than this build's (%d)",
+                                            version, STORE_VERSION);
+            ms_store_close(s);
+            return st;
+        }
         erc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
+        for (size_t i = 0; erc == SQLITE_OK && i < sizeof upgrades / sizeof upgrades[0]; i++)
+            sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
+        if (erc == SQLITE_OK)
+            erc = sqlite3_exec(s->db, "PRAGMA user_version=" STORE_VERSION_TEXT, NULL, NULL, NULL);
+    }
     if ((erc & 0xff) == SQLITE_BUSY || (erc & 0xff) == SQLITE_LOCKED) {
         gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name,
                                         "state store: another process holds this mission record open"
@@ -175,36 +231,43 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
         ms_store_close(s);
         return st;
     }
-    for (size_t i = 0; i < sizeof upgrades / sizeof upgrades[0]; i++)
-        sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
-    for (int i = 0; i < Q_COUNT; i++)
-        if (sqlite3_prepare_v3(s->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i], NULL) !=
-            SQLITE_OK) {
-            gsvm_status st = db_error(s, err, "cannot prepare a statement");
-            ms_store_close(s);
-            return st;
-        }
     *out = s;
     return GSVM_OK;
 }
 
+/* Statement `q`, prepared on its first use (a record that is refused, or
+ * a run that never writes a kind of row, prepares no more than it needs);
+ * NULL when it cannot be prepared (sqlite3_errmsg says why; binding to NULL
+ * is a harmless misuse, and step() then fails). */
+static sqlite3_stmt *stmt(mstore *s, int q)
+{
+    if (!s->q[q] && sqlite3_prepare_v3(s->db, sql_text[q], -1, SQLITE_PREPARE_PERSISTENT, &s->q[q], NULL) != SQLITE_OK) {
+        sqlite3_finalize(s->q[q]);
+        s->q[q] = NULL;
+    }
+    return s->q[q];
+}
+
 static int step(mstore *s, int q)
 {
-    int rc = sqlite3_step(s->q[q]);
-    sqlite3_reset(s->q[q]);
-    sqlite3_clear_bindings(s->q[q]);
+    sqlite3_stmt *st = stmt(s, q);
+    if (!st)
+        return SQLITE_ERROR;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
     return rc;
 }
 
-/* Starts a write transaction; false on a lost record (see no_undo). */
+/* Starts a write transaction. */
 static bool begin(mstore *s)
 {
-    return !s->lost && step(s, Q_BEGIN) == SQLITE_DONE;
+    return step(s, Q_BEGIN) == SQLITE_DONE;
 }
 
 static bool bind_meta(mstore *s, gsvm_mission *m)
 {
-    sqlite3_stmt *q = s->q[Q_META];
+    sqlite3_stmt *q = stmt(s, Q_META);
     const mrecord *r = &m->rec;
     sqlite3_bind_int(q, 1, r->started);
     sqlite3_bind_int(q, 2, r->faulted);
@@ -243,7 +306,7 @@ static bool bind_meta(mstore *s, gsvm_mission *m)
 
 static bool put_var(mstore *s, const mvar *v)
 {
-    sqlite3_stmt *q = s->q[Q_VAR_PUT];
+    sqlite3_stmt *q = stmt(s, Q_VAR_PUT);
     sqlite3_bind_blob(q, 1, v->name, v->nlen, SQLITE_STATIC);
     sqlite3_bind_int(q, 2, v->v.type);
     switch (v->v.type) {
@@ -257,7 +320,7 @@ static bool put_var(mstore *s, const mvar *v)
 
 static bool put_timer(mstore *s, const mtimer *t)
 {
-    sqlite3_stmt *q = s->q[Q_TIMER_PUT];
+    sqlite3_stmt *q = stmt(s, Q_TIMER_PUT);
     sqlite3_bind_text(q, 1, t->name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, 2, (sqlite3_int64)t->deadline);
     sqlite3_bind_int64(q, 3, (sqlite3_int64)t->seq);
@@ -284,7 +347,7 @@ static bool put_timer_changes(mstore *s, const mtimers *old, const mtimers *now)
         int c = i >= old->n ? 1 : j >= now->n ? -1 : strcmp(old->t[i].name, now->t[j].name);
         bool ok = true;
         if (c < 0) {
-            sqlite3_bind_text(s->q[Q_TIMER_DEL], 1, old->t[i++].name, -1, SQLITE_STATIC);
+            sqlite3_bind_text(stmt(s, Q_TIMER_DEL), 1, old->t[i++].name, -1, SQLITE_STATIC);
             ok = step(s, Q_TIMER_DEL) == SQLITE_DONE;
         } else if (c > 0) {
             ok = put_timer(s, &now->t[j++]);
@@ -304,7 +367,7 @@ static bool put_event(mstore *s, mevent *e)
     char *body = ms_mevent_encode(e);
     if (!body)
         return false;
-    sqlite3_stmt *q = s->q[Q_EV_PUT];
+    sqlite3_stmt *q = stmt(s, Q_EV_PUT);
     sqlite3_bind_int64(q, 1, (sqlite3_int64)e->attempt);
     sqlite3_bind_text(q, 2, body, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 3, e->input);
@@ -322,7 +385,7 @@ static bool put_slot(mstore *s, const gsvm_mission *m, int row)
     if (!m->slotrec || row < 1 || row > m->world->nslots)
         return true;
     const mslotrec *r = &m->slotrec[row - 1];
-    sqlite3_stmt *q = s->q[Q_SLOT_PUT];
+    sqlite3_stmt *q = stmt(s, Q_SLOT_PUT);
     sqlite3_bind_int(q, 1, row);
     sqlite3_bind_int(q, 2, r->gl_known);
     sqlite3_bind_int64(q, 3, r->gl_generation);
@@ -357,12 +420,14 @@ static bool put_all_slots(mstore *s, const gsvm_mission *m)
 gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_t *values, int n,
                                gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = true;
     for (int i = 0; ok && i < n; i++) {
-        sqlite3_bind_text(s->q[Q_FACT_PUT], 1, names[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(s->q[Q_FACT_PUT], 2, values[i]);
+        sqlite3_bind_text(stmt(s, Q_FACT_PUT), 1, names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(stmt(s, Q_FACT_PUT), 2, values[i]);
         ok = step(s, Q_FACT_PUT) == SQLITE_DONE;
     }
     return finish(s, ok, err, "cannot record what a report told");
@@ -370,6 +435,8 @@ gsvm_status ms_store_put_facts(mstore *s, const char *const *names, const int64_
 
 gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     return finish(s, put_slot(s, m, row), err, "cannot record a slot report");
@@ -377,7 +444,7 @@ gsvm_status ms_store_put_slot(mstore *s, gsvm_mission *m, int row, gsvm_error *e
 
 static bool del_id(mstore *s, int q, int64_t id)
 {
-    sqlite3_bind_int64(s->q[q], 1, id);
+    sqlite3_bind_int64(stmt(s, q), 1, id);
     return step(s, q) == SQLITE_DONE;
 }
 
@@ -386,10 +453,7 @@ static gsvm_status finish(mstore *s, bool ok, gsvm_error *err, const char *what)
     if (ok && step(s, Q_COMMIT) == SQLITE_DONE)
         return GSVM_OK;
     gsvm_status st = db_error(s, err, what);
-    if (s->no_undo)
-        s->lost = true; /* without a journal ROLLBACK cannot undo the part written */
-    else
-        step(s, Q_ROLLBACK);
+    step(s, Q_ROLLBACK);
     return st;
 }
 
@@ -397,6 +461,8 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
                          int64_t consumed_event, const int *slot_rows, int n_slot_rows,
                          gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin a commit");
     mtxn *t = &m->txn;
@@ -406,7 +472,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
         if (!o)
             continue;
         if (o->deleted) {
-            sqlite3_bind_blob(s->q[Q_VAR_DEL], 1, o->name, o->nlen, SQLITE_STATIC);
+            sqlite3_bind_blob(stmt(s, Q_VAR_DEL), 1, o->name, o->nlen, SQLITE_STATIC);
             ok = step(s, Q_VAR_DEL) == SQLITE_DONE;
         } else {
             ok = put_var(s, o);
@@ -420,7 +486,7 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
             ok = false;
             break;
         }
-        sqlite3_stmt *q = s->q[Q_REQ_PUT];
+        sqlite3_stmt *q = stmt(s, Q_REQ_PUT);
         sqlite3_bind_int64(q, 1, (sqlite3_int64)t->reqs[i]->key);
         sqlite3_bind_int64(q, 2, (sqlite3_int64)t->reqs[i]->attempt);
         sqlite3_bind_text(q, 3, body, -1, SQLITE_STATIC);
@@ -439,6 +505,8 @@ gsvm_status ms_store_commit(mstore *s, gsvm_mission *m, mevent **new_events, int
 gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, mevent *ev,
                                  gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = del_id(s, Q_REQ_DEL, (int64_t)key) && bind_meta(s, m);
@@ -449,6 +517,8 @@ gsvm_status ms_store_finish_request(mstore *s, gsvm_mission *m, uint64_t key, me
 
 gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     return finish(s, bind_meta(s, m), err, "cannot save the record");
@@ -456,16 +526,18 @@ gsvm_status ms_store_save_meta(mstore *s, gsvm_mission *m, gsvm_error *err)
 
 gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = bind_meta(s, m) && put_timers(s, &m->rec.timers) && put_all_slots(s, m) &&
               step(s, Q_FACT_DROP) == SQLITE_DONE;
     if (ok) {
-        sqlite3_bind_int64(s->q[Q_REQ_DROP], 1, (sqlite3_int64)m->rec.attempt);
+        sqlite3_bind_int64(stmt(s, Q_REQ_DROP), 1, (sqlite3_int64)m->rec.attempt);
         ok = step(s, Q_REQ_DROP) == SQLITE_DONE;
     }
     if (ok) {
-        sqlite3_bind_int64(s->q[Q_EV_DROP], 1, (sqlite3_int64)m->rec.attempt);
+        sqlite3_bind_int64(stmt(s, Q_EV_DROP), 1, (sqlite3_int64)m->rec.attempt);
         ok = step(s, Q_EV_DROP) == SQLITE_DONE;
     }
     return finish(s, ok, err, "cannot start a new attempt");
@@ -474,26 +546,27 @@ gsvm_status ms_store_drop_attempt(mstore *s, gsvm_mission *m, gsvm_error *err)
 /* One statement outside a transaction (its own transaction). */
 static gsvm_status single(mstore *s, bool ok, gsvm_error *err, const char *what)
 {
-    if (ok)
-        return GSVM_OK;
-    gsvm_status st = db_error(s, err, what);
-    if (s->no_undo)
-        s->lost = true;
-    return st;
+    return ok ? GSVM_OK : db_error(s, err, what);
 }
 
 gsvm_status ms_store_delete_event(mstore *s, int64_t id, gsvm_error *err)
 {
-    return single(s, !s->lost && del_id(s, Q_EV_DEL, id), err, "cannot delete an event");
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
+    return single(s, del_id(s, Q_EV_DEL, id), err, "cannot delete an event");
 }
 
 gsvm_status ms_store_add_event(mstore *s, mevent *e, gsvm_error *err)
 {
-    return single(s, !s->lost && put_event(s, e), err, "cannot queue an event");
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
+    return single(s, put_event(s, e), err, "cannot queue an event");
 }
 
 gsvm_status ms_store_add_inputs(mstore *s, mevent *first, gsvm_error *err)
 {
+    if (!s)
+        return GSVM_OK; /* no state file: the record is the one in memory */
     if (!begin(s))
         return db_error(s, err, "cannot begin");
     bool ok = true;
@@ -517,8 +590,6 @@ gsvm_status ms_store_load(mstore *s, gsvm_mission *m, gsvm_error *err)
     sqlite3_stmt *q;
     gsvm_status st = GSVM_OK;
     mrecord *r = &m->rec;
-    if (s->lost)
-        return db_error(s, err, "cannot reopen");
     if (sqlite3_prepare_v2(s->db,
                            "SELECT format, started, faulted, fault, complete, wipe_active, wipe_key,"
                            " phase, revision, attempt, next_timer_seq, next_key, mission_seq, clock,"

@@ -222,6 +222,13 @@ gsvm_status ms_txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
         ms_mevent_set_str(pe, "state_revision", buf, strlen(buf));
         pe->attempt = rec->attempt;
     }
+    /* Applying the overlay below cannot fail half-way: the room is made
+     * first (without a state file the record in memory is the only one). */
+    if (t->overlay.count && !ms_vmap_reserve(&rec->vars, t->overlay.count)) {
+        ms_mevent_free(pe);
+        ms_txn_discard(m);
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, m->activity_id, "out of memory");
+    }
     if (changed || t->consumed_event || t->starts) {
         /* Stage the new scalars in the record for the store to write, and
          * roll them back if the write fails. */
@@ -278,8 +285,8 @@ gsvm_status ms_txn_commit(gsvm_mission *m, bool force_revision, gsvm_error *err)
             if (o->deleted) {
                 free(ms_vmap_remove(&rec->vars, o->name, o->nlen));
                 free(o);
-            } else if (!ms_vmap_put(&rec->vars, o)) {
-                free(o); /* cannot grow: the store has it; a reopen restores it */
+            } else {
+                ms_vmap_put(&rec->vars, o); /* cannot fail: reserved above */
             }
         }
         t->overlay.count = 0;

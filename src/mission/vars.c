@@ -84,6 +84,14 @@ bool ms_vmap_put(vmap *m, mvar *v)
     return true;
 }
 
+bool ms_vmap_reserve(vmap *m, uint32_t extra)
+{
+    while ((uint64_t)(m->count + 1 + (uint64_t)extra) * 4 > (uint64_t)m->cap * 3)
+        if (!grow(m))
+            return false;
+    return true;
+}
+
 mvar *ms_vmap_remove(vmap *m, const char *name, size_t nlen)
 {
     if (!m->cap)

@@ -42,7 +42,15 @@ for v in debug strip; do
         else result run-$v "$n" 1 "output differs: $(diff "$tmp/got" "$e" | head -4 | tr '\n' ' ' | head -c 300)"; fi
     done
 done
-for ch in "$H"/*/*/*.luac; do
+# under ASan/UBSan (a slow process start each) the parse pass covers one
+# target's two variants; a Release build checks every target
+dirs="$H/*/*"
+if grep -q __asan_init "$G" 2>/dev/null; then
+    dirs="$H/doubles-be/debug $H/doubles-be/strip"
+    echo "sanitizer build: luac5.1 -p over doubles-be only (Release checks every target)"
+fi
+for ch in $(for d in $dirs; do echo "$d"/*.luac; done); do
+    [ -f "$ch" ] || continue
     n=$(basename "$ch" .luac)
     case $n in 34_*|35_*|36_*|37_*|38_*) continue ;; esac
     t=$(basename "$(dirname "$(dirname "$ch")")"); v=$(basename "$(dirname "$ch")")

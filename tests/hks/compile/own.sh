@@ -46,6 +46,18 @@ if ! "$gsvm" hks compile "$dir/corners.lua" --target doubles -o "$tmp/c" ||
     echo "FAIL: corners.lua on the VM differs from lua5.1's output:"
     diff "$dir/corners.out" "$tmp/out" | head -10; cat "$tmp/e"; fail=1
 fi
+# the structure block's order (hksc's walk of its table of the ids the code
+# names: by node for Ghosts, newest insertion first for FromSoftware); the
+# model's order for 10 structures, checked against hksc's own rules in
+# compile_struct.c and pinned in structorder.out
+for t in sekiro ghosts; do
+    echo "# --target $t"
+    "$gsvm" hks compile "$dir/structorder.structs.lua" --target $t -o "$tmp/so" &&
+        "$gsvm" hks list "$tmp/so" | grep '^\.struct ' | cut -f1
+done >"$tmp/order" 2>&1
+if ! cmp -s "$tmp/order" "$dir/structorder.out"; then
+    echo "FAIL: structure block order:"; diff "$dir/structorder.out" "$tmp/order"; fail=1
+fi
 m=0
 for f in "$dir"/errors/*.lua; do
     base=$(basename "$f" .lua)
@@ -57,6 +69,23 @@ for f in "$dir"/errors/*.lua; do
     fi
 done
 echo "error programs: $m messages compared"
+# a FromSoftware insertion list that loops (a moved node: hksc's walk would
+# never end): the block still holds each of the 11 structures the code names
+i=1
+while [ $i -le 392 ]; do echo "hstructure S$i v : number; end"; i=$((i + 1)); done >"$tmp/cyc.lua"
+for i in 292 392 33 131 61 254 390 231 242 334 195; do
+    echo "local x$i = hmake S$i { v = $i }"
+done >>"$tmp/cyc.lua"
+"$gsvm" hks compile "$tmp/cyc.lua" --target sekiro -o "$tmp/cyc" &&
+    [ "$("$gsvm" hks list "$tmp/cyc" | grep -c '^\.struct ')" = 11 ] ||
+    { echo "FAIL: a looping insertion list loses structures"; fail=1; }
+# typed parameters on a target without structures: refused on their line
+printf 'local function f(n:number)\n  return n\nend\n' >"$tmp/tp.lua"
+(cd "$tmp" && "$gsvm" hks compile tp.lua --target bo2 -o "$tmp/tp") >"$tmp/e" 2>&1
+rc=$?
+if [ $rc != 1 ] || ! grep -q '^tp.lua:1:20: error: cannot use typed parameters when the virtual machine is built without structures' "$tmp/e"; then
+    echo "FAIL: typed parameters on bo2 (exit $rc): $(cat "$tmp/e")"; fail=1
+fi
 # stdin, stdout and --chunkname
 printf 'return 1\n' | "$gsvm" hks compile - --target sow -o - >"$tmp/s" 2>"$tmp/e" &&
     "$gsvm" hks list "$tmp/s" | grep -q '"=stdin"' || { echo "FAIL: - to -o -"; fail=1; }

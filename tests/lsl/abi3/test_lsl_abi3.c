@@ -375,7 +375,8 @@ static void test_snapshot_every_k(void)
         free(tour);
     }
     static const char *const conf[] = {"tests/lsl/conformance/integers.lsl", "tests/lsl/conformance/vectors.lsl",
-                                       "tests/lsl/conformance/strings_keys.lsl", "tests/lsl/conformance/floats.lsl"};
+                                       "tests/lsl/conformance/strings_keys.lsl", "tests/lsl/conformance/floats.lsl",
+                                       "tests/lsl/abi3/fused.lsl"};
     for (size_t i = 0; i < sizeof conf / sizeof conf[0]; i++) {
         char *src = read_text(conf[i]);
         if (!src) {

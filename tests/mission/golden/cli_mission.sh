@@ -52,6 +52,19 @@ expect_rc 3 "$G" mission run "$T/count.lua" --state "$T/s.db"
 printf '{"reload_script":true}\n{"event":"session_joined"}\n' >"$T/reload.jsonl"
 expect_rc 0 "$G" mission run "$T/count.lua" --state "$T/s.db" --events "$T/reload.jsonl"
 has "$T/out" '"variables":{"loads":3,"n":5}'
+# A state file cut short or corrupt is refused, naming the state file (not
+# the script); a 0-byte one is a fresh record.
+head -c 4500 "$T/s.db" >"$T/cut.db"
+expect_rc 1 "$G" mission run "$T/count.lua" --state "$T/cut.db"; has "$T/err" "$T/cut.db: error: "
+head -c 40 "$T/s.db" >"$T/short.db"
+expect_rc 1 "$G" mission run "$T/count.lua" --state "$T/short.db"
+has "$T/err" "$T/short.db: error: state store is corrupt: shorter than SQLite's 100-byte header"
+printf 'not a database at all, just some text of a hundred bytes or more, padded out to be long enough, and longer still\n' >"$T/text.db"
+expect_rc 1 "$G" mission run "$T/count.lua" --state "$T/text.db"
+has "$T/err" "$T/text.db: error: state store is corrupt: no SQLite header"
+: >"$T/zero.db"
+expect_rc 0 "$G" mission run "$T/count.lua" --state "$T/zero.db"
+has "$T/out" '"variables":{"n":0}'
 
 # Timeline errors name the line.
 printf '{"advance_ms":1}\n{"event":"no_such_kind"}\n' >"$T/badkind.jsonl"

@@ -335,6 +335,27 @@ static void test_c_call_cost(void)
     expect_fault_with("local s = string.rep('a', 8000000)\n"
                       "for i = 1, 40 do pcall(string.unpack, 'z', s) end c:set_variable('ok', true)",
                       NULL, "mission instruction budget exhausted");
+    /* string.pack/unpack/packsize read their format option by option (tens
+     * of ns each, 0.66 s for one pack of 30 MB of "x"): charged per format
+     * byte, so a 4 MB format is refused before the call, and a small one
+     * still works. */
+    static const char *const formats[] = {
+        "local f = string.rep('x', 4000000) local s = string.pack(f) c:set_variable('n', #s)",
+        "local f = string.rep('x', 4000000) local v = string.unpack(f, string.rep('a', 4000000)) c:set_variable('n', v)",
+        "local f = string.rep('!', 4000000) local n = string.packsize(f) c:set_variable('n', n)",
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        expect_fault_with(formats[i], NULL, "mission instruction budget exhausted");
+    rec_host h3;
+    m = run_one("local s = string.pack('<i4s1', 7, 'ab') local a, b = string.unpack('<i4s1', s)\n"
+                "c:set_variable('n', a + string.packsize('<i4i2')) c:set_variable('s', b)",
+                &h3, NULL);
+    CHECK(m && !gsvm_mission_faulted(m));
+    if (m) {
+        CHECK_INT(var_int(m, "n"), 13);
+        CHECK_STR(var_str(m, "s"), "ab");
+    }
+    gsvm_mission_close(m);
     /* Ordinary sorts still sort. */
     rec_host h2;
     m = run_one("local t = {'pear', 'apple', 'fig'} table.sort(t) c:set_variable('s', table.concat(t, ','))\n"

@@ -340,6 +340,200 @@ static void test_old_format(void)
     }
 }
 
+/* Without a state file a reopen keeps the record in memory instead of
+ * reading it back: run the same reports, ticks and reopens against an
+ * in-memory mission and a file-backed one, and after each step both hold
+ * the same record (variables, timers, phase, revision, attempt, clock,
+ * requests waiting, reports waiting) and told the host the same things. */
+static void dump_var(void *ud, const char *name, const gsvm_mission_value *v)
+{
+    char *out = ud;
+    size_t n = strlen(out);
+    snprintf(out + n, 4096 - n, "%s=%d:%lld:%.17g:%.*s;", name, (int)v->type, (long long)v->i, v->n,
+             (int)v->len, v->s ? v->s : "");
+}
+
+static void dump_record(gsvm_mission *m, char *out)
+{
+    out[0] = 0;
+    gsvm_mission_foreach_variable(m, dump_var, out);
+    size_t n = strlen(out);
+    snprintf(out + n, 4096 - n, "|phase %u rev %llu att %llu now %llu req %zu wait %zu fault %s|",
+             gsvm_mission_phase(m), (unsigned long long)gsvm_mission_revision(m),
+             (unsigned long long)gsvm_mission_attempt(m), (unsigned long long)gsvm_mission_now_ms(m),
+             gsvm_mission_pending_requests(m), gsvm_mission_waiting_reports(m), gsvm_mission_fault_text(m));
+    for (size_t i = 0; i < gsvm_mission_timer_count(m); i++) {
+        const char *name;
+        uint64_t d, q;
+        if (gsvm_mission_timer_at(m, i, &name, &d, &q)) {
+            n = strlen(out);
+            snprintf(out + n, 4096 - n, "%s@%llu#%llu;", name, (unsigned long long)d, (unsigned long long)q);
+        }
+    }
+}
+
+static void test_memory_reopen(void)
+{
+    static const char src[] =
+        "return {\n"
+        " on_start = function(c) c:set_variable('n', 0) c:start_timer('tick', 100) end,\n"
+        " on_load = function(c, st) c:set_variable('loads', (st:variable('loads') or 0) + 1) end,\n"
+        " on_event_timer_elapsed = function(c, st, ev) c:set_variable('t', ev.sequence) c:start_timer('tick', 300) end,\n"
+        " on_event_session_joined = function(c, st, ev)\n"
+        "   c:set_variable('n', st:variable('n') + 1) c:set_variable('seq', ev.sequence)\n"
+        "   if st:variable('n') % 3 == 0 then c.lifetime:set{state = 1} end end,\n"
+        " on_event_effect_result = function(c, st, ev) c:set_variable('r', ev.outcome) c:set_phase(st.phase + 1) end }";
+    char db[300];
+    snprintf(db, sizeof db, "%s/twin.db", dir);
+    rec_host hm, hf;
+    gsvm_mission_config cm, cf;
+    harness_config(&cm, &hm);
+    harness_config(&cf, &hf);
+    hm.answer = hf.answer = GSVM_MISSION_STALL; /* deliveries wait 2 s: reports queue behind them */
+    cf.state_path = db;
+    gsvm_error err;
+    gsvm_mission *mm = open_with(src, &cm, &err), *mf = open_with(src, &cf, &err);
+    CHECK(mm && mf);
+    if (!mm || !mf) {
+        gsvm_mission_close(mm);
+        gsvm_mission_close(mf);
+        return;
+    }
+    char a[4096], b[4096];
+    for (int step = 0; step < 40; step++) {
+        gsvm_mission *both[2] = {mm, mf};
+        for (int k = 0; k < 2; k++) {
+            gsvm_mission *m = both[k];
+            switch (step % 5) {
+            case 0:
+            case 1: report(m, "session_joined"); break;
+            case 2: gsvm_mission_advance(m, 450, &err); break;
+            case 3: CHECK_INT(gsvm_mission_reopen(m, &err), GSVM_OK); break;
+            default: report(m, "session_joined"); gsvm_mission_advance(m, 1200, &err); break;
+            }
+        }
+        dump_record(mm, a);
+        dump_record(mf, b);
+        if (strcmp(a, b) != 0)
+            fprintf(stderr, "step %d:\n memory %s\n file   %s\n", step, a, b);
+        CHECK_STR(a, b);
+        CHECK_STR(hm.log, hf.log);
+    }
+    CHECK(var_int(mm, "loads") == 8);
+    CHECK(strstr(hm.log, "res ") != NULL); /* deliveries finished (refused) along the way */
+    gsvm_mission_close(mm);
+    gsvm_mission_close(mf);
+    printf("memory reopen done\n");
+}
+
+/* What a state file holds before the record: a 0-byte file (made by
+ * `touch` or mkstemp ahead of time) is an empty SQLite database, so it
+ * opens as a fresh record, as a missing file does; a truncated, corrupt or
+ * newer-format file is refused with an error naming the file, and the file
+ * is left as it was. */
+static void refused(const char *db, const char *what, const char *want)
+{
+    rec_host h;
+    gsvm_mission_config cfg;
+    harness_config(&cfg, &h);
+    cfg.state_path = db;
+    gsvm_error err;
+    gsvm_mission *m = open_with(script, &cfg, &err);
+    CHECK(m == NULL);
+    if (m) {
+        fprintf(stderr, "%s: opened\n", what);
+        gsvm_mission_close(m);
+        return;
+    }
+    CHECK(err.status == GSVM_ERR_IO || err.status == GSVM_ERR_INPUT);
+    CHECK_STR(err.file, db);
+    if (!strstr(err.message, want))
+        fprintf(stderr, "%s: message '%s' lacks '%s'\n", what, err.message, want);
+    CHECK(strstr(err.message, want) != NULL);
+}
+
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static void test_state_files(void)
+{
+    char db[300], bad[320];
+    snprintf(db, sizeof db, "%s/empty.db", dir);
+    FILE *f = fopen(db, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fclose(f);
+    rec_host h;
+    gsvm_mission *m = open_file(script, db, &h, GSVM_MISSION_ACCEPT);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_STR(var_str(m, "s"), "start"); /* fresh: on_start ran */
+    CHECK_INT(gsvm_mission_phase(m), 3);
+    report(m, "session_joined");
+    gsvm_mission_close(m);
+    m = open_file(script, db, &h, GSVM_MISSION_ACCEPT);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_INT(var_int(m, "loads"), 1); /* the record came back: on_load ran */
+    CHECK_INT(gsvm_mission_phase(m), 3);
+    gsvm_mission_close(m);
+
+    /* The record above, cut short at a few places. */
+    long size = file_size(db);
+    CHECK(size > 8192);
+    FILE *in = fopen(db, "rb");
+    char *bytes = malloc((size_t)size);
+    CHECK(in && bytes && fread(bytes, 1, (size_t)size, in) == (size_t)size);
+    if (in)
+        fclose(in);
+    const long cuts[] = {1, 50, 99, 100, 4096, size / 2, size - 4096};
+    for (size_t i = 0; bytes && i < sizeof cuts / sizeof cuts[0]; i++) {
+        snprintf(bad, sizeof bad, "%s/cut%zu.db", dir, i);
+        FILE *o = fopen(bad, "wb");
+        CHECK(o != NULL);
+        if (!o)
+            continue;
+        fwrite(bytes, 1, (size_t)cuts[i], o);
+        fclose(o);
+        refused(bad, "truncated", "");
+        CHECK_INT(file_size(bad), cuts[i]); /* untouched */
+    }
+    /* Garbage of the size of a record. */
+    snprintf(bad, sizeof bad, "%s/garbage.db", dir);
+    FILE *o = fopen(bad, "wb");
+    CHECK(o != NULL);
+    for (long i = 0; o && i < size; i++)
+        fputc((int)((i * 7919) % 251), o);
+    if (o)
+        fclose(o);
+    refused(bad, "garbage", "not a mission state file");
+    /* A record of a newer format than this build knows. */
+    snprintf(bad, sizeof bad, "%s/newer.db", dir);
+    o = fopen(bad, "wb");
+    if (o && bytes) {
+        fwrite(bytes, 1, (size_t)size, o);
+        fclose(o);
+    }
+    sqlite3 *s;
+    CHECK_INT(sqlite3_open(bad, &s), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(s, "PRAGMA user_version=99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(s);
+    refused(bad, "newer", "format 99 is newer");
+    free(bytes);
+    printf("state files done\n");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -350,6 +544,8 @@ int main(void)
     test_kill9();
     test_kill9_waiting_reports();
     test_old_format();
+    test_state_files();
+    test_memory_reopen();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);

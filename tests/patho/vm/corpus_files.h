@@ -14,9 +14,12 @@
 
 #define CORPUS_BIN_FILES 58
 
-/* Calls fn(path, user) for each file; returns how many, or -1 (and counts a
- * failure) when a folder cannot be read. */
-static inline int corpus_each_bin(const char *shared, void (*fn)(const char *path, void *user),
+/* Loads each file and calls fn(path, program, user) (the program is freed
+ * after); a file that does not load counts a failure.  Returns how many
+ * files, or -1 (and counts a failure) when a folder cannot be read. */
+static inline int corpus_each_bin(const char *shared,
+                                  void (*fn)(const char *path, gsvm_patho_program *prog,
+                                             void *user),
                                   void *user)
 {
     static const char *const dirs[] = {"bin/2005",      "bin/alpha",      "bin/hd",
@@ -37,7 +40,15 @@ static inline int corpus_each_bin(const char *shared, void (*fn)(const char *pat
             if (len > 4 && strcmp(names[i]->d_name + len - 4, ".bin") == 0) {
                 char path[4400];
                 snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-                fn(path, user);
+                gsvm_patho_program *prog;
+                gsvm_error err;
+                if (gsvm_patho_load_file(path, GSVM_PATHO_LAYOUT_AUTO, &prog, &err) != GSVM_OK) {
+                    fprintf(stderr, "%s: does not load: %s\n", path, err.message);
+                    test_failed++;
+                } else {
+                    fn(path, prog, user);
+                    gsvm_patho_free(prog);
+                }
                 files++;
             }
             free(names[i]);

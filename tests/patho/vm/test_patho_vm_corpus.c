@@ -136,16 +136,9 @@ static void finish(driver *d, uint8_t **snap, size_t *len)
 static int files, finished, waiting, faulted, limited;
 static long total_restores;
 
-static void check_file(const char *path, void *user)
+static void check_file(const char *path, gsvm_patho_program *prog, void *user)
 {
     (void)user;
-    gsvm_patho_program *prog;
-    gsvm_error err;
-    if (gsvm_patho_load_file(path, GSVM_PATHO_LAYOUT_AUTO, &prog, &err) != GSVM_OK) {
-        fprintf(stderr, "%s: does not load: %s\n", path, err.message);
-        test_failed++;
-        return;
-    }
     files++;
     for (int events = 0; events <= 1; events++) {
         gsvm_buf a, b;
@@ -188,7 +181,6 @@ static void check_file(const char *path, void *user)
         gsvm_buf_free(&a);
         gsvm_buf_free(&b);
     }
-    gsvm_patho_free(prog);
 }
 
 int main(void)

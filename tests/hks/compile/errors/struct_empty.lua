@@ -1,0 +1,3 @@
+-- an hstructure with nothing in it
+hstructure E
+end

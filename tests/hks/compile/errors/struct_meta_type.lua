@@ -1,0 +1,4 @@
+-- the meta slot holds an object, a table or a structure
+hstructure P
+  meta : number;
+end

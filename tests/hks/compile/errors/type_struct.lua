@@ -1,0 +1,2 @@
+-- "struct" is no type of its own
+local s:struct = nil
