@@ -46,6 +46,13 @@ typedef struct lsl_expr {
     struct lsl_expr **items;
     size_t nitems;
     int height; /* operators above the deepest leaf (a leaf: 0): at most LSL_MAX_NESTING */
+    /* Set by the parser bottom-up, so no later pass walks a subtree to know:
+     * `pure`: literals (integer, float), names and operators, unary ones and
+     * casts of pure operands only (no call, no assignment: evaluating it
+     * cannot change a variable); `effects`: an assignment, ++/--, a call or
+     * print, directly or under operators, casts and components (lists and
+     * vectors do not count: ABI 2 refuses them anyway). */
+    bool pure, effects;
 } lsl_expr;
 
 typedef enum lsl_stmt_kind {
@@ -75,6 +82,10 @@ typedef struct lsl_stmt {
     size_t nstmts;
     lsl_expr **init, **step;
     size_t ninit, nstep;
+    /* Set by the parser: every path through it returns (Second Life's rule:
+     * a return, a block with a statement that returns, an if whose both
+     * branches return; loops never count, their body may not run). */
+    bool returns;
 } lsl_stmt;
 
 typedef struct lsl_param {

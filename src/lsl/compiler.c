@@ -46,6 +46,11 @@ typedef struct compiler {
     int max_slots;
     lsl_names global_names; /* name -> global index */
     lsl_names local_names;  /* name -> innermost local index, -1 when none */
+    /* the passes' work stacks (heap): no pass recurses over the tree */
+    struct eframe *ef; /* cexpr */
+    size_t nef, capef;
+    struct sframe *sf; /* cstmt */
+    size_t nsf, capsf;
 } compiler;
 
 /* The host functions of ABI 2: name, result type and parameter types. */
@@ -81,6 +86,20 @@ static bool fail(compiler *c, long line, long col, const char *fmt, ...)
     va_end(ap);
     gsvm_error_at_line(c->err, GSVM_ERR_INPUT, c->file, line, col, "%s", msg);
     return false;
+}
+
+/* Room for element n of a work stack. */
+static bool reserve(compiler *c, void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *na = realloc(*arr, nc * elem);
+    if (!na)
+        return fail(c, 0, 0, "out of memory");
+    *arr = na;
+    *cap = nc;
+    return true;
 }
 
 static bool supported_type(compiler *c, lsl_type t, long line, long col)
@@ -239,23 +258,25 @@ static bool combine(compiler *c, lsl_tok op, lsl_type vt, lsl_type rt, long line
     return emit(c, fop, 0, 0) >= 0;
 }
 
-/* Assignment and ++/--; `want` leaves the expression's value on the stack. */
-static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
+/* An assignment (E_ASSIGN) up to its right side: the variable, and for a
+ * compound one its value on the stack. */
+static bool cassign_target(compiler *c, const lsl_expr *e, var_ref *v)
 {
-    var_ref v = {false, 0, LSL_TYPE_VOID};
-    if (!target_var(c, e->lhs, &v))
+    if (!target_var(c, e->lhs, v))
+        return false;
+    if (e->op != T_ASSIGN && has_side_effect(e->rhs))
+        return fail(c, e->line, e->col,
+                    "a compound assignment whose value has side effects is not supported by ABI 2");
+    return e->op == T_ASSIGN || load_var(c, v);
+}
+
+/* The rest of an assignment, its right side (of type rt) compiled. */
+static lsl_type cassign_store(compiler *c, const lsl_expr *e, bool want, const var_ref *vp, lsl_type rt)
+{
+    var_ref v = *vp;
+    if (c->failed)
         return LSL_TYPE_VOID;
-    if (e->kind == E_ASSIGN) {
-        if (e->op != T_ASSIGN && has_side_effect(e->rhs)) {
-            fail(c, e->line, e->col,
-                 "a compound assignment whose value has side effects is not supported by ABI 2");
-            return LSL_TYPE_VOID;
-        }
-        if (e->op != T_ASSIGN && !load_var(c, &v))
-            return LSL_TYPE_VOID;
-        lsl_type rt = cexpr(c, e->rhs);
-        if (c->failed)
-            return LSL_TYPE_VOID;
+    {
         if (e->op == T_ASSIGN) {
             if (rt != v.type) {
                 fail(c, e->line, e->col, "cannot assign %s to '%s', which is %s",
@@ -269,6 +290,19 @@ static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
             return LSL_TYPE_VOID;
         return v.type;
     }
+}
+
+/* Assignment and ++/--; `want` leaves the expression's value on the stack. */
+static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
+{
+    var_ref v = {false, 0, LSL_TYPE_VOID};
+    if (e->kind == E_ASSIGN) {
+        if (!cassign_target(c, e, &v))
+            return LSL_TYPE_VOID;
+        return cassign_store(c, e, want, &v, cexpr(c, e->rhs));
+    }
+    if (!target_var(c, e->lhs, &v))
+        return LSL_TYPE_VOID;
     /* ++ and -- */
     bool inc = e->kind == E_PREINC || e->kind == E_POSTINC;
     bool post = e->kind == E_POSTINC || e->kind == E_POSTDEC;
@@ -287,55 +321,8 @@ static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
     return LSL_TYPE_INTEGER;
 }
 
-static lsl_type ccall(compiler *c, const lsl_expr *e)
-{
-    const struct host_sig *sig = NULL;
-    for (size_t i = 0; i < sizeof host_sigs / sizeof host_sigs[0]; i++)
-        if (strcmp(host_sigs[i].name, e->name) == 0)
-            sig = &host_sigs[i];
-    if (!sig) {
-        fail(c, e->line, e->col,
-             "function '%s' is not supported by ABI 2 (it has llOwnerSay and llSay)", e->name);
-        return LSL_TYPE_VOID;
-    }
-    if ((int)e->nitems != sig->nparams) {
-        fail(c, e->line, e->col, "%s takes %d argument%s, got %zu", sig->name, sig->nparams,
-             sig->nparams == 1 ? "" : "s", e->nitems);
-        return LSL_TYPE_VOID;
-    }
-    for (size_t i = 0; i < e->nitems; i++) {
-        lsl_type t = cexpr(c, e->items[i]);
-        if (c->failed)
-            return LSL_TYPE_VOID;
-        if (t != sig->params[i]) {
-            fail(c, e->items[i]->line, e->items[i]->col, "argument %zu of %s must be %s, got %s",
-                 i + 1, sig->name, lsl_type_name(sig->params[i]), lsl_type_name(t));
-            return LSL_TYPE_VOID;
-        }
-    }
-    long h = fal_program_host(c->p, sig->name);
-    if (h < 0 || emit(c, FOP_CALL_HOST, (int32_t)h, (int32_t)e->nitems) < 0) {
-        fail(c, e->line, e->col, "out of memory");
-        return LSL_TYPE_VOID;
-    }
-    return sig->ret;
-}
-
-/* Does evaluating e change a variable? */
-static bool has_side_effect(const lsl_expr *e)
-{
-    switch (e->kind) {
-    case E_ASSIGN: case E_PREINC: case E_PREDEC: case E_POSTINC: case E_POSTDEC: case E_CALL:
-    case E_PRINT:
-        return true;
-    case E_BINARY:
-        return has_side_effect(e->lhs) || has_side_effect(e->rhs);
-    case E_UNARY: case E_CAST: case E_MEMBER:
-        return has_side_effect(e->lhs);
-    default:
-        return false;
-    }
-}
+/* Does evaluating e change a variable?  (The parser's flag, ast.h.) */
+static bool has_side_effect(const lsl_expr *e) { return e->effects; }
 
 /* Second Life evaluates an operator's operands right to left; ABI 2's
  * opcodes take them left to right.  The two orders agree unless an operand
@@ -348,51 +335,10 @@ static bool order_shows(const lsl_expr *l, const lsl_expr *r)
     return (has_side_effect(l) && !lit_r) || (has_side_effect(r) && !lit_l);
 }
 
-static lsl_type cbinary(compiler *c, const lsl_expr *e)
+/* The leaves of an expression: literals, names, ++ / --, and what ABI 2
+ * refuses (its operands are never compiled). */
+static lsl_type cleaf(compiler *c, const lsl_expr *e)
 {
-    if (order_shows(e->lhs, e->rhs)) {
-        fail(c, e->line, e->col,
-             "operands with side effects (evaluated right to left) are not supported by ABI 2");
-        return LSL_TYPE_VOID;
-    }
-    switch (e->op) {
-    case T_PLUS: case T_MINUS: case T_STAR: case T_LT: case T_GT: case T_EQ:
-        break;
-    default:
-        fail(c, e->line, e->col, "operator %s is not supported by ABI 2", op_text(e->op));
-        return LSL_TYPE_VOID;
-    }
-    lsl_type lt = cexpr(c, e->lhs);
-    if (c->failed)
-        return LSL_TYPE_VOID;
-    lsl_type rt = cexpr(c, e->rhs);
-    if (c->failed)
-        return LSL_TYPE_VOID;
-    if (lt == LSL_TYPE_VOID || rt == LSL_TYPE_VOID) {
-        fail(c, e->line, e->col, "operator %s needs values, not a call that returns nothing",
-             op_text(e->op));
-        return LSL_TYPE_VOID;
-    }
-    if (e->op == T_PLUS && lt == LSL_TYPE_STRING && rt == LSL_TYPE_STRING)
-        return emit(c, FOP_CONCAT_STR, 0, 0) >= 0 ? LSL_TYPE_STRING : LSL_TYPE_VOID;
-    if (lt != LSL_TYPE_INTEGER || rt != LSL_TYPE_INTEGER) {
-        if (e->op == T_EQ && lt == rt)
-            fail(c, e->line, e->col, "comparing strings with '==' is not supported by ABI 2");
-        else
-            fail(c, e->line, e->col, "cannot apply %s to %s and %s", op_text(e->op),
-                 lsl_type_name(lt), lsl_type_name(rt));
-        return LSL_TYPE_VOID;
-    }
-    fal_op op = e->op == T_PLUS ? FOP_ADD_INT : e->op == T_MINUS ? FOP_SUB_INT
-              : e->op == T_STAR ? FOP_MUL_INT : e->op == T_LT ? FOP_LESS_INT
-              : e->op == T_GT ? FOP_GREATER_INT : FOP_EQUAL_INT;
-    return emit(c, op, 0, 0) >= 0 ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
-}
-
-static lsl_type cexpr_here(compiler *c, const lsl_expr *e)
-{
-    if (c->failed)
-        return LSL_TYPE_VOID;
     switch (e->kind) {
     case E_INT:
         return push_int(c, e->ival) ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
@@ -418,58 +364,217 @@ static lsl_type cexpr_here(compiler *c, const lsl_expr *e)
         fail(c, e->line, e->col, "undeclared variable '%s'", e->name);
         return LSL_TYPE_VOID;
     }
-    case E_CALL:
-        return ccall(c, e);
-    case E_UNARY:
-        if (e->op != T_MINUS) {
-            fail(c, e->line, e->col, "operator %s is not supported by ABI 2", op_text(e->op));
-            return LSL_TYPE_VOID;
-        }
-        if (e->lhs->kind == E_INT) /* a negative literal */
-            return push_int(c, (int32_t)(0u - (uint32_t)e->lhs->ival)) ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
-        if (!push_int(c, 0))
-            return LSL_TYPE_VOID;
-        {
-            lsl_type t = cexpr(c, e->lhs);
-            if (c->failed)
-                return LSL_TYPE_VOID;
-            if (t != LSL_TYPE_INTEGER) {
-                fail(c, e->line, e->col, "unary '-' needs an integer, got %s", lsl_type_name(t));
-                return LSL_TYPE_VOID;
-            }
-        }
-        return emit(c, FOP_SUB_INT, 0, 0) >= 0 ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
-    case E_BINARY:
-        return cbinary(c, e);
-    case E_ASSIGN:
     case E_PREINC:
     case E_PREDEC:
     case E_POSTINC:
     case E_POSTDEC:
         return cassign(c, e, true);
-    case E_CAST: {
-        if (!supported_type(c, e->cast_type, e->line, e->col))
-            return LSL_TYPE_VOID;
-        lsl_type t = cexpr(c, e->lhs);
-        if (c->failed)
-            return LSL_TYPE_VOID;
-        if (t == e->cast_type)
-            return t;
-        if (t == LSL_TYPE_INTEGER && e->cast_type == LSL_TYPE_STRING)
-            return emit(c, FOP_CAST_INT_TO_STR, 0, 0) >= 0 ? LSL_TYPE_STRING : LSL_TYPE_VOID;
-        fail(c, e->line, e->col, "casting %s to %s is not supported by ABI 2", lsl_type_name(t),
-             lsl_type_name(e->cast_type));
-        return LSL_TYPE_VOID;
-    }
     case E_MEMBER:
         fail(c, e->line, e->col, "vector and rotation components are not supported by ABI 2");
         return LSL_TYPE_VOID;
     case E_PRINT:
         fail(c, e->line, e->col, "print is not supported by ABI 2");
         return LSL_TYPE_VOID;
+    default:
+        fail(c, e->line, e->col, "unknown expression");
+        return LSL_TYPE_VOID;
     }
-    fail(c, e->line, e->col, "unknown expression");
-    return LSL_TYPE_VOID;
+}
+
+/* An expression being compiled by cexpr: `stage` counts its visits, `i`
+ * the arguments started. */
+typedef struct eframe {
+    const lsl_expr *e;
+    int stage;
+    size_t i;
+    uint32_t line, col; /* the code position to restore when it is done */
+    lsl_type t;         /* E_BINARY: the left operand's type */
+    var_ref v;          /* E_ASSIGN: the variable */
+    const struct host_sig *sig; /* E_CALL */
+} eframe;
+
+/* Starts compiling e; its instructions carry its line:col (the program's
+ * line table), so an operator emitted after its operands is its own
+ * position. */
+static bool push_expr(compiler *c, const lsl_expr *e)
+{
+    if (!reserve(c, (void **)&c->ef, &c->capef, c->nef, sizeof *c->ef))
+        return false;
+    c->ef[c->nef++] = (eframe){.e = e, .line = c->p->at_line, .col = c->p->at_col};
+    c->p->at_line = (uint32_t)e->line;
+    c->p->at_col = (uint32_t)e->col;
+    return true;
+}
+
+/* Compiles e, leaving its value (if any) on the stack; returns its type
+ * (VOID for a call that returns nothing, or after a failure).  Without
+ * recursion: each operator, call or cast whose operands are being compiled
+ * is a frame on c->ef; `r` is the type of the operand finished last. */
+static lsl_type cexpr(compiler *c, const lsl_expr *root)
+{
+    size_t base = c->nef;
+    uint32_t line0 = c->p->at_line, col0 = c->p->at_col;
+    lsl_type r = LSL_TYPE_VOID;
+    if (!push_expr(c, root))
+        return LSL_TYPE_VOID;
+    while (c->nef > base) {
+        eframe *f = &c->ef[c->nef - 1];
+        const lsl_expr *e = f->e;
+        const lsl_expr *child = NULL;
+        lsl_type res = LSL_TYPE_VOID;
+        if (c->failed)
+            goto done;
+        switch (e->kind) {
+        case E_CALL:
+            if (f->stage++ == 0) {
+                for (size_t i = 0; i < sizeof host_sigs / sizeof host_sigs[0]; i++)
+                    if (strcmp(host_sigs[i].name, e->name) == 0)
+                        f->sig = &host_sigs[i];
+                if (!f->sig) {
+                    fail(c, e->line, e->col,
+                         "function '%s' is not supported by ABI 2 (it has llOwnerSay and llSay)", e->name);
+                    break;
+                }
+                if ((int)e->nitems != f->sig->nparams) {
+                    fail(c, e->line, e->col, "%s takes %d argument%s, got %zu", f->sig->name, f->sig->nparams,
+                         f->sig->nparams == 1 ? "" : "s", e->nitems);
+                    break;
+                }
+            } else if (r != f->sig->params[f->i - 1]) {
+                const lsl_expr *a = e->items[f->i - 1];
+                fail(c, a->line, a->col, "argument %zu of %s must be %s, got %s", f->i, f->sig->name,
+                     lsl_type_name(f->sig->params[f->i - 1]), lsl_type_name(r));
+                break;
+            }
+            if (f->i < e->nitems) {
+                child = e->items[f->i++];
+                break;
+            }
+            {
+                long h = fal_program_host(c->p, f->sig->name);
+                if (h < 0 || emit(c, FOP_CALL_HOST, (int32_t)h, (int32_t)e->nitems) < 0)
+                    fail(c, e->line, e->col, "out of memory");
+                else
+                    res = f->sig->ret;
+            }
+            break;
+        case E_UNARY:
+            if (f->stage++ == 0) {
+                if (e->op != T_MINUS) {
+                    fail(c, e->line, e->col, "operator %s is not supported by ABI 2", op_text(e->op));
+                    break;
+                }
+                if (e->lhs->kind == E_INT) { /* a negative literal */
+                    if (push_int(c, (int32_t)(0u - (uint32_t)e->lhs->ival)))
+                        res = LSL_TYPE_INTEGER;
+                    break;
+                }
+                if (push_int(c, 0))
+                    child = e->lhs;
+                break;
+            }
+            if (r != LSL_TYPE_INTEGER) {
+                fail(c, e->line, e->col, "unary '-' needs an integer, got %s", lsl_type_name(r));
+                break;
+            }
+            res = emit(c, FOP_SUB_INT, 0, 0) >= 0 ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
+            break;
+        case E_BINARY: {
+            if (f->stage == 0) {
+                /* Second Life evaluates an operator's operands right to left;
+                 * ABI 2's opcodes take them left to right (see order_shows) */
+                if (order_shows(e->lhs, e->rhs)) {
+                    fail(c, e->line, e->col,
+                         "operands with side effects (evaluated right to left) are not supported by ABI 2");
+                    break;
+                }
+                switch (e->op) {
+                case T_PLUS: case T_MINUS: case T_STAR: case T_LT: case T_GT: case T_EQ:
+                    break;
+                default:
+                    fail(c, e->line, e->col, "operator %s is not supported by ABI 2", op_text(e->op));
+                    break;
+                }
+                if (c->failed)
+                    break;
+                f->stage = 1;
+                child = e->lhs;
+                break;
+            }
+            if (f->stage == 1) {
+                f->t = r;
+                f->stage = 2;
+                child = e->rhs;
+                break;
+            }
+            lsl_type lt = f->t, rt = r;
+            if (lt == LSL_TYPE_VOID || rt == LSL_TYPE_VOID) {
+                fail(c, e->line, e->col, "operator %s needs values, not a call that returns nothing",
+                     op_text(e->op));
+                break;
+            }
+            if (e->op == T_PLUS && lt == LSL_TYPE_STRING && rt == LSL_TYPE_STRING) {
+                res = emit(c, FOP_CONCAT_STR, 0, 0) >= 0 ? LSL_TYPE_STRING : LSL_TYPE_VOID;
+                break;
+            }
+            if (lt != LSL_TYPE_INTEGER || rt != LSL_TYPE_INTEGER) {
+                if (e->op == T_EQ && lt == rt)
+                    fail(c, e->line, e->col, "comparing strings with '==' is not supported by ABI 2");
+                else
+                    fail(c, e->line, e->col, "cannot apply %s to %s and %s", op_text(e->op),
+                         lsl_type_name(lt), lsl_type_name(rt));
+                break;
+            }
+            fal_op fop = e->op == T_PLUS ? FOP_ADD_INT : e->op == T_MINUS ? FOP_SUB_INT
+                       : e->op == T_STAR ? FOP_MUL_INT : e->op == T_LT ? FOP_LESS_INT
+                       : e->op == T_GT ? FOP_GREATER_INT : FOP_EQUAL_INT;
+            res = emit(c, fop, 0, 0) >= 0 ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
+            break;
+        }
+        case E_ASSIGN:
+            if (f->stage++ == 0) {
+                if (cassign_target(c, e, &f->v))
+                    child = e->rhs;
+                break;
+            }
+            res = cassign_store(c, e, true, &f->v, r);
+            break;
+        case E_CAST:
+            if (f->stage++ == 0) {
+                if (supported_type(c, e->cast_type, e->line, e->col))
+                    child = e->lhs;
+                break;
+            }
+            if (r == e->cast_type) {
+                res = r;
+                break;
+            }
+            if (r == LSL_TYPE_INTEGER && e->cast_type == LSL_TYPE_STRING) {
+                res = emit(c, FOP_CAST_INT_TO_STR, 0, 0) >= 0 ? LSL_TYPE_STRING : LSL_TYPE_VOID;
+                break;
+            }
+            fail(c, e->line, e->col, "casting %s to %s is not supported by ABI 2", lsl_type_name(r),
+                 lsl_type_name(e->cast_type));
+            break;
+        default:
+            res = cleaf(c, e);
+            break;
+        }
+        if (child && push_expr(c, child))
+            continue;
+    done:
+        c->p->at_line = f->line;
+        c->p->at_col = f->col;
+        c->nef--;
+        if (c->failed) { /* an operand's error is its whole expression's */
+            c->nef = base;
+            c->p->at_line = line0;
+            c->p->at_col = col0;
+            return LSL_TYPE_VOID;
+        }
+        r = res;
+    }
+    return r;
 }
 
 /* An expression used as a statement: its value, if any, is discarded. */
@@ -499,39 +604,10 @@ static bool ccondition(compiler *c, const lsl_expr *e, const char *what)
 
 /* ---- statements ---------------------------------------------------------------- */
 
-/* The instructions of an expression or statement carry its line:col (the
- * program's line table): set around each, restored after, so an operator
- * emitted after its operands is its own position. */
-static lsl_type cexpr(compiler *c, const lsl_expr *e)
-{
-    uint32_t line = c->p->at_line, col = c->p->at_col;
-    c->p->at_line = (uint32_t)e->line;
-    c->p->at_col = (uint32_t)e->col;
-    lsl_type t = cexpr_here(c, e);
-    c->p->at_line = line;
-    c->p->at_col = col;
-    return t;
-}
 
-static bool cstmt_here(compiler *c, const lsl_stmt *s);
-
-static bool cstmt(compiler *c, const lsl_stmt *s)
+/* A statement without a body (no S_BLOCK, S_IF or S_WHILE). */
+static bool cstmt_leaf(compiler *c, const lsl_stmt *s)
 {
-    uint32_t line = c->p->at_line, col = c->p->at_col;
-    if (s->line > 0) {
-        c->p->at_line = (uint32_t)s->line;
-        c->p->at_col = (uint32_t)s->col;
-    }
-    bool ok = cstmt_here(c, s);
-    c->p->at_line = line;
-    c->p->at_col = col;
-    return ok;
-}
-
-static bool cstmt_here(compiler *c, const lsl_stmt *s)
-{
-    if (c->failed)
-        return false;
     switch (s->kind) {
     case S_EMPTY:
         return true;
@@ -555,57 +631,6 @@ static bool cstmt_here(compiler *c, const lsl_stmt *s)
             return false;
         return emit(c, FOP_STORE_LOCAL, slot, 0) >= 0;
     }
-    case S_BLOCK:
-        c->depth++;
-        for (size_t i = 0; i < s->nstmts && !c->failed; i++)
-            cstmt(c, s->stmts[i]);
-        leave_scope(c);
-        return !c->failed;
-    case S_IF: {
-        /* an else-if chain in a loop (no recursion per branch); the jumps
-         * to its end are chained through their operands until patched */
-        long chain = -1;
-        for (;;) {
-            if (!ccondition(c, s->expr, "if"))
-                return false;
-            long jz = emit(c, FOP_JUMP_IF_ZERO, 0, 0);
-            if (!cstmt(c, s->body))
-                return false;
-            if (!s->else_body) {
-                patch(c, jz, c->p->ncode);
-                break;
-            }
-            long jend = emit(c, FOP_JUMP, (int32_t)chain, 0);
-            if (jend < 0)
-                return false;
-            chain = jend;
-            patch(c, jz, c->p->ncode);
-            if (s->else_body->kind != S_IF) {
-                if (!cstmt(c, s->else_body))
-                    return false;
-                break;
-            }
-            s = s->else_body;
-        }
-        while (chain >= 0 && !c->failed) {
-            long next = c->p->code[chain].a;
-            patch(c, chain, c->p->ncode);
-            chain = next;
-        }
-        return !c->failed;
-    }
-    case S_WHILE: {
-        /* <cond>, JumpIfZero end, <body>, Jump start, end: */
-        size_t start = c->p->ncode;
-        if (!ccondition(c, s->expr, "while"))
-            return false;
-        long jz = emit(c, FOP_JUMP_IF_ZERO, 0, 0);
-        if (!cstmt(c, s->body))
-            return false;
-        emit(c, FOP_JUMP, (int32_t)start, 0);
-        patch(c, jz, c->p->ncode);
-        return !c->failed;
-    }
     case S_DO:
         return fail(c, s->line, s->col, "'do ... while' loops are not supported by ABI 2");
     case S_FOR:
@@ -619,8 +644,137 @@ static bool cstmt_here(compiler *c, const lsl_stmt *s)
         if (s->expr)
             return fail(c, s->expr->line, s->expr->col, "an event handler cannot return a value");
         return emit(c, FOP_HALT, 0, 0) >= 0;
+    case S_BLOCK: case S_IF: case S_WHILE:
+        break; /* cstmt's */
     }
     return fail(c, s->line, s->col, "unknown statement");
+}
+
+/* A statement being compiled by cstmt: `stage` counts its steps; `i` the
+ * block's statements started, `jz` a pending jump, `chain` an if chain's
+ * jumps to its end, `start` a loop's first instruction. */
+typedef struct sframe {
+    const lsl_stmt *s; /* S_IF: the if of the chain being compiled */
+    int stage;
+    size_t i;
+    uint32_t line, col; /* the code position to restore when it is done */
+    long jz, chain;
+    size_t start;
+} sframe;
+
+static bool push_stmt(compiler *c, const lsl_stmt *s)
+{
+    if (!reserve(c, (void **)&c->sf, &c->capsf, c->nsf, sizeof *c->sf))
+        return false;
+    c->sf[c->nsf++] = (sframe){.s = s, .line = c->p->at_line, .col = c->p->at_col};
+    if (s->line > 0) {
+        c->p->at_line = (uint32_t)s->line;
+        c->p->at_col = (uint32_t)s->col;
+    }
+    return true;
+}
+
+/* Compiles a statement and every statement in it, without recursion: each
+ * block, if chain and while loop whose body is being compiled is a frame
+ * on c->sf.  Each statement's instructions carry its line:col. */
+static bool cstmt(compiler *c, const lsl_stmt *root)
+{
+    size_t base = c->nsf;
+    uint32_t line0 = c->p->at_line, col0 = c->p->at_col;
+    if (!push_stmt(c, root))
+        return false;
+    while (c->nsf > base) {
+        sframe *f = &c->sf[c->nsf - 1];
+        const lsl_stmt *s = f->s;
+        const lsl_stmt *child = NULL;
+        if (c->failed)
+            goto done;
+        switch (s->kind) {
+        case S_BLOCK:
+            if (f->stage++ == 0)
+                c->depth++;
+            if (f->i < s->nstmts) {
+                child = s->stmts[f->i++];
+                break;
+            }
+            leave_scope(c);
+            break;
+        case S_IF:
+            /* an else-if chain in one frame; the jumps to its end are chained
+             * through their operands until patched */
+            if (f->stage == 0) {
+                f->chain = -1;
+                f->stage = 1; /* the test of f->s */
+            } else if (f->stage == 2) { /* the body of f->s is compiled */
+                if (!s->else_body) {
+                    patch(c, f->jz, c->p->ncode);
+                    f->stage = 4;
+                } else {
+                    long jend = emit(c, FOP_JUMP, (int32_t)f->chain, 0);
+                    if (jend < 0)
+                        break;
+                    f->chain = jend;
+                    patch(c, f->jz, c->p->ncode);
+                    if (s->else_body->kind != S_IF) {
+                        f->stage = 3;
+                        child = s->else_body;
+                        break;
+                    }
+                    f->s = s = s->else_body;
+                    f->stage = 1;
+                }
+            } else if (f->stage == 3) { /* the final else is compiled */
+                f->stage = 4;
+            }
+            if (f->stage == 1) {
+                if (!ccondition(c, s->expr, "if"))
+                    break;
+                f->jz = emit(c, FOP_JUMP_IF_ZERO, 0, 0);
+                f->stage = 2;
+                child = s->body;
+                break;
+            }
+            while (f->chain >= 0 && !c->failed) {
+                long next = c->p->code[f->chain].a;
+                patch(c, f->chain, c->p->ncode);
+                f->chain = next;
+            }
+            break;
+        case S_WHILE:
+            /* <cond>, JumpIfZero end, <body>, Jump start, end: */
+            if (f->stage++ == 0) {
+                f->start = c->p->ncode;
+                if (!ccondition(c, s->expr, "while"))
+                    break;
+                f->jz = emit(c, FOP_JUMP_IF_ZERO, 0, 0);
+                child = s->body;
+                break;
+            }
+            emit(c, FOP_JUMP, (int32_t)f->start, 0);
+            patch(c, f->jz, c->p->ncode);
+            break;
+        default:
+            cstmt_leaf(c, s);
+            break;
+        }
+        if (child && push_stmt(c, child))
+            continue;
+    done:
+        c->p->at_line = f->line;
+        c->p->at_col = f->col;
+        c->nsf--;
+        if (c->failed) { /* a statement's error ends the compilation */
+            while (c->nsf > base) {
+                f = &c->sf[--c->nsf];
+                if (f->s->kind == S_BLOCK && f->stage > 0)
+                    leave_scope(c);
+            }
+            c->p->at_line = line0;
+            c->p->at_col = col0;
+            return false;
+        }
+    }
+    return true;
 }
 
 /* ---- top level -------------------------------------------------------------------- */
@@ -767,6 +921,8 @@ gsvm_status gsvm_lsl_compile(const char *source, size_t len, const char *file,
     gsvm_status st = lsl_front_end(source, len, file, compile_tree, &c, err);
     free(c.globals);
     free(c.locals);
+    free(c.ef);
+    free(c.sf);
     lsl_names_free(&c.global_names);
     lsl_names_free(&c.local_names);
     if (st != GSVM_OK) {

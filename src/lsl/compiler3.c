@@ -70,6 +70,13 @@ typedef struct c3 {
     size_t nlabels, caplabels;
     fixup3 *fixups;
     size_t nfixups, capfixups;
+    /* the passes' work stacks (heap): no pass recurses over the tree */
+    struct eframe3 *ef; /* cexpr */
+    size_t nef, capef;
+    struct sframe3 *sf; /* cstmt */
+    size_t nsf, capsf;
+    const lsl_expr **scan; /* int_expr, quiet_expr, ccond_false */
+    size_t nscan, capscan;
 } c3;
 
 static bool fail(c3 *c, long line, long col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -85,6 +92,20 @@ static bool fail(c3 *c, long line, long col, const char *fmt, ...)
     va_end(ap);
     gsvm_error_at_line(c->err, GSVM_ERR_INPUT, c->file, line, col, "%s", msg);
     return false;
+}
+
+/* Room for element n of a work stack. */
+static bool reserve(c3 *c, void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *na = realloc(*arr, nc * elem);
+    if (!na)
+        return fail(c, 0, 0, "out of memory");
+    *arr = na;
+    *cap = nc;
+    return true;
 }
 
 static long emit(c3 *c, fal3_op op, int32_t a, int32_t b, int32_t cc, int pops, int pushes)
@@ -339,25 +360,18 @@ static bool lookup_constant(const char *name, lsl_value *out)
 
 /* ---- compile-time evaluation (global initializers) ----------------------- */
 
-static bool ceval(c3 *c, const lsl_expr *e, lsl_value *out);
+/* A constant expression, evaluated without recursion: each open vector,
+ * rotation, list, unary operator or cast is a frame; finished values wait
+ * on a value stack (a list's items above its `vbase`). */
+typedef struct cframe3 {
+    const lsl_expr *e;
+    size_t i;     /* items evaluated so far */
+    float f[4];   /* a vector's or rotation's components */
+    size_t vbase; /* a list's first item on the value stack */
+} cframe3;
 
-static bool ceval_float(c3 *c, const lsl_expr *e, float *out)
-{
-    lsl_value v;
-    if (!ceval(c, e, &v))
-        return false;
-    if (v.type == LSL_TYPE_INTEGER)
-        *out = (float)v.u.i;
-    else if (v.type == LSL_TYPE_FLOAT)
-        *out = v.u.f;
-    else {
-        lsl_value_release(&v);
-        return fail(c, e->line, e->col, "a vector or rotation component must be a number");
-    }
-    return true;
-}
-
-static bool ceval(c3 *c, const lsl_expr *e, lsl_value *out)
+/* One leaf: a literal, an earlier global or a named constant. */
+static bool ceval_leaf(c3 *c, const lsl_expr *e, lsl_value *out)
 {
     gsvm_error ee;
     switch (e->kind) {
@@ -382,65 +396,121 @@ static bool ceval(c3 *c, const lsl_expr *e, lsl_value *out)
             return true;
         return fail(c, e->line, e->col, "'%s' is not a constant or an earlier global", e->name);
     }
-    case E_VECTOR:
-    case E_ROTATION: {
-        float f[4] = {0, 0, 0, 0};
-        for (size_t i = 0; i < e->nitems; i++)
-            if (!ceval_float(c, e->items[i], &f[i]))
-                return false;
-        *out = e->kind == E_VECTOR ? lsl_vector(f[0], f[1], f[2]) : lsl_rotation(f[0], f[1], f[2], f[3]);
-        return true;
-    }
-    case E_LIST: {
-        lsl_value items[64] = {{0}};
-        lsl_value *it = e->nitems <= 64 ? items : calloc(e->nitems, sizeof *it);
-        if (!it)
-            return fail(c, e->line, e->col, "out of memory");
-        size_t n = 0;
-        bool ok = true;
-        for (; n < e->nitems && ok; n++) {
-            ok = ceval(c, e->items[n], &it[n]);
-            if (ok && it[n].type == LSL_TYPE_LIST) {
-                lsl_value_release(&it[n]);
-                ok = fail(c, e->items[n]->line, e->items[n]->col, "a list cannot contain a list");
-            }
-            if (!ok)
-                break;
-        }
-        if (ok && lsl_list_adopt(NULL, it, n, out, &ee) != GSVM_OK)
-            ok = fail(c, e->line, e->col, "%s", ee.message);
-        else if (!ok)
-            for (size_t i = 0; i < n; i++)
-                lsl_value_release(&it[i]);
-        if (it != items)
-            free(it);
-        return ok;
-    }
-    case E_UNARY: {
-        lsl_value v;
-        if (!ceval(c, e->lhs, &v))
-            return false;
-        lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
-        gsvm_status st = lsl_value_unop(u, &v, out, &ee);
-        lsl_value_release(&v);
-        return st == GSVM_OK || fail(c, e->line, e->col, "%s", ee.message);
-    }
-    case E_CAST: {
-        lsl_value v;
-        if (!ceval(c, e->lhs, &v))
-            return false;
-        if (!lsl_cast_allowed(v.type, e->cast_type)) {
-            lsl_value_release(&v);
-            return fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(v.type),
-                        lsl_type_name(e->cast_type));
-        }
-        gsvm_status st = lsl_value_cast(NULL, &v, e->cast_type, out, &ee);
-        lsl_value_release(&v);
-        return st == GSVM_OK || fail(c, e->line, e->col, "%s", ee.message);
-    }
     default:
         return fail(c, e->line, e->col, "a global initializer must be a constant expression");
     }
+}
+
+static bool ceval(c3 *c, const lsl_expr *root, lsl_value *out)
+{
+    cframe3 *fs = NULL;
+    lsl_value *vs = NULL;
+    size_t nf = 0, capf = 0, nv = 0, capv = 0;
+    bool ok = reserve(c, (void **)&fs, &capf, nf, sizeof *fs);
+    if (ok)
+        fs[nf++] = (cframe3){.e = root};
+    gsvm_error ee;
+    while (ok && nf) {
+        cframe3 *f = &fs[nf - 1];
+        const lsl_expr *e = f->e;
+        const lsl_expr *child = NULL;
+        lsl_value v = {0};
+        if (!reserve(c, (void **)&vs, &capv, nv, sizeof *vs)) {
+            ok = false;
+            break;
+        }
+        switch (e->kind) {
+        case E_VECTOR:
+        case E_ROTATION:
+            if (f->i > 0) {
+                v = vs[--nv];
+                if (v.type == LSL_TYPE_INTEGER)
+                    f->f[f->i - 1] = (float)v.u.i;
+                else if (v.type == LSL_TYPE_FLOAT)
+                    f->f[f->i - 1] = v.u.f;
+                else {
+                    lsl_value_release(&v);
+                    ok = fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col,
+                              "a vector or rotation component must be a number");
+                    break;
+                }
+            }
+            if (f->i < e->nitems) {
+                child = e->items[f->i++];
+                break;
+            }
+            vs[nv++] = e->kind == E_VECTOR ? lsl_vector(f->f[0], f->f[1], f->f[2])
+                                           : lsl_rotation(f->f[0], f->f[1], f->f[2], f->f[3]);
+            nf--;
+            break;
+        case E_LIST:
+            if (f->i == 0)
+                f->vbase = nv;
+            else if (vs[nv - 1].type == LSL_TYPE_LIST) {
+                lsl_value_release(&vs[--nv]);
+                ok = fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col, "a list cannot contain a list");
+                break;
+            }
+            if (f->i < e->nitems) {
+                child = e->items[f->i++];
+                break;
+            }
+            if (lsl_list_adopt(NULL, vs + f->vbase, nv - f->vbase, &v, &ee) != GSVM_OK) {
+                ok = fail(c, e->line, e->col, "%s", ee.message);
+                break;
+            }
+            nv = f->vbase; /* the list holds the items now */
+            vs[nv++] = v;
+            nf--;
+            break;
+        case E_UNARY:
+        case E_CAST:
+            if (f->i == 0) {
+                child = e->lhs;
+                f->i = 1;
+                break;
+            }
+            v = vs[--nv];
+            gsvm_status st;
+            if (e->kind == E_UNARY) {
+                lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
+                st = lsl_value_unop(u, &v, &vs[nv], &ee);
+            } else if (!lsl_cast_allowed(v.type, e->cast_type)) {
+                lsl_value_release(&v);
+                ok = fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(v.type),
+                          lsl_type_name(e->cast_type));
+                break;
+            } else {
+                st = lsl_value_cast(NULL, &v, e->cast_type, &vs[nv], &ee);
+            }
+            lsl_value_release(&v);
+            if (st != GSVM_OK) {
+                ok = fail(c, e->line, e->col, "%s", ee.message);
+                break;
+            }
+            nv++;
+            nf--;
+            break;
+        default:
+            if (!(ok = ceval_leaf(c, e, &vs[nv])))
+                break;
+            nv++;
+            nf--;
+            break;
+        }
+        if (ok && child) {
+            if ((ok = reserve(c, (void **)&fs, &capf, nf, sizeof *fs)))
+                fs[nf++] = (cframe3){.e = child};
+        }
+    }
+    if (ok)
+        *out = vs[0];
+    else
+        while (nv)
+            lsl_value_release(&vs[--nv]);
+    free(fs);
+    free(vs);
+    return ok;
 }
 
 /* ---- expressions --------------------------------------------------------- */
@@ -706,13 +776,27 @@ static bool sl_compound_ok(lsl_tok op, lsl_type v, lsl_type r)
     }
 }
 
+/* An assignment's variable: v, the component (or -1) and the type assigned. */
+static bool cassign_target(c3 *c, const lsl_expr *e, var3 *v, int *member, lsl_type *vt)
+{
+    if (!lvalue(c, e->lhs, v, member))
+        return false;
+    *vt = *member >= 0 ? LSL_TYPE_FLOAT : v->type;
+    return true;
+}
+
+static lsl_type cassign_store(c3 *c, const lsl_expr *e, bool want, var3 v, int member, lsl_type vt, lsl_type rt);
+
+/* An assignment; `want` leaves its value.  The in-place forms need !want:
+ * an assignment used as a value is compiled by cexpr (cassign_target, the
+ * right side, cassign_store). */
 static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
 {
     var3 v;
     int member;
-    if (!lvalue(c, e->lhs, &v, &member))
+    lsl_type vt;
+    if (!cassign_target(c, e, &v, &member, &vt))
         return T_ERR;
-    lsl_type vt = member >= 0 ? LSL_TYPE_FLOAT : v.type;
     /* x = llListReplaceList(x, [v], i, i) on a list local: in place */
     const lsl_expr *r = e->rhs;
     if (e->op == T_ASSIGN && !want && member < 0 && !v.global && vt == LSL_TYPE_LIST && r->kind == E_CALL &&
@@ -747,7 +831,12 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
         }
         return op(c, v.global ? F3_APPEND_GLOBAL : F3_APPEND_LOCAL, v.slot, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
     }
-    lsl_type rt = cexpr(c, e->rhs);
+    return cassign_store(c, e, want, v, member, vt, cexpr(c, e->rhs));
+}
+
+/* The rest of an assignment, its right side (of type rt) compiled. */
+static lsl_type cassign_store(c3 *c, const lsl_expr *e, bool want, var3 v, int member, lsl_type vt, lsl_type rt)
+{
     if (rt == T_ERR)
         return T_ERR;
     /* s += string, l += anything: in place when the variable holds the only reference */
@@ -840,84 +929,13 @@ static lsl_type cincdec(c3 *c, const lsl_expr *e, bool want)
     return want ? vt : LSL_TYPE_VOID;
 }
 
-/* No side effects, no calls: evaluating it cannot change a variable. */
-static bool pure_expr(const lsl_expr *e)
-{
-    switch (e->kind) {
-    case E_INT: case E_FLOAT: case E_IDENT: return true;
-    case E_BINARY: return pure_expr(e->lhs) && pure_expr(e->rhs);
-    case E_UNARY: case E_CAST: return pure_expr(e->lhs);
-    default: return false;
-    }
-}
+/* No side effects, no calls: evaluating it cannot change a variable (the
+ * parser's flag, ast.h). */
+static bool pure_expr(const lsl_expr *e) { return e->pure; }
 
-static lsl_type ccall(c3 *c, const lsl_expr *e)
+/* The leaves of an expression: literals, names, components, ++ / --. */
+static lsl_type cleaf(c3 *c, const lsl_expr *e)
 {
-    long fi;
-    if (lsl_names_get(&c->fnames, e->name, &fi)) {
-        const lsl_func *f = &c->sc->funcs[fi];
-        if (e->nitems != f->nparams) {
-            fail(c, e->line, e->col, "%s takes %zu arguments, not %zu", f->name, f->nparams, e->nitems);
-            return T_ERR;
-        }
-        for (size_t i = 0; i < e->nitems; i++) {
-            lsl_type t = cexpr(c, e->items[i]);
-            if (!coerce_arg(c, t, f->params[i].type, e->items[i], i, f->name))
-                return T_ERR;
-        }
-        if (emit(c, F3_CALL, (int32_t)fi, 0, 0, (int)f->nparams, f->ret != LSL_TYPE_VOID) < 0)
-            return T_ERR;
-        return f->ret;
-    }
-    const lsl_builtin *b = lsl_builtin_by_name(e->name, strlen(e->name));
-    if (!b) {
-        fail(c, e->line, e->col, "no function named '%s'", e->name);
-        return T_ERR;
-    }
-    if (e->nitems != b->nargs) {
-        fail(c, e->line, e->col, "%s takes %u arguments, not %zu", b->name, b->nargs, e->nitems);
-        return T_ERR;
-    }
-    var3 lv;
-    if ((b->id == LSL_ID_llList2Integer || b->id == LSL_ID_llList2Float) && e->items[0]->kind == E_IDENT &&
-        find_var(c, e->items[0]->name, &lv) && !lv.global && lv.type == LSL_TYPE_LIST && pure_expr(e->items[1])) {
-        /* an element of a list local: the list stays in its slot (the index
-         * cannot change it, so reading it after the index is the same) */
-        lsl_type t = cexpr(c, e->items[1]);
-        if (!coerce_arg(c, t, lsl_builtin_arg_type(b, 1), e->items[1], 1, b->name))
-            return T_ERR;
-        return op(c, F3_LIST_GET_L, lv.slot, b->id, 0) >= 0 ? b->ret : T_ERR;
-    }
-    for (size_t i = 0; i < e->nitems; i++) {
-        lsl_type t = cexpr(c, e->items[i]);
-        if (!coerce_arg(c, t, lsl_builtin_arg_type(b, (unsigned)i), e->items[i], i, b->name))
-            return T_ERR;
-    }
-    if (emit(c, F3_CALLB, b->id, b->nargs, 0, b->nargs, b->ret != LSL_TYPE_VOID) < 0)
-        return T_ERR;
-    return b->ret;
-}
-
-static lsl_type cexpr_at(c3 *c, const lsl_expr *e);
-/* Compiles e with its position as the code's: an operator's own
- * instructions, emitted after its operands', are of the operator. */
-static lsl_type cexpr(c3 *c, const lsl_expr *e)
-{
-    long line = c->line, col = c->col;
-    if (e->line > 0) {
-        c->line = e->line;
-        c->col = e->col;
-    }
-    lsl_type t = cexpr_at(c, e);
-    c->line = line;
-    c->col = col;
-    return t;
-}
-
-static lsl_type cexpr_at(c3 *c, const lsl_expr *e)
-{
-    if (c->failed)
-        return T_ERR;
     switch (e->kind) {
     case E_INT:
         return op(c, F3_PUSH_INT, e->ival, 0, 0) >= 0 ? LSL_TYPE_INTEGER : T_ERR;
@@ -944,82 +962,6 @@ static lsl_type cexpr_at(c3 *c, const lsl_expr *e)
         fail(c, e->line, e->col, "'%s' is not declared", e->name);
         return T_ERR;
     }
-    case E_VECTOR:
-    case E_ROTATION:
-        for (size_t i = 0; i < e->nitems; i++) {
-            lsl_type t = cexpr(c, e->items[i]);
-            if (!coerce(c, t, LSL_TYPE_FLOAT, e->items[i]->line, e->items[i]->col, "component"))
-                return T_ERR;
-        }
-        if (e->kind == E_VECTOR)
-            return op(c, F3_MKVEC, 0, 0, 0) >= 0 ? LSL_TYPE_VECTOR : T_ERR;
-        return op(c, F3_MKROT, 0, 0, 0) >= 0 ? LSL_TYPE_ROTATION : T_ERR;
-    case E_LIST:
-        for (size_t i = 0; i < e->nitems; i++) {
-            lsl_type t = cexpr(c, e->items[i]);
-            if (t == T_ERR)
-                return T_ERR;
-            if (t == LSL_TYPE_LIST || t == LSL_TYPE_VOID) {
-                fail(c, e->items[i]->line, e->items[i]->col, "a list element cannot be %s",
-                     t == LSL_TYPE_LIST ? "a list" : "void");
-                return T_ERR;
-            }
-        }
-        return emit(c, F3_MKLIST, (int32_t)e->nitems, 0, 0, (int)e->nitems, 1) >= 0 ? LSL_TYPE_LIST : T_ERR;
-    case E_CALL:
-        return ccall(c, e);
-    case E_UNARY: {
-        lsl_type t = cexpr(c, e->lhs);
-        if (t == T_ERR)
-            return T_ERR;
-        lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
-        lsl_type res = lsl_unop_result_type(u, t);
-        if (res == LSL_TYPE_VOID) {
-            fail(c, e->line, e->col, "operator %s cannot take %s", lsl_tok_name(e->op), lsl_type_name(t));
-            return T_ERR;
-        }
-        fal3_op o = F3_UNOP;
-        if (t == LSL_TYPE_INTEGER)
-            o = u == LSL_UOP_NEG ? F3_NEG_I : u == LSL_UOP_NOT ? F3_NOT_I : F3_BNOT_I;
-        else if (t == LSL_TYPE_FLOAT && u == LSL_UOP_NEG)
-            o = F3_NEG_F;
-        return op(c, o, u, 0, 0) >= 0 ? res : T_ERR;
-    }
-    case E_BINARY: {
-        lsl_op o;
-        if (!tok_to_op(e->op, &o)) {
-            fail(c, e->line, e->col, "unknown operator %s", lsl_tok_name(e->op));
-            return T_ERR;
-        }
-        lsl_type rt = cexpr(c, e->rhs); /* right to left */
-        if (rt == T_ERR)
-            return T_ERR;
-        lsl_type lt = cexpr(c, e->lhs);
-        if (lt == T_ERR)
-            return T_ERR;
-        return apply_binop(c, o, lt, rt, e->line, e->col, lsl_tok_name(e->op));
-    }
-    case E_ASSIGN:
-        return cassign(c, e, true);
-    case E_PREINC: case E_PREDEC: case E_POSTINC: case E_POSTDEC:
-        return cincdec(c, e, true);
-    case E_CAST: {
-        lsl_type t = cexpr(c, e->lhs);
-        if (t == T_ERR)
-            return T_ERR;
-        lsl_type to = e->cast_type;
-        if (t == to)
-            return t;
-        if (!lsl_cast_allowed(t, to)) {
-            fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(t), lsl_type_name(to));
-            return T_ERR;
-        }
-        if (t == LSL_TYPE_INTEGER && to == LSL_TYPE_FLOAT)
-            return op(c, F3_I2F, 0, 0, 0) >= 0 ? to : T_ERR;
-        if (t == LSL_TYPE_FLOAT && to == LSL_TYPE_INTEGER)
-            return op(c, F3_F2I, 0, 0, 0) >= 0 ? to : T_ERR;
-        return op(c, F3_CAST, to, 0, 0) >= 0 ? to : T_ERR;
-    }
     case E_MEMBER: {
         var3 v;
         int member;
@@ -1029,21 +971,252 @@ static lsl_type cexpr_at(c3 *c, const lsl_expr *e)
             return T_ERR;
         return LSL_TYPE_FLOAT;
     }
-    case E_PRINT: {
-        lsl_type t = cexpr(c, e->lhs);
-        if (t == T_ERR)
-            return T_ERR;
-        if (t == LSL_TYPE_VOID) {
-            fail(c, e->lhs->line, e->lhs->col, "Type mismatch: print needs a value");
+    case E_PREINC: case E_PREDEC: case E_POSTINC: case E_POSTDEC:
+        return cincdec(c, e, true);
+    default:
+        fail(c, e->line, e->col, "unknown expression");
+        return T_ERR;
+    }
+}
+
+/* An expression being compiled by cexpr: `stage` counts its visits, `i`
+ * the items started; the rest is what its later stages need. */
+typedef struct eframe3 {
+    const lsl_expr *e;
+    int stage;
+    size_t i;
+    long line, col; /* the code position to restore when it is done */
+    lsl_type t;     /* E_BINARY: the right operand's type */
+    var3 v;         /* E_ASSIGN: the variable, its component and type */
+    int member;
+    lsl_type vt;
+    const lsl_func *fn;    /* E_CALL: a user function */
+    const lsl_builtin *b;  /* or a library function */
+    int lslot;             /* E_CALL: llList2Integer/Float of this list local, else -1 */
+} eframe3;
+
+/* Starts compiling e, with its position as the code's: an operator's own
+ * instructions, emitted after its operands', are of the operator. */
+static bool push_expr(c3 *c, const lsl_expr *e)
+{
+    if (!reserve(c, (void **)&c->ef, &c->capef, c->nef, sizeof *c->ef))
+        return false;
+    c->ef[c->nef++] = (eframe3){.e = e, .line = c->line, .col = c->col, .lslot = -1};
+    if (e->line > 0) {
+        c->line = e->line;
+        c->col = e->col;
+    }
+    return true;
+}
+
+/* Compiles e, leaving its value (if any) on the stack; returns its type or
+ * T_ERR.  Without recursion: each operator, call, list or vector whose
+ * operands are being compiled is a frame on c->ef; `r` is the type of the
+ * operand finished last.  Operands go right to left as Second Life
+ * evaluates them (a binary operator's right one first). */
+static lsl_type cexpr(c3 *c, const lsl_expr *root)
+{
+    size_t base = c->nef;
+    long line0 = c->line, col0 = c->col;
+    lsl_type r = T_ERR;
+    if (!push_expr(c, root))
+        return T_ERR;
+    while (c->nef > base) {
+        eframe3 *f = &c->ef[c->nef - 1];
+        const lsl_expr *e = f->e;
+        const lsl_expr *child = NULL;
+        lsl_type res = T_ERR;
+        if (f->stage == 0 && c->failed)
+            goto done;
+        switch (e->kind) {
+        case E_VECTOR:
+        case E_ROTATION:
+            if (f->i > 0 && !coerce(c, r, LSL_TYPE_FLOAT, e->items[f->i - 1]->line, e->items[f->i - 1]->col,
+                                    "component"))
+                break;
+            if (f->i < e->nitems) {
+                child = e->items[f->i++];
+                break;
+            }
+            if (e->kind == E_VECTOR)
+                res = op(c, F3_MKVEC, 0, 0, 0) >= 0 ? LSL_TYPE_VECTOR : T_ERR;
+            else
+                res = op(c, F3_MKROT, 0, 0, 0) >= 0 ? LSL_TYPE_ROTATION : T_ERR;
+            break;
+        case E_LIST:
+            if (f->i > 0 && (r == LSL_TYPE_LIST || r == LSL_TYPE_VOID)) {
+                fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col, "a list element cannot be %s",
+                     r == LSL_TYPE_LIST ? "a list" : "void");
+                break;
+            }
+            if (f->i < e->nitems) {
+                child = e->items[f->i++];
+                break;
+            }
+            res = emit(c, F3_MKLIST, (int32_t)e->nitems, 0, 0, (int)e->nitems, 1) >= 0 ? LSL_TYPE_LIST : T_ERR;
+            break;
+        case E_CALL:
+            if (f->stage == 0) {
+                long fi;
+                if (lsl_names_get(&c->fnames, e->name, &fi)) {
+                    f->fn = &c->sc->funcs[fi];
+                    if (e->nitems != f->fn->nparams) {
+                        fail(c, e->line, e->col, "%s takes %zu arguments, not %zu", f->fn->name, f->fn->nparams,
+                             e->nitems);
+                        break;
+                    }
+                } else {
+                    const lsl_builtin *b = lsl_builtin_by_name(e->name, strlen(e->name));
+                    if (!b) {
+                        fail(c, e->line, e->col, "no function named '%s'", e->name);
+                        break;
+                    }
+                    if (e->nitems != b->nargs) {
+                        fail(c, e->line, e->col, "%s takes %u arguments, not %zu", b->name, b->nargs, e->nitems);
+                        break;
+                    }
+                    f->b = b;
+                    var3 lv;
+                    if ((b->id == LSL_ID_llList2Integer || b->id == LSL_ID_llList2Float) &&
+                        e->items[0]->kind == E_IDENT && find_var(c, e->items[0]->name, &lv) && !lv.global &&
+                        lv.type == LSL_TYPE_LIST && pure_expr(e->items[1])) {
+                        /* an element of a list local: the list stays in its slot
+                         * (the index cannot change it, so reading it after the
+                         * index is the same) */
+                        f->lslot = lv.slot;
+                        f->stage = 1;
+                        child = e->items[1];
+                        break;
+                    }
+                }
+                f->stage = 1;
+            }
+            if (f->lslot >= 0) {
+                const lsl_builtin *b = f->b;
+                if (coerce_arg(c, r, lsl_builtin_arg_type(b, 1), e->items[1], 1, b->name))
+                    res = op(c, F3_LIST_GET_L, f->lslot, b->id, 0) >= 0 ? b->ret : T_ERR;
+                break;
+            }
+            if (f->i > 0) {
+                size_t k = f->i - 1;
+                lsl_type want = f->fn ? f->fn->params[k].type : lsl_builtin_arg_type(f->b, (unsigned)k);
+                if (!coerce_arg(c, r, want, e->items[k], k, f->fn ? f->fn->name : f->b->name))
+                    break;
+            }
+            if (f->i < e->nitems) {
+                child = e->items[f->i++];
+                break;
+            }
+            if (f->fn) {
+                if (emit(c, F3_CALL, (int32_t)(f->fn - c->sc->funcs), 0, 0, (int)f->fn->nparams,
+                         f->fn->ret != LSL_TYPE_VOID) >= 0)
+                    res = f->fn->ret;
+            } else if (emit(c, F3_CALLB, f->b->id, f->b->nargs, 0, f->b->nargs, f->b->ret != LSL_TYPE_VOID) >= 0) {
+                res = f->b->ret;
+            }
+            break;
+        case E_UNARY: {
+            if (f->stage++ == 0) {
+                child = e->lhs;
+                break;
+            }
+            lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
+            lsl_type rt = lsl_unop_result_type(u, r);
+            if (rt == LSL_TYPE_VOID) {
+                fail(c, e->line, e->col, "operator %s cannot take %s", lsl_tok_name(e->op), lsl_type_name(r));
+                break;
+            }
+            fal3_op o = F3_UNOP;
+            if (r == LSL_TYPE_INTEGER)
+                o = u == LSL_UOP_NEG ? F3_NEG_I : u == LSL_UOP_NOT ? F3_NOT_I : F3_BNOT_I;
+            else if (r == LSL_TYPE_FLOAT && u == LSL_UOP_NEG)
+                o = F3_NEG_F;
+            res = op(c, o, u, 0, 0) >= 0 ? rt : T_ERR;
+            break;
+        }
+        case E_BINARY: {
+            lsl_op o;
+            if (!tok_to_op(e->op, &o)) {
+                fail(c, e->line, e->col, "unknown operator %s", lsl_tok_name(e->op));
+                break;
+            }
+            if (f->stage == 0) { /* right to left */
+                f->stage = 1;
+                child = e->rhs;
+            } else if (f->stage == 1) {
+                f->stage = 2;
+                f->t = r;
+                child = e->lhs;
+            } else {
+                res = apply_binop(c, o, r, f->t, e->line, e->col, lsl_tok_name(e->op));
+            }
+            break;
+        }
+        case E_ASSIGN:
+            if (f->stage++ == 0) {
+                if (cassign_target(c, e, &f->v, &f->member, &f->vt))
+                    child = e->rhs;
+                break;
+            }
+            res = cassign_store(c, e, true, f->v, f->member, f->vt, r);
+            break;
+        case E_CAST: {
+            if (f->stage++ == 0) {
+                child = e->lhs;
+                break;
+            }
+            lsl_type to = e->cast_type;
+            if (r == to) {
+                res = r;
+                break;
+            }
+            if (!lsl_cast_allowed(r, to)) {
+                fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(r), lsl_type_name(to));
+                break;
+            }
+            if (r == LSL_TYPE_INTEGER && to == LSL_TYPE_FLOAT)
+                res = op(c, F3_I2F, 0, 0, 0) >= 0 ? to : T_ERR;
+            else if (r == LSL_TYPE_FLOAT && to == LSL_TYPE_INTEGER)
+                res = op(c, F3_F2I, 0, 0, 0) >= 0 ? to : T_ERR;
+            else
+                res = op(c, F3_CAST, to, 0, 0) >= 0 ? to : T_ERR;
+            break;
+        }
+        case E_PRINT:
+            if (f->stage++ == 0) {
+                child = e->lhs;
+                break;
+            }
+            if (r == LSL_TYPE_VOID) {
+                fail(c, e->lhs->line, e->lhs->col, "Type mismatch: print needs a value");
+                break;
+            }
+            if (r != LSL_TYPE_STRING && op(c, F3_CAST, LSL_TYPE_STRING, 0, 0) < 0)
+                break;
+            res = op(c, F3_PRINT, 0, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
+            break;
+        default:
+            res = cleaf(c, e);
+            break;
+        }
+        if (child) {
+            if (push_expr(c, child))
+                continue;
+            res = T_ERR;
+        }
+    done:
+        c->line = f->line;
+        c->col = f->col;
+        c->nef--;
+        if (res == T_ERR) { /* every operand's error is its whole expression's */
+            c->nef = base;
+            c->line = line0;
+            c->col = col0;
             return T_ERR;
         }
-        if (t != LSL_TYPE_STRING && op(c, F3_CAST, LSL_TYPE_STRING, 0, 0) < 0)
-            return T_ERR;
-        return op(c, F3_PRINT, 0, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
+        r = res;
     }
-    }
-    fail(c, e->line, e->col, "unknown expression");
-    return T_ERR;
+    return r;
 }
 
 static bool cexpr_stmt(c3 *c, const lsl_expr *e)
@@ -1073,36 +1246,62 @@ static bool local_int(c3 *c, const lsl_expr *e, int *slot)
 /* Compiles a condition that jumps to a (patched later) target when false;
  * returns the jump's ip.  Loop tests on integer locals fuse into one
  * compare-and-branch. */
+static bool scan_push(c3 *c, const lsl_expr *e)
+{
+    if (!reserve(c, (void **)&c->scan, &c->capscan, c->nscan, sizeof *c->scan))
+        return false;
+    c->scan[c->nscan++] = e;
+    return true;
+}
+
+/* Does every node of e pass: integer literals and integer variables
+ * (`quiet`: numbers, float ones too), under unary operators and binary
+ * ones (not && || for `int_expr`; not / % for `quiet`)?  Walked with the
+ * scan stack, not recursion. */
+static bool numeric_tree(c3 *c, const lsl_expr *e, bool quiet)
+{
+    c->nscan = 0;
+    if (!scan_push(c, e))
+        return false;
+    while (c->nscan) {
+        e = c->scan[--c->nscan];
+        var3 v;
+        switch (e->kind) {
+        case E_INT:
+            break;
+        case E_FLOAT:
+            if (!quiet)
+                return false;
+            break;
+        case E_IDENT:
+            if (!find_var(c, e->name, &v) ||
+                !(v.type == LSL_TYPE_INTEGER || (quiet && v.type == LSL_TYPE_FLOAT)))
+                return false;
+            break;
+        case E_UNARY:
+            if (!scan_push(c, e->lhs))
+                return false;
+            break;
+        case E_BINARY:
+            if (quiet ? e->op == T_SLASH || e->op == T_PERCENT : e->op == T_AND_AND || e->op == T_OR_OR)
+                return false;
+            if (!scan_push(c, e->lhs) || !scan_push(c, e->rhs))
+                return false;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
 /* An expression of integers only (locals, globals, literals, integer
  * operators): its type is integer. */
-static bool int_expr(c3 *c, const lsl_expr *e)
-{
-    var3 v;
-    switch (e->kind) {
-    case E_INT: return true;
-    case E_IDENT: return find_var(c, e->name, &v) && v.type == LSL_TYPE_INTEGER;
-    case E_UNARY: return int_expr(c, e->lhs);
-    case E_BINARY: return e->op != T_AND_AND && e->op != T_OR_OR ? int_expr(c, e->lhs) && int_expr(c, e->rhs)
-                                                                 : false;
-    default: return false;
-    }
-}
+static bool int_expr(c3 *c, const lsl_expr *e) { return numeric_tree(c, e, false); }
 
 /* Numbers only, no side effect, no fault: evaluating it or not cannot be
  * told apart, so a condition may skip it. */
-static bool quiet_expr(c3 *c, const lsl_expr *e)
-{
-    var3 v;
-    switch (e->kind) {
-    case E_INT: case E_FLOAT: return true;
-    case E_IDENT:
-        return find_var(c, e->name, &v) && (v.type == LSL_TYPE_INTEGER || v.type == LSL_TYPE_FLOAT);
-    case E_UNARY: return quiet_expr(c, e->lhs);
-    case E_BINARY:
-        return e->op != T_SLASH && e->op != T_PERCENT && quiet_expr(c, e->lhs) && quiet_expr(c, e->rhs);
-    default: return false;
-    }
-}
+static bool quiet_expr(c3 *c, const lsl_expr *e) { return numeric_tree(c, e, true); }
 
 /* The jump target field of a conditional jump ccond_false emitted. */
 static int32_t *jump_target(fal3_insn *in)
@@ -1153,28 +1352,44 @@ static long ccond_false1(c3 *c, const lsl_expr *e);
  * `A && B` with a quiet B and a pure A (so B's value cannot depend on
  * A's evaluation) tests A first and skips B when A is false: LSL evaluates
  * both, which no one can tell apart. */
+static bool split_and(c3 *c, const lsl_expr *e)
+{
+    return e->kind == E_BINARY && e->op == T_AND_AND && pure_expr(e->lhs) && quiet_expr(c, e->rhs);
+}
+
+/* The tests of such `A && B`s are its leaves, compiled left to right, each
+ * one false-jump; the chain runs from the last one's back to the first's.
+ * `todo` holds the operands still to compile (no recursion). */
 static long ccond_false(c3 *c, const lsl_expr *e)
 {
-    if (e->kind == E_BINARY && e->op == T_AND_AND && pure_expr(e->lhs) && quiet_expr(c, e->rhs)) {
-        long j1 = ccond_false(c, e->lhs);
-        if (j1 < 0)
-            return -1;
-        long j2 = ccond_false(c, e->rhs);
-        if (j2 < 0)
-            return -1;
-        /* append j1's chain to j2's */
-        long at = j2;
-        for (;;) {
-            int32_t t = target_of(&c->p->code[at]);
-            if (t == -1) {
-                set_target(&c->p->code[at], (int32_t)(-2 - j1));
+    const lsl_expr **todo = NULL;
+    size_t n = 0, cap = 0;
+    long chain = -1;
+    if (!reserve(c, (void **)&todo, &cap, n, sizeof *todo))
+        return -1;
+    todo[n++] = e;
+    while (n) {
+        e = todo[--n];
+        if (split_and(c, e)) {
+            if (!reserve(c, (void **)&todo, &cap, n + 1, sizeof *todo)) {
+                chain = -1;
                 break;
             }
-            at = -2 - t;
+            todo[n++] = e->rhs;
+            todo[n++] = e->lhs; /* the left one first */
+            continue;
         }
-        return j2;
+        long j = ccond_false1(c, e);
+        if (j < 0) {
+            chain = -1;
+            break;
+        }
+        if (chain >= 0)
+            set_target(&c->p->code[j], (int32_t)(-2 - chain));
+        chain = j;
     }
-    return ccond_false1(c, e);
+    free(todo);
+    return chain;
 }
 
 static long ccond_false1(c3 *c, const lsl_expr *e)
@@ -1322,19 +1537,36 @@ static void patch_false(c3 *c, long at, size_t target)
     }
 }
 
+static bool ccond_true1(c3 *c, const lsl_expr *e, size_t target);
+
 /* Compiles a condition that jumps to `target` when TRUE (a loop's test at
  * its bottom): the false-jump of ccond_false, inverted. */
 static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
 {
-    if (e->kind == E_BINARY && e->op == T_AND_AND && pure_expr(e->lhs) && quiet_expr(c, e->rhs)) {
-        /* A false skips B (see ccond_false); else B decides */
+    /* `A && B` as ccond_false splits it: A false skips B, else B decides;
+     * the skips (one chain per A, walked down B's right side) all land
+     * after the test */
+    long *skips = NULL;
+    size_t nskips = 0, cap = 0;
+    bool ok = true;
+    while (ok && split_and(c, e)) {
         long jf = ccond_false(c, e->lhs);
-        if (jf < 0 || !ccond_true(c, e->rhs, target))
-            return false;
-        patch_false(c, jf, c->p->ncode);
-        return true;
+        ok = jf >= 0 && reserve(c, (void **)&skips, &cap, nskips, sizeof *skips);
+        if (ok)
+            skips[nskips++] = jf;
+        e = e->rhs;
     }
-    long at = ccond_false(c, e);
+    ok = ok && ccond_true1(c, e, target);
+    while (ok && nskips)
+        patch_false(c, skips[--nskips], c->p->ncode);
+    free(skips);
+    return ok;
+}
+
+/* ccond_true of a test that is one leaf. */
+static bool ccond_true1(c3 *c, const lsl_expr *e, size_t target)
+{
+    long at = ccond_false1(c, e);
     if (at < 0)
         return false;
     fal3_insn *in = &c->p->code[at];
@@ -1395,25 +1627,9 @@ static long find_label(c3 *c, const char *name, long line, long col, bool define
     return (long)c->nlabels++;
 }
 
-static bool cstmt_at(c3 *c, const lsl_stmt *s);
-static bool cstmt(c3 *c, const lsl_stmt *s)
+/* A statement without a body (no S_BLOCK, S_IF or loop). */
+static bool cstmt_leaf(c3 *c, const lsl_stmt *s)
 {
-    long line = c->line, col = c->col;
-    if (s->line > 0) {
-        c->line = s->line;
-        c->col = s->col;
-    }
-    bool ok = cstmt_at(c, s);
-    c->line = line;
-    c->col = col;
-    return ok;
-}
-
-static bool cstmt_at(c3 *c, const lsl_stmt *s)
-{
-    if (c->failed)
-        return false;
-    c->barrier = c->p->ncode;
     switch (s->kind) {
     case S_EMPTY:
         return true;
@@ -1430,87 +1646,6 @@ static bool cstmt_at(c3 *c, const lsl_stmt *s)
         if (!declare_local(c, s->name, s->decl_type, s->name_line, s->name_col, &slot))
             return false;
         return op(c, F3_STORE_LOCAL, slot, 0, 0) >= 0;
-    }
-    case S_BLOCK:
-        c->depth++;
-        for (size_t i = 0; i < s->nstmts; i++)
-            if (!cstmt(c, s->stmts[i])) {
-                leave_scope(c);
-                return false;
-            }
-        leave_scope(c);
-        return true;
-    case S_IF: {
-        /* an else-if chain in a loop (no recursion per branch); the jumps
-         * to its end are chained through their operands until patched */
-        long chain = -1;
-        for (;;) {
-            long jf = ccond_false(c, s->expr);
-            c->state_if_body = !s->else_body && s->body->kind == S_STATE;
-            bool ok = jf >= 0 && cstmt(c, s->body);
-            c->state_if_body = false;
-            if (!ok)
-                return false;
-            if (!s->else_body) {
-                patch_false(c, jf, c->p->ncode);
-                break;
-            }
-            long je = op(c, F3_JMP, (int32_t)chain, 0, 0);
-            if (je < 0)
-                return false;
-            chain = je;
-            patch_false(c, jf, c->p->ncode);
-            if (s->else_body->kind != S_IF) {
-                if (!cstmt(c, s->else_body))
-                    return false;
-                break;
-            }
-            s = s->else_body;
-            c->barrier = c->p->ncode;
-        }
-        while (chain >= 0) {
-            long next = c->p->code[chain].a;
-            c->p->code[chain].a = (int32_t)c->p->ncode;
-            chain = next;
-        }
-        return true;
-    }
-    case S_WHILE: {
-        /* tested at the top once, then at the bottom (one jump per turn) */
-        long jf = ccond_false(c, s->expr);
-        size_t top = c->p->ncode;
-        c->barrier = top;
-        if (jf < 0 || !cstmt(c, s->body) || !ccond_true(c, s->expr, top))
-            return false;
-        patch_false(c, jf, c->p->ncode);
-        return true;
-    }
-    case S_DO: {
-        size_t top = c->p->ncode;
-        c->barrier = top;
-        if (!cstmt(c, s->body))
-            return false;
-        return ccond_true(c, s->expr, top);
-    }
-    case S_FOR: {
-        for (size_t i = 0; i < s->ninit; i++)
-            if (!cexpr_stmt(c, s->init[i]))
-                return false;
-        long jf = -1;
-        if (s->expr && (jf = ccond_false(c, s->expr)) < 0)
-            return false;
-        size_t top = c->p->ncode;
-        c->barrier = top;
-        if (!cstmt(c, s->body))
-            return false;
-        c->barrier = c->p->ncode;
-        for (size_t i = 0; i < s->nstep; i++)
-            if (!cexpr_stmt(c, s->step[i]))
-                return false;
-        if (s->expr ? !ccond_true(c, s->expr, top) : op(c, F3_JMP, (int32_t)top, 0, 0) < 0)
-            return false;
-        patch_false(c, jf, c->p->ncode);
-        return true;
     }
     case S_JUMP: {
         long li = find_label(c, s->name, s->line, s->col, false);
@@ -1568,34 +1703,191 @@ static bool cstmt_at(c3 *c, const lsl_stmt *s)
             return op(c, F3_RET, 0, 0, 0) >= 0;
         return op(c, F3_PUSH_EMPTY, c->ret, 0, 0) >= 0 && op(c, F3_RETV, 0, 0, 0) >= 0;
     }
+    case S_BLOCK: case S_IF: case S_WHILE: case S_DO: case S_FOR:
+        break; /* cstmt's */
     }
     return fail(c, s->line, s->col, "unknown statement");
 }
 
-/* Second Life's rule for "every path returns": a return, a block with a
- * statement that always returns, or an if whose both branches always
- * return (loops never count: their body may not run).  Else-if chains are
- * walked in a loop. */
-static bool always_returns(const lsl_stmt *s)
+/* A statement being compiled by cstmt: `stage` counts its steps; `i` the
+ * block's statements started, `jf` a false-jump, `chain` an if chain's
+ * jumps to its end, `top` a loop's first instruction. */
+typedef struct sframe3 {
+    const lsl_stmt *s; /* S_IF: the if of the chain being compiled */
+    int stage;
+    size_t i;
+    long line, col; /* the code position to restore when it is done */
+    long jf, chain;
+    size_t top;
+} sframe3;
+
+static bool push_stmt(c3 *c, const lsl_stmt *s)
 {
-    for (;;) {
+    if (!reserve(c, (void **)&c->sf, &c->capsf, c->nsf, sizeof *c->sf))
+        return false;
+    c->sf[c->nsf++] = (sframe3){.s = s, .line = c->line, .col = c->col};
+    if (s->line > 0) {
+        c->line = s->line;
+        c->col = s->col;
+    }
+    return true;
+}
+
+/* Compiles a statement and every statement in it, without recursion: each
+ * block, if chain and loop whose body is being compiled is a frame on
+ * c->sf.  Each statement's code is of its position; a jump may land at a
+ * statement's start, so no peephole fuses across it (`barrier`). */
+static bool cstmt(c3 *c, const lsl_stmt *root)
+{
+    size_t base = c->nsf;
+    long line0 = c->line, col0 = c->col;
+    if (!push_stmt(c, root))
+        return false;
+    while (c->nsf > base) {
+        sframe3 *f = &c->sf[c->nsf - 1];
+        const lsl_stmt *s = f->s;
+        const lsl_stmt *child = NULL;
+        bool ok = true;
+        if (f->stage == 0) {
+            if (c->failed) {
+                ok = false;
+                goto done;
+            }
+            c->barrier = c->p->ncode;
+        }
         switch (s->kind) {
-        case S_RETURN:
-            return true;
         case S_BLOCK:
-            for (size_t i = 0; i < s->nstmts; i++)
-                if (always_returns(s->stmts[i]))
-                    return true;
-            return false;
+            if (f->stage == 0) {
+                c->depth++;
+                f->stage = 1;
+            }
+            if (f->i < s->nstmts) {
+                child = s->stmts[f->i++];
+                break;
+            }
+            leave_scope(c);
+            break;
         case S_IF:
-            if (!s->else_body || !always_returns(s->body))
-                return false;
-            s = s->else_body;
-            continue;
+            /* an else-if chain in one frame; the jumps to its end are chained
+             * through their operands until patched */
+            if (f->stage == 0) {
+                f->chain = -1;
+                f->stage = 1; /* the test of f->s */
+            } else if (f->stage == 2) { /* the body of f->s is compiled */
+                c->state_if_body = false;
+                if (!s->else_body) {
+                    patch_false(c, f->jf, c->p->ncode);
+                    f->stage = 4;
+                } else {
+                    long je = op(c, F3_JMP, (int32_t)f->chain, 0, 0);
+                    if (je < 0) {
+                        ok = false;
+                        break;
+                    }
+                    f->chain = je;
+                    patch_false(c, f->jf, c->p->ncode);
+                    if (s->else_body->kind != S_IF) {
+                        f->stage = 3;
+                        child = s->else_body;
+                        break;
+                    }
+                    f->s = s = s->else_body;
+                    c->barrier = c->p->ncode;
+                    f->stage = 1;
+                }
+            } else if (f->stage == 3) { /* the final else is compiled */
+                f->stage = 4;
+            }
+            if (f->stage == 1) {
+                f->jf = ccond_false(c, s->expr);
+                c->state_if_body = !s->else_body && s->body->kind == S_STATE;
+                if (f->jf < 0) {
+                    c->state_if_body = false;
+                    ok = false;
+                    break;
+                }
+                f->stage = 2;
+                child = s->body;
+                break;
+            }
+            for (long at = f->chain; at >= 0;) {
+                long next = c->p->code[at].a;
+                c->p->code[at].a = (int32_t)c->p->ncode;
+                at = next;
+            }
+            break;
+        case S_WHILE:
+            /* tested at the top once, then at the bottom (one jump per turn) */
+            if (f->stage++ == 0) {
+                f->jf = ccond_false(c, s->expr);
+                f->top = c->p->ncode;
+                c->barrier = f->top;
+                if (f->jf < 0)
+                    ok = false;
+                else
+                    child = s->body;
+                break;
+            }
+            if (!(ok = ccond_true(c, s->expr, f->top)))
+                break;
+            patch_false(c, f->jf, c->p->ncode);
+            break;
+        case S_DO:
+            if (f->stage++ == 0) {
+                f->top = c->p->ncode;
+                c->barrier = f->top;
+                child = s->body;
+                break;
+            }
+            ok = ccond_true(c, s->expr, f->top);
+            break;
+        case S_FOR:
+            if (f->stage++ == 0) {
+                for (size_t i = 0; i < s->ninit && ok; i++)
+                    ok = cexpr_stmt(c, s->init[i]);
+                f->jf = -1;
+                if (ok && s->expr && (f->jf = ccond_false(c, s->expr)) < 0)
+                    ok = false;
+                if (!ok)
+                    break;
+                f->top = c->p->ncode;
+                c->barrier = f->top;
+                child = s->body;
+                break;
+            }
+            c->barrier = c->p->ncode;
+            for (size_t i = 0; i < s->nstep && ok; i++)
+                ok = cexpr_stmt(c, s->step[i]);
+            if (ok)
+                ok = s->expr ? ccond_true(c, s->expr, f->top) : op(c, F3_JMP, (int32_t)f->top, 0, 0) >= 0;
+            if (ok)
+                patch_false(c, f->jf, c->p->ncode);
+            break;
         default:
+            ok = cstmt_leaf(c, s);
+            break;
+        }
+        if (ok && child) {
+            if (push_stmt(c, child))
+                continue;
+            ok = false;
+        }
+    done:
+        c->line = f->line;
+        c->col = f->col;
+        c->nsf--;
+        if (!ok) { /* a statement's error ends its function's compilation */
+            while (c->nsf > base) {
+                f = &c->sf[--c->nsf];
+                if (f->s->kind == S_BLOCK && f->stage > 0)
+                    leave_scope(c);
+            }
+            c->line = line0;
+            c->col = col0;
             return false;
         }
     }
+    return true;
 }
 
 /* Compiles one function or handler into p->funcs[index]. */
@@ -1627,7 +1919,7 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
         if (!declare_local(c, f->params[i].name, f->params[i].type, f->params[i].line, f->params[i].col, &slot))
             return false;
     }
-    if (f->ret != LSL_TYPE_VOID && !always_returns(f->body))
+    if (f->ret != LSL_TYPE_VOID && !f->body->returns) /* the parser's flag: Second Life's rule */
         return fail(c, f->line, f->col, "Not all code paths return a value");
     fn->entry = (uint32_t)c->p->ncode;
     c->depth = 2;
@@ -1802,6 +2094,9 @@ gsvm_status gsvm_lsl3_compile(const char *source, size_t len, const char *file,
     free(c.slot_types);
     free(c.labels);
     free(c.fixups);
+    free(c.ef);
+    free(c.sf);
+    free(c.scan);
     lsl_names_free(&c.gnames);
     lsl_names_free(&c.fnames);
     lsl_names_free(&c.snames);

@@ -3,10 +3,10 @@
 #include "lsl/builtins.h"
 #include "lsl/names.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Nesting: Second Life's parser stack holds 10,000 entries, so it accepts
@@ -15,11 +15,53 @@
  * prefix operators, assignments as operands, blocks and bodies, and each
  * `else if`, which nests in Second Life's grammar too) counts one level in
  * `depth`.  An expression's tree may also be at most LSL_MAX_NESTING high
- * (a chain of 10,000 terms), so every later pass is bounded too.  All of it
- * runs on the front end's own stack (lsl_front_end); MAX_STACK is a last
- * guard of that stack, never reached within the limits. */
+ * (a chain of 10,000 terms).  Nothing here recurses: expressions and
+ * statements are read with explicit stacks on the heap (below), so the C
+ * stack a compilation needs does not grow with the script's nesting, and
+ * the later passes walk the tree with explicit stacks too. */
 #define MAX_DEPTH LSL_MAX_NESTING
-#define MAX_STACK ((size_t)48 << 20)
+
+/* A construct of an expression still open (see parse_expr_ng). */
+typedef enum xkind {
+    X_EXPR,   /* one expression: its operands and operators above vbase / obase */
+    X_PREFIX, /* - ! ~ ++ -- (t) before its operand */
+    X_CAST,   /* (type) before its operand */
+    X_ASSIGN, /* the variable e, an assignment t, before its right side */
+    X_PAREN,  /* ( before its expression */
+    X_ITEMS,  /* a call's arguments or a list's items (e), up to `close` */
+    X_VEC,    /* the components of <...> (e) */
+    X_PRINT   /* print( (e) before its argument */
+} xkind;
+
+typedef struct xframe {
+    xkind kind;
+    bool no_gt; /* X_EXPR: `>` may close a vector; else that of the operand the construct is part of */
+    bool top;   /* the operand the construct begins is a statement's first */
+    lsl_token t;   /* the operator or opening token */
+    lsl_type type; /* X_CAST */
+    lsl_tok close; /* X_ITEMS */
+    lsl_expr *e;
+    size_t cap; /* of e->items */
+    size_t vbase, obase;
+} xframe;
+
+/* A statement still open (see parse_block). */
+typedef enum skind {
+    K_BLOCK,  /* s, opened at t: its statements */
+    K_NESTED, /* a block in a block (one level) */
+    K_BODY,   /* the body of if / else / while / do / for, begun at t (one level) */
+    K_IF,     /* an if chain (first ... last), s the if whose body is read */
+    K_ELSE,   /* an if chain, its final else's body is read */
+    K_WHILE, K_DO, K_FOR /* s, its body is read */
+} skind;
+
+typedef struct sframe {
+    skind kind;
+    lsl_token t;
+    lsl_stmt *s, *first, *last;
+    int links; /* K_IF / K_ELSE: the else-ifs, a level each */
+    size_t cap; /* K_BLOCK: of s->stmts */
+} sframe;
 
 typedef struct parser {
     lsl_lexer lx;
@@ -28,10 +70,18 @@ typedef struct parser {
     bool failed;
     int depth;
     bool stmt_top; /* the next operand begins a statement's expression */
-    uintptr_t stack_base; /* the C stack where parsing began */
     lsl_arena *arena;
     const char *file;
     gsvm_error *err;
+    /* the work stacks (heap, freed by lsl_parse) */
+    xframe *xs;
+    size_t nxs, capxs;
+    lsl_expr **vals;
+    size_t nvals, capvals;
+    lsl_token *ops;
+    size_t nops, capops;
+    sframe *ss;
+    size_t nss, capss;
 } parser;
 
 static bool fail_at(parser *ps, long line, long col, const char *fmt, ...)
@@ -164,16 +214,38 @@ static lsl_expr *new_expr(parser *ps, lsl_expr_kind kind, long line, long col)
         e->kind = kind;
         e->line = line;
         e->col = col;
+        e->pure = kind == E_INT || kind == E_FLOAT || kind == E_IDENT; /* as a leaf */
     }
     return e;
 }
 
-/* Sets e's height from its children (after they are attached); a tree
- * higher than MAX_DEPTH is refused at e, so no later pass walks deeper. */
+/* Sets e's height and its flags (ast.h) from its children (after they are
+ * attached); a tree higher than MAX_DEPTH is refused at e. */
 static lsl_expr *grown(parser *ps, lsl_expr *e)
 {
     if (!e)
         return NULL;
+    switch (e->kind) {
+    case E_ASSIGN: case E_PREINC: case E_PREDEC: case E_POSTINC: case E_POSTDEC: case E_CALL: case E_PRINT:
+        e->effects = true;
+        e->pure = false;
+        break;
+    case E_BINARY:
+        e->effects = e->lhs->effects || e->rhs->effects;
+        e->pure = e->lhs->pure && e->rhs->pure;
+        break;
+    case E_UNARY: case E_CAST:
+        e->effects = e->lhs->effects;
+        e->pure = e->lhs->pure;
+        break;
+    case E_MEMBER:
+        e->effects = e->lhs->effects;
+        e->pure = false;
+        break;
+    default:
+        e->effects = e->pure = false;
+        break;
+    }
     int h = -1; /* a leaf is 0 high */
     if (e->lhs && e->lhs->height > h)
         h = e->lhs->height;
@@ -193,11 +265,6 @@ static lsl_expr *grown(parser *ps, lsl_expr *e)
 
 /* ---- expressions ---------------------------------------------------------- */
 
-static lsl_expr *parse_expr(parser *ps);
-static lsl_expr *parse_expr_ng(parser *ps, bool no_gt);
-static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt);
-static lsl_expr *parse_unary(parser *ps, bool no_gt);
-
 /* Binary precedence, higher binds tighter.  LSL gives && and || the same
  * precedence (left to right). */
 static int binary_prec(lsl_tok k)
@@ -216,65 +283,26 @@ static int binary_prec(lsl_tok k)
     }
 }
 
-static uintptr_t stack_here(void)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return (uintptr_t)__builtin_frame_address(0);
-#else
-    char c;
-    return (uintptr_t)&c;
-#endif
-}
-
 static bool enter(parser *ps)
 {
-    uintptr_t here = stack_here();
-    uintptr_t used = here < ps->stack_base ? ps->stack_base - here : here - ps->stack_base;
-    if (++ps->depth > MAX_DEPTH || used > MAX_STACK)
+    if (++ps->depth > MAX_DEPTH)
         return fail_at(ps, ps->tok.line, ps->tok.col,
                        "Syntax error: nested too deeply (more than %d levels)", MAX_DEPTH);
     return true;
 }
 
-/* Comma-separated expressions up to `close`. */
-static bool parse_items(parser *ps, lsl_tok close, lsl_expr ***items, size_t *n, const char *what)
+/* Room for element n of a heap work stack (freed by lsl_parse). */
+static bool reserve(parser *ps, void **arr, size_t *cap, size_t n, size_t elem)
 {
-    size_t cap = 0;
-    *items = NULL;
-    *n = 0;
-    if (ps->tok.kind == close)
-        return advance(ps);
-    for (;;) {
-        lsl_expr *e = parse_expr(ps);
-        if (!e || !append(ps, (void **)items, n, &cap, &e, sizeof e))
-            return false;
-        if (ps->tok.kind == T_COMMA) {
-            advance(ps);
-            continue;
-        }
-        return expect(ps, close, what);
-    }
-}
-
-/* The components of `<...>`, as Second Life's grammar reads them: a vector
- * or rotation needs at least three, so in the first two `>` is a comparison
- * (`<1, 1>0, 1>` is <1, (1>0), 1>); from the third on, `>` closes the literal
- * unless an operand follows it (`<a, b, c > d, e>` is a rotation). */
-static bool parse_components(parser *ps, lsl_expr ***items, size_t *n)
-{
-    size_t cap = 0;
-    *items = NULL;
-    *n = 0;
-    for (;;) {
-        lsl_expr *e = *n < 2 ? parse_expr(ps) : parse_expr_ng(ps, true);
-        if (!e || !append(ps, (void **)items, n, &cap, &e, sizeof e))
-            return false;
-        if (ps->tok.kind == T_COMMA && *n < 4) {
-            advance(ps);
-            continue;
-        }
-        return expect(ps, T_GT, "to close the vector or rotation");
-    }
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *na = realloc(*arr, nc * elem);
+    if (!na)
+        return fail_at(ps, ps->tok.line, ps->tok.col, "out of memory");
+    *arr = na;
+    *cap = nc;
+    return true;
 }
 
 static bool is_lvalue(const lsl_expr *e)
@@ -286,219 +314,6 @@ static bool is_assign_op(lsl_tok k)
 {
     return k == T_ASSIGN || k == T_PLUS_ASSIGN || k == T_MINUS_ASSIGN || k == T_STAR_ASSIGN ||
            k == T_SLASH_ASSIGN || k == T_PERCENT_ASSIGN;
-}
-
-static lsl_expr *parse_primary_inner(parser *ps)
-{
-    lsl_token t = ps->tok;
-    lsl_expr *e = NULL;
-    switch (t.kind) {
-    case T_INT_LIT:
-        if ((e = new_expr(ps, E_INT, t.line, t.col)))
-            e->ival = t.ival;
-        advance(ps);
-        return e;
-    case T_FLOAT_LIT:
-        if ((e = new_expr(ps, E_FLOAT, t.line, t.col)))
-            e->fval = t.fval;
-        advance(ps);
-        return e;
-    case T_STRING_LIT:
-        if ((e = new_expr(ps, E_STRING, t.line, t.col))) {
-            e->sval = t.sval;
-            e->slen = t.slen;
-        }
-        advance(ps);
-        return e;
-    case T_IDENT: {
-        const char *name = ident_name(ps);
-        advance(ps);
-        if (ps->tok.kind == T_LPAREN) {
-            advance(ps);
-            if (!(e = new_expr(ps, E_CALL, t.line, t.col)))
-                return NULL;
-            e->name = name;
-            if (!parse_items(ps, T_RPAREN, &e->items, &e->nitems, "after the call's arguments"))
-                return NULL;
-            return grown(ps, e);
-        }
-        if ((e = new_expr(ps, E_IDENT, t.line, t.col)))
-            e->name = name;
-        return e;
-    }
-    case T_PRINT:
-        /* print(expr) is part of LSL's grammar (not a library function) */
-        advance(ps);
-        if (!(e = new_expr(ps, E_PRINT, t.line, t.col)) || !expect(ps, T_LPAREN, "after 'print'") ||
-            !(e->lhs = parse_expr(ps)) || !expect(ps, T_RPAREN, "after print's argument"))
-            return NULL;
-        return grown(ps, e);
-    case T_LPAREN: {
-        advance(ps);
-        e = parse_expr(ps);
-        if (!e || !expect(ps, T_RPAREN, "to close the parenthesis"))
-            return NULL;
-        return e;
-    }
-    case T_LBRACKET:
-        advance(ps);
-        if (!(e = new_expr(ps, E_LIST, t.line, t.col)))
-            return NULL;
-        if (!parse_items(ps, T_RBRACKET, &e->items, &e->nitems, "to close the list"))
-            return NULL;
-        return grown(ps, e);
-    case T_LT:
-        advance(ps);
-        if (!(e = new_expr(ps, E_VECTOR, t.line, t.col)))
-            return NULL;
-        if (!parse_components(ps, &e->items, &e->nitems))
-            return NULL;
-        if (e->nitems == 4)
-            e->kind = E_ROTATION;
-        else if (e->nitems != 3) {
-            fail_at(ps, t.line, t.col, "a vector has 3 components and a rotation 4, not %zu",
-                    e->nitems);
-            return NULL;
-        }
-        return grown(ps, e);
-    default: {
-        char found[80];
-        describe(&t, found, sizeof found);
-        fail_at(ps, t.line, t.col, "expected an expression, found %s", found);
-        return NULL;
-    }
-    }
-}
-
-/* A primary; the bracketed ones (parentheses, calls, lists, vectors,
- * print) are one level of nesting. */
-static lsl_expr *parse_primary(parser *ps)
-{
-    lsl_tok k = ps->tok.kind;
-    bool nests = k == T_LPAREN || k == T_LBRACKET || k == T_LT || k == T_PRINT ||
-                 (k == T_IDENT && ps->next.kind == T_LPAREN);
-    if (nests && !enter(ps))
-        return NULL;
-    lsl_expr *e = parse_primary_inner(ps);
-    if (nests)
-        ps->depth--;
-    return ps->failed ? NULL : e;
-}
-
-static lsl_expr *parse_postfix(parser *ps)
-{
-    lsl_expr *e = parse_primary(ps);
-    while (e && !ps->failed) {
-        lsl_token t = ps->tok;
-        if (t.kind == T_DOT) {
-            if (e->kind != E_IDENT) {
-                fail_at(ps, t.line, t.col, "Syntax error: only a variable has components (.x .y .z .s)");
-                return NULL;
-            }
-            advance(ps);
-            if (ps->tok.kind != T_IDENT || ps->tok.len != 1 || !strchr("xyzs", ps->tok.start[0])) {
-                fail_at(ps, ps->tok.line, ps->tok.col, "expected a component x, y, z or s after '.'");
-                return NULL;
-            }
-            lsl_expr *m = new_expr(ps, E_MEMBER, t.line, t.col);
-            if (!m)
-                return NULL;
-            m->lhs = e;
-            m->name = ident_name(ps);
-            advance(ps);
-            e = grown(ps, m);
-        } else if (t.kind == T_INC || t.kind == T_DEC) {
-            if (!is_lvalue(e)) {
-                fail_at(ps, t.line, t.col, "%s needs a variable", lsl_tok_name(t.kind));
-                return NULL;
-            }
-            advance(ps);
-            lsl_expr *m = new_expr(ps, t.kind == T_INC ? E_POSTINC : E_POSTDEC, t.line, t.col);
-            if (!m)
-                return NULL;
-            m->lhs = e;
-            e = grown(ps, m);
-        } else {
-            break;
-        }
-    }
-    return ps->failed ? NULL : e;
-}
-
-static lsl_expr *parse_unary(parser *ps, bool no_gt)
-{
-    lsl_token t = ps->tok;
-    lsl_expr *e = NULL;
-    bool top = ps->stmt_top;
-    ps->stmt_top = false;
-    /* a prefix operator or a cast is one level of nesting */
-    bool nests = t.kind == T_MINUS || t.kind == T_NOT || t.kind == T_TILDE || t.kind == T_INC ||
-                 t.kind == T_DEC || (t.kind == T_LPAREN && is_type_token(ps->next.kind));
-    if (nests && !enter(ps))
-        return NULL;
-    if (t.kind == T_MINUS || t.kind == T_NOT || t.kind == T_TILDE) {
-        advance(ps);
-        lsl_expr *operand = parse_unary(ps, no_gt);
-        if (operand && (e = new_expr(ps, E_UNARY, t.line, t.col))) {
-            e->op = t.kind;
-            e->lhs = operand;
-            e = grown(ps, e);
-        }
-    } else if (t.kind == T_INC || t.kind == T_DEC) {
-        advance(ps);
-        lsl_expr *operand = parse_unary(ps, no_gt);
-        if (operand && !is_lvalue(operand))
-            fail_at(ps, t.line, t.col, "%s needs a variable", lsl_tok_name(t.kind));
-        else if (operand && (e = new_expr(ps, t.kind == T_INC ? E_PREINC : E_PREDEC, t.line, t.col))) {
-            e->lhs = operand;
-            e = grown(ps, e);
-        }
-    } else if (t.kind == T_LPAREN && is_type_token(ps->next.kind)) {
-        advance(ps);
-        lsl_type type = type_of(ps->tok.kind);
-        advance(ps);
-        if (expect(ps, T_RPAREN, "after the cast's type")) {
-            /* LSL's grammar casts a variable, a constant, a call, a literal or
-             * a parenthesized expression: never another cast */
-            if (ps->tok.kind == T_LPAREN && is_type_token(ps->next.kind)) {
-                fail_at(ps, ps->tok.line, ps->tok.col,
-                        "Syntax error: a cast cannot be cast again; put it in parentheses");
-                ps->depth--;
-                return NULL;
-            }
-            lsl_expr *operand = parse_unary(ps, no_gt);
-            if (operand && (e = new_expr(ps, E_CAST, t.line, t.col))) {
-                e->cast_type = type;
-                e->lhs = operand;
-                e = grown(ps, e);
-            }
-        }
-    } else {
-        e = parse_postfix(ps);
-        if (e && is_lvalue(e) && is_assign_op(ps->tok.kind)) {
-            /* an assignment as an operand: it has the lowest precedence and
-             * binds to the right, so `c + e *= 4 + 1` is c + (e *= (4 + 1)) */
-            lsl_token op = ps->tok;
-            advance(ps);
-            /* an assignment as an operand is one level of nesting (the
-             * assignment a statement is, is not) */
-            lsl_expr *rhs = top || enter(ps) ? parse_expr_ng(ps, no_gt) : NULL;
-            if (!top)
-                ps->depth--;
-            lsl_expr *a = rhs ? new_expr(ps, E_ASSIGN, op.line, op.col) : NULL;
-            if (a) {
-                a->op = op.kind;
-                a->lhs = e;
-                a->rhs = rhs;
-            }
-            e = top ? a : grown(ps, a); /* a statement's assignment: no level */
-            if (top && a)
-                a->height = rhs->height + 1;
-        }
-    }
-    if (nests)
-        ps->depth--;
-    return ps->failed ? NULL : e;
 }
 
 /* Inside the last components of a vector literal: does this `>` (or `>>`)
@@ -518,39 +333,376 @@ static bool closes_vector(const parser *ps)
     }
 }
 
-static lsl_expr *parse_binary(parser *ps, int min_prec, bool no_gt)
+static bool push_x(parser *ps, xframe f)
 {
-    /* recursion here is bounded by the 9 precedence levels: no depth */
-    lsl_expr *lhs = parse_unary(ps, no_gt);
-    while (lhs && !ps->failed) {
-        lsl_token t = ps->tok;
-        int prec = binary_prec(t.kind);
-        if (prec == 0 || prec < min_prec || (no_gt && closes_vector(ps)))
-            break;
-        advance(ps);
-        lsl_expr *rhs = parse_binary(ps, prec + 1, no_gt);
-        lsl_expr *e = rhs ? new_expr(ps, E_BINARY, t.line, t.col) : NULL;
-        if (!e) {
-            lhs = NULL;
-            break;
-        }
-        e->op = t.kind;
-        e->lhs = lhs;
-        e->rhs = rhs;
-        lhs = grown(ps, e);
-    }
-    return ps->failed ? NULL : lhs;
+    if (!reserve(ps, (void **)&ps->xs, &ps->capxs, ps->nxs, sizeof f))
+        return false;
+    ps->xs[ps->nxs++] = f;
+    return true;
 }
 
-/* An expression; `no_gt` inside a vector literal, where `>` closes it. */
+/* Opens an expression: its operands and operators go above the stacks' tops. */
+static bool open_expr(parser *ps, bool no_gt)
+{
+    return push_x(ps, (xframe){.kind = X_EXPR, .no_gt = no_gt, .vbase = ps->nvals, .obase = ps->nops});
+}
+
+/* The operator on top of the operator stack takes the two operands on top. */
+static bool reduce(parser *ps)
+{
+    lsl_token t = ps->ops[--ps->nops];
+    lsl_expr *rhs = ps->vals[--ps->nvals];
+    lsl_expr *e = new_expr(ps, E_BINARY, t.line, t.col);
+    if (!e)
+        return false;
+    e->op = t.kind;
+    e->lhs = ps->vals[ps->nvals - 1];
+    e->rhs = rhs;
+    if (!(e = grown(ps, e)))
+        return false;
+    ps->vals[ps->nvals - 1] = e;
+    return true;
+}
+
+/* An expression; `no_gt` inside a vector literal, where `>` may close it.
+ *
+ * Read without recursion: binary operators by precedence on an operator
+ * stack (left to right, as precedence climbing would), every open
+ * construct (a prefix operator, a cast, an assignment's right side,
+ * parentheses, a call's or list's items, a vector's components, print's
+ * argument) a frame on ps->xs.  Each parenthesis, call, list, vector,
+ * print, prefix operator, cast and assignment used as an operand (the
+ * assignment a statement is, is not) is one level of nesting (`depth`).
+ * Steps: OPERAND reads the start of an operand (prefix operators, casts, a
+ * primary); POSTFIX has a primary `e` and reads `.x`, `++`, `--` and an
+ * assignment after it; OPERAND_DONE gives a whole operand `e` to the frame
+ * on top; EXPR_DONE gives a whole expression `e` to the frame on top. */
 static lsl_expr *parse_expr_ng(parser *ps, bool no_gt)
 {
-    /* the depth is counted by parse_unary, once per level of nesting */
-    lsl_expr *lhs = parse_binary(ps, 1, no_gt);
-    if (lhs && is_assign_op(ps->tok.kind)) /* a variable's assignment was taken by parse_unary */
-        fail_at(ps, ps->tok.line, ps->tok.col, "the left side of %s must be a variable",
-                lsl_tok_name(ps->tok.kind));
-    return ps->failed ? NULL : lhs;
+    size_t xbase = ps->nxs, vbase = ps->nvals, obase = ps->nops;
+    enum { OPERAND, POSTFIX, OPERAND_DONE, EXPR_DONE } step = OPERAND;
+    lsl_expr *e = NULL;
+    bool top = false, ngt = false; /* of the operand being read */
+    open_expr(ps, no_gt);
+    while (!ps->failed) {
+        switch (step) {
+        case OPERAND: {
+            lsl_token t = ps->tok;
+            top = ps->stmt_top; /* only the statement's first operand */
+            ps->stmt_top = false;
+            ngt = ps->xs[ps->nxs - 1].no_gt; /* X_EXPR, X_PREFIX or X_CAST */
+            if (t.kind == T_MINUS || t.kind == T_NOT || t.kind == T_TILDE || t.kind == T_INC ||
+                t.kind == T_DEC) {
+                if (enter(ps) && advance(ps))
+                    push_x(ps, (xframe){.kind = X_PREFIX, .no_gt = ngt, .t = t});
+                continue;
+            }
+            if (t.kind == T_LPAREN && is_type_token(ps->next.kind)) {
+                if (!enter(ps) || !advance(ps))
+                    continue;
+                lsl_type type = type_of(ps->tok.kind);
+                if (!advance(ps) || !expect(ps, T_RPAREN, "after the cast's type"))
+                    continue;
+                /* LSL's grammar casts a variable, a constant, a call, a literal
+                 * or a parenthesized expression: never another cast */
+                if (ps->tok.kind == T_LPAREN && is_type_token(ps->next.kind)) {
+                    fail_at(ps, ps->tok.line, ps->tok.col,
+                            "Syntax error: a cast cannot be cast again; put it in parentheses");
+                    continue;
+                }
+                push_x(ps, (xframe){.kind = X_CAST, .no_gt = ngt, .t = t, .type = type});
+                continue;
+            }
+            /* a primary; the bracketed ones are one level of nesting */
+            bool nests = t.kind == T_LPAREN || t.kind == T_LBRACKET || t.kind == T_LT ||
+                         t.kind == T_PRINT || (t.kind == T_IDENT && ps->next.kind == T_LPAREN);
+            if (nests && !enter(ps))
+                continue;
+            switch (t.kind) {
+            case T_INT_LIT:
+                if ((e = new_expr(ps, E_INT, t.line, t.col)))
+                    e->ival = t.ival;
+                advance(ps);
+                step = POSTFIX;
+                continue;
+            case T_FLOAT_LIT:
+                if ((e = new_expr(ps, E_FLOAT, t.line, t.col)))
+                    e->fval = t.fval;
+                advance(ps);
+                step = POSTFIX;
+                continue;
+            case T_STRING_LIT:
+                if ((e = new_expr(ps, E_STRING, t.line, t.col))) {
+                    e->sval = t.sval;
+                    e->slen = t.slen;
+                }
+                advance(ps);
+                step = POSTFIX;
+                continue;
+            case T_IDENT: {
+                const char *name = ident_name(ps);
+                advance(ps);
+                if (ps->tok.kind != T_LPAREN) {
+                    if ((e = new_expr(ps, E_IDENT, t.line, t.col)))
+                        e->name = name;
+                    step = POSTFIX;
+                    continue;
+                }
+                advance(ps);
+                if (!(e = new_expr(ps, E_CALL, t.line, t.col)))
+                    continue;
+                e->name = name;
+                if (ps->tok.kind == T_RPAREN) { /* no arguments */
+                    advance(ps);
+                    e = grown(ps, e);
+                    ps->depth--;
+                    step = POSTFIX;
+                    continue;
+                }
+                if (push_x(ps, (xframe){.kind = X_ITEMS, .no_gt = ngt, .top = top, .t = t, .e = e,
+                                        .close = T_RPAREN}))
+                    open_expr(ps, false);
+                continue;
+            }
+            case T_PRINT:
+                /* print(expr) is part of LSL's grammar (not a library function) */
+                advance(ps);
+                if ((e = new_expr(ps, E_PRINT, t.line, t.col)) && expect(ps, T_LPAREN, "after 'print'") &&
+                    push_x(ps, (xframe){.kind = X_PRINT, .no_gt = ngt, .top = top, .t = t, .e = e}))
+                    open_expr(ps, false);
+                continue;
+            case T_LPAREN:
+                advance(ps);
+                if (push_x(ps, (xframe){.kind = X_PAREN, .no_gt = ngt, .top = top, .t = t}))
+                    open_expr(ps, false);
+                continue;
+            case T_LBRACKET:
+                advance(ps);
+                if (!(e = new_expr(ps, E_LIST, t.line, t.col)))
+                    continue;
+                if (ps->tok.kind == T_RBRACKET) { /* [] */
+                    advance(ps);
+                    e = grown(ps, e);
+                    ps->depth--;
+                    step = POSTFIX;
+                    continue;
+                }
+                if (push_x(ps, (xframe){.kind = X_ITEMS, .no_gt = ngt, .top = top, .t = t, .e = e,
+                                        .close = T_RBRACKET}))
+                    open_expr(ps, false);
+                continue;
+            case T_LT:
+                advance(ps);
+                if ((e = new_expr(ps, E_VECTOR, t.line, t.col)) &&
+                    push_x(ps, (xframe){.kind = X_VEC, .no_gt = ngt, .top = top, .t = t, .e = e}))
+                    open_expr(ps, false);
+                continue;
+            default: {
+                char found[80];
+                describe(&t, found, sizeof found);
+                fail_at(ps, t.line, t.col, "expected an expression, found %s", found);
+                continue;
+            }
+            }
+        }
+        case POSTFIX: {
+            /* components (of a variable only) and postfix ++ / -- */
+            for (;;) {
+                lsl_token t = ps->tok;
+                if (t.kind == T_DOT) {
+                    if (e->kind != E_IDENT) {
+                        fail_at(ps, t.line, t.col, "Syntax error: only a variable has components (.x .y .z .s)");
+                        break;
+                    }
+                    advance(ps);
+                    if (ps->tok.kind != T_IDENT || ps->tok.len != 1 || !strchr("xyzs", ps->tok.start[0])) {
+                        fail_at(ps, ps->tok.line, ps->tok.col, "expected a component x, y, z or s after '.'");
+                        break;
+                    }
+                    lsl_expr *m = new_expr(ps, E_MEMBER, t.line, t.col);
+                    if (!m)
+                        break;
+                    m->lhs = e;
+                    m->name = ident_name(ps);
+                    advance(ps);
+                    if (!(e = grown(ps, m)))
+                        break;
+                } else if (t.kind == T_INC || t.kind == T_DEC) {
+                    if (!is_lvalue(e)) {
+                        fail_at(ps, t.line, t.col, "%s needs a variable", lsl_tok_name(t.kind));
+                        break;
+                    }
+                    advance(ps);
+                    lsl_expr *m = new_expr(ps, t.kind == T_INC ? E_POSTINC : E_POSTDEC, t.line, t.col);
+                    if (!m)
+                        break;
+                    m->lhs = e;
+                    if (!(e = grown(ps, m)))
+                        break;
+                } else {
+                    break;
+                }
+            }
+            if (ps->failed)
+                continue;
+            if (is_lvalue(e) && is_assign_op(ps->tok.kind)) {
+                /* an assignment as an operand: it has the lowest precedence and
+                 * binds to the right, so `c + e *= 4 + 1` is c + (e *= (4 + 1));
+                 * it is one level of nesting (the assignment a statement is,
+                 * is not) */
+                lsl_token op = ps->tok;
+                if (advance(ps) && (top || enter(ps)) &&
+                    push_x(ps, (xframe){.kind = X_ASSIGN, .no_gt = ngt, .top = top, .t = op, .e = e}))
+                    open_expr(ps, ngt);
+                step = OPERAND;
+                continue;
+            }
+            step = OPERAND_DONE;
+            continue;
+        }
+        case OPERAND_DONE: {
+            xframe *f = &ps->xs[ps->nxs - 1];
+            if (f->kind == X_PREFIX || f->kind == X_CAST) {
+                lsl_token t = f->t;
+                lsl_expr *n;
+                if (f->kind == X_CAST) {
+                    if ((n = new_expr(ps, E_CAST, t.line, t.col)))
+                        n->cast_type = f->type;
+                } else if (t.kind == T_INC || t.kind == T_DEC) {
+                    if (!is_lvalue(e)) {
+                        fail_at(ps, t.line, t.col, "%s needs a variable", lsl_tok_name(t.kind));
+                        continue;
+                    }
+                    n = new_expr(ps, t.kind == T_INC ? E_PREINC : E_PREDEC, t.line, t.col);
+                } else if ((n = new_expr(ps, E_UNARY, t.line, t.col))) {
+                    n->op = t.kind;
+                }
+                if (!n)
+                    continue;
+                n->lhs = e;
+                e = grown(ps, n);
+                ps->depth--;
+                ps->nxs--;
+                continue;
+            }
+            /* X_EXPR: the operand, then an operator or the expression's end */
+            if (!reserve(ps, (void **)&ps->vals, &ps->capvals, ps->nvals, sizeof e))
+                continue;
+            ps->vals[ps->nvals++] = e;
+            int prec = binary_prec(ps->tok.kind);
+            if (prec == 0 || (f->no_gt && closes_vector(ps))) {
+                while (ps->nops > f->obase && reduce(ps))
+                    ;
+                if (ps->failed)
+                    continue;
+                e = ps->vals[--ps->nvals];
+                ps->nxs--;
+                if (is_assign_op(ps->tok.kind)) /* a variable's assignment was taken above */
+                    fail_at(ps, ps->tok.line, ps->tok.col, "the left side of %s must be a variable",
+                            lsl_tok_name(ps->tok.kind));
+                step = EXPR_DONE;
+                continue;
+            }
+            while (ps->nops > f->obase && binary_prec(ps->ops[ps->nops - 1].kind) >= prec && reduce(ps))
+                ;
+            if (ps->failed ||
+                !reserve(ps, (void **)&ps->ops, &ps->capops, ps->nops, sizeof ps->tok))
+                continue;
+            ps->ops[ps->nops++] = ps->tok;
+            advance(ps);
+            step = OPERAND;
+            continue;
+        }
+        case EXPR_DONE: {
+            if (ps->nxs == xbase)
+                return e;
+            xframe *f = &ps->xs[ps->nxs - 1];
+            switch (f->kind) {
+            case X_PAREN:
+                expect(ps, T_RPAREN, "to close the parenthesis");
+                break;
+            case X_ITEMS:
+                if (!append(ps, (void **)&f->e->items, &f->e->nitems, &f->cap, &e, sizeof e))
+                    continue;
+                if (ps->tok.kind == T_COMMA) {
+                    advance(ps);
+                    open_expr(ps, false);
+                    step = OPERAND;
+                    continue;
+                }
+                if (expect(ps, f->close, f->close == T_RPAREN ? "after the call's arguments" : "to close the list"))
+                    e = grown(ps, f->e);
+                break;
+            case X_VEC:
+                /* a vector or rotation needs at least three components, so in
+                 * the first two `>` is a comparison (`<1, 1>0, 1>` is
+                 * <1, (1>0), 1>); from the third on, `>` closes the literal
+                 * unless an operand follows it (`<a, b, c > d, e>` is a
+                 * rotation) */
+                if (!append(ps, (void **)&f->e->items, &f->e->nitems, &f->cap, &e, sizeof e))
+                    continue;
+                if (ps->tok.kind == T_COMMA && f->e->nitems < 4) {
+                    advance(ps);
+                    open_expr(ps, f->e->nitems >= 2);
+                    step = OPERAND;
+                    continue;
+                }
+                if (!expect(ps, T_GT, "to close the vector or rotation"))
+                    continue;
+                if (f->e->nitems == 4)
+                    f->e->kind = E_ROTATION;
+                else if (f->e->nitems != 3) {
+                    fail_at(ps, f->t.line, f->t.col, "a vector has 3 components and a rotation 4, not %zu",
+                            f->e->nitems);
+                    continue;
+                }
+                e = grown(ps, f->e);
+                break;
+            case X_PRINT:
+                f->e->lhs = e;
+                if (expect(ps, T_RPAREN, "after print's argument"))
+                    e = grown(ps, f->e);
+                break;
+            case X_ASSIGN: {
+                if (!f->top)
+                    ps->depth--;
+                lsl_expr *a = new_expr(ps, E_ASSIGN, f->t.line, f->t.col);
+                if (!a)
+                    continue;
+                a->op = f->t.kind;
+                a->lhs = f->e;
+                a->rhs = e;
+                if (f->top) { /* a statement's assignment: no level */
+                    a->height = e->height + 1;
+                    a->effects = true;
+                } else {
+                    a = grown(ps, a);
+                }
+                e = a;
+                ps->nxs--;
+                step = OPERAND_DONE;
+                continue;
+            }
+            default: /* X_EXPR, X_PREFIX, X_CAST never wait for an expression */
+                fail_at(ps, f->t.line, f->t.col, "internal: unexpected expression");
+                continue;
+            }
+            if (ps->failed)
+                continue;
+            /* a bracketed primary is whole: back to the operand it begins */
+            ps->depth--;
+            top = f->top;
+            ngt = f->no_gt;
+            ps->nxs--;
+            step = POSTFIX;
+            continue;
+        }
+        }
+    }
+    ps->nxs = xbase;
+    ps->nvals = vbase;
+    ps->nops = obase;
+    return NULL;
 }
 
 static lsl_expr *parse_expr(parser *ps)
@@ -559,9 +711,6 @@ static lsl_expr *parse_expr(parser *ps)
 }
 
 /* ---- statements ------------------------------------------------------------ */
-
-static lsl_stmt *parse_stmt(parser *ps);
-static lsl_stmt *parse_body(parser *ps);
 
 static lsl_stmt *new_stmt(parser *ps, lsl_stmt_kind kind, const lsl_token *at)
 {
@@ -574,25 +723,34 @@ static lsl_stmt *new_stmt(parser *ps, lsl_stmt_kind kind, const lsl_token *at)
     return s;
 }
 
-static lsl_stmt *parse_block(parser *ps)
+static bool push_s(parser *ps, sframe f)
+{
+    if (!reserve(ps, (void **)&ps->ss, &ps->capss, ps->nss, sizeof f))
+        return false;
+    ps->ss[ps->nss++] = f;
+    return true;
+}
+
+/* `{`: opens a block (its statements follow). */
+static bool open_block(parser *ps)
 {
     lsl_token t = ps->tok;
     if (!expect(ps, T_LBRACE, "to open a block"))
-        return NULL;
+        return false;
     lsl_stmt *b = new_stmt(ps, S_BLOCK, &t);
-    size_t cap = 0;
-    while (b && !ps->failed && ps->tok.kind != T_RBRACE) {
-        if (ps->tok.kind == T_EOF) {
-            fail_at(ps, t.line, t.col, "this '{' is never closed");
-            return NULL;
-        }
-        lsl_stmt *s = parse_stmt(ps);
-        if (!s || !append(ps, (void **)&b->stmts, &b->nstmts, &cap, &s, sizeof s))
-            return NULL;
-    }
-    if (!expect(ps, T_RBRACE, "to close the block"))
+    return b && push_s(ps, (sframe){.kind = K_BLOCK, .t = t, .s = b});
+}
+
+/* `if (condition)`, up to its body. */
+static lsl_stmt *if_header(parser *ps)
+{
+    lsl_token it = ps->tok;
+    lsl_stmt *s;
+    advance(ps);
+    if (!(s = new_stmt(ps, S_IF, &it)) || !expect(ps, T_LPAREN, "after 'if'") ||
+        !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition"))
         return NULL;
-    return b;
+    return s;
 }
 
 /* Comma-separated expressions of a for header, up to `close`. */
@@ -612,77 +770,13 @@ static bool parse_expr_list(parser *ps, lsl_tok close, lsl_expr ***items, size_t
     }
 }
 
-static lsl_stmt *parse_stmt_inner(parser *ps)
+/* A statement without a body: jump, label, return, state change,
+ * declaration or expression. */
+static lsl_stmt *parse_simple_stmt(parser *ps)
 {
     lsl_token t = ps->tok;
     lsl_stmt *s;
     switch (t.kind) {
-    case T_LBRACE:
-        return parse_block(ps);
-    case T_SEMI:
-        advance(ps);
-        return new_stmt(ps, S_EMPTY, &t);
-    case T_IF: {
-        /* an if / else if / ... chain is read in a loop; each `else if`
-         * nests one level deeper (as in Second Life's grammar and in the
-         * tree the later passes walk), given back at the chain's end */
-        lsl_stmt *first = NULL, *last = NULL;
-        int links = 0;
-        for (;;) {
-            lsl_token it = ps->tok;
-            advance(ps);
-            if (!(s = new_stmt(ps, S_IF, &it)) || !expect(ps, T_LPAREN, "after 'if'") ||
-                !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition") ||
-                !(s->body = parse_body(ps)))
-                break;
-            if (last)
-                last->else_body = s;
-            else
-                first = s;
-            last = s;
-            if (ps->tok.kind != T_ELSE)
-                break;
-            advance(ps);
-            if (ps->tok.kind != T_IF) {
-                last->else_body = parse_body(ps);
-                break;
-            }
-            if (!enter(ps))
-                break;
-            links++;
-        }
-        ps->depth -= links;
-        return ps->failed ? NULL : first;
-    }
-    case T_WHILE:
-        advance(ps);
-        if (!(s = new_stmt(ps, S_WHILE, &t)) || !expect(ps, T_LPAREN, "after 'while'") ||
-            !(s->expr = parse_expr(ps)) || !expect(ps, T_RPAREN, "after the condition") ||
-            !(s->body = parse_body(ps)))
-            return NULL;
-        return s;
-    case T_DO:
-        advance(ps);
-        if (!(s = new_stmt(ps, S_DO, &t)) || !(s->body = parse_body(ps)) ||
-            !expect(ps, T_WHILE, "after the body of 'do'") ||
-            !expect(ps, T_LPAREN, "after 'while'") || !(s->expr = parse_expr(ps)) ||
-            !expect(ps, T_RPAREN, "after the condition") ||
-            !expect(ps, T_SEMI, "after 'do ... while (...)'"))
-            return NULL;
-        return s;
-    case T_FOR:
-        advance(ps);
-        if (!(s = new_stmt(ps, S_FOR, &t)) || !expect(ps, T_LPAREN, "after 'for'") ||
-            !parse_expr_list(ps, T_SEMI, &s->init, &s->ninit) ||
-            !expect(ps, T_SEMI, "after the for loop's initializers"))
-            return NULL;
-        if (ps->tok.kind != T_SEMI && !(s->expr = parse_expr(ps)))
-            return NULL;
-        if (!expect(ps, T_SEMI, "after the for loop's condition") ||
-            !parse_expr_list(ps, T_RPAREN, &s->step, &s->nstep) ||
-            !expect(ps, T_RPAREN, "after the for loop's steps") || !(s->body = parse_body(ps)))
-            return NULL;
-        return s;
     case T_JUMP:
     case T_AT:
         advance(ps);
@@ -704,6 +798,7 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
         advance(ps);
         if (!(s = new_stmt(ps, S_RETURN, &t)))
             return NULL;
+        s->returns = true;
         if (ps->tok.kind != T_SEMI && !(s->expr = parse_expr(ps)))
             return NULL;
         if (!expect(ps, T_SEMI, "after 'return'"))
@@ -754,32 +849,199 @@ static lsl_stmt *parse_stmt_inner(parser *ps)
     return s;
 }
 
-/* A statement; a block in a block is one level of nesting (a function's
- * or handler's own block is not, nor is a block that is a body: the body
- * counted). */
-static lsl_stmt *parse_stmt_nested(parser *ps, bool nests)
+/* The end of an if / else if / ... chain: the else-ifs' levels are given
+ * back, and each if of it learns whether it always returns (the chain's
+ * suffix from it has an else everywhere and every branch returns). */
+static lsl_stmt *end_if_chain(parser *ps, sframe *k)
 {
-    if (nests && !enter(ps))
-        return NULL;
-    lsl_stmt *s = parse_stmt_inner(ps);
-    if (nests)
-        ps->depth--;
-    return ps->failed ? NULL : s;
+    ps->depth -= k->links;
+    size_t i = 0, last_bad = 0;
+    bool any_bad = false;
+    for (lsl_stmt *s = k->first;; s = s->else_body, i++) {
+        if (!s->else_body || !s->body->returns || (s->else_body->kind != S_IF && !s->else_body->returns)) {
+            any_bad = true;
+            last_bad = i;
+        }
+        if (!s->else_body || s->else_body->kind != S_IF)
+            break;
+    }
+    i = 0;
+    for (lsl_stmt *s = k->first;; s = s->else_body, i++) {
+        s->returns = !any_bad || i > last_bad;
+        if (!s->else_body || s->else_body->kind != S_IF)
+            break;
+    }
+    return k->first;
 }
 
-static lsl_stmt *parse_stmt(parser *ps) { return parse_stmt_nested(ps, ps->tok.kind == T_LBRACE); }
-
-/* The body of if, else, while, do and for: Second Life refuses a
- * declaration there unless it is in braces. */
-static lsl_stmt *parse_body(parser *ps)
+/* A block and every statement in it, without recursion: each open block,
+ * body and if-chain is a frame on ps->ss.  A block in a block is one level
+ * of nesting, so is each body of if, else, while, do and for (a body that
+ * is a block counts once), and each `else if` of a chain (it nests in
+ * Second Life's grammar); a function's or handler's own block is not.
+ * Steps: NEXT reads the block on top's next statement or its end; BODY
+ * begins a body at the current token; STMT begins a statement (a simple
+ * one is read whole, a compound one pushes its frame); DONE gives the
+ * whole statement `done` to the frame on top. */
+static lsl_stmt *parse_block(parser *ps)
 {
-    lsl_token t = ps->tok;
-    lsl_stmt *s = parse_stmt_nested(ps, true);
-    if (s && s->kind == S_DECL) {
-        fail_at(ps, t.line, t.col, "Declaration requires a new scope -- use { and }");
-        return NULL;
+    size_t base = ps->nss;
+    enum { NEXT, BODY, STMT, DONE } step = NEXT;
+    lsl_stmt *done = NULL;
+    open_block(ps);
+    while (!ps->failed) {
+        switch (step) {
+        case NEXT: {
+            sframe *k = &ps->ss[ps->nss - 1];
+            if (ps->tok.kind == T_RBRACE) {
+                advance(ps);
+                done = k->s;
+                for (size_t i = 0; i < done->nstmts; i++)
+                    done->returns = done->returns || done->stmts[i]->returns;
+                ps->nss--;
+                step = DONE;
+                continue;
+            }
+            if (ps->tok.kind == T_EOF) {
+                fail_at(ps, k->t.line, k->t.col, "this '{' is never closed");
+                continue;
+            }
+            if (ps->tok.kind == T_LBRACE && (!enter(ps) || !push_s(ps, (sframe){.kind = K_NESTED})))
+                continue;
+            step = STMT;
+            continue;
+        }
+        case BODY: {
+            lsl_token t = ps->tok;
+            if (enter(ps))
+                push_s(ps, (sframe){.kind = K_BODY, .t = t});
+            step = STMT;
+            continue;
+        }
+        case STMT: {
+            lsl_token t = ps->tok;
+            lsl_stmt *s;
+            switch (t.kind) {
+            case T_LBRACE:
+                open_block(ps);
+                step = NEXT;
+                continue;
+            case T_SEMI:
+                advance(ps);
+                done = new_stmt(ps, S_EMPTY, &t);
+                step = DONE;
+                continue;
+            case T_IF:
+                /* an if / else if / ... chain is one frame; each `else if`
+                 * nests one level deeper (as in Second Life's grammar and in
+                 * the tree the later passes walk), given back at its end */
+                if ((s = if_header(ps)))
+                    push_s(ps, (sframe){.kind = K_IF, .s = s});
+                step = BODY;
+                continue;
+            case T_WHILE:
+                advance(ps);
+                if ((s = new_stmt(ps, S_WHILE, &t)) && expect(ps, T_LPAREN, "after 'while'") &&
+                    (s->expr = parse_expr(ps)) && expect(ps, T_RPAREN, "after the condition"))
+                    push_s(ps, (sframe){.kind = K_WHILE, .s = s});
+                step = BODY;
+                continue;
+            case T_DO:
+                advance(ps);
+                if ((s = new_stmt(ps, S_DO, &t)))
+                    push_s(ps, (sframe){.kind = K_DO, .s = s});
+                step = BODY;
+                continue;
+            case T_FOR:
+                advance(ps);
+                if (!(s = new_stmt(ps, S_FOR, &t)) || !expect(ps, T_LPAREN, "after 'for'") ||
+                    !parse_expr_list(ps, T_SEMI, &s->init, &s->ninit) ||
+                    !expect(ps, T_SEMI, "after the for loop's initializers"))
+                    continue;
+                if (ps->tok.kind != T_SEMI && !(s->expr = parse_expr(ps)))
+                    continue;
+                if (expect(ps, T_SEMI, "after the for loop's condition") &&
+                    parse_expr_list(ps, T_RPAREN, &s->step, &s->nstep) &&
+                    expect(ps, T_RPAREN, "after the for loop's steps"))
+                    push_s(ps, (sframe){.kind = K_FOR, .s = s});
+                step = BODY;
+                continue;
+            default:
+                done = parse_simple_stmt(ps);
+                step = DONE;
+                continue;
+            }
+        }
+        case DONE: {
+            if (ps->nss == base)
+                return done;
+            sframe *k = &ps->ss[ps->nss - 1];
+            switch (k->kind) {
+            case K_BLOCK:
+                if (append(ps, (void **)&k->s->stmts, &k->s->nstmts, &k->cap, &done, sizeof done))
+                    step = NEXT;
+                continue;
+            case K_NESTED:
+                ps->depth--;
+                ps->nss--;
+                continue;
+            case K_BODY:
+                /* Second Life refuses a declaration as a body unless it is in braces */
+                ps->depth--;
+                if (done->kind == S_DECL)
+                    fail_at(ps, k->t.line, k->t.col, "Declaration requires a new scope -- use { and }");
+                ps->nss--;
+                continue;
+            case K_IF:
+                k->s->body = done;
+                if (k->last)
+                    k->last->else_body = k->s;
+                else
+                    k->first = k->s;
+                k->last = k->s;
+                if (ps->tok.kind != T_ELSE) {
+                    done = end_if_chain(ps, k);
+                    ps->nss--;
+                    continue;
+                }
+                advance(ps);
+                if (ps->tok.kind != T_IF) {
+                    k->kind = K_ELSE;
+                    step = BODY;
+                    continue;
+                }
+                if (enter(ps)) {
+                    k->links++;
+                    k->s = if_header(ps);
+                }
+                step = BODY;
+                continue;
+            case K_ELSE:
+                k->last->else_body = done;
+                done = end_if_chain(ps, k);
+                ps->nss--;
+                continue;
+            case K_WHILE:
+            case K_FOR:
+                k->s->body = done;
+                done = k->s;
+                ps->nss--;
+                continue;
+            case K_DO:
+                k->s->body = done;
+                if (expect(ps, T_WHILE, "after the body of 'do'") && expect(ps, T_LPAREN, "after 'while'") &&
+                    (k->s->expr = parse_expr(ps)) && expect(ps, T_RPAREN, "after the condition") &&
+                    expect(ps, T_SEMI, "after 'do ... while (...)'"))
+                    done = k->s;
+                ps->nss--;
+                continue;
+            }
+            continue;
+        }
+        }
     }
-    return s;
+    ps->nss = base;
+    return NULL;
 }
 
 /* ---- top level --------------------------------------------------------------- */
@@ -868,7 +1130,6 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
     ps.arena = arena;
     ps.file = file;
     ps.err = err;
-    ps.stack_base = stack_here();
     lsl_lexer_init(&ps.lx, src, len, file, arena, err);
     *out = NULL;
     lsl_script *sc = alloc(&ps, sizeof *sc);
@@ -931,6 +1192,10 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
             break;
         append(&ps, (void **)&sc->globals, &sc->nglobals, &gcap, &g, sizeof g);
     }
+    free(ps.xs);
+    free(ps.vals);
+    free(ps.ops);
+    free(ps.ss);
     if (ps.failed)
         return err && err->status ? err->status : GSVM_ERR_INPUT;
     if (sc->nstates == 0 || !sc->states[0].is_default) {
@@ -988,54 +1253,19 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
     return GSVM_OK;
 }
 
-/* ---- the front end's own stack ------------------------------------------------ */
 
-/* Room for LSL_MAX_NESTING levels of the deepest pass (the parser's five
- * frames per parenthesis, the ABI 3 compiler's condition and expression
- * walks) with sanitizer-sized frames, twice over; only the pages a script
- * touches are ever committed. */
-#define FRONT_STACK ((size_t)256 << 20)
-
-typedef struct front_job {
-    const char *src;
-    size_t len;
-    const char *file;
-    lsl_compile_fn compile;
-    void *ctx;
-    gsvm_error *err;
-    gsvm_status status;
-} front_job;
-
-static void *front_run(void *arg)
-{
-    front_job *j = arg;
-    lsl_arena *arena = lsl_arena_new();
-    if (!arena) {
-        j->status = gsvm_error_set(j->err, GSVM_ERR_NOMEM, j->file, "out of memory");
-        return NULL;
-    }
-    lsl_script *sc;
-    j->status = lsl_parse(j->src, j->len, j->file, arena, &sc, j->err);
-    if (j->status == GSVM_OK && !j->compile(sc, j->ctx))
-        j->status = j->err && j->err->status ? j->err->status : GSVM_ERR_INPUT;
-    lsl_arena_free(arena);
-    return NULL;
-}
+/* ---- the whole front end -------------------------------------------------------- */
 
 gsvm_status lsl_front_end(const char *src, size_t len, const char *file, lsl_compile_fn compile,
                           void *ctx, gsvm_error *err)
 {
-    front_job j = {src, len, file, compile, ctx, err, GSVM_OK};
-    pthread_attr_t attr;
-    pthread_t th;
-    if (pthread_attr_init(&attr) != 0)
+    lsl_arena *arena = lsl_arena_new();
+    if (!arena)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
-    bool started = pthread_attr_setstacksize(&attr, FRONT_STACK) == 0 &&
-                   pthread_create(&th, &attr, front_run, &j) == 0;
-    pthread_attr_destroy(&attr);
-    if (!started)
-        return gsvm_error_set(err, GSVM_ERR_NOMEM, file,
-                              "out of memory: no stack for the compiler (%zu MB)", FRONT_STACK >> 20);
-    pthread_join(th, NULL);
-    return j.status;
+    lsl_script *sc;
+    gsvm_status st = lsl_parse(src, len, file, arena, &sc, err);
+    if (st == GSVM_OK && !compile(sc, ctx))
+        st = err && err->status ? err->status : GSVM_ERR_INPUT;
+    lsl_arena_free(arena);
+    return st;
 }

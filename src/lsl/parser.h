@@ -1,6 +1,7 @@
-/* The LSL parser: hand-written recursive descent with Pratt-style binary
- * expressions, for the whole LSL grammar.  The result is a syntax tree in
- * `arena`; errors are "FILE:LINE:COL: error: MESSAGE" in err. */
+/* The LSL parser for the whole LSL grammar, without recursion: statements
+ * and expressions are read with explicit work stacks on the heap, binary
+ * operators by precedence on an operator stack.  The result is a syntax
+ * tree in `arena`; errors are "FILE:LINE:COL: error: MESSAGE" in err. */
 #ifndef GSVM_LSL_PARSER_H
 #define GSVM_LSL_PARSER_H
 
@@ -17,10 +18,11 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
                       lsl_script **out, gsvm_error *err);
 
 /* The whole front end of one compilation: parses `src`, then calls
- * `compile` on the tree (false: it failed and said why in err).  Both run on
- * a stack of their own, sized for LSL_MAX_NESTING levels of every pass, so
- * the nesting a script may use does not depend on the caller's stack (its
- * ulimit, a sanitizer's larger frames).  The tree is freed before return. */
+ * `compile` on the tree (false: it failed and said why in err), on the
+ * caller's thread.  No pass recurses over the tree (each walks it with a
+ * heap work stack), so the nesting a script may use does not depend on the
+ * caller's stack (its ulimit, a sanitizer's larger frames).  The tree is
+ * freed before return. */
 typedef bool (*lsl_compile_fn)(const lsl_script *sc, void *ctx);
 gsvm_status lsl_front_end(const char *src, size_t len, const char *file, lsl_compile_fn compile,
                           void *ctx, gsvm_error *err);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Nesting as deep as Second Life accepts (its parser stack holds 10,000
 # entries): generated scripts nesting each construct LSL_MAX_NESTING (10,000)
-# levels deep must compile and run under both ABIs, with the caller's stack
-# cut to 256 KB (`ulimit -s`; under ASan frames are larger still), and one
-# level more must be refused with FILE:LINE:COL: error: ... nested too deeply.
+# levels deep must compile and run under both ABIs on the calling thread,
+# with its stack cut to 256 KB (`ulimit -s`; under ASan frames are larger
+# still; no pass of the front end recurses), and one level more must be
+# refused with FILE:LINE:COL: error: ... nested too deeply.
 # Needs $GSVM_BIN.
 set -u
 : "${GSVM_BIN:?set GSVM_BIN to the gsvm binary}"
@@ -19,6 +20,14 @@ gen() {
     awk -v shape="$1" -v n="$2" 'function rep(s, k,  r) { r = ""; while (k-- > 0) r = r s; return r }
     BEGIN {
         print "integer x = 7;"
+        if (shape ~ /^user/) # g(v, 1) and g(1, v) are v
+            print "integer g(integer a, integer b) { return a + b - 1; }"
+        # a chain of n binary operators OP, left to right: its first operand
+        # and the others (the value of each chain is in want)
+        split("+ 0 1 - 10000 1 * 1 1 / 7 1 % 7 100 == 1 1 != 0 0 < 0 1 <= 1 1 > 1 0 >= 1 1 " \
+              "&& 1 1 || 1 0 & 7 7 | 0 7 ^ 7 7 << 1 0 >> 1 0", ops, " ")
+        for (k = 1; k in ops; k += 3)
+            chain["op" ops[k]] = k
         print "default { state_entry() {"
         print "integer n = 0; integer a;"
         if (shape == "elseif") {
@@ -46,6 +55,40 @@ gen() {
             printf "n = %s%d%s;\n", rep("llList2Integer([", n / 2), n, rep("], 0)", n / 2)
         } else if (shape == "vectors") {
             printf "float f = %s%d%s; n = (integer)f;\n", rep("llVecMag(<0, 0, ", n / 2), n, rep(">)", n / 2)
+        } else if (shape in chain) {
+            k = chain[shape]
+            printf "n = %s%s;\n", ops[k + 1], rep(" " ops[k] " " ops[k + 2], n)
+        } else if (shape == "mixed") { # each precedence level in turn, left to right
+            printf "n = 1%s;\n", rep(" * 1 + 0 - 0 << 0 | 0 ^ 0 & 1 != 0 == 1 > 0 && 1 || 0", n / 12)
+        } else if (shape == "casts") { # (integer)( and (float)( in turn: two levels each
+            printf "n = %s", n % 2 ? "-" : ""
+            for (i = 0; i < int(n / 2); i++)
+                printf "%s(", i % 2 ? "(float)" : "(integer)"
+            printf "5%s;\n", rep(")", int(n / 2))
+        } else if (shape == "neg") {
+            printf "n = %s5;\n", rep("- ", n)
+        } else if (shape == "bitnot") {
+            printf "n = %s5;\n", rep("~", n)
+        } else if (shape == "prefixmix") { # - ! ~ in turn
+            printf "n = %s5;\n", rep("- ! ~ ", int(n / 3))
+        } else if (shape == "userfirst") { # the deep call in the first argument
+            printf "n = %s5%s;\n", rep("g(", n), rep(", 1)", n)
+        } else if (shape == "userlast") { # and in the last
+            printf "n = %s5%s;\n", rep("g(1, ", n), rep(")", n)
+        } else if (shape == "listfirst") { # a list whose first item nests
+            printf "n = %s5%s;\n", rep("llList2Integer([", n / 2), rep(", 1], 0)", n / 2)
+        } else if (shape == "vecfirst") { # the deep component first (the cast: one level)
+            printf "n = (integer)%s5%s;\n", rep("llVecMag(<", int((n - 1) / 2)), rep(", 0, 0>)", int((n - 1) / 2))
+        } else if (shape == "rotations") { # in the last component, where `>` may close it
+            printf "rotation q = <0, 0, 0, %s5%s>; n = (integer)q.s;\n", rep("(", n - 1), rep(")", n - 1)
+        } else if (shape == "dobodies") {
+            printf "%s n = %d; %s\n", rep("do ", n), n, rep("while (0); ", n)
+        } else if (shape == "forbodies") {
+            printf "%s n += 1;\n", rep("for (a = 0; a < 1; a++) ", n)
+        } else if (shape == "elsebodies") { # each body is an else of an if
+            printf "%s n = %d;\n", rep("if (!x) ; else ", n), n
+        } else if (shape == "blockexpr") { # blocks and parentheses share the limit
+            printf "%s n = %s%d%s; %s\n", rep("{", n / 2), rep("(", n / 2), n, rep(")", n / 2), rep("}", n / 2)
         }
         print "llOwnerSay((string)n);"
         print "} }"
@@ -57,8 +100,16 @@ want() {
     case $1 in
     elseif) echo $N ;;
     blocks | ifbodies | parens | plus | rightplus | assign | calls | lists | vectors) echo $N ;;
+    dobodies | elsebodies | blockexpr | "op+") echo $N ;;
     whilebodies) echo 0 ;; # x runs out before the innermost loop
-    not) echo 1 ;; # an even number of ! on 5
+    not | forbodies) echo 1 ;; # an even number of ! on 5; the innermost loop's body runs once
+    "op-") echo 0 ;;
+    "op*" | "op==" | "op<=" | "op>" | "op>=" | "op&&" | "op||" | "op<<" | "op>>" | mixed) echo 1 ;;
+    "op!=") echo 0 ;;
+    "op<") echo 0 ;; # 0 < 1 is 1, then 1 < 1 is 0, and so on: 10,000 of them
+    "op/" | "op%" | "op&" | "op|" | "op^") echo 7 ;;
+    casts | neg | bitnot | userfirst | userlast | listfirst | vecfirst | rotations) echo 5 ;;
+    prefixmix) echo 0 ;; # 3,333 times - ! ~: ~5 is -6, !-6 is 0, -0 is 0; then ~0 is -1, !-1 is 0 ...
     esac
 }
 
@@ -73,13 +124,22 @@ check() { # NAME COND: counts a pass or a failure
     fi
 }
 
-for shape in elseif blocks ifbodies whilebodies parens plus rightplus not assign calls lists vectors; do
-    gen $shape $N >"$tmp/$shape.lsl"
+shapes="elseif blocks ifbodies whilebodies dobodies forbodies elsebodies parens plus rightplus not
+neg bitnot prefixmix casts assign calls userfirst userlast lists listfirst vectors vecfirst rotations mixed
+blockexpr op+ op- op* op/ op% op== op!= op< op<= op> op>= op&& op|| op& op| op^ op<< op>>"
+# the file of a shape (op+ is op_2b.lsl)
+file() { printf '%s/%s.lsl' "$tmp" "$(printf %s "$1" | od -An -tx1 | tr -d ' \n')"; }
+
+for shape in $shapes; do
+    f=$(file "$shape")
+    gen "$shape" $N >"$f"
     for abi in 2 3; do
-        case $abi:$shape in # ABI 2 has neither ! nor these functions
-        2:not | 2:calls | 2:lists | 2:vectors) continue ;;
+        case $abi:$shape in # ABI 2 has integer + - * < > == only, no user functions, do or for
+        2:elseif | 2:blocks | 2:ifbodies | 2:whilebodies | 2:parens | 2:plus | 2:rightplus | 2:assign) ;;
+        2:op+ | 2:op- | 2:op\* | 2:op== | 2:op\> | 2:blockexpr) ;;
+        2:*) continue ;;
         esac
-        (ulimit -s 256 && "$GSVM_BIN" lsl run "$tmp/$shape.lsl" --no-cache --abi $abi \
+        (ulimit -s 256 && "$GSVM_BIN" lsl run "$f" --no-cache --abi $abi \
             --max-instructions 100000000) >"$tmp/out" 2>"$tmp/err"
         rc=$?
         ok=0 note=
@@ -95,13 +155,15 @@ for shape in elseif blocks ifbodies whilebodies parens plus rightplus not assign
 done
 
 # One level deeper than Second Life's parser allows: a clear error, no crash.
-for shape in elseif blocks ifbodies parens plus not calls; do
-    gen $shape $((N + 1)) >"$tmp/$shape.lsl"
-    (ulimit -s 256 && "$GSVM_BIN" lsl compile "$tmp/$shape.lsl" -o "$tmp/out.fpc") \
+for shape in elseif blocks ifbodies whilebodies dobodies forbodies elsebodies parens plus not neg bitnot casts \
+    calls userfirst userlast op- op\* op/ op% op== op!= op\< op\<= op\> op\>= op\&\& op\|\| op\& op\| op^ op\<\< op\>\>; do
+    f=$(file "$shape")
+    gen "$shape" $((N + 1)) >"$f"
+    (ulimit -s 256 && "$GSVM_BIN" lsl compile "$f" -o "$tmp/out.fpc") \
         >"$tmp/out" 2>"$tmp/err"
     rc=$?
     ok=0
-    [ $rc -eq 1 ] && grep -Eq "^$tmp/$shape.lsl:[0-9]+:[0-9]+: error: .*nested too deeply" "$tmp/err" && ok=1
+    [ $rc -eq 1 ] && grep -Eq "^$f:[0-9]+:[0-9]+: error: .*nested too deeply" "$tmp/err" && ok=1
     check "$shape, $((N + 1)) deep: refused" $ok
 done
 

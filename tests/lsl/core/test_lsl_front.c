@@ -273,8 +273,8 @@ static void test_parse_errors(void)
     }
     /* hostile nesting (100,000 parentheses, unary minuses, blocks) is
      * refused with FILE:LINE:COL at the token where the bound was reached,
-     * never a stack overflow; the bound (MAX_DEPTH levels or MAX_STACK
-     * bytes of C stack, whichever comes first) lies past what SL accepts */
+     * never a stack overflow (the parser keeps its work stack on the heap);
+     * the bound, LSL_MAX_NESTING levels, is the depth SL's parser accepts */
     static const char *const opener[] = {"x = (", "x = -", "{"};
     for (size_t k = 0; k < 3; k++) {
         size_t n = 100000, w = strlen(opener[k]) - (k < 2 ? 4 : 0);
