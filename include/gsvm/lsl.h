@@ -132,9 +132,22 @@ typedef gsvm_status (*gsvm_lsl_host_fn)(void *user, const char *name,
                                         gsvm_lsl_hostval *result, bool *has_result,
                                         gsvm_error *err);
 
+/* A host's allocator: `ptr` NULL allocates `size` bytes, `size` 0 frees
+ * `ptr` (returning NULL), otherwise resizes; NULL when out of memory (the
+ * VM then fails as on malloc failure: GSVM_ERR_NOMEM or an "out of memory"
+ * fault).  Called from the thread running the VM. */
+typedef void *(*gsvm_lsl_realloc_fn)(void *user, void *ptr, size_t size);
+
 /* A fresh VM: globals seeded from the program's defaults, nothing dispatched
  * (so run() reports Finished).  The program must outlive the VM. */
 gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsvm_error *err);
+/* gsvm_lsl_vm_new with every byte the VM holds through `fn` (NULL: the C
+ * library): the VM itself, its stack, locals, globals, its copy of the
+ * constants, every string and the host call's argument array.  (The
+ * shared program, and a snapshot's blob, which the caller frees, are the
+ * C library's.) */
+gsvm_status gsvm_lsl_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+                                  gsvm_lsl_vm **out, gsvm_error *err);
 void gsvm_lsl_vm_free(gsvm_lsl_vm *vm);
 void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user);
 
@@ -248,11 +261,6 @@ typedef gsvm_status (*gsvm_lsl3_host_fn)(void *user, const char *name, const str
                                          struct json_t **result, gsvm_error *err);
 
 gsvm_status gsvm_lsl3_vm_new(const gsvm_lsl3_program *prog, gsvm_lsl3_vm **out, gsvm_error *err);
-/* A host's allocator: `ptr` NULL allocates `size` bytes, `size` 0 frees
- * `ptr` (returning NULL), otherwise resizes; NULL when out of memory (the
- * VM then fails as on malloc failure: GSVM_ERR_NOMEM or an "out of memory"
- * fault).  Called from the thread running the VM. */
-typedef void *(*gsvm_lsl_realloc_fn)(void *user, void *ptr, size_t size);
 /* gsvm_lsl3_vm_new with everything the VM keeps through `fn` (NULL: the C
  * library): the VM itself, its globals, constants, stack, frames, event
  * queue, listens and every string and list object of the script.  (Scratch

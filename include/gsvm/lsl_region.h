@@ -70,7 +70,8 @@ typedef struct gsvm_lsl_region_opts {
     uint64_t max_scripts;  /* a crossing that would pass it is refused, 0 = none */
     int cross_fault;       /* testing: drop a crossing's connection at this step (1..7), 0 = never */
     const char *cache_dir; /* compiled-program cache (NULL: none) */
-    /* Where every script's VM memory comes from (gsvm_lsl3_vm_new_alloc);
+    /* Where every script's VM memory comes from, either ABI (gsvm_lsl3_vm_new_alloc,
+     * gsvm_lsl_vm_new_alloc);
      * NULL: the C library.  The region's own tables use the C library. */
     gsvm_lsl_realloc_fn alloc;
     void *alloc_user;

@@ -325,8 +325,8 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
             }
         }
     } else if (st == GSVM_OK) {
-        /* ABI 2 (the document's VM: the C library's allocator) */
-        st = gsvm_lsl_vm_new(rp->prog2, &s->vm2, err);
+        /* ABI 2 (the document's VM), through the same allocator */
+        st = gsvm_lsl_vm_new_alloc(rp->prog2, r->o.alloc, r->o.alloc_user, &s->vm2, err);
         if (st == GSVM_OK) {
             gsvm_lsl_vm_set_hosts(s->vm2, r->hosts, s);
             if (snap)
@@ -492,8 +492,13 @@ void rg_object_remove(gsvm_lsl_region *r, uint32_t root)
     for (uint32_t k = 0; k < rp->nlinks; k++) {
         rg_prim *p = &r->prims[rp->links[k]];
         p->removed = true;
-        for (uint32_t j = 0; j < p->nscripts; j++)
-            r->scripts[p->scripts[j]]->frozen = false; /* gone for good */
+        for (uint32_t j = 0; j < p->nscripts; j++) {
+            rg_script *s = r->scripts[p->scripts[j]];
+            s->frozen = false; /* gone for good */
+            if (s->throttled) /* counted where it runs now */
+                r->st.throttled--;
+            s->throttled = false;
+        }
     }
 }
 

@@ -47,10 +47,11 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "lsl/program.h"
 #include "lsl/region_int.h"
 
 enum { M_OFFER = 1, M_NEED, M_PROGRAM, M_SNAPSHOT, M_END, M_PREPARED, M_REFUSE, M_COMMIT, M_DONE, M_BYE,
-       M_QUERY, M_ANSWER };
+       M_QUERY, M_ANSWER, M_LINES };
 #define IO_TIMEOUT_MS 3000
 #define MAX_FRAME (64u << 20)
 
@@ -225,6 +226,18 @@ static void reader_init(reader *rd, int fd)
     rd->pos = rd->len = 0;
 }
 
+/* Socket buffers that hold a whole object's state (the kernel caps them at
+ * net.core.[rw]mem_max): the offer then leaves A in one send without
+ * waiting for B to drain it, and B wakes once to read it, instead of once
+ * per default-sized window while both processes queue for a CPU.  Set
+ * before connect() and listen(), as TCP fixes its window scale then. */
+static void big_buffers(int fd)
+{
+    int size = 8 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+}
+
 static int connect_loopback(int port, int tries_ms)
 {
     struct sockaddr_in a;
@@ -239,6 +252,7 @@ static int connect_loopback(int port, int tries_ms)
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd < 0)
             return -1;
+        big_buffers(fd);
         if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -304,6 +318,36 @@ static int ask(int port, const char *xfer)
     return res;
 }
 
+/* What the region keeps of a script beside its VM (its snapshot does not
+ * hold it), so that it goes on in B as it would have in A:
+ *   "tags": the host tags of the queued events, oldest first, and "cur" the
+ *           running handler's (ABI 3), with "touches" the llDetected* data
+ *           under those tags: a touch queued or being handled in A answers
+ *           llDetected* in B;
+ *   "avg", "used", "age", "throttled": the scheduler's moving average, the
+ *           use in frame (A's frame - age), and whether it is throttled. */
+static json_t *region_state(const gsvm_lsl_region *r, const rg_script *s)
+{
+    json_t *x = json_pack("{s:f,s:I,s:I,s:b}", "avg", s->avg, "used", (json_int_t)s->used, "age",
+                          (json_int_t)(s->mark == UINT64_MAX || s->mark > r->frame ? -1 : (int64_t)(r->frame - s->mark)),
+                          "throttled", s->throttled);
+    if (!s->vm || !x)
+        return x;
+    const lsl_sched *q = &s->vm->sched;
+    json_t *tags = json_array(), *touches = json_array();
+    for (unsigned k = 0; k < q->count; k++)
+        json_array_append_new(tags, json_integer(q->queue[(q->head + k) % LSL_SCHED_QUEUE_MAX].tag));
+    for (unsigned k = 0; k < s->ndet; k++) {
+        const rg_detect *d = &s->det[k];
+        json_array_append_new(touches, json_pack("{s:I,s:s,s:s,s:o,s:i}", "tag", (json_int_t)d->tag, "key", d->key,
+                                                 "name", d->name, "pos", pos_json(d->pos), "link", (int)d->link));
+    }
+    json_object_set_new(x, "tags", tags);
+    json_object_set_new(x, "touches", touches);
+    json_object_set_new(x, "cur", json_integer(s->vm->cur_event >= 0 ? s->vm->cur_tag : 0));
+    return x;
+}
+
 /* The offer: the object and, per script, its name, link, ABI and program hash. */
 static json_t *make_offer(gsvm_lsl_region *r, uint32_t root, rg_script **sc, size_t ns, const char *xfer)
 {
@@ -322,6 +366,7 @@ static json_t *make_offer(gsvm_lsl_region *r, uint32_t root, rg_script **sc, siz
             if (rp->links[k] == sc[i]->prim)
                 link = k;
         json_t *sj = json_pack("{s:s,s:i,s:i,s:s}", "name", sc[i]->name, "prim", (int)link, "abi", pr->abi, "hash", hex);
+        json_object_set_new(sj, "region", region_state(r, sc[i]));
         if (pr->abi == 2) { /* its queue is the region's: the touch_start arguments waiting */
             json_t *q = json_array();
             for (unsigned k = 0; k < sc[i]->nq2; k++)
@@ -412,6 +457,15 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
             }
             put_frame(&out, M_PROGRAM, blob, len);
             free(blob);
+            /* an ABI-2 program's line table travels beside it (the .fpc is
+             * the document's format and has no room for one), so faults in B
+             * still name line:column */
+            uint8_t *lines;
+            size_t nlines;
+            if (pr->abi == 2 && fal_program_lines_save(pr->prog2, &lines, &nlines)) {
+                put_frame(&out, M_LINES, lines, nlines);
+                free(lines);
+            }
         }
         put_frame(&out, M_END, NULL, 0);
         if (!flush(fd, &out)) {
@@ -573,31 +627,129 @@ static const char *check_offer(gsvm_lsl_region *r, const json_t *offer, json_t *
  * programs.  False when the stream breaks; *refuse when one does not load. */
 static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const char **refuse)
 {
-    for (size_t k = 0; k <= nneed; k++) {
+    size_t got = 0;
+    long last = -1; /* the store entry of the program just received */
+    for (;;) {
         uint8_t type, *d;
         size_t n;
-        if (!recv_frame(rd, &type, &d, &n) || type != (k < nneed ? M_PROGRAM : M_END)) {
+        if (!recv_frame(rd, &type, &d, &n)) {
             free(d);
             return false;
         }
+        if (type == M_END && got == nneed) {
+            free(d);
+            return true;
+        }
         gsvm_error e;
         bool ok = true;
-        if (k < nneed) {
+        if (type == M_LINES && last >= 0) {
+            /* the line table of the ABI-2 program before it (a wrong count
+             * attaches nothing: faults then carry no line) */
+            if (r->progs[last].abi == 2 && !r->progs[last].prog2->lines)
+                fal_program_lines_attach(r->progs[last].prog2, d, n);
+            last = -1;
+        } else if (type == M_PROGRAM && got < nneed) {
             /* a program file of either ABI, by its magic; the store keeps it */
             uint32_t idx;
+            got++;
             if (!gsvm_lsl_is_program_file(d, n) && !gsvm_lsl3_is_program_file(d, n)) {
                 *refuse = "a program that does not load";
                 ok = false;
             } else if (rg_program_for_bytes(r, d, n, "crossing", &idx, &e) != GSVM_OK) {
                 *refuse = e.status == GSVM_ERR_NOMEM ? NULL : "a program that does not load";
                 ok = false;
+            } else {
+                last = (long)idx;
             }
+        } else {
+            ok = false; /* not the stream of a region */
         }
         free(d);
         if (!ok)
             return false;
     }
-    return true;
+}
+
+/* A's tags to B's: B numbers touches from its own counter, so a tag of A
+ * gets the next free one of B (the same for every script the touch
+ * reached: they share it). */
+typedef struct tag_map {
+    uint32_t (*pair)[2];
+    size_t n, cap;
+} tag_map;
+
+static uint32_t map_tag(gsvm_lsl_region *r, tag_map *m, json_int_t from)
+{
+    if (from <= 0 || from > UINT32_MAX)
+        return 0;
+    for (size_t k = 0; k < m->n; k++)
+        if (m->pair[k][0] == (uint32_t)from)
+            return m->pair[k][1];
+    if (m->n == m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 16;
+        uint32_t(*np)[2] = realloc(m->pair, nc * sizeof *np);
+        if (!np)
+            return 0; /* llDetected* then answer the defaults for it */
+        m->pair = np;
+        m->cap = nc;
+    }
+    uint32_t to = r->next_tag++;
+    if (r->next_tag == 0)
+        r->next_tag = 1;
+    m->pair[m->n][0] = (uint32_t)from;
+    m->pair[m->n++][1] = to;
+    return to;
+}
+
+/* region_state()'s fields onto the restored script s (its "mark" is A's
+ * frame number until the commit moves it onto B's frames). */
+static void apply_region_state(gsvm_lsl_region *r, rg_script *s, const json_t *x, tag_map *m)
+{
+    if (!json_is_object(x))
+        return;
+    double avg = json_number_value(json_object_get(x, "avg"));
+    json_int_t used = json_integer_value(json_object_get(x, "used"));
+    json_int_t age = json_integer_value(json_object_get(x, "age"));
+    s->avg = avg >= 0 && avg < 1e18 ? avg : 0;
+    s->used = used > 0 ? (uint64_t)used : 0;
+    s->mark = age >= 0 ? (uint64_t)age : UINT64_MAX; /* made a frame number by the commit */
+    s->throttled = json_is_true(json_object_get(x, "throttled"));
+    if (s->throttled) /* rg_object_remove uncounts it if the handoff fails */
+        r->st.throttled++;
+    if (!s->vm)
+        return;
+    lsl_sched *q = &s->vm->sched;
+    const json_t *tags = json_object_get(x, "tags");
+    if (json_array_size(tags) == q->count)
+        for (unsigned k = 0; k < q->count; k++)
+            q->queue[(q->head + k) % LSL_SCHED_QUEUE_MAX].tag = map_tag(r, m, json_integer_value(json_array_get(tags, k)));
+    s->vm->cur_tag = map_tag(r, m, json_integer_value(json_object_get(x, "cur")));
+    size_t k;
+    const json_t *t;
+    json_array_foreach(json_object_get(x, "touches"), k, t) {
+        const char *key = json_string_value(json_object_get(t, "key"));
+        const char *name = json_string_value(json_object_get(t, "name"));
+        float pos[3] = {0, 0, 0};
+        get_pos3(json_object_get(t, "pos"), pos);
+        uint32_t tag = map_tag(r, m, json_integer_value(json_object_get(t, "tag")));
+        if (tag && key && strlen(key) <= RG_KEY_LEN && name)
+            rg_push_detect(s, tag, key, name, pos, (int32_t)json_integer_value(json_object_get(t, "link")));
+    }
+}
+
+/* At the commit: the object's scripts' frame marks (ages in A) onto B's
+ * frame, which is now A's or later. */
+static void settle_region_state(gsvm_lsl_region *r, uint32_t root)
+{
+    const rg_prim *rp = &r->prims[root];
+    for (uint32_t k = 0; k < rp->nlinks; k++) {
+        const rg_prim *p = &r->prims[rp->links[k]];
+        for (uint32_t j = 0; j < p->nscripts; j++) {
+            rg_script *s = r->scripts[p->scripts[j]];
+            if (s->mark != UINT64_MAX)
+                s->mark = s->mark <= r->frame ? r->frame - s->mark : UINT64_MAX;
+        }
+    }
 }
 
 /* The offered object built here, frozen, its scripts restored.  On failure
@@ -621,6 +773,7 @@ static bool build_object(gsvm_lsl_region *r, const json_t *offer, uint8_t **snap
     }
     uint32_t *lp = calloc(json_array_size(links) + 1, sizeof *lp);
     bool ok = lp != NULL;
+    tag_map tags = {NULL, 0, 0};
     if (ok)
         lp[0] = *root;
     json_array_foreach(links, idx, v) {
@@ -650,7 +803,10 @@ static bool build_object(gsvm_lsl_region *r, const json_t *offer, uint8_t **snap
         }
         ok = rg_add_script_restored(r, lp[link], json_string_value(json_object_get(sj, "name")), (uint32_t)prog,
                                     snaps[k], snap_len[k], q2, nq2, &e) == GSVM_OK;
+        if (ok)
+            apply_region_state(r, r->scripts[r->nscripts - 1], json_object_get(sj, "region"), &tags);
     }
+    free(tags.pair);
     free(lp);
     if (!ok) {
         snprintf(why, whylen, "the state does not restore here: %s", e.message);
@@ -756,6 +912,7 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
         r->now_ms = now;
     if (frame > r->frame)
         r->frame = frame;
+    settle_region_state(r, root);
     rg_object_freeze(r, root, false);
     report(r, json_string_value(json_object_get(json_object_get(offer, "object"), "id")), "arrived", NULL);
     /* 6 DONE, 7 BYE */
@@ -781,6 +938,7 @@ static int listen_loopback(int port)
         return -1;
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    big_buffers(fd);
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;

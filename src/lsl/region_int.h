@@ -180,6 +180,10 @@ long rg_program_find(const gsvm_lsl_region *r, const uint8_t id[32], int abi);
 /* Does script s handle fal3 event `event` (touch_start 41, ...)? */
 bool rg_handles(const rg_script *s, int event);
 
+/* region_world.c: records a touch queued under `tag` for llDetected*
+ * (the oldest record goes past RG_DETECT_MAX; out of memory: dropped). */
+void rg_push_detect(rg_script *s, uint32_t tag, const char *key, const char *name, const float pos[3], int32_t link);
+
 /* region_cross.c: the timeline's {"cross": ...} and {"accept": ...}. */
 gsvm_status rg_cross_line(gsvm_lsl_region *r, const json_t *c, const char *file, long lineno, gsvm_error *err);
 gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file, long lineno, gsvm_error *err);

@@ -213,8 +213,7 @@ gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const json_t *w,
 
 #define LINE_FAIL(...) gsvm_error_at_line(err, GSVM_ERR_INPUT, file, lineno, 1, __VA_ARGS__)
 
-static void push_detect(rg_script *s, uint32_t tag, const char *key, const char *name, const float pos[3],
-                        int32_t link)
+void rg_push_detect(rg_script *s, uint32_t tag, const char *key, const char *name, const float pos[3], int32_t link)
 {
     if (s->ndet == RG_DETECT_MAX) { /* the oldest has been handled long ago or dropped */
         free(s->det[0].name);
@@ -282,7 +281,7 @@ static gsvm_status touch(gsvm_lsl_region *r, const json_t *t, const char *file, 
             if (st)
                 return st;
             if (q)
-                push_detect(s, tag, av, name ? name : "", pos, p->link);
+                rg_push_detect(s, tag, av, name ? name : "", pos, p->link);
         }
     }
     return GSVM_OK;

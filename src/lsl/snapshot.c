@@ -58,7 +58,7 @@ gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *l
 }
 
 /* Reads a u32 count and that many values into a new array (*out, *n). */
-static bool read_values(gsvm_reader *r, const char *what, size_t limit, fal_value **out, size_t *n)
+static bool read_values(const gsvm_lsl_vm *vm, gsvm_reader *r, const char *what, size_t limit, fal_value **out, size_t *n)
 {
     uint32_t count;
     *out = NULL;
@@ -76,7 +76,7 @@ static bool read_values(gsvm_reader *r, const char *what, size_t limit, fal_valu
                                 what, count, (unsigned long long)count * 5,
                                 gsvm_reader_left(r) - 4);
     }
-    fal_value *vals = malloc((count ? count : 1) * sizeof *vals);
+    fal_value *vals = fal_realloc(vm, NULL, (count ? count : 1) * sizeof *vals);
     if (!vals)
         return gsvm_reader_fail(r, "out of memory reading %s", what);
     size_t done = 0;
@@ -108,14 +108,14 @@ static bool read_values(gsvm_reader *r, const char *what, size_t limit, fal_valu
         if (!gsvm_read_bytes(r, len, &bytes, "string bytes"))
             break;
         vals[done].tag = GSVM_LSL_STRING;
-        if (!(vals[done].u.s = fal_str_new((const char *)bytes, len))) {
+        if (!(vals[done].u.s = fal_str_new(vm, (const char *)bytes, len))) {
             gsvm_reader_fail(r, "out of memory reading a string");
             break;
         }
     }
     if (done < count) {
-        fal_values_release(vals, done);
-        free(vals);
+        fal_values_release(vm, vals, done);
+        fal_free(vm, vals);
         return false;
     }
     *out = vals;
@@ -177,11 +177,11 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
     }
     if (!gsvm_read_u64(&r, &total, "total instruction count"))
         goto fail;
-    if (!read_values(&r, "stack length", FAL_MAX_STACK, &stack, &nstack) ||
-        !read_values(&r, "locals length", vm->max_locals, &locals, &nlocals))
+    if (!read_values(vm, &r, "stack length", FAL_MAX_STACK, &stack, &nstack) ||
+        !read_values(vm, &r, "locals length", vm->max_locals, &locals, &nlocals))
         goto fail;
     size_t at = r.pos;
-    if (!read_values(&r, "globals length", (size_t)UINT32_MAX, &globals, &nglobals))
+    if (!read_values(vm, &r, "globals length", (size_t)UINT32_MAX, &globals, &nglobals))
         goto fail;
     if (nglobals != p->nglobal) {
         r.pos = at;
@@ -202,7 +202,7 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
     if (cap > FAL_MAX_STACK)
         cap = FAL_MAX_STACK;
     if (cap != vm->stack_cap) {
-        fal_value *ns = realloc(vm->stack, cap * sizeof *ns);
+        fal_value *ns = fal_realloc(vm, vm->stack, cap * sizeof *ns);
         if (!ns) {
             gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory restoring a snapshot");
             goto fail_nomem;
@@ -210,16 +210,16 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
         vm->stack = ns;
         vm->stack_cap = cap;
     }
-    fal_values_release(vm->stack, vm->sp);
+    fal_values_release(vm, vm->stack, vm->sp);
     memcpy(vm->stack, stack, nstack * sizeof *stack);
     vm->sp = nstack;
-    free(stack);
-    fal_values_release(vm->locals, vm->nlocals);
-    free(vm->locals);
+    fal_free(vm, stack);
+    fal_values_release(vm, vm->locals, vm->nlocals);
+    fal_free(vm, vm->locals);
     vm->locals = locals;
     vm->nlocals = vm->locals_cap = nlocals;
-    fal_values_release(vm->globals, vm->nglobals);
-    free(vm->globals);
+    fal_values_release(vm, vm->globals, vm->nglobals);
+    fal_free(vm, vm->globals);
     vm->globals = globals;
     vm->nglobals = nglobals;
     vm->ip = ip;
@@ -233,11 +233,11 @@ fail:
     if (!r.failed)
         gsvm_error_at_offset(err, GSVM_ERR_INPUT, file, (long long)r.pos, "bad snapshot");
 fail_nomem:
-    fal_values_release(stack, nstack);
-    free(stack);
-    fal_values_release(locals, nlocals);
-    free(locals);
-    fal_values_release(globals, nglobals);
-    free(globals);
+    fal_values_release(vm, stack, nstack);
+    fal_free(vm, stack);
+    fal_values_release(vm, locals, nlocals);
+    fal_free(vm, locals);
+    fal_values_release(vm, globals, nglobals);
+    fal_free(vm, globals);
     return err && err->status == GSVM_ERR_NOMEM ? GSVM_ERR_NOMEM : GSVM_ERR_INPUT;
 }

@@ -17,9 +17,9 @@
 #define FAL_THREADED 0
 #endif
 
-fal_str *fal_str_new(const char *bytes, size_t len)
+fal_str *fal_str_new(const gsvm_lsl_vm *vm, const char *bytes, size_t len)
 {
-    fal_str *s = malloc(sizeof *s + len + 1);
+    fal_str *s = fal_realloc(vm, NULL, sizeof *s + len + 1);
     if (!s)
         return NULL;
     s->refs = 1;
@@ -30,40 +30,51 @@ fal_str *fal_str_new(const char *bytes, size_t len)
     return s;
 }
 
-void fal_values_release(fal_value *vals, size_t n)
+void fal_values_release(const gsvm_lsl_vm *vm, fal_value *vals, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        fal_value_release(&vals[i]);
+        fal_value_release(vm, &vals[i]);
 }
 
-static bool pvalue_to_value(const fal_pvalue *pv, fal_value *out)
+static bool pvalue_to_value(const gsvm_lsl_vm *vm, const fal_pvalue *pv, fal_value *out)
 {
     out->tag = pv->type;
     if (pv->type == GSVM_LSL_INTEGER) {
         out->u.i = pv->i;
         return true;
     }
-    out->u.s = fal_str_new(pv->s, pv->len);
+    out->u.s = fal_str_new(vm, pv->s, pv->len);
+    if (!out->u.s)
+        out->tag = 0; /* nothing to release (gsvm_lsl_vm_free skips tag 0) */
     return out->u.s != NULL;
 }
 
 gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsvm_error *err)
 {
+    return gsvm_lsl_vm_new_alloc(prog, NULL, NULL, out, err);
+}
+
+gsvm_status gsvm_lsl_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+                                  gsvm_lsl_vm **out, gsvm_error *err)
+{
     *out = NULL;
-    gsvm_lsl_vm *vm = calloc(1, sizeof *vm);
+    gsvm_lsl_vm *vm = fn ? fn(user, NULL, sizeof *vm) : malloc(sizeof *vm);
     if (!vm)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    memset(vm, 0, sizeof *vm);
+    vm->alloc = fn;
+    vm->alloc_user = user;
     vm->prog = prog;
     vm->finished = true; /* nothing dispatched yet */
-    vm->consts = calloc(prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
-    vm->globals = calloc(prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
+    vm->consts = fal_calloc(vm, prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
+    vm->globals = fal_calloc(vm, prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
     vm->stack_cap = 64;
-    vm->stack = malloc(vm->stack_cap * sizeof *vm->stack);
+    vm->stack = fal_realloc(vm, NULL, vm->stack_cap * sizeof *vm->stack);
     bool ok = vm->consts && vm->globals && vm->stack;
     for (size_t i = 0; ok && i < prog->nconst; i++)
-        ok = pvalue_to_value(&prog->consts[i], &vm->consts[i]);
+        ok = pvalue_to_value(vm, &prog->consts[i], &vm->consts[i]);
     for (size_t i = 0; ok && i < prog->nglobal; i++) {
-        ok = pvalue_to_value(&prog->globals[i], &vm->globals[i]);
+        ok = pvalue_to_value(vm, &prog->globals[i], &vm->globals[i]);
         if (ok)
             vm->nglobals++;
     }
@@ -85,15 +96,15 @@ void gsvm_lsl_vm_free(gsvm_lsl_vm *vm)
     if (vm->consts)
         for (size_t i = 0; i < vm->prog->nconst; i++)
             if (vm->consts[i].tag)
-                fal_value_release(&vm->consts[i]);
-    free(vm->consts);
-    fal_values_release(vm->stack, vm->sp);
-    free(vm->stack);
-    fal_values_release(vm->locals, vm->nlocals);
-    free(vm->locals);
-    fal_values_release(vm->globals, vm->nglobals);
-    free(vm->globals);
-    free(vm);
+                fal_value_release(vm, &vm->consts[i]);
+    fal_free(vm, vm->consts);
+    fal_values_release(vm, vm->stack, vm->sp);
+    fal_free(vm, vm->stack);
+    fal_values_release(vm, vm->locals, vm->nlocals);
+    fal_free(vm, vm->locals);
+    fal_values_release(vm, vm->globals, vm->nglobals);
+    fal_free(vm, vm->globals);
+    fal_free(vm, vm); /* the last use of vm->alloc */
 }
 
 void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user)
@@ -162,7 +173,7 @@ gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_
     size_t n = e->local_count;
     fal_value *locals = vm->locals;
     if (n > vm->locals_cap) {
-        locals = malloc(n * sizeof *locals);
+        locals = fal_realloc(vm, NULL, n * sizeof *locals);
         if (!locals)
             return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
@@ -171,16 +182,16 @@ gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_
         fresh[i].tag = (uint32_t)args[i].type;
         if (args[i].type == GSVM_LSL_INTEGER)
             fresh[i].u.i = args[i].integer;
-        else if (!(fresh[i].u.s = fal_str_new(args[i].str, args[i].len))) {
-            fal_values_release(fresh, i);
+        else if (!(fresh[i].u.s = fal_str_new(vm, args[i].str, args[i].len))) {
+            fal_values_release(vm, fresh, i);
             if (locals != vm->locals)
-                free(locals);
+                fal_free(vm, locals);
             return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
         }
     }
-    fal_values_release(vm->locals, vm->nlocals);
+    fal_values_release(vm, vm->locals, vm->nlocals);
     if (locals != vm->locals) {
-        free(vm->locals);
+        fal_free(vm, vm->locals);
         vm->locals = locals;
         vm->locals_cap = n;
     }
@@ -192,7 +203,7 @@ gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_
     }
     vm->nlocals = n;
     /* 4. clear the operand stack and point ip at the handler */
-    fal_values_release(vm->stack, vm->sp);
+    fal_values_release(vm, vm->stack, vm->sp);
     vm->sp = 0;
     vm->ip = e->entry_ip;
     vm->finished = false;
@@ -210,7 +221,7 @@ static bool grow_stack(gsvm_lsl_vm *vm)
     size_t nc = vm->stack_cap * 2;
     if (nc > FAL_MAX_STACK)
         nc = FAL_MAX_STACK;
-    fal_value *ns = realloc(vm->stack, nc * sizeof *ns);
+    fal_value *ns = fal_realloc(vm, vm->stack, nc * sizeof *ns);
     if (!ns)
         return false;
     vm->stack = ns;
@@ -232,11 +243,11 @@ static void set_fault(gsvm_lsl_vm *vm, uint64_t ip, const char *fmt, ...)
 }
 
 /* Decimal text of an LSL integer, as (string) gives it. */
-static fal_str *int_to_str(int32_t v)
+static fal_str *int_to_str(const gsvm_lsl_vm *vm, int32_t v)
 {
     char buf[16];
     int n = snprintf(buf, sizeof buf, "%d", (int)v);
-    return fal_str_new(buf, (size_t)n);
+    return fal_str_new(vm, buf, (size_t)n);
 }
 
 /* CallHost: pops argc values (restoring source order), calls the boundary,
@@ -261,7 +272,7 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
     size_t argc = (size_t)in->b;
     fal_value *argv = vm->stack + vm->sp - argc;
     gsvm_lsl_hostval small[8], *args = small;
-    if (argc > 8 && !(args = malloc(argc * sizeof *args))) {
+    if (argc > 8 && !(args = fal_realloc(vm, NULL, argc * sizeof *args))) {
         set_fault(vm, vm->ip, "out of memory calling %s", name);
         return false;
     }
@@ -283,7 +294,7 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
     gsvm_status st = vm->host(vm->host_user, name, args, argc, &result, &has_result, &herr);
     vm->in_host = false;
     if (args != small)
-        free(args);
+        fal_free(vm, args);
     if (st != GSVM_OK) {
         set_fault(vm, vm->ip, "host function %s failed: %s", name,
                   herr.message[0] ? herr.message : gsvm_status_name(st));
@@ -299,7 +310,7 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
                 return false;
             }
             rv.tag = GSVM_LSL_STRING;
-            if (!(rv.u.s = fal_str_new(result.str ? result.str : "", result.str ? result.len : 0))) {
+            if (!(rv.u.s = fal_str_new(vm, result.str ? result.str : "", result.str ? result.len : 0))) {
                 set_fault(vm, vm->ip, "out of memory calling %s", name);
                 return false;
             }
@@ -308,7 +319,7 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
             return false;
         }
     }
-    fal_values_release(argv, argc);
+    fal_values_release(vm, argv, argc);
     vm->sp -= argc;
     if (has_result)
         vm->stack[vm->sp++] = rv; /* room: argc >= 1 was popped, or checked below */
@@ -473,7 +484,7 @@ next:
         if ((uint32_t)in->a >= vm->nlocals)
             FAULT("bad local index %d (%zu locals)", (int)in->a, vm->nlocals);
         NEED(1);
-        fal_value_release(&vm->locals[in->a]);
+        fal_value_release(vm, &vm->locals[in->a]);
         vm->locals[in->a] = stack[--sp];
         NEXT;
     }
@@ -490,7 +501,7 @@ next:
         if ((uint32_t)in->a >= vm->nglobals)
             FAULT("bad global index %d (%zu globals)", (int)in->a, vm->nglobals);
         NEED(1);
-        fal_value_release(&vm->globals[in->a]);
+        fal_value_release(vm, &vm->globals[in->a]);
         vm->globals[in->a] = stack[--sp];
         NEXT;
     }
@@ -515,14 +526,14 @@ next:
         if (a->u.s->refs == 1) {
             /* The stack holds the only reference to the left string:
              * extend it in place (string-building loops stay cheap). */
-            s = realloc(a->u.s, sizeof *s + la + lb + 1);
+            s = fal_realloc(vm, a->u.s, sizeof *s + la + lb + 1);
             if (!s)
                 FAULT("out of memory concatenating strings");
             memcpy(s->bytes + la, b->u.s->bytes, lb);
             s->len = (uint32_t)(la + lb);
             s->bytes[la + lb] = 0;
         } else {
-            s = malloc(sizeof *s + la + lb + 1);
+            s = fal_realloc(vm, NULL, sizeof *s + la + lb + 1);
             if (!s)
                 FAULT("out of memory concatenating strings");
             s->refs = 1;
@@ -530,10 +541,10 @@ next:
             memcpy(s->bytes, a->u.s->bytes, la);
             memcpy(s->bytes + la, b->u.s->bytes, lb);
             s->bytes[la + lb] = 0;
-            fal_value_release(a);
+            fal_value_release(vm, a);
         }
         a->u.s = s;
-        fal_value_release(b);
+        fal_value_release(vm, b);
         sp--;
         NEXT;
     }
@@ -543,7 +554,7 @@ next:
         a = &stack[sp - 1];
         if (a->tag != GSVM_LSL_INTEGER)
             FAULT("type mismatch: CastIntToStr needs an integer, got %s", type_name(a->tag));
-        fal_str *s = int_to_str(a->u.i);
+        fal_str *s = int_to_str(vm, a->u.i);
         if (!s)
             FAULT("out of memory converting an integer");
         a->tag = GSVM_LSL_STRING;
@@ -582,7 +593,7 @@ next:
     CASE(POP)
     {
         NEED(1);
-        fal_value_release(&stack[--sp]);
+        fal_value_release(vm, &stack[--sp]);
         NEXT;
     }
     CASE(HALT)

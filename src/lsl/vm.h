@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lsl/program.h"
 
@@ -30,6 +31,11 @@ typedef struct fal_value {
 
 struct gsvm_lsl_vm {
     const gsvm_lsl_program *prog;
+    /* the host's allocator (gsvm_lsl_vm_new_alloc; NULL: the C library):
+     * the VM, its stack, locals, globals, constants, strings and host-call
+     * scratch all come from it */
+    gsvm_lsl_realloc_fn alloc;
+    void *alloc_user;
     fal_value *consts; /* the VM's own copy of the constant pool */
     fal_value *stack;
     size_t sp, stack_cap;
@@ -57,11 +63,29 @@ struct gsvm_lsl_vm {
     uint64_t host_total;
 };
 
-fal_str *fal_str_new(const char *bytes, size_t len);
-static inline void fal_value_release(fal_value *v)
+static inline void *fal_realloc(const struct gsvm_lsl_vm *vm, void *p, size_t n)
+{
+    return vm->alloc ? vm->alloc(vm->alloc_user, p, n ? n : 1) : realloc(p, n ? n : 1);
+}
+static inline void fal_free(const struct gsvm_lsl_vm *vm, void *p)
+{
+    if (p && vm->alloc)
+        vm->alloc(vm->alloc_user, p, 0);
+    else
+        free(p);
+}
+static inline void *fal_calloc(const struct gsvm_lsl_vm *vm, size_t n, size_t size)
+{
+    void *p = n && size > SIZE_MAX / n ? NULL : fal_realloc(vm, NULL, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+fal_str *fal_str_new(const struct gsvm_lsl_vm *vm, const char *bytes, size_t len);
+static inline void fal_value_release(const struct gsvm_lsl_vm *vm, fal_value *v)
 {
     if (v->tag == GSVM_LSL_STRING && --v->u.s->refs == 0)
-        free(v->u.s);
+        fal_free(vm, v->u.s);
 }
 static inline fal_value fal_value_retain(fal_value v)
 {
@@ -69,6 +93,6 @@ static inline fal_value fal_value_retain(fal_value v)
         v.u.s->refs++;
     return v;
 }
-void fal_values_release(fal_value *vals, size_t n);
+void fal_values_release(const struct gsvm_lsl_vm *vm, fal_value *vals, size_t n);
 
 #endif

@@ -103,5 +103,53 @@ grep -hv '"crossing"' "$T/c.a" "$T/c.b" >"$T/c.combined"
 if cmp -s "$T/c.single" "$T/c.combined"; then ok; else bad "ABI 2: A+B differ from the single run"; diff "$T/c.single" "$T/c.combined" | head; fi
 grep -q '"touched 2"' "$T/c.b" && ok || bad "the touch queued in A should run in B: $(cat "$T/c.b")"
 
+# ---- what the region keeps beside the VM crosses too --------------------------------
+# across WORLD OPTS SINGLE A B: B accepts, A runs; A's and B's traces (with
+# timestamps) together must equal the single run's.  Exit 4 is a region
+# whose script still has work when the drain ends (the pulser never stops).
+across() {
+    n=$((n + 1)); port=$((base + n))
+    "$G" lsl region $D/$1.json $2 --timestamps --events "$3" >"$T/$1.single"; src=$?
+    sed "s/PORT/$port/" "$4" >"$T/$1.a.jsonl"; sed "s/PORT/$port/" "$5" >"$T/$1.b.jsonl"
+    "$G" lsl region $D/empty.json $2 --timestamps --events "$T/$1.b.jsonl" >"$T/$1.b" 2>"$T/$1.b.err" &
+    bpid=$!
+    "$G" lsl region $D/$1.json $2 --timestamps --events "$T/$1.a.jsonl" >"$T/$1.a" 2>"$T/$1.a.err"
+    wait $bpid; brc=$?
+    grep -q '"crossing":"crossed"' "$T/$1.a" && ok || bad "$1 should cross: $(cat "$T/$1.a" "$T/$1.a.err")"
+    [ $brc = $src ] && ok || bad "$1: B exits $brc, the single run $src ($(cat "$T/$1.b.err"))"
+    grep -hv '"crossing"' "$T/$1.a" "$T/$1.b" >"$T/$1.combined"
+    if cmp -s "$T/$1.single" "$T/$1.combined"; then ok; else bad "$1: A+B differ from the single run"; diff "$T/$1.single" "$T/$1.combined" | head; fi
+}
+# a touch being handled and one queued when the object crosses: llDetected*
+# answer in B for Alice and Bob (who touched in A)
+ALICE='{"touch": {"object": "greeter", "avatar": "7c1e2a44-0000-4000-8000-00000000a11c", "name": "Alice"}}'
+BOB='{"touch": {"object": "greeter", "avatar": "7c1e2a44-0000-4000-8000-0000000000b0", "name": "Bob", "pos": [1, 2, 3]}}'
+printf '%s\n%s\n{"advance_ms": 100}\n{"advance_ms": 1000}\n' "$ALICE" "$BOB" >"$T/g.single.jsonl"
+printf '%s\n%s\n{"advance_ms": 100}\n{"cross": {"object": "greeter", "port": PORT}}\n{"advance_ms": 1000}\n' "$ALICE" "$BOB" >"$T/g.a.jsonl"
+printf '{"accept": {"port": PORT}}\n{"advance_ms": 1000}\n' >"$T/g.b.jsonl"
+across greeter "$OPTS" "$T/g.single.jsonl" "$T/g.a.jsonl" "$T/g.b.jsonl"
+grep -q 'touch 1 by Alice 7c1e2a44-0000-4000-8000-00000000a11c at <30' "$T/greeter.b" && ok ||
+    bad "the touch being handled at the crossing should name Alice in B: $(cat "$T/greeter.b")"
+grep -q 'touch 2 by Bob 7c1e2a44-0000-4000-8000-0000000000b0 at <1.00000, 2.00000, 3.00000>' "$T/greeter.b" && ok ||
+    bad "the touch queued at the crossing should name Bob in B: $(cat "$T/greeter.b")"
+# a throttled script stays throttled with its moving average: B neither
+# announces it again nor lets it run at full speed
+TOPTS="--no-cache --slice-guard-us 0 --frame-guard-us 0"
+printf '{"advance_ms": 1000}\n{"advance_ms": 1000}\n' >"$T/p.single.jsonl"
+printf '{"advance_ms": 1000}\n{"cross": {"object": "pulser", "port": PORT}}\n{"advance_ms": 1000}\n' >"$T/p.a.jsonl"
+printf '{"accept": {"port": PORT}}\n{"advance_ms": 1000}\n' >"$T/p.b.jsonl"
+across pulser "$TOPTS" "$T/p.single.jsonl" "$T/p.a.jsonl" "$T/p.b.jsonl"
+grep -q '"throttled"' "$T/pulser.b" && grep -q '"throttled"' "$T/pulser.a" && ok ||
+    bad "the pulser should be throttled in A and go on so in B"
+
+# an ABI-2 program sent to B (which lacked it) keeps its line table: a fault
+# in B names line:column as in the single run
+GT='{"touch": {"object": "grower", "avatar": "7c1e2a44-0000-4000-8000-00000000a11c"}}'
+printf '{"advance_ms": 100}\n%s\n{"advance_ms": 100}\n' "$GT" >"$T/gr.single.jsonl"
+printf '{"advance_ms": 100}\n{"cross": {"object": "grower", "port": PORT}}\n{"advance_ms": 100}\n' >"$T/gr.a.jsonl"
+printf '{"accept": {"port": PORT}}\n%s\n{"advance_ms": 100}\n' "$GT" >"$T/gr.b.jsonl"
+across grower "$OPTS" "$T/gr.single.jsonl" "$T/gr.a.jsonl" "$T/gr.b.jsonl"
+grep -q '"fault":"string too long.*"line":10,"col":19' "$T/grower.b" && ok || bad "B's ABI-2 fault should carry 10:19: $(cat "$T/grower.b")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
