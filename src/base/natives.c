@@ -58,7 +58,10 @@ static size_t child_at(text_ref tx, size_t p, const char *key, size_t index)
         if (object) {
             json_t *k = NULL;
             q = skip_ws(tx, value_end(tx, q, &k));
-            match = k && json_is_string(k) && strcmp(json_string_value(k), key) == 0;
+            /* key is NULL when the caller wants an array element but the
+             * text offset it holds is an object's (a text the offsets lost
+             * step with, e.g. one with a NUL byte): nothing matches. */
+            match = key && k && json_is_string(k) && strcmp(json_string_value(k), key) == 0;
             json_decref(k);
             q = skip_ws(tx, q + 1); /* the ':' */
         }

@@ -2,16 +2,19 @@
  * region sends over loopback TCP (offer JSON, ABI-3 programs, snapshots,
  * END, COMMIT, BYE) as read by an {"accept"} timeline line.
  *
- * The input is the byte stream the sender would write: a helper thread
+ * The input is the byte stream the sender would write: a sender thread
  * connects to the accepting region, writes it, closes its side, reads
  * until the region hangs up, then connects once more and hangs up (so a
- * transfer left in doubt does not wait for a question).  Whatever arrives,
+ * transfer left in doubt does not wait for a question).  The thread is
+ * started once and handed one input at a time: a thread per input cost
+ * more than most inputs.  Whatever arrives,
  * the region must refuse it or build the object, run on, and free without
  * a leak.  The seed door.cross is a real crossing of examples/lsl/region's
  * door, recorded from `gsvm lsl region`. */
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,12 @@ typedef struct sender {
     const uint8_t *data;
     size_t size;
 } sender;
+
+/* The one sender thread's mailbox: `busy` while it sends `job`. */
+static pthread_mutex_t mailbox_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t mailbox_cond = PTHREAD_COND_INITIALIZER;
+static sender job;
+static bool busy, started;
 
 static int connect_port(int port, int tries_left)
 {
@@ -47,12 +56,11 @@ static int connect_port(int port, int tries_left)
     return -1;
 }
 
-static void *send_stream(void *arg)
+static void send_stream(const sender *s)
 {
-    sender *s = arg;
     int fd = connect_port(s->port, 2000); /* the region starts listening soon */
     if (fd < 0)
-        return NULL;
+        return;
     size_t off = 0;
     while (off < s->size) {
         ssize_t n = send(fd, s->data + off, s->size - off, MSG_NOSIGNAL);
@@ -70,6 +78,22 @@ static void *send_stream(void *arg)
     fd = connect_port(s->port, 1);
     if (fd >= 0)
         close(fd);
+}
+
+static void *sender_loop(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&mailbox_lock);
+    for (;;) {
+        while (!busy)
+            pthread_cond_wait(&mailbox_cond, &mailbox_lock);
+        sender s = job;
+        pthread_mutex_unlock(&mailbox_lock);
+        send_stream(&s);
+        pthread_mutex_lock(&mailbox_lock);
+        busy = false;
+        pthread_cond_broadcast(&mailbox_cond);
+    }
     return NULL;
 }
 
@@ -93,6 +117,13 @@ static int free_port(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (!started) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, sender_loop, NULL) != 0)
+            abort();
+        pthread_detach(t);
+        started = true;
+    }
     gsvm_lsl_region_opts o;
     gsvm_lsl_region_opts_default(&o);
     o.slice_guard_us = o.frame_guard_us = 0;
@@ -101,16 +132,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int port = free_port();
     if (port < 0 || gsvm_lsl_region_new(&o, &r, &err) != GSVM_OK)
         return 0;
-    sender s = {port, data, size};
-    pthread_t t;
-    if (pthread_create(&t, NULL, send_stream, &s) != 0) {
-        gsvm_lsl_region_free(r);
-        return 0;
-    }
+    pthread_mutex_lock(&mailbox_lock);
+    job = (sender){port, data, size};
+    busy = true;
+    pthread_cond_broadcast(&mailbox_cond);
+    pthread_mutex_unlock(&mailbox_lock);
     json_t *line = json_pack("{s:{s:i,s:i}}", "accept", "port", port, "timeout_ms", 2000);
     gsvm_lsl_region_apply(r, line, "fuzz", 1, &err);
     json_decref(line);
-    pthread_join(t, NULL);
+    pthread_mutex_lock(&mailbox_lock);
+    while (busy)
+        pthread_cond_wait(&mailbox_cond, &mailbox_lock);
+    pthread_mutex_unlock(&mailbox_lock);
     bool idle;
     gsvm_lsl_region_settle(r, 500, &idle, &err);
     gsvm_lsl_region_free(r);
