@@ -645,7 +645,8 @@ static int slot_etype(const hc_slotdef *d)
 }
 
 /* `t.name` on a value of structure `sid`, t in a register: its own slot, or
- * a slot of the structures its meta's __index leads to.  False when the
+ * a slot of the structures its meta's __index leads to (aux -1), or one
+ * only its meta's __newindex leads to (aux -2: a store).  False when the
  * name is left to the table behind the structure (proxytable, or a meta
  * that is not a structure); an error when there is nowhere else to look. */
 static bool slot_access(hc_compiler *C, hc_exp *v, int sid, const hc_str *name, int line, int col)
@@ -658,6 +659,8 @@ static bool slot_access(hc_compiler *C, hc_exp *v, int sid, const hc_str *name, 
     } else if (hc_slot_chain(C, sid, name, words, HC_MAX_CHAIN) > 0) {
         v->aux = -1;
         d = hc_chain_end(C, sid, name);
+    } else if (hc_store_chain(C, sid, name, words, HC_MAX_CHAIN, &d) > 0) {
+        v->aux = -2; /* only a store reaches it (through __newindex) */
     } else if (s->proxy || s->meta_type >= 0) {
         return false;
     } else {
