@@ -41,5 +41,23 @@ done
 (cd "$corpus/src" && "$gsvm" hks compile 10_closures.lua -o "$tmp/d.luac") &&
     cmp -s "$tmp/d.luac" "$corpus/sekiro-be/debug/10_closures.luac" ||
     { echo "FAIL: the defaults are not sekiro-be/debug"; fail=1; }
+# the single switches make each preset out of another one
+single() { # GOLDEN SRC SWITCHES...
+    g=$1; f=$2; shift 2
+    (cd "$corpus/src" && "$gsvm" hks compile "$f" "$@" -o "$tmp/s.luac") &&
+        cmp -s "$tmp/s.luac" "$corpus/$g" || { echo "FAIL: $* does not give $g"; fail=1; }
+}
+single sekiro-be/debug/10_closures.luac 10_closures.lua --target sow --endian big
+single doubles-be/debug/10_closures.luac 10_closures.lua --target sekiro --number float64 \
+    --build-flags 11
+single t7/strip/36_t7_bitops.luac 36_t7_bitops.lua --target sow --profile bo3 --hash-debug t7 \
+    --arg-table no --build-flags 0 --debug none
+single t6/strip/10_closures.luac 10_closures.lua --target bo3 --format 13 --hash-debug t6 \
+    --profile base
+single iw6/debug/37_iw6_hdelete.luac 37_iw6_hdelete.lua --target sow --profile ghosts
+# stdin with the golden name given by --chunkname, to stdout
+"$gsvm" hks compile - --target sow --chunkname @32_json.lua -o - <"$corpus/src/32_json.lua" \
+    >"$tmp/o.luac" && cmp -s "$tmp/o.luac" "$corpus/sow-le/debug/32_json.luac" ||
+    { echo "FAIL: - with --chunkname to -o -"; fail=1; }
 echo "CLI: $n golden chunks compared"
 exit $fail

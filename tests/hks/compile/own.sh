@@ -92,8 +92,35 @@ printf 'return 1\n' | "$gsvm" hks compile - --target sow -o - >"$tmp/s" 2>"$tmp/
 printf 'return 1\n' >"$tmp/p.lua"
 "$gsvm" hks compile "$tmp/p.lua" --chunkname @game/p.lua -o "$tmp/p" &&
     "$gsvm" hks list "$tmp/p" | grep -q '"@game/p.lua"' || { echo "FAIL: --chunkname"; fail=1; }
-"$gsvm" hks compile "$tmp/p.lua" --target nosuch -o "$tmp/p" 2>/dev/null
-[ $? = 2 ] || { echo "FAIL: an unknown target is a usage error"; fail=1; }
+# usage errors exit 2; a source that does not compile exits 1 naming
+# file:line:col (stdin as "stdin") and writes nothing to -o -
+for bad in "--target nosuch" "--debug bogus" "--endian middle" "--size-t 5" "--format 12" \
+    "--number float16" "--profile nosuch" "--hash-debug t8"; do
+    # shellcheck disable=SC2086
+    "$gsvm" hks compile "$tmp/p.lua" $bad -o "$tmp/p" 2>/dev/null
+    [ $? = 2 ] || { echo "FAIL: $bad is not a usage error"; fail=1; }
+done
+"$gsvm" hks compile "$tmp/p.lua" 2>/dev/null
+[ $? = 2 ] || { echo "FAIL: a missing -o is not a usage error"; fail=1; }
+printf 'local a = 1
+local x = = 1
+' | "$gsvm" hks compile - -o - >"$tmp/so" 2>"$tmp/e"
+rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/so" ] &&
+    [ "$(cat "$tmp/e")" = "stdin:2:11: error: unexpected symbol near '='" ] ||
+    { echo "FAIL: a stdin syntax error (exit $rc): $(cat "$tmp/e")"; fail=1; }
+printf 'x = 1
+function f(
+' >"$tmp/q.lua"
+(cd "$tmp" && "$gsvm" hks compile ./q.lua -o "$tmp/q") 2>"$tmp/e"
+[ $? = 1 ] && grep -q "^\./q\.lua:[0-9]*:[0-9]*: error: " "$tmp/e" && [ ! -e "$tmp/q" ] ||
+    { echo "FAIL: a file's error names the path as given: $(cat "$tmp/e")"; fail=1; }
+"$gsvm" hks compile "$tmp/nosuch.lua" -o "$tmp/q" 2>"$tmp/e"
+[ $? = 1 ] && grep -q 'nosuch.lua: error: cannot open' "$tmp/e" ||
+    { echo "FAIL: a missing source: $(cat "$tmp/e")"; fail=1; }
+# the path as given is the source name
+(cd "$tmp" && "$gsvm" hks compile ./p.lua -o p2 && "$gsvm" hks list p2) | grep -q '"@./p.lua"' ||
+    { echo "FAIL: the source name is not @ and the path as given"; fail=1; }
 # scri pack --compile: a flag-0 payload whose body is the compiled chunk
 "$gsvm" hks scri pack --compile "$dir/closures.lua" --target bo2 -o "$tmp/s.scri" &&
     "$gsvm" hks scri unpack "$tmp/s.scri" -o "$tmp/body" 2>"$tmp/e" &&
