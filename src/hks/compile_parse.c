@@ -821,6 +821,51 @@ static int int2fb(unsigned x)
 
 static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d);
 
+/* One size of `{...}:NA,NH`: a constant number expression (folded by
+ * expr), as an int (at least 0, at most what a size can say). */
+static int size_hint(hc_compiler *C)
+{
+    int line = C->t.line, col = C->t.col;
+    hc_exp e;
+    expr(C, &e);
+    if (e.k != E_KNUM || e.t != e.f)
+        hc_error_at(C, line, col, "a table size after '}:' must be a constant number "
+                                  "expression");
+    double n = e.nval;
+    return n >= 1 ? (n < 1e9 ? (int)n : 1000000000) : 0;
+}
+
+/* The FromSoftware builds' table sizes, `{...}:NA`, `{...}:NA,NH` or
+ * `{...}:,NH` (hksc's table-size extension): NEWTABLE presizes the array and
+ * hash parts to the larger of the given and the counted sizes.  hksc ignores
+ * them on an hmake of a structure without proxytable (there is no table).
+ * `:` then a name stays a method call (`f{...}:m()`), which hksc's sekiro
+ * build refuses but Lua 5.1 and the other targets take. */
+static void sizes(hc_compiler *C, cons *cc, int sid)
+{
+    if (TOK != ':' || hc_lookahead(C) == TK_NAME)
+        return;
+    if (C->o.profile != GSVM_HKS_PROFILE_BASE || C->o.hash != GSVM_HKS_HASH_NONE)
+        hc_error_at(C, C->t.line, C->t.col,
+                    "unexpected symbol near ':' (table sizes '{...}:NA,NH' exist only in the "
+                    "FromSoftware targets: sekiro, sow, doubles)");
+    hc_next(C);
+    int na = cc->na, nh = cc->nh;
+    if (!testnext(C, ',')) {
+        na = size_hint(C);
+        if (testnext(C, ','))
+            nh = size_hint(C);
+    } else {
+        nh = size_hint(C);
+    }
+    if (sid >= 0 && !C->sdefs[sid].proxy)
+        return;
+    if (na > cc->na)
+        cc->na = na;
+    if (nh > cc->nh)
+        cc->nh = nh;
+}
+
 /* The fields of a table constructor (sid < 0) or of an hmake of structure
  * sid, whose NEWTABLE / NEWSTRUCT is at pc.  In an hmake, named fields that
  * are slots go to the slots, everything else to the backing table
@@ -863,6 +908,7 @@ static void fields(hc_compiler *C, hc_exp *t, int pc, int sid)
     } while (testnext(C, ',') || testnext(C, ';'));
     check_match(C, '}', '{', line);
     lastlistfield(fs, &cc);
+    sizes(C, &cc, sid);
     uint32_t *w = &fs->f->code[pc];
     *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
          (uint32_t)int2fb((unsigned)cc.nh) << 8;

@@ -86,6 +86,15 @@ rc=$?
 if [ $rc != 1 ] || ! grep -q '^tp.lua:1:20: error: cannot use typed parameters when the virtual machine is built without structures' "$tmp/e"; then
     echo "FAIL: typed parameters on bo2 (exit $rc): $(cat "$tmp/e")"; fail=1
 fi
+# table sizes: the NEWTABLE operands (fb-encoded array, hash) of
+# tablesizes.sow.lua, and the refusal on a target without them
+"$gsvm" hks compile "$dir/tablesizes.sow.lua" --target sow -o "$tmp/ts" &&
+    [ "$("$gsvm" hks list "$tmp/ts" | grep NEWTABLE | cut -f5 | head -4 | tr '\n' ' ')" = \
+        "0 10 4 1 0 3 2 16 1 3 3 0 " ] ||
+    { echo "FAIL: table sizes: $("$gsvm" hks list "$tmp/ts" | grep NEWTABLE)"; fail=1; }
+(cd "$dir" && "$gsvm" hks compile tablesizes.sow.lua --target bo2 -o "$tmp/ts") 2>"$tmp/e"
+[ $? = 1 ] && grep -q "^tablesizes.sow.lua:3:17: error: unexpected symbol near ':' (table sizes" "$tmp/e" ||
+    { echo "FAIL: table sizes on bo2: $(cat "$tmp/e")"; fail=1; }
 # stdin, stdout and --chunkname
 printf 'return 1\n' | "$gsvm" hks compile - --target sow -o - >"$tmp/s" 2>"$tmp/e" &&
     "$gsvm" hks list "$tmp/s" | grep -q '"=stdin"' || { echo "FAIL: - to -o -"; fail=1; }
