@@ -277,6 +277,10 @@ void hc_assign_hashes(gsvm_hks_proto *f, const char *source, unsigned step);
 int hc_slot_position(const hc_compiler *C, int index);
 const hc_slotdef *hc_find_slot(const hc_struct *s, const hc_str *name);
 int hc_slot_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *words, int max);
+/* The tag chain of a store: as hc_slot_chain through "__newindex" slots;
+ * `found` the slot at its end. */
+int hc_store_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *words, int max,
+                   const hc_slotdef **found);
 const hc_slotdef *hc_chain_end(const hc_compiler *C, int sid, const hc_str *name);
 void hc_write_structs(hc_compiler *C);
 

@@ -489,6 +489,12 @@ void hc_dischargevars(hc_func *fs, hc_exp *e)
         freereg(fs, e->info);
         if (e->aux >= 0) {
             e->info = hc_code(fs, HKS_I_GETSLOT, 0, (uint32_t)e->info, (uint32_t)e->aux);
+        } else if (e->aux == -2) {
+            hc_compiler *C = CC(fs);
+            hc_error_at(C, e->kline, e->kcol,
+                        "cannot read slot '%s' of a '%s': only its meta structure's __newindex "
+                        "leads to it (reading needs an __index chain of structures)",
+                        e->key->data, C->sdefs[e->slot].name->data);
         } else {
             uint32_t w[2 * HC_MAX_CHAIN];
             int n = hc_slot_chain(CC(fs), e->slot, e->key, w, HC_MAX_CHAIN);
@@ -669,6 +675,42 @@ void hc_store_slot(hc_func *fs, int reg, const hc_slotdef *d, const hc_exp *ex, 
     }
 }
 
+/* A store into a slot that is not the structure's own (var->aux < 0): as
+ * hksc, through the meta structure's "__newindex" slots.  SETSLOTMT carries
+ * the slot's type in B above the chain length (nil for an untyped slot; the
+ * VM checks the value against it), a DATA word with the structure id for a
+ * structure-typed slot, then the tag chain.  A value known to have another
+ * type is refused, and so is a slot that only "__index" reaches: a store
+ * there would change the meta structure every instance shares. */
+static void store_slot_chain(hc_func *fs, const hc_exp *var, const hc_exp *ex, int e, bool isnil)
+{
+    hc_compiler *C = CC(fs);
+    uint32_t w[2 * HC_MAX_CHAIN];
+    const hc_slotdef *d;
+    int n = hc_store_chain(C, var->slot, var->key, w, HC_MAX_CHAIN, &d);
+    if (n <= 1 || !d || n - 1 > HKS_SLOTMT_CHAIN_MASK) {
+        hc_error_at(C, var->kline, var->kcol,
+                    "cannot resolve slot '%s' of a '%s' for assignment (it is reached through "
+                    "__index only; a store needs a __newindex chain of structures to it)",
+                    var->key->data, C->sdefs[var->slot].name->data);
+        return;
+    }
+    int want = d->type == HC_TSTRUCT ? HC_T_STRUCT0 + d->sid : d->type;
+    if (!isnil && d->type != 0 && ex->etype >= 0 && ex->etype != want) {
+        char h[80], t[80];
+        hc_error_at(C, var->kline, var->kcol, "cannot store %s in slot '%s' (it holds %s)",
+                    hc_type_phrase(C, ex->etype, h, sizeof h), d->name->data,
+                    hc_type_phrase(C, want, t, sizeof t));
+        return;
+    }
+    uint32_t b = (uint32_t)(n - 1) | (uint32_t)d->type << HKS_SLOTMT_TYPE_SHIFT;
+    hc_code(fs, HKS_I_SETSLOTMT, (uint32_t)var->info, b, (uint32_t)e);
+    if (d->type == HC_TSTRUCT)
+        hc_code_data(fs, 0, (uint32_t)d->sid + 1);
+    for (int i = 0; i < n; i++)
+        hc_code_data(fs, w[2 * i], w[2 * i + 1]);
+}
+
 void hc_storevar(hc_func *fs, hc_exp *var, hc_exp *ex)
 {
     switch (var->k) {
@@ -701,13 +743,11 @@ void hc_storevar(hc_func *fs, hc_exp *var, hc_exp *ex)
     case E_SLOT: {
         bool isnil = ex->k == E_NIL && !hasjumps(ex);
         int e = hc_exp2RK(fs, ex);
-        if (var->aux < 0) {
-            hc_compiler *C = CC(fs);
-            hc_error_at(C, var->kline, var->kcol,
-                        "cannot assign '%s' of a '%s': that slot belongs to its meta structure",
-                        var->key->data, C->sdefs[var->slot].name->data);
-        }
         hc_compiler *C = CC(fs);
+        if (var->aux < 0) {
+            store_slot_chain(fs, var, ex, e, isnil);
+            break;
+        }
         const hc_slotdef *d = hc_find_slot(&C->sdefs[var->slot], var->key);
         hc_store_slot(fs, var->info, d, ex, e, isnil, var->kline, var->kcol);
         break;
@@ -738,7 +778,13 @@ void hc_selfslot(hc_func *fs, hc_exp *e, const hc_exp *slot)
     hc_freeexp(fs, e);
     int func = fs->freereg;
     hc_reserve(fs, 2);
-    if (slot->aux >= 0) {
+    if (slot->aux == -2) {
+        hc_compiler *C = CC(fs);
+        hc_error_at(C, slot->kline, slot->kcol,
+                    "cannot read slot '%s' of a '%s': only its meta structure's __newindex "
+                    "leads to it (reading needs an __index chain of structures)",
+                    slot->key->data, C->sdefs[slot->slot].name->data);
+    } else if (slot->aux >= 0) {
         hc_code(fs, HKS_I_SELFSLOT, (uint32_t)func, (uint32_t)e->info, (uint32_t)slot->aux);
         hc_code_data(fs, 0, 0);
     } else {

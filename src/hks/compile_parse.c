@@ -645,7 +645,8 @@ static int slot_etype(const hc_slotdef *d)
 }
 
 /* `t.name` on a value of structure `sid`, t in a register: its own slot, or
- * a slot of the structures its meta's __index leads to.  False when the
+ * a slot of the structures its meta's __index leads to (aux -1), or one
+ * only its meta's __newindex leads to (aux -2: a store).  False when the
  * name is left to the table behind the structure (proxytable, or a meta
  * that is not a structure); an error when there is nowhere else to look. */
 static bool slot_access(hc_compiler *C, hc_exp *v, int sid, const hc_str *name, int line, int col)
@@ -658,6 +659,8 @@ static bool slot_access(hc_compiler *C, hc_exp *v, int sid, const hc_str *name, 
     } else if (hc_slot_chain(C, sid, name, words, HC_MAX_CHAIN) > 0) {
         v->aux = -1;
         d = hc_chain_end(C, sid, name);
+    } else if (hc_store_chain(C, sid, name, words, HC_MAX_CHAIN, &d) > 0) {
+        v->aux = -2; /* only a store reaches it (through __newindex) */
     } else if (s->proxy || s->meta_type >= 0) {
         return false;
     } else {
@@ -818,6 +821,51 @@ static int int2fb(unsigned x)
 
 static void slotfield(hc_compiler *C, cons *cc, const hc_slotdef *d);
 
+/* One size of `{...}:NA,NH`: a constant number expression (folded by
+ * expr), as an int (at least 0, at most what a size can say). */
+static int size_hint(hc_compiler *C)
+{
+    int line = C->t.line, col = C->t.col;
+    hc_exp e;
+    expr(C, &e);
+    if (e.k != E_KNUM || e.t != e.f)
+        hc_error_at(C, line, col, "a table size after '}:' must be a constant number "
+                                  "expression");
+    double n = e.nval;
+    return n >= 1 ? (n < 1e9 ? (int)n : 1000000000) : 0;
+}
+
+/* The FromSoftware builds' table sizes, `{...}:NA`, `{...}:NA,NH` or
+ * `{...}:,NH` (hksc's table-size extension): NEWTABLE presizes the array and
+ * hash parts to the larger of the given and the counted sizes.  hksc ignores
+ * them on an hmake of a structure without proxytable (there is no table).
+ * `:` then a name stays a method call (`f{...}:m()`), which hksc's sekiro
+ * build refuses but Lua 5.1 and the other targets take. */
+static void sizes(hc_compiler *C, cons *cc, int sid)
+{
+    if (TOK != ':' || hc_lookahead(C) == TK_NAME)
+        return;
+    if (C->o.profile != GSVM_HKS_PROFILE_BASE || C->o.hash != GSVM_HKS_HASH_NONE)
+        hc_error_at(C, C->t.line, C->t.col,
+                    "unexpected symbol near ':' (table sizes '{...}:NA,NH' exist only in the "
+                    "FromSoftware targets: sekiro, sow, doubles)");
+    hc_next(C);
+    int na = cc->na, nh = cc->nh;
+    if (!testnext(C, ',')) {
+        na = size_hint(C);
+        if (testnext(C, ','))
+            nh = size_hint(C);
+    } else {
+        nh = size_hint(C);
+    }
+    if (sid >= 0 && !C->sdefs[sid].proxy)
+        return;
+    if (na > cc->na)
+        cc->na = na;
+    if (nh > cc->nh)
+        cc->nh = nh;
+}
+
 /* The fields of a table constructor (sid < 0) or of an hmake of structure
  * sid, whose NEWTABLE / NEWSTRUCT is at pc.  In an hmake, named fields that
  * are slots go to the slots, everything else to the backing table
@@ -860,6 +908,7 @@ static void fields(hc_compiler *C, hc_exp *t, int pc, int sid)
     } while (testnext(C, ',') || testnext(C, ';'));
     check_match(C, '}', '{', line);
     lastlistfield(fs, &cc);
+    sizes(C, &cc, sid);
     uint32_t *w = &fs->f->code[pc];
     *w = (*w & ~(0xFFu << 17) & ~(0x1FFu << 8)) | (uint32_t)int2fb((unsigned)cc.na) << 17 |
          (uint32_t)int2fb((unsigned)cc.nh) << 8;

@@ -36,15 +36,17 @@ const hc_slotdef *hc_find_slot(const hc_struct *s, const hc_str *name)
 }
 
 /* A slot reached from structure `sid`: one (A, Bx) pair per structure on
- * the way.  A structure that lacks the name contributes (0, position of
- * "__index" in its meta structure) and the search goes on in the structure
- * that __index is typed with; the one that has it contributes (position,
- * 0).  Returns the number of pairs in `words` (2 per pair), 0 when the name
- * is not found through structure-typed slots alone. */
-static int chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *words, int max,
-                 const hc_slotdef **found)
+ * the way.  A structure that lacks the name contributes (0, position of the
+ * tag-method slot `tm` ("__index" for reads, "__newindex" for stores) in its
+ * meta structure) and the search goes on in the structure that slot is typed
+ * with; the one that has it contributes (position, 0).  Returns the number
+ * of pairs in `words` (2 per pair), 0 when the name is not found through
+ * structure-typed slots alone. */
+static int chain(const hc_compiler *C, int sid, const hc_str *name, const char *tm,
+                 uint32_t *words, int max, const hc_slotdef **found)
 {
     const hc_str *index_name = NULL;
+    size_t tmlen = strlen(tm);
     for (int n = 0; n < max; n++) {
         const hc_struct *s = &C->sdefs[sid];
         const hc_slotdef *d = hc_find_slot(s, name);
@@ -58,9 +60,9 @@ static int chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *wo
             return 0;
         const hc_struct *m = &C->sdefs[s->meta_sid];
         if (!index_name) {
-            /* "__index" is interned only when some structure declares it */
+            /* the name is interned only when some structure declares it */
             for (int i = 0; i < m->nslots && !index_name; i++)
-                if (m->slots[i].name->len == 7 && memcmp(m->slots[i].name->data, "__index", 7) == 0)
+                if (m->slots[i].name->len == tmlen && memcmp(m->slots[i].name->data, tm, tmlen) == 0)
                     index_name = m->slots[i].name;
             if (!index_name)
                 return 0;
@@ -78,14 +80,21 @@ static int chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *wo
 int hc_slot_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *words, int max)
 {
     const hc_slotdef *d;
-    return chain(C, sid, name, words, max, &d);
+    return chain(C, sid, name, "__index", words, max, &d);
+}
+
+int hc_store_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *words, int max,
+                   const hc_slotdef **found)
+{
+    *found = NULL;
+    return chain(C, sid, name, "__newindex", words, max, found);
 }
 
 const hc_slotdef *hc_chain_end(const hc_compiler *C, int sid, const hc_str *name)
 {
     uint32_t words[2 * HC_MAX_CHAIN];
     const hc_slotdef *d = NULL;
-    chain(C, sid, name, words, HC_MAX_CHAIN, &d);
+    chain(C, sid, name, "__index", words, HC_MAX_CHAIN, &d);
     return d;
 }
 

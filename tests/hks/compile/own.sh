@@ -86,14 +86,50 @@ rc=$?
 if [ $rc != 1 ] || ! grep -q '^tp.lua:1:20: error: cannot use typed parameters when the virtual machine is built without structures' "$tmp/e"; then
     echo "FAIL: typed parameters on bo2 (exit $rc): $(cat "$tmp/e")"; fail=1
 fi
+# table sizes: the NEWTABLE operands (fb-encoded array, hash) of
+# tablesizes.sow.lua, and the refusal on a target without them
+"$gsvm" hks compile "$dir/tablesizes.sow.lua" --target sow -o "$tmp/ts" &&
+    [ "$("$gsvm" hks list "$tmp/ts" | grep NEWTABLE | cut -f5 | head -4 | tr '\n' ' ')" = \
+        "0 10 4 1 0 3 2 16 1 3 3 0 " ] ||
+    { echo "FAIL: table sizes: $("$gsvm" hks list "$tmp/ts" | grep NEWTABLE)"; fail=1; }
+(cd "$dir" && "$gsvm" hks compile tablesizes.sow.lua --target bo2 -o "$tmp/ts") 2>"$tmp/e"
+[ $? = 1 ] && grep -q "^tablesizes.sow.lua:3:17: error: unexpected symbol near ':' (table sizes" "$tmp/e" ||
+    { echo "FAIL: table sizes on bo2: $(cat "$tmp/e")"; fail=1; }
 # stdin, stdout and --chunkname
 printf 'return 1\n' | "$gsvm" hks compile - --target sow -o - >"$tmp/s" 2>"$tmp/e" &&
     "$gsvm" hks list "$tmp/s" | grep -q '"=stdin"' || { echo "FAIL: - to -o -"; fail=1; }
 printf 'return 1\n' >"$tmp/p.lua"
 "$gsvm" hks compile "$tmp/p.lua" --chunkname @game/p.lua -o "$tmp/p" &&
     "$gsvm" hks list "$tmp/p" | grep -q '"@game/p.lua"' || { echo "FAIL: --chunkname"; fail=1; }
-"$gsvm" hks compile "$tmp/p.lua" --target nosuch -o "$tmp/p" 2>/dev/null
-[ $? = 2 ] || { echo "FAIL: an unknown target is a usage error"; fail=1; }
+# usage errors exit 2; a source that does not compile exits 1 naming
+# file:line:col (stdin as "stdin") and writes nothing to -o -
+for bad in "--target nosuch" "--debug bogus" "--endian middle" "--size-t 5" "--format 12" \
+    "--number float16" "--profile nosuch" "--hash-debug t8"; do
+    # shellcheck disable=SC2086
+    "$gsvm" hks compile "$tmp/p.lua" $bad -o "$tmp/p" 2>/dev/null
+    [ $? = 2 ] || { echo "FAIL: $bad is not a usage error"; fail=1; }
+done
+"$gsvm" hks compile "$tmp/p.lua" 2>/dev/null
+[ $? = 2 ] || { echo "FAIL: a missing -o is not a usage error"; fail=1; }
+printf 'local a = 1
+local x = = 1
+' | "$gsvm" hks compile - -o - >"$tmp/so" 2>"$tmp/e"
+rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/so" ] &&
+    [ "$(cat "$tmp/e")" = "stdin:2:11: error: unexpected symbol near '='" ] ||
+    { echo "FAIL: a stdin syntax error (exit $rc): $(cat "$tmp/e")"; fail=1; }
+printf 'x = 1
+function f(
+' >"$tmp/q.lua"
+(cd "$tmp" && "$gsvm" hks compile ./q.lua -o "$tmp/q") 2>"$tmp/e"
+[ $? = 1 ] && grep -q "^\./q\.lua:[0-9]*:[0-9]*: error: " "$tmp/e" && [ ! -e "$tmp/q" ] ||
+    { echo "FAIL: a file's error names the path as given: $(cat "$tmp/e")"; fail=1; }
+"$gsvm" hks compile "$tmp/nosuch.lua" -o "$tmp/q" 2>"$tmp/e"
+[ $? = 1 ] && grep -q 'nosuch.lua: error: cannot open' "$tmp/e" ||
+    { echo "FAIL: a missing source: $(cat "$tmp/e")"; fail=1; }
+# the path as given is the source name
+(cd "$tmp" && "$gsvm" hks compile ./p.lua -o p2 && "$gsvm" hks list p2) | grep -q '"@./p.lua"' ||
+    { echo "FAIL: the source name is not @ and the path as given"; fail=1; }
 # scri pack --compile: a flag-0 payload whose body is the compiled chunk
 "$gsvm" hks scri pack --compile "$dir/closures.lua" --target bo2 -o "$tmp/s.scri" &&
     "$gsvm" hks scri unpack "$tmp/s.scri" -o "$tmp/body" 2>"$tmp/e" &&
