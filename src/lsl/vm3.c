@@ -838,6 +838,14 @@ static inline const void *by_operator(const void *const *table, int32_t op, cons
 
 /* The handler of an instruction on a typed slot: `hi` for an integer,
  * `hf` for a float, else the generic one. */
+/* Whether code[i] and code[i + 1] are one function's (the pair handlers
+ * read the second instruction's operands in place). */
+static inline bool in_loop_pair(const gsvm_lsl3_program *prog, size_t i)
+{
+    return prog->shape_depth && prog->shape_depth[i] >= 0 && prog->shape_depth[i + 1] >= 0 &&
+           prog->shape_func[i] == prog->shape_func[i + 1];
+}
+
 static inline const void *typed_handler(lsl_type t, const void *hi, const void *hf, const void *generic)
 {
     return t == LSL_TYPE_INTEGER ? hi : t == LSL_TYPE_FLOAT ? hf : generic;
@@ -934,6 +942,9 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_JNZ_IOP_LL_##name,
     static const void *const jnz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
 #undef X
+#define X(N, OPR) [F3_##N##_LI] = &&L_INC_##N##_LI, [F3_##N##_LL] = &&L_INC_##N##_LL, [F3_##N##_LG] = &&L_INC_##N##_LG,
+    static const void *const inc_jcmp[F3_COUNT] = {X(JGE, >=) X(JGT, >) X(JLT, <) X(JLE, <=)};
+#undef X
     /* Direct threading: the VM's copy of the code holds each instruction's
      * handler address in place of its opcode, which saves a table load on
      * every dispatch, and its local and global slot operands as byte
@@ -1006,6 +1017,14 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
             }
             if (in->op == F3_CALL && in->a >= 0 && (size_t)in->a < prog->nfunc && !float_params(&prog->funcs[in->a]))
                 h = &&L_CALL_NF;
+            /* a loop's back edge, `++i` then `i < n`: one dispatch for the
+             * pair.  The handler still counts two instructions and stops
+             * between them when the budget ends there, so a slice or a
+             * snapshot sees the same ip as without the pair; a jump to
+             * the comparison runs the comparison's own handler. */
+            if (in->op == F3_INC_LOCAL_I && i + 1 < prog->ncode && in_loop_pair(prog, i) &&
+                inc_jcmp[prog->code[i + 1].op])
+                h = inc_jcmp[prog->code[i + 1].op];
             const char *kinds = operand_kinds[in->op];
             int32_t f[3] = {in->a, in->b, in->c};
             for (int k = 0; k < 3 && kinds[k]; k++)
@@ -1404,6 +1423,19 @@ top:
     CASE(N##_LG) if (LOC(pc->a).u.i OPR GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
     JCMP_ROWS(X)
 #undef X
+#if F3_THREADED
+    /* IncLocalI then the comparison at pc + 1 (see inc_jcmp): the second
+     * instruction is counted as DISPATCH would count it */
+#define INC_PAIR() LOC(pc->a).u.i = wrap_add(LOC(pc->a).u.i, pc->b); pc++; \
+    if (__builtin_expect(--n < 0, 0)) { n = 0; goto out; }
+#define X(N, OPR)                                                                                    \
+    L_INC_##N##_LI: INC_PAIR() if (LOC(pc->a).u.i OPR pc->b) { pc = code + pc->c; DISPATCH(); } NEXT();         \
+    L_INC_##N##_LL: INC_PAIR() if (LOC(pc->a).u.i OPR LOC(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT(); \
+    L_INC_##N##_LG: INC_PAIR() if (LOC(pc->a).u.i OPR GLB(pc->b).u.i) { pc = code + pc->c; DISPATCH(); } NEXT();
+    JCMP_ROWS(X)
+#undef X
+#undef INC_PAIR
+#endif
 #undef JCMP_ROWS
     CASE(LOAD_LL) {
         vload(&sp[0], &LOC(pc->a));
