@@ -808,7 +808,7 @@ static int jumponcond(hc_func *fs, hc_exp *e, int cond)
 {
     if (e->k == E_RELOC) {
         uint32_t ie = fs->f->code[e->info];
-        if (OPF(ie) == HKS_I_NOT) {
+        if (OPF(ie) == HKS_I_NOT || OPF(ie) == HKS_I_NOT_R1) { /* (its R1 form too) */
             fs->pc--; /* remove the NOT */
             fs->f->ncode--;
             return condjump(fs, HKS_I_TEST, BF(ie), 0, !cond);
