@@ -429,6 +429,8 @@ void hv_poscall(hv_thread *L, int first)
     L->ci--;
     L->ncis--;
     int avail = L->top - first;
+    if (avail < 0)
+        avail = 0; /* see L_RETURN: no results rather than a top below the stack */
     int i;
     if (wanted < 0) {
         for (i = 0; i < avail; i++)
