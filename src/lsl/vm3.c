@@ -836,8 +836,6 @@ static inline const void *by_operator(const void *const *table, int32_t op, cons
     return op >= 0 && op < F3_COUNT && table[op] ? table[op] : generic;
 }
 
-/* The handler of an instruction on a typed slot: `hi` for an integer,
- * `hf` for a float, else the generic one. */
 /* Whether code[i] and code[i + 1] are one function's (the pair handlers
  * read the second instruction's operands in place). */
 static inline bool in_loop_pair(const gsvm_lsl3_program *prog, size_t i)
@@ -846,6 +844,8 @@ static inline bool in_loop_pair(const gsvm_lsl3_program *prog, size_t i)
            prog->shape_func[i] == prog->shape_func[i + 1];
 }
 
+/* The handler of an instruction on a typed slot: `hi` for an integer,
+ * `hf` for a float, else the generic one. */
 static inline const void *typed_handler(lsl_type t, const void *hi, const void *hf, const void *generic)
 {
     return t == LSL_TYPE_INTEGER ? hi : t == LSL_TYPE_FLOAT ? hf : generic;
