@@ -66,6 +66,11 @@ typedef struct gsvm_lsl_region_opts {
      * microseconds (checked every 256 instructions), a frame once it has run
      * frame_guard_us; 0 = none.  Defaults 20000 and 250000. */
     uint64_t slice_guard_us, frame_guard_us;
+    /* The guards' clock in microseconds (NULL: CLOCK_MONOTONIC).  A host
+     * with a clock of its own passes it here; a test passes a counter, so
+     * where the guards stop does not depend on the machine's load. */
+    uint64_t (*wall_us)(void *user);
+    void *wall_user;
     bool print_chat; /* print chat between scripts as host lines too */
     uint64_t max_scripts;  /* a crossing that would pass it is refused, 0 = none */
     int cross_fault;       /* testing: drop a crossing's connection at this step (1..7), 0 = never */

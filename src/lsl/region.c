@@ -864,8 +864,10 @@ gsvm_status gsvm_lsl_region_chat(gsvm_lsl_region *r, int32_t channel, const char
 
 /* ---- frames and the scheduler -------------------------------------------------------- */
 
-static uint64_t wall_us(void)
+static uint64_t wall_us(const gsvm_lsl_region *r)
 {
+    if (r->o.wall_us)
+        return r->o.wall_us(r->o.wall_user);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
@@ -953,7 +955,7 @@ static gsvm_lsl_run_status run_vm(rg_script *s, uint64_t budget)
 
 static gsvm_lsl_run_status run_slice(gsvm_lsl_region *r, rg_script *s, uint64_t budget, uint64_t *used)
 {
-    uint64_t t0 = r->o.slice_guard_us ? wall_us() : 0, before = total_of(s);
+    uint64_t t0 = r->o.slice_guard_us ? wall_us(r) : 0, before = total_of(s);
     gsvm_lsl_run_status st;
     for (;;) {
         uint64_t done = total_of(s) - before, chunk = budget - done;
@@ -962,7 +964,7 @@ static gsvm_lsl_run_status run_slice(gsvm_lsl_region *r, rg_script *s, uint64_t 
         st = run_vm(s, chunk);
         if (st != GSVM_LSL_YIELDED || total_of(s) - before >= budget)
             break;
-        if (r->o.slice_guard_us && wall_us() - t0 >= r->o.slice_guard_us)
+        if (r->o.slice_guard_us && wall_us(r) - t0 >= r->o.slice_guard_us)
             break; /* the guard: the rest waits for the next turn */
     }
     *used = total_of(s) - before;
@@ -981,13 +983,13 @@ static void run_frame(gsvm_lsl_region *r)
         if (lsl_sched_runnable(&s->vm->sched) || (s->vm->active && !lsl_sched_sleeping(&s->vm->sched)))
             rg_make_runnable(r, s);
     }
-    uint64_t frame_left = r->o.frame_budget, t0 = r->o.frame_guard_us ? wall_us() : 0;
+    uint64_t frame_left = r->o.frame_budget, t0 = r->o.frame_guard_us ? wall_us(r) : 0;
     /* Scripts that cannot run this frame (throttled, over a budget) go back
      * to the front in their order, so they keep their turn. */
     uint32_t *deferred = NULL;
     size_t ndef = 0, capdef = 0;
     while (frame_left > 0 && r->rq_count > 0) {
-        if (r->o.frame_guard_us && wall_us() - t0 >= r->o.frame_guard_us)
+        if (r->o.frame_guard_us && wall_us(r) - t0 >= r->o.frame_guard_us)
             break;
         rg_script *s = runq_pop(r);
         if (s->dead)

@@ -347,9 +347,21 @@ static void test_busy_loops_delay_nobody(void)
     gsvm_lsl3_program_free(bell);
 }
 
+/* A guard clock that moves 1 ms each time it is read: where the guards
+ * stop follows from the code alone, whatever the machine's load. */
+static uint64_t tick_clock(void *user)
+{
+    uint64_t *t = user;
+    return *t += 1000;
+}
+
 /* The wall-clock guards: with budgets far beyond what a frame can run, a
  * slice stops after slice_guard_us and the frame after frame_guard_us, so a
- * spinner listed first still lets the next script start in the same frame. */
+ * spinner listed first still lets the next script start in the same frame.
+ * The clock is read at the frame's start, before each turn, at each slice's
+ * start and after each 256-instruction chunk: a spinner's slice is two
+ * chunks (reads at +0, +1, +2 ms), the greeter's ends with its handler
+ * (one read), and the frame's 20 ms run out after five spinner slices. */
 static void test_wall_guard(void)
 {
     gsvm_lsl3_program *spin = compile(SPIN);
@@ -360,6 +372,9 @@ static void test_wall_guard(void)
     o.throttle_above = 0;
     o.slice_guard_us = 2000;
     o.frame_guard_us = 20000;
+    uint64_t clock = 0;
+    o.wall_us = tick_clock;
+    o.wall_user = &clock;
     gsvm_lsl_region *r;
     gsvm_error err;
     gsvm_error_clear(&err);
@@ -376,8 +391,9 @@ static void test_wall_guard(void)
     gsvm_lsl_region_stats st;
     gsvm_lsl_region_get_stats(r, &st);
     CHECK_INT(st.frames, 1);
-    CHECK(st.instructions < 1000000000u); /* 2^40 allowed: only a guard stopped it */
-    CHECK(st.slices >= 2);
+    CHECK_INT(st.slices, 6); /* spinner, greeter, then four more of the spinner */
+    CHECK(st.instructions >= 5 * 512 && st.instructions < 5 * 512 + 64); /* 512 a spinner slice */
+    CHECK_INT(clock, 24000);
     CHECK_INT(c.lines, 1);
     CHECK_STR(c.last, "{\"object\":\"greeter\",\"script\":\"hello.lsl\",\"host\":\"llOwnerSay\",\"args\":[\"hello\"]}");
     gsvm_lsl_region_free(r);
