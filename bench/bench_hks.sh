@@ -27,7 +27,7 @@ GSVM_PER_PY=${GSVM_PER_PY:-3}
 for i in $(seq "$PYRUNS"); do
     for j in $(seq "$GSVM_PER_PY"); do
         timed "$tmp/rt.out" "$GSVM" hks roundtrip --timing $files >>"$tmp/rt.times" ||
-            { cat "$tmp/rt.out"; exit 1; }
+            { cat "$tmp/rt.out"; echo "hks: gsvm roundtrip failed"; exit 1; }
         tail -1 "$tmp/rt.out" >>"$tmp/rt.split"
     done
     timed "$tmp/py.out" python3 bench/hks/ref_disasm.py $files >>"$tmp/py.times" ||

@@ -35,19 +35,62 @@ static void send_all(gsvm_patho_vm *vm, const gsvm_patho_event *evs, uint32_t n)
 
 #define DIFF_CAP 300
 
+typedef struct memo {
+    const char *name;
+    uint32_t argc;
+    int32_t id;
+} memo;
+
 typedef struct drv {
     const gsvm_patho_program *prog;
     patho_sim_host host;
-    gsvm_patho_host iface;
+    gsvm_patho_host sim;   /* the simulation host */
+    gsvm_patho_host iface; /* what the VM is given: sim, resolve memoized in step mode */
     gsvm_patho_vm *vm;
     bool step;
+    /* Step mode restores the VM before every instruction, and each restore
+     * resolves every import again: a name search of the natives stack per
+     * import was most of an input's CPU.  The sim host gives the same id for
+     * the same (name, argc), so the ids are kept in the order the VM asks. */
+    memo *memo;
+    uint32_t nmemo, next;
 } drv;
+
+static int32_t memo_resolve(void *user, const char *name, uint32_t argc)
+{
+    drv *d = user;
+    if (d->next < d->nmemo && d->memo[d->next].name == name && d->memo[d->next].argc == argc)
+        return d->memo[d->next++].id;
+    int32_t id = d->sim.resolve(d->sim.user, name, argc);
+    if (d->next == d->nmemo) { /* a new program's imports: keep them */
+        memo *m = realloc(d->memo, (d->nmemo + 1) * sizeof *m);
+        if (m) {
+            d->memo = m;
+            d->memo[d->nmemo++] = (memo){name, argc, id};
+            d->next = d->nmemo;
+        }
+    }
+    return id;
+}
+
+static gsvm_patho_call_result memo_call(void *user, gsvm_patho_vm *vm, gsvm_patho_call *call)
+{
+    drv *d = user;
+    return d->sim.call(d->sim.user, vm, call);
+}
+
+static bool memo_method_exists(void *user, uint32_t object, const char *name, int32_t argc)
+{
+    drv *d = user;
+    return d->sim.method_exists(d->sim.user, object, name, argc);
+}
 
 /* In step mode: replace the VM by its restored snapshot, then run one
  * instruction at a time up to DIFF_CAP, like one capped run. */
 static void replace(drv *d)
 {
     gsvm_error err;
+    d->next = 0;
     if (drive_replace(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
         fprintf(stderr, "own snapshot rejected: %s\n", err.message);
         abort();
@@ -101,7 +144,10 @@ static void drive(drv *d, gsvm_buf *out)
 {
     gsvm_error err;
     patho_sim_host_init(&d->host, drive_natives(), true, drive_collect, out);
-    d->iface = patho_sim_host_iface(&d->host);
+    d->sim = patho_sim_host_iface(&d->host);
+    d->iface = d->sim;
+    if (d->step)
+        d->iface = (gsvm_patho_host){d, memo_resolve, memo_call, memo_method_exists};
     if (gsvm_patho_vm_new(d->prog, &d->iface, &d->vm, &err) != GSVM_OK) {
         d->vm = NULL; /* a program no VM takes (e.g. a global of no type) */
         return;
@@ -145,6 +191,7 @@ static void differential(const gsvm_patho_program *prog)
     gsvm_patho_vm_free(db.vm);
     patho_sim_host_free(&da.host);
     patho_sim_host_free(&db.host);
+    free(db.memo);
     gsvm_buf_free(&a);
     gsvm_buf_free(&b);
 }
