@@ -175,7 +175,7 @@ static bool declare_local(compiler *c, const char *name, lsl_type type, long lin
     if (!lsl_names_get(&c->local_names, name, &prev))
         prev = -1;
     if (prev >= 0 && c->locals[prev].depth == c->depth)
-        return fail(c, line, col, "'%s' is already declared in this scope", name);
+        return fail(c, line, col, "Name previously declared within scope: '%s' is already declared in this scope", name);
     if (c->nlocals == c->caplocals) {
         size_t nc = c->caplocals ? c->caplocals * 2 : 16;
         local_var *nl = realloc(c->locals, nc * sizeof *nl);
@@ -235,8 +235,8 @@ static bool target_var(compiler *c, const lsl_expr *lv, var_ref *v)
     if (!find_var(c, lv->name, v)) {
         int32_t k;
         if (find_int_constant(lv->name, &k))
-            return fail(c, lv->line, lv->col, "cannot assign to the constant %s", lv->name);
-        return fail(c, lv->line, lv->col, "undeclared variable '%s'", lv->name);
+            return fail(c, lv->line, lv->col, "Syntax error: cannot assign to the constant %s", lv->name);
+        return fail(c, lv->line, lv->col, "Name not defined within scope: undeclared variable '%s'", lv->name);
     }
     return true;
 }
@@ -247,11 +247,11 @@ static bool combine(compiler *c, lsl_tok op, lsl_type vt, lsl_type rt, long line
     if (op == T_SLASH_ASSIGN || op == T_PERCENT_ASSIGN)
         return fail(c, line, col, "operator %s is not supported by ABI 2", op_text(op));
     if (vt != rt)
-        return fail(c, line, col, "cannot apply %s to %s and %s", op_text(op), lsl_type_name(vt),
+        return fail(c, line, col, "Type mismatch: cannot apply %s to %s and %s", op_text(op), lsl_type_name(vt),
                     lsl_type_name(rt));
     if (vt == LSL_TYPE_STRING) {
         if (op != T_PLUS_ASSIGN)
-            return fail(c, line, col, "operator %s needs integers, not strings", op_text(op));
+            return fail(c, line, col, "Type mismatch: operator %s needs integers, not strings", op_text(op));
         return emit(c, FOP_CONCAT_STR, 0, 0) >= 0;
     }
     fal_op fop = op == T_PLUS_ASSIGN ? FOP_ADD_INT : op == T_MINUS_ASSIGN ? FOP_SUB_INT : FOP_MUL_INT;
@@ -279,7 +279,7 @@ static lsl_type cassign_store(compiler *c, const lsl_expr *e, bool want, const v
     {
         if (e->op == T_ASSIGN) {
             if (rt != v.type) {
-                fail(c, e->line, e->col, "cannot assign %s to '%s', which is %s",
+                fail(c, e->line, e->col, "Type mismatch: cannot assign %s to '%s', which is %s",
                      lsl_type_name(rt), e->lhs->name, lsl_type_name(v.type));
                 return LSL_TYPE_VOID;
             }
@@ -307,7 +307,7 @@ static lsl_type cassign(compiler *c, const lsl_expr *e, bool want)
     bool inc = e->kind == E_PREINC || e->kind == E_POSTINC;
     bool post = e->kind == E_POSTINC || e->kind == E_POSTDEC;
     if (v.type != LSL_TYPE_INTEGER) {
-        fail(c, e->line, e->col, "%s needs an integer variable, '%s' is %s", inc ? "'++'" : "'--'",
+        fail(c, e->line, e->col, "Type mismatch: %s needs an integer variable, '%s' is %s", inc ? "'++'" : "'--'",
              e->lhs->name, lsl_type_name(v.type));
         return LSL_TYPE_VOID;
     }
@@ -361,7 +361,7 @@ static lsl_type cleaf(compiler *c, const lsl_expr *e)
             return load_var(c, &v) ? v.type : LSL_TYPE_VOID;
         if (find_int_constant(e->name, &k))
             return push_int(c, k) ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
-        fail(c, e->line, e->col, "undeclared variable '%s'", e->name);
+        fail(c, e->line, e->col, "Name not defined within scope: undeclared variable '%s'", e->name);
         return LSL_TYPE_VOID;
     }
     case E_PREINC:
@@ -436,13 +436,13 @@ static lsl_type cexpr(compiler *c, const lsl_expr *root)
                     break;
                 }
                 if ((int)e->nitems != f->sig->nparams) {
-                    fail(c, e->line, e->col, "%s takes %d argument%s, got %zu", f->sig->name, f->sig->nparams,
+                    fail(c, e->line, e->col, "Function call mismatches type or number of arguments: %s takes %d argument%s, got %zu", f->sig->name, f->sig->nparams,
                          f->sig->nparams == 1 ? "" : "s", e->nitems);
                     break;
                 }
             } else if (r != f->sig->params[f->i - 1]) {
                 const lsl_expr *a = e->items[f->i - 1];
-                fail(c, a->line, a->col, "argument %zu of %s must be %s, got %s", f->i, f->sig->name,
+                fail(c, a->line, a->col, "Function call mismatches type or number of arguments: argument %zu of %s must be %s, got %s", f->i, f->sig->name,
                      lsl_type_name(f->sig->params[f->i - 1]), lsl_type_name(r));
                 break;
             }
@@ -474,7 +474,7 @@ static lsl_type cexpr(compiler *c, const lsl_expr *root)
                 break;
             }
             if (r != LSL_TYPE_INTEGER) {
-                fail(c, e->line, e->col, "unary '-' needs an integer, got %s", lsl_type_name(r));
+                fail(c, e->line, e->col, "Type mismatch: unary '-' needs an integer, got %s", lsl_type_name(r));
                 break;
             }
             res = emit(c, FOP_SUB_INT, 0, 0) >= 0 ? LSL_TYPE_INTEGER : LSL_TYPE_VOID;
@@ -509,7 +509,7 @@ static lsl_type cexpr(compiler *c, const lsl_expr *root)
             }
             lsl_type lt = f->t, rt = r;
             if (lt == LSL_TYPE_VOID || rt == LSL_TYPE_VOID) {
-                fail(c, e->line, e->col, "operator %s needs values, not a call that returns nothing",
+                fail(c, e->line, e->col, "Type mismatch: operator %s needs values, not a call that returns nothing",
                      op_text(e->op));
                 break;
             }
@@ -521,7 +521,7 @@ static lsl_type cexpr(compiler *c, const lsl_expr *root)
                 if (e->op == T_EQ && lt == rt)
                     fail(c, e->line, e->col, "comparing strings with '==' is not supported by ABI 2");
                 else
-                    fail(c, e->line, e->col, "cannot apply %s to %s and %s", op_text(e->op),
+                    fail(c, e->line, e->col, "Type mismatch: cannot apply %s to %s and %s", op_text(e->op),
                          lsl_type_name(lt), lsl_type_name(rt));
                 break;
             }
@@ -621,7 +621,7 @@ static bool cstmt_leaf(compiler *c, const lsl_stmt *s)
             if (c->failed)
                 return false;
             if (t != s->decl_type)
-                return fail(c, s->expr->line, s->expr->col, "cannot initialize %s '%s' with %s",
+                return fail(c, s->expr->line, s->expr->col, "Type mismatch: cannot initialize %s '%s' with %s",
                             lsl_type_name(s->decl_type), s->name, lsl_type_name(t));
         } else if (!(s->decl_type == LSL_TYPE_INTEGER ? push_int(c, 0) : push_str(c, "", 0))) {
             return false; /* LSL gives declared locals 0 or "" */
@@ -642,7 +642,7 @@ static bool cstmt_leaf(compiler *c, const lsl_stmt *s)
         return fail(c, s->line, s->col, "state changes are not supported by ABI 2");
     case S_RETURN:
         if (s->expr)
-            return fail(c, s->expr->line, s->expr->col, "an event handler cannot return a value");
+            return fail(c, s->expr->line, s->expr->col, "Return statement type doesn't match function return type: an event handler cannot return a value");
         return emit(c, FOP_HALT, 0, 0) >= 0;
     case S_BLOCK: case S_IF: case S_WHILE:
         break; /* cstmt's */
@@ -810,17 +810,17 @@ static bool global_init(compiler *c, const lsl_global *g, fal_pvalue *out)
             t = LSL_TYPE_INTEGER;
             out->i = k;
         } else {
-            return fail(c, e->line, e->col, "undeclared variable '%s'", e->name);
+            return fail(c, e->line, e->col, "Name not defined within scope: undeclared variable '%s'", e->name);
         }
     } else if (e->kind == E_FLOAT || e->kind == E_VECTOR || e->kind == E_ROTATION ||
                e->kind == E_LIST) {
         cexpr(c, e); /* reports the unsupported type */
         return false;
     } else {
-        return fail(c, e->line, e->col, "a global's initializer must be a constant");
+        return fail(c, e->line, e->col, "Syntax error: a global's initializer must be a constant");
     }
     if (t != g->type)
-        return fail(c, e->line, e->col, "cannot initialize %s '%s' with %s", lsl_type_name(g->type),
+        return fail(c, e->line, e->col, "Type mismatch: cannot initialize %s '%s' with %s", lsl_type_name(g->type),
                     g->name, lsl_type_name(t));
     return true;
 }
@@ -841,10 +841,10 @@ static bool cevent(compiler *c, const lsl_state *st, const lsl_func *ev)
                     ev->name);
     for (const lsl_func *o = st->events; o < ev; o++)
         if (strcmp(o->name, ev->name) == 0)
-            return fail(c, ev->line, ev->col, "event '%s' is handled twice in this state", ev->name);
+            return fail(c, ev->line, ev->col, "Name previously declared within scope: event '%s' is handled twice in this state", ev->name);
     if ((int)ev->nparams != want || (want == 1 && ev->params[0].type != LSL_TYPE_INTEGER))
-        return fail(c, ev->line, ev->col, "%s", want ? "touch_start takes (integer num_detected)"
-                                                     : "state_entry takes no parameters");
+        return fail(c, ev->line, ev->col, "%s", want ? "Syntax error: touch_start takes (integer num_detected)"
+                                                     : "Syntax error: state_entry takes no parameters");
     c->nlocals = 0;
     lsl_names_clear(&c->local_names);
     c->max_slots = 0;
@@ -885,7 +885,7 @@ static bool compile_script(compiler *c, const lsl_script *sc)
             return false;
         long seen;
         if (lsl_names_get(&c->global_names, g->name, &seen))
-            return fail(c, g->line, g->col, "global '%s' is declared twice", g->name);
+            return fail(c, g->line, g->col, "Name previously declared within scope: global '%s' is declared twice", g->name);
         fal_pvalue def;
         if (!global_init(c, g, &def))
             return false;

@@ -94,6 +94,12 @@ static bool fail(c3 *c, long line, long col, const char *fmt, ...)
     return false;
 }
 
+/* Second Life's message for a list element of type `t` (a list or void). */
+static const char *list_item_error(lsl_type t)
+{
+    return t == LSL_TYPE_LIST ? "Lists can't be included in lists" : "Type mismatch: a list element cannot be void";
+}
+
 /* Room for element n of a work stack. */
 static bool reserve(c3 *c, void **arr, size_t *cap, size_t n, size_t elem)
 {
@@ -289,7 +295,7 @@ static bool declare_local(c3 *c, const char *name, lsl_type t, long line, long c
     if (!lsl_names_get(&c->lnames, name, &prev))
         prev = -1;
     if (prev >= 0 && c->locals[prev].depth == c->depth)
-        return fail(c, line, col, "'%s' is already declared in this scope", name);
+        return fail(c, line, col, "Name previously declared within scope: '%s' is already declared in this scope", name);
     if (c->nlocals == c->caplocals) {
         size_t nc = c->caplocals ? c->caplocals * 2 : 16;
         local3 *nl = realloc(c->locals, nc * sizeof *nl);
@@ -329,7 +335,7 @@ static bool coerce(c3 *c, lsl_type from, lsl_type to, long line, long col, const
         return op(c, F3_I2F, 0, 0, 0) >= 0;
     if ((from == LSL_TYPE_STRING && to == LSL_TYPE_KEY) || (from == LSL_TYPE_KEY && to == LSL_TYPE_STRING))
         return op(c, F3_CAST, to, 0, 0) >= 0;
-    return fail(c, line, col, "%s: cannot use %s as %s", what, lsl_type_name(from), lsl_type_name(to));
+    return fail(c, line, col, "Type mismatch: %s: cannot use %s as %s", what, lsl_type_name(from), lsl_type_name(to));
 }
 
 static bool can_coerce(lsl_type from, lsl_type to)
@@ -344,7 +350,7 @@ static bool coerce_arg(c3 *c, lsl_type from, lsl_type to, const lsl_expr *arg, s
     if (from == T_ERR)
         return false;
     if (!can_coerce(from, to))
-        return fail(c, arg->line, arg->col, "argument %zu of %s must be %s, got %s", i + 1, fname,
+        return fail(c, arg->line, arg->col, "Function call mismatches type or number of arguments: argument %zu of %s must be %s, got %s", i + 1, fname,
                     lsl_type_name(to), lsl_type_name(from));
     return coerce(c, from, to, arg->line, arg->col, "argument");
 }
@@ -394,11 +400,30 @@ static bool ceval_leaf(c3 *c, const lsl_expr *e, lsl_value *out)
         }
         if (lookup_constant(e->name, out))
             return true;
-        return fail(c, e->line, e->col, "'%s' is not a constant or an earlier global", e->name);
+        return fail(c, e->line, e->col, "Name not defined within scope: '%s' is not a constant or an earlier global", e->name);
     }
     default:
-        return fail(c, e->line, e->col, "a global initializer must be a constant expression");
+        return fail(c, e->line, e->col, "Syntax error: a global initializer must be a constant expression");
     }
+}
+
+/* Second Life's grammar for a global's initializer has no cast and no
+ * operator but a minus before a number (a literal or a named integer or
+ * float constant other than TRUE and FALSE). */
+static bool global_operand_ok(const lsl_expr *e)
+{
+    if (e->kind != E_UNARY || e->op != T_MINUS)
+        return false;
+    const lsl_expr *x = e->lhs;
+    lsl_value k;
+    if (x->kind == E_INT || x->kind == E_FLOAT)
+        return true;
+    if (x->kind != E_IDENT || strcmp(x->name, "TRUE") == 0 || strcmp(x->name, "FALSE") == 0 ||
+        !lookup_constant(x->name, &k))
+        return false;
+    bool number = k.type == LSL_TYPE_INTEGER || k.type == LSL_TYPE_FLOAT;
+    lsl_value_release(&k);
+    return number;
 }
 
 static bool ceval(c3 *c, const lsl_expr *root, lsl_value *out)
@@ -431,7 +456,7 @@ static bool ceval(c3 *c, const lsl_expr *root, lsl_value *out)
                 else {
                     lsl_value_release(&v);
                     ok = fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col,
-                              "a vector or rotation component must be a number");
+                              "Type mismatch: a vector or rotation component must be a number");
                     break;
                 }
             }
@@ -448,7 +473,7 @@ static bool ceval(c3 *c, const lsl_expr *root, lsl_value *out)
                 f->vbase = nv;
             else if (vs[nv - 1].type == LSL_TYPE_LIST) {
                 lsl_value_release(&vs[--nv]);
-                ok = fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col, "a list cannot contain a list");
+                ok = fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col, "Lists can't be included in lists");
                 break;
             }
             if (f->i < e->nitems) {
@@ -466,6 +491,10 @@ static bool ceval(c3 *c, const lsl_expr *root, lsl_value *out)
         case E_UNARY:
         case E_CAST:
             if (f->i == 0) {
+                if (!global_operand_ok(e)) {
+                    ok = fail(c, e->line, e->col, "Syntax error: a global initializer must be a constant expression");
+                    break;
+                }
                 child = e->lhs;
                 f->i = 1;
                 break;
@@ -477,7 +506,7 @@ static bool ceval(c3 *c, const lsl_expr *root, lsl_value *out)
                 st = lsl_value_unop(u, &v, &vs[nv], &ee);
             } else if (!lsl_cast_allowed(v.type, e->cast_type)) {
                 lsl_value_release(&v);
-                ok = fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(v.type),
+                ok = fail(c, e->line, e->col, "Type mismatch: cannot cast %s to %s", lsl_type_name(v.type),
                           lsl_type_name(e->cast_type));
                 break;
             } else {
@@ -537,17 +566,17 @@ static bool lvalue(c3 *c, const lsl_expr *lv, var3 *v, int *member)
         const char *m = lv->name;
         *member = !strcmp(m, "x") ? 0 : !strcmp(m, "y") ? 1 : !strcmp(m, "z") ? 2 : !strcmp(m, "s") ? 3 : -2;
         if (*member == -2)
-            return fail(c, lv->line, lv->col, "no member '%s'", m);
+            return fail(c, lv->line, lv->col, "Use of vector or quaternion method on incorrect type: no member '%s'", m);
     }
     if (base->kind != E_IDENT)
-        return fail(c, lv->line, lv->col, "can only assign to a variable");
+        return fail(c, lv->line, lv->col, "Syntax error: can only assign to a variable");
     if (!find_var(c, base->name, v))
-        return fail(c, base->line, base->col, "'%s' is not declared", base->name);
+        return fail(c, base->line, base->col, "Name not defined within scope: '%s' is not declared", base->name);
     if (*member >= 0) {
         if (v->type != LSL_TYPE_VECTOR && v->type != LSL_TYPE_ROTATION)
-            return fail(c, lv->line, lv->col, "'.%s' needs a vector or rotation", lv->name);
+            return fail(c, lv->line, lv->col, "Use of vector or quaternion method on incorrect type: '.%s' needs a vector or rotation", lv->name);
         if (*member == 3 && v->type != LSL_TYPE_ROTATION)
-            return fail(c, lv->line, lv->col, "a vector has no member 's'");
+            return fail(c, lv->line, lv->col, "Use of vector or quaternion method on incorrect type: a vector has no member 's'");
     }
     return true;
 }
@@ -812,7 +841,7 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
             if (it == T_ERR)
                 return T_ERR;
             if (it == LSL_TYPE_LIST || it == LSL_TYPE_VOID) {
-                fail(c, r->items[1]->line, r->items[1]->col, "a list element cannot be %s", lsl_type_name(it));
+                fail(c, r->items[1]->line, r->items[1]->col, "%s", list_item_error(it));
                 return T_ERR;
             }
             if (!load_var(c, &iv) || op(c, F3_LIST_SET_LOCAL, v.slot, 0, 0) < 0)
@@ -826,7 +855,7 @@ static lsl_type cassign(c3 *c, const lsl_expr *e, bool want)
         if (it == T_ERR)
             return T_ERR;
         if (it == LSL_TYPE_LIST || it == LSL_TYPE_VOID) {
-            fail(c, r->items[0]->line, r->items[0]->col, "a list element cannot be %s", lsl_type_name(it));
+            fail(c, r->items[0]->line, r->items[0]->col, "%s", list_item_error(it));
             return T_ERR;
         }
         return op(c, v.global ? F3_APPEND_GLOBAL : F3_APPEND_LOCAL, v.slot, 0, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
@@ -895,7 +924,7 @@ static lsl_type cincdec(c3 *c, const lsl_expr *e, bool want)
     bool post = e->kind == E_POSTINC || e->kind == E_POSTDEC;
     lsl_type vt = member >= 0 ? LSL_TYPE_FLOAT : v.type;
     if (vt != LSL_TYPE_INTEGER && vt != LSL_TYPE_FLOAT) {
-        fail(c, e->line, e->col, "++/-- needs an integer or float");
+        fail(c, e->line, e->col, "Type mismatch: ++/-- needs an integer or float");
         return T_ERR;
     }
     if (vt == LSL_TYPE_INTEGER) {
@@ -959,7 +988,7 @@ static lsl_type cleaf(c3 *c, const lsl_expr *e)
             lsl_type t = k.type;
             return push_value(c, k) ? t : T_ERR;
         }
-        fail(c, e->line, e->col, "'%s' is not declared", e->name);
+        fail(c, e->line, e->col, "Name not defined within scope: '%s' is not declared", e->name);
         return T_ERR;
     }
     case E_MEMBER: {
@@ -1045,8 +1074,8 @@ static lsl_type cexpr(c3 *c, const lsl_expr *root)
             break;
         case E_LIST:
             if (f->i > 0 && (r == LSL_TYPE_LIST || r == LSL_TYPE_VOID)) {
-                fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col, "a list element cannot be %s",
-                     r == LSL_TYPE_LIST ? "a list" : "void");
+                fail(c, e->items[f->i - 1]->line, e->items[f->i - 1]->col, "%s",
+                     list_item_error(r));
                 break;
             }
             if (f->i < e->nitems) {
@@ -1061,18 +1090,18 @@ static lsl_type cexpr(c3 *c, const lsl_expr *root)
                 if (lsl_names_get(&c->fnames, e->name, &fi)) {
                     f->fn = &c->sc->funcs[fi];
                     if (e->nitems != f->fn->nparams) {
-                        fail(c, e->line, e->col, "%s takes %zu arguments, not %zu", f->fn->name, f->fn->nparams,
+                        fail(c, e->line, e->col, "Function call mismatches type or number of arguments: %s takes %zu arguments, not %zu", f->fn->name, f->fn->nparams,
                              e->nitems);
                         break;
                     }
                 } else {
                     const lsl_builtin *b = lsl_builtin_by_name(e->name, strlen(e->name));
                     if (!b) {
-                        fail(c, e->line, e->col, "no function named '%s'", e->name);
+                        fail(c, e->line, e->col, "Name not defined within scope: no function named '%s'", e->name);
                         break;
                     }
                     if (e->nitems != b->nargs) {
-                        fail(c, e->line, e->col, "%s takes %u arguments, not %zu", b->name, b->nargs, e->nitems);
+                        fail(c, e->line, e->col, "Function call mismatches type or number of arguments: %s takes %u arguments, not %zu", b->name, b->nargs, e->nitems);
                         break;
                     }
                     f->b = b;
@@ -1123,7 +1152,7 @@ static lsl_type cexpr(c3 *c, const lsl_expr *root)
             lsl_unop u = e->op == T_MINUS ? LSL_UOP_NEG : e->op == T_NOT ? LSL_UOP_NOT : LSL_UOP_BITNOT;
             lsl_type rt = lsl_unop_result_type(u, r);
             if (rt == LSL_TYPE_VOID) {
-                fail(c, e->line, e->col, "operator %s cannot take %s", lsl_tok_name(e->op), lsl_type_name(r));
+                fail(c, e->line, e->col, "Type mismatch: operator %s cannot take %s", lsl_tok_name(e->op), lsl_type_name(r));
                 break;
             }
             fal3_op o = F3_UNOP;
@@ -1171,7 +1200,7 @@ static lsl_type cexpr(c3 *c, const lsl_expr *root)
                 break;
             }
             if (!lsl_cast_allowed(r, to)) {
-                fail(c, e->line, e->col, "cannot cast %s to %s", lsl_type_name(r), lsl_type_name(to));
+                fail(c, e->line, e->col, "Type mismatch: cannot cast %s to %s", lsl_type_name(r), lsl_type_name(to));
                 break;
             }
             if (r == LSL_TYPE_INTEGER && to == LSL_TYPE_FLOAT)
@@ -1442,7 +1471,7 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
     if (t == T_ERR)
         return -1;
     if (t == LSL_TYPE_VOID) {
-        fail(c, e->line, e->col, "a condition cannot be void");
+        fail(c, e->line, e->col, "Type mismatch: a condition cannot be void");
         return -1;
     }
     if (t != LSL_TYPE_INTEGER && op(c, F3_TRUTH, 0, 0, 0) < 0)
@@ -1608,7 +1637,7 @@ static long find_label(c3 *c, const char *name, long line, long col, bool define
     for (size_t i = 0; i < c->nlabels; i++)
         if (strcmp(c->labels[i].name, name) == 0) {
             if (define && c->labels[i].ip >= 0) {
-                fail(c, line, col, "label '%s' is defined twice", name);
+                fail(c, line, col, "Name previously declared within scope: label '%s' is defined twice", name);
                 return -1;
             }
             return (long)i;
@@ -1683,7 +1712,7 @@ static bool cstmt_leaf(c3 *c, const lsl_stmt *s)
         }
         if (c->ret != LSL_TYPE_VOID)
             return fail(c, s->line, s->col,
-                        "Function returns a value but return statement doesn't: return needs a %s value",
+                        "Function returns a value but return statement doesn't: return needs a value of type %s",
                         lsl_type_name(c->ret));
         return op(c, F3_RET, 0, 0, 0) >= 0;
     case S_STATE: {
@@ -1694,7 +1723,7 @@ static bool cstmt_leaf(c3 *c, const lsl_stmt *s)
         if (!c->in_event && !c->state_if_body)
             return fail(c, s->line, s->col, "Global functions can't change state");
         if (!lsl_names_get(&c->snames, s->name, &si))
-            return fail(c, s->line, s->col, "no state named '%s'", s->name);
+            return fail(c, s->line, s->col, "Name not defined within scope: no state named '%s'", s->name);
         if (c->in_event)
             return op(c, F3_STATE, (int32_t)si, 0, 0) >= 0;
         if (op(c, F3_SET_STATE, (int32_t)si, 0, 0) < 0)
@@ -1909,11 +1938,11 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
         size_t ne;
         ed = &lsl_events(&ne)[event];
         if (f->nparams != ed->nargs)
-            return fail(c, f->line, f->col, "event %s takes %u parameters, not %zu", f->name, ed->nargs, f->nparams);
+            return fail(c, f->line, f->col, "Syntax error: event %s takes %u parameters, not %zu", f->name, ed->nargs, f->nparams);
     }
     for (size_t i = 0; i < f->nparams; i++) {
         if (ed && f->params[i].type != lsl_type_from_letter(ed->argtypes[i]))
-            return fail(c, f->params[i].line, f->params[i].col, "parameter %zu of %s must be %s", i + 1,
+            return fail(c, f->params[i].line, f->params[i].col, "Syntax error: parameter %zu of %s must be %s", i + 1,
                         f->name, lsl_type_name(lsl_type_from_letter(ed->argtypes[i])));
         int slot = 0;
         if (!declare_local(c, f->params[i].name, f->params[i].type, f->params[i].line, f->params[i].col, &slot))
@@ -1943,7 +1972,7 @@ static bool cfunc(c3 *c, size_t index, const lsl_func *f, int event)
     for (size_t i = 0; i < c->nfixups; i++) {
         label3 *l = &c->labels[c->fixups[i].label];
         if (l->ip < 0)
-            return fail(c, l->line, l->col, "no label '%s' in this function", l->name);
+            return fail(c, l->line, l->col, "Name not defined within scope: no label '%s' in this function", l->name);
         c->p->code[c->fixups[i].at].a = (int32_t)l->ip;
     }
     fn->name = strdup(f->name);
@@ -1975,7 +2004,7 @@ static bool compile3(c3 *c, const lsl_script *sc)
     for (size_t i = 0; i < sc->nstates; i++)
         ndefault += sc->states[i].is_default;
     if (ndefault != 1)
-        return fail(c, 1, 1, "a script needs exactly one default state");
+        return fail(c, 1, 1, "Syntax error: a script needs exactly one default state");
     p->states = calloc(sc->nstates, sizeof *p->states);
     if (!p->states)
         return fail(c, 1, 1, "out of memory");
@@ -1986,7 +2015,7 @@ static bool compile3(c3 *c, const lsl_script *sc)
         size_t at = st->is_default ? 0 : si++;
         long seen;
         if (lsl_names_get(&c->snames, st->name, &seen))
-            return fail(c, st->line, st->col, "state '%s' is declared twice", st->name);
+            return fail(c, st->line, st->col, "Name previously declared within scope: state '%s' is declared twice", st->name);
         if (!lsl_names_set(&c->snames, st->name, (long)at))
             return fail(c, 1, 1, "out of memory");
         p->states[at].name = strdup(st->name);
@@ -2005,7 +2034,7 @@ static bool compile3(c3 *c, const lsl_script *sc)
         const lsl_global *g = &sc->globals[i];
         long seen;
         if (lsl_names_get(&c->gnames, g->name, &seen))
-            return fail(c, g->line, g->col, "global '%s' is declared twice", g->name);
+            return fail(c, g->line, g->col, "Name previously declared within scope: global '%s' is declared twice", g->name);
         lsl_value v = fal3_zero(g->type);
         if (g->init) {
             if (!ceval(c, g->init, &v))
@@ -2018,7 +2047,7 @@ static bool compile3(c3 *c, const lsl_script *sc)
             if (v.type != g->type) {
                 lsl_type vt = v.type;
                 lsl_value_release(&v);
-                return fail(c, g->init->line, g->init->col, "cannot initialize %s '%s' with %s",
+                return fail(c, g->init->line, g->init->col, "Type mismatch: cannot initialize %s '%s' with %s",
                             lsl_type_name(g->type), g->name, lsl_type_name(vt));
             }
         }
@@ -2046,7 +2075,7 @@ static bool compile3(c3 *c, const lsl_script *sc)
     for (size_t i = 0; i < sc->nfuncs; i++) {
         long seen;
         if (lsl_names_get(&c->fnames, sc->funcs[i].name, &seen))
-            return fail(c, sc->funcs[i].line, sc->funcs[i].col, "function '%s' is declared twice", sc->funcs[i].name);
+            return fail(c, sc->funcs[i].line, sc->funcs[i].col, "Name previously declared within scope: function '%s' is declared twice", sc->funcs[i].name);
         if (!lsl_names_set(&c->fnames, sc->funcs[i].name, (long)i))
             return fail(c, 1, 1, "out of memory");
     }
@@ -2062,9 +2091,9 @@ static bool compile3(c3 *c, const lsl_script *sc)
             const lsl_func *ev = &st->events[k];
             int ei = fal3_event_index(ev->name);
             if (ei < 0)
-                return fail(c, ev->line, ev->col, "'%s' is not an event", ev->name);
+                return fail(c, ev->line, ev->col, "Syntax error: '%s' is not an event", ev->name);
             if (p->states[at].handler[ei] >= 0)
-                return fail(c, ev->line, ev->col, "state '%s' handles %s twice", st->name, ev->name);
+                return fail(c, ev->line, ev->col, "Name previously declared within scope: state '%s' handles %s twice", st->name, ev->name);
             if (!cfunc(c, fi, ev, ei))
                 return false;
             p->states[at].handler[ei] = (int32_t)fi++;

@@ -85,6 +85,21 @@ static long token_column(lsl_lexer *lx, const char *at)
     return lx->col;
 }
 
+const char *lsl_sl_error_prefix(const char *msg)
+{
+    static const char *const sl[] = {
+        "Syntax error",
+        "Name previously declared within scope",
+        "Type mismatch",
+        "Declaration requires a new scope -- use { and }",
+        "out of memory",
+    };
+    for (size_t i = 0; i < sizeof sl / sizeof sl[0]; i++)
+        if (strncmp(msg, sl[i], strlen(sl[i])) == 0)
+            return "";
+    return "Syntax error: ";
+}
+
 static bool lex_error(lsl_lexer *lx, const char *at, long line, const char *line_start,
                       const char *fmt, const char *arg)
 {
@@ -94,7 +109,7 @@ static bool lex_error(lsl_lexer *lx, const char *at, long line, const char *line
     lx->line_start = saved;
     char msg[300];
     snprintf(msg, sizeof msg, fmt, arg);
-    gsvm_error_at_line(lx->err, GSVM_ERR_INPUT, lx->file, line, col, "%s", msg);
+    gsvm_error_at_line(lx->err, GSVM_ERR_INPUT, lx->file, line, col, "%s%s", lsl_sl_error_prefix(msg), msg);
     return false;
 }
 

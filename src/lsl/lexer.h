@@ -62,5 +62,10 @@ void lsl_lexer_init(lsl_lexer *lx, const char *src, size_t len, const char *file
 bool lsl_lexer_next(lsl_lexer *lx, lsl_token *tok);
 /* "';'", "'integer'", "identifier", "end of file" ... for messages. */
 const char *lsl_tok_name(lsl_tok kind);
+/* What goes before a front-end error message so that it starts with the
+ * message Second Life's compiler gives: "" when it already does (or is "out
+ * of memory"), else "Syntax error: " (SL's grammar refuses everything the
+ * lexer and parser refuse). */
+const char *lsl_sl_error_prefix(const char *msg);
 
 #endif

@@ -93,6 +93,8 @@ static void write_number(gsvm_buf *b, double d, bool lsl_float)
     char tmp[64];
     if (lsl_float) {
         snprintf(tmp, sizeof tmp, "%.6f", d);
+        if (strcmp(tmp, "-0.000000") == 0) /* zero prints unsigned, as lsl_format_float_c */
+            memmove(tmp, tmp + 1, strlen(tmp));
     } else {
         /* shortest text that reads back as the same double, in positional
          * notation for everyday magnitudes */
@@ -245,8 +247,11 @@ static json_t *to_json(const lsl_value *v, bool numbers, marks *m)
         gsvm_buf b;
         gsvm_buf_init(&b);
         gsvm_buf_putc(&b, '<');
-        for (int k = 0; k < (v->type == LSL_TYPE_VECTOR ? 3 : 4); k++)
-            gsvm_buf_printf(&b, "%s%.6f", k ? ", " : "", (double)v->u.v[k]);
+        for (int k = 0; k < (v->type == LSL_TYPE_VECTOR ? 3 : 4); k++) {
+            if (k)
+                gsvm_buf_puts(&b, ", ");
+            lsl_format_float_c(&b, v->u.v[k]);
+        }
         gsvm_buf_putc(&b, '>');
         json_t *j = b.oom ? NULL : json_stringn((const char *)b.data, b.len);
         gsvm_buf_free(&b);

@@ -229,12 +229,15 @@ gsvm_status lsl_lib_llList2CSV(lsl_call_ctx *ctx, const lsl_value *a, lsl_value 
         if (i)
             gsvm_buf_puts(&b, ", ");
         if (e->type == LSL_TYPE_FLOAT) {
-            gsvm_buf_printf(&b, "%.6f", (double)e->u.f);
+            lsl_format_float_c(&b, e->u.f);
         } else if (e->type == LSL_TYPE_VECTOR || e->type == LSL_TYPE_ROTATION) {
             int n = e->type == LSL_TYPE_VECTOR ? 3 : 4;
             gsvm_buf_putc(&b, '<');
-            for (int k = 0; k < n; k++)
-                gsvm_buf_printf(&b, "%s%.6f", k ? ", " : "", (double)e->u.v[k]);
+            for (int k = 0; k < n; k++) {
+                if (k)
+                    gsvm_buf_puts(&b, ", ");
+                lsl_format_float_c(&b, e->u.v[k]);
+            }
             gsvm_buf_putc(&b, '>');
         } else {
             lsl_value_append_text(&b, e, true);

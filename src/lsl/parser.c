@@ -96,7 +96,7 @@ static bool fail_at(parser *ps, long line, long col, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    gsvm_error_at_line(ps->err, GSVM_ERR_INPUT, ps->file, line, col, "%s", msg);
+    gsvm_error_at_line(ps->err, GSVM_ERR_INPUT, ps->file, line, col, "%s%s", lsl_sl_error_prefix(msg), msg);
     return false;
 }
 
@@ -177,9 +177,11 @@ static bool decl_name_ok(parser *ps, const char *what_before)
 {
     const lsl_token *t = &ps->tok;
     if (t->kind == T_IDENT) {
-        const char *kind = lsl_event_by_name(t->start, t->len) ? "an event name"
-                           : lsl_constant_by_name(t->start, t->len) ? "a constant"
-                                                                   : NULL;
+        /* `event` is a keyword of SL's lexer that no rule of its grammar uses */
+        const char *kind = lsl_event_by_name(t->start, t->len)             ? "an event name"
+                           : lsl_constant_by_name(t->start, t->len)        ? "a constant"
+                           : (t->len == 5 && memcmp(t->start, "event", 5) == 0) ? "a keyword"
+                                                                           : NULL;
         if (!kind)
             return true;
         return fail_at(ps, t->line, t->col, "Syntax error: '%.*s' is %s and cannot be declared",
@@ -1201,10 +1203,10 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
     if (sc->nstates == 0 || !sc->states[0].is_default) {
         if (sc->nstates == 0)
             gsvm_error_at_line(err, GSVM_ERR_INPUT, file, ps.tok.line, ps.tok.col,
-                               "the script has no default state");
+                               "Syntax error: the script has no default state");
         else
             gsvm_error_at_line(err, GSVM_ERR_INPUT, file, sc->states[0].line, sc->states[0].col,
-                               "the first state must be 'default'");
+                               "Syntax error: the first state must be 'default'");
         return GSVM_ERR_INPUT;
     }
     lsl_names seen = {0};
@@ -1213,7 +1215,9 @@ gsvm_status lsl_parse(const char *src, size_t len, const char *file, lsl_arena *
         if (lsl_names_get(&seen, sc->states[i].name, &before)) {
             lsl_names_free(&seen);
             gsvm_error_at_line(err, GSVM_ERR_INPUT, file, sc->states[i].line, sc->states[i].col,
-                               "state '%s' is defined twice", sc->states[i].name);
+                               "%s: state '%s' is defined twice",
+                               sc->states[i].is_default ? "Syntax error" : "Name previously declared within scope",
+                               sc->states[i].name);
             return GSVM_ERR_INPUT;
         }
         if (!lsl_names_set(&seen, sc->states[i].name, (long)i)) {

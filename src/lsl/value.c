@@ -804,6 +804,15 @@ void lsl_format_float(gsvm_buf *b, float f, int dp)
     }
 }
 
+void lsl_format_float_c(gsvm_buf *b, float f)
+{
+    char s[64];
+    snprintf(s, sizeof s, "%.6f", (double)f);
+    /* "-0.000000" (negative zero or a tiny negative): Second Life prints
+     * zero unsigned in every float-to-string conversion */
+    gsvm_buf_puts(b, strcmp(s, "-0.000000") == 0 ? s + 1 : s);
+}
+
 /* The decimal text of i, as "%d" writes it, into out (no NUL); returns its
  * length. */
 static size_t int_text(int32_t i, char out[12])

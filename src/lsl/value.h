@@ -274,10 +274,12 @@ bool lsl_string_to_rotation(const char *s, size_t len, float out[4]);
 void lsl_value_append_text(gsvm_buf *b, const lsl_value *v, bool list_style);
 /* Mono's float text: at most 7 significant digits, padded with zeros to
  * `decimals` places (123456.789 -> "123456.800000", 1e30 ->
- * "1000000000000000000000000000000.000000"); a negative value that rounds to zero prints unsigned
- * ("0.000000"), -0.0 prints "-0.000000".  (llList2CSV alone uses plain C
- * "%.6f"; see lib_list.c.) */
+ * "1000000000000000000000000000000.000000"); -0.0, and a negative value
+ * that rounds to zero, print unsigned ("0.000000"), as in Second Life. */
 void lsl_format_float(gsvm_buf *b, float f, int decimals);
+/* The float text of llList2CSV and the JSON functions: C's "%.6f"
+ * (123456.789 -> "123456.789062"), zero unsigned as above. */
+void lsl_format_float_c(gsvm_buf *b, float f);
 
 /* The cast `(to) v` (the compiler only allows LSL's legal casts; anything
  * else is GSVM_ERR_USAGE).  Allocates for string/key/list results. */

@@ -269,9 +269,9 @@ static void test_diagnostics(void)
     expect_error("default { state_entry() { state nowhere; } }", 1, 27, "no state named 'nowhere'");
     expect_error("default { state_entry() { jump nowhere; } }", 1, 27, "no label 'nowhere'");
     expect_error("default { touch_start(string s) { } }", 1, 30, "parameter 1 of touch_start must be integer");
-    expect_error("default { state_entry() { list l = [[1]]; } }", 1, 37, "a list element cannot be a list");
+    expect_error("default { state_entry() { list l = [[1]]; } }", 1, 37, "Lists can't be included in lists");
     expect_error("default { state_entry() { vector v; v.s = 1; } }", 1, 38, "a vector has no member 's'");
-    expect_error("integer f() { return; } default { state_entry() { } }", 1, 15, "return needs a integer value");
+    expect_error("integer f() { return; } default { state_entry() { } }", 1, 15, "return needs a value of type integer");
     expect_error("default { state_entry() { undefined(); } }", 1, 27, "no function named 'undefined'");
 }
 

@@ -9,7 +9,11 @@
 #     broken jump, loop or state change;
 #   - a script fault_NAME.lsl must stop with exit 3 and the fault named on its
 #     "// expect-fault: MESSAGE" line, before any llOwnerSay("after ...");
-#   - a script (not fault_) without events file is also stopped with --snapshot-at K
+#   - a script with a line "// expect-asleep: TEXT" must also print the
+#     line saying the run ended with the script asleep, holding TEXT (its
+#     now_ms and wake_ms); it is not snapshotted (its run is a few
+#     instructions and ends asleep);
+#   - any other script (not fault_) without events file is also stopped with --snapshot-at K
 #     (K = 1, 97, 1009, 4099) and resumed from that snapshot in a fresh run:
 #     the two outputs together must equal the uninterrupted run's.
 #   - a script invalid/NAME.lsl is LSL Second Life refuses: `gsvm lsl compile`
@@ -69,9 +73,15 @@ for name in "$@"; do
         else
             echo "$name: want exit 0 and a last line PASS $n, got exit $rc:"
         fi
+        asleep=$(sed -n 's|^// expect-asleep: ||p' "$f")
+        if [ -n "$asleep" ] && ! grep '"asleep":' "$tmp/out" | grep -qF "$asleep"; then
+            echo "$name: want the line saying the run ended asleep with $asleep:"
+            ok=0
+        fi
         ;;
     esac
-    if [ $ok -eq 1 ] && [ ! -f "$ev" ] && [ "${name#fault_}" = "$name" ]; then
+    if [ $ok -eq 1 ] && [ ! -f "$ev" ] && [ "${name#fault_}" = "$name" ] &&
+        ! grep -q '^// expect-asleep: ' "$f"; then
         for k in 1 97 1009 4099; do
             "$GSVM_BIN" lsl run "$f" --no-cache --snapshot-at $k --snapshot-out "$tmp/snap" \
                 >"$tmp/a" 2>"$tmp/err"

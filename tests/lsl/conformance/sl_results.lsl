@@ -1,7 +1,8 @@
 // Conformance: results Second Life gives that gsvm once did not — the
 // string-to-float cast keeps subnormals ((float)"1.4e-45" is the smallest
 // one, as the literal is), and float-to-string conversions print negative
-// zero as "0.000000" (also inside vectors, rotations and list dumps).
+// zero as "0.000000" (also inside vectors, rotations, list dumps,
+// llList2CSV and llList2Json).
 // Expected values are Second Life's; the script says "PASS <n>" when every
 // check holds.
 // ---- check helpers (the same in every conformance script) ----
@@ -118,6 +119,10 @@ default
         checkS("negative zero by llList2String", llList2String([-0.0], 0), "0.000000");
         checkS("a product that is negative zero", (string)(0.0 * -1.0), "0.000000");
         checkS("small negative rounds to unsigned zero", (string)(-0.0000001), "0.000000");
+        checkS("negative zero by llList2CSV", llList2CSV([-0.0, <-0.0, 0.0, -0.0>, -0.0000001]),
+            "0.000000, <0.000000, 0.000000, 0.000000>, 0.000000");
+        checkS("negative zero by llList2Json", llList2Json(JSON_ARRAY, [-0.0, <-0.0, 0.0, 0.0>]),
+            "[0.000000,\"<0.000000, 0.000000, 0.000000>\"]");
         done();
     }
 }

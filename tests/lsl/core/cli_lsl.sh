@@ -34,7 +34,7 @@ same "$T/l1" "$T/l2" "listing of .lsl and .fpc"
 # ---- diagnostics: exit 1, FILE:LINE:COL ------------------------------------------------
 printf 'default {\n  state_entry() {\n    llSay(0, 1);\n  }\n}\n' >"$T/bad.lsl"
 expect 1 "$G" lsl compile "$T/bad.lsl" -o "$T/never.fpc"
-has "$T/err" "$T/bad.lsl:3:14: error: argument 2 of llSay must be string, got integer"
+has "$T/err" "$T/bad.lsl:3:14: error: Function call mismatches type or number of arguments: argument 2 of llSay must be string, got integer"
 [ ! -e "$T/never.fpc" ] && ok || bad "no output on a compile error"
 expect 1 "$G" lsl run "$T/bad.lsl"
 has "$T/err" "bad.lsl:3:14: error:"

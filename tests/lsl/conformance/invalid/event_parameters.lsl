@@ -1,0 +1,4 @@
+// expect-error: 3:5: Syntax error
+default {
+    state_entry(integer n) { }
+}
