@@ -506,13 +506,6 @@ int32_t lsl_float_to_int(float f)
     return (int32_t)f;
 }
 
-int32_t lsl_double_to_int(double d)
-{
-    if (!(d >= -2147483648.0 && d < 2147483648.0))
-        return INT32_MIN;
-    return (int32_t)d;
-}
-
 static bool is_ws(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';

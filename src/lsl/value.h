@@ -245,8 +245,14 @@ bool lsl_is_uuid(const char *s, size_t len);
 /* (integer) of a float: truncation toward zero; NaN and anything outside
  * int32 give -2147483648 (what SL's Mono returns). */
 int32_t lsl_float_to_int(float f);
-/* The same conversion of a double (Mono's conv.i4 of a float temporary). */
-int32_t lsl_double_to_int(double d);
+/* The same conversion of a double (Mono's conv.i4 of a float temporary);
+ * inline: the VM's F2I is this alone. */
+static inline int32_t lsl_double_to_int(double d)
+{
+    if (!(d >= -2147483648.0 && d < 2147483648.0))
+        return INT32_MIN;
+    return (int32_t)d;
+}
 /* (integer) of a string: "0x" + hex digits at the very start (no space or
  * sign before it), or optional white space, an optional sign and decimal
  * digits; trailing text ignored; no digits -> 0.  A magnitude beyond

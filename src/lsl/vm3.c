@@ -744,47 +744,45 @@ static inline bool float_op_k(int32_t op, double l, int32_t a, double *v)
 }
 
 /* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
- * MIN % -1 = 0).  A positive power of two (bit sets: `m / 32`, `m % 32`)
- * takes shifts instead of a hardware division, which costs tens of cycles. */
-static inline int pow2_shift(int32_t r)
+ * MIN % -1 = 0). */
+static inline int32_t div_i(int32_t l, int32_t r) { return r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r; }
+static inline int32_t mod_i(int32_t l, int32_t r) { return r == -1 ? 0 : l % r; }
+
+/* The same for a constant divisor r != 0 (IOpLK, IOpLKS): a positive power
+ * of two (bit sets: `m / 32`, `m % 32`) takes shifts instead of a hardware
+ * division, which costs tens of cycles.  Only for constants: on a divisor
+ * that varies (Euclid's `a % b`) the test is a branch the CPU mispredicts. */
+static inline int32_t div_k(int32_t l, int32_t r)
 {
 #if defined(__GNUC__)
-    return r > 0 && (r & (r - 1)) == 0 ? __builtin_ctz((unsigned)r) : -1;
-#else
-    (void)r;
-    return -1;
+    if (r > 0 && (r & (r - 1)) == 0) /* round toward zero: bias a negative l by r - 1 first */
+        return (l + ((l >> 31) & (r - 1))) >> __builtin_ctz((unsigned)r);
 #endif
+    return div_i(l, r);
 }
 
-static inline int32_t div_i(int32_t l, int32_t r)
+static inline int32_t mod_k(int32_t l, int32_t r)
 {
-    int k = pow2_shift(r);
-    if (k >= 0) /* round toward zero: bias a negative l by r - 1 first */
-        return (l + ((l >> 31) & (r - 1))) >> k;
-    return r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r;
-}
-
-static inline int32_t mod_i(int32_t l, int32_t r)
-{
-    int k = pow2_shift(r);
-    if (k >= 0)
-        return (int32_t)((uint32_t)l - ((uint32_t)div_i(l, r) << k));
-    return r == -1 ? 0 : l % r;
+    if (r > 0 && (r & (r - 1)) == 0)
+        return (int32_t)((uint32_t)l - (uint32_t)div_k(l, r) * (uint32_t)r);
+    return mod_i(l, r);
 }
 
 /* l OP r for the integer operator whose opcode is `op`; false on a Math
- * Error (division or modulo by zero). */
-static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v)
+ * Error (division or modulo by zero).  `k`: r is the instruction's constant. */
+static inline bool int_op_by(int32_t op, int32_t l, int32_t r, int32_t *v, bool k)
 {
     switch (op) {
 #define X(name, expr) case F3_##name: *v = (expr); return true;
         F3_INT_OPS(X)
 #undef X
-    case F3_DIV_I: if (r == 0) return false; *v = div_i(l, r); return true;
-    case F3_MOD_I: if (r == 0) return false; *v = mod_i(l, r); return true;
+    case F3_DIV_I: if (r == 0) return false; *v = k ? div_k(l, r) : div_i(l, r); return true;
+    case F3_MOD_I: if (r == 0) return false; *v = k ? mod_k(l, r) : mod_i(l, r); return true;
     default: *v = 0; return true; /* the verifier admits no other operator */
     }
 }
+
+static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v) { return int_op_by(op, l, r, v, false); }
 
 /* llList2Integer / llList2Float (`id`) of a list that stays where it is:
  * an element already of the wanted type directly, any other through the
@@ -925,10 +923,10 @@ static bool exec(gsvm_lsl3_vm *vm, uint64_t *left)
     static const void *const iop_ll_dm[F3_COUNT] = {X(DIV_I, 0) X(MOD_I, 0)};
 #undef X
 #define X(name, OPR) [F3_##name] = &&L_FOP_LK_##name,
-    static const void *const fop_lk[F3_COUNT] = {F3_FLOAT_OPS(X)};
+    static const void *const fop_lk[F3_COUNT] = {F3_FLOAT_OPS(X) [F3_DIV_F] = &&L_FOP_LK_DIV_F};
 #undef X
 #define X(name, OPR) [F3_##name] = &&L_FOP_LK_S_##name,
-    static const void *const fop_lk_s[F3_COUNT] = {F3_FLOAT_OPS(X)};
+    static const void *const fop_lk_s[F3_COUNT] = {F3_FLOAT_OPS(X) [F3_DIV_F] = &&L_FOP_LK_S_DIV_F};
 #undef X
 #define X(name, OPR) [F3_##name] = &&L_JCMPF_LK_##name,
     static const void *const jcmpf_lk[F3_COUNT] = {F3_FLOAT_CMPS(X)};
@@ -1532,7 +1530,7 @@ top:
 
     CASE(IOP_LK) {
         int32_t l = LOC(pc->a).u.i, r = pc->b, v;
-        if (!int_op(pc->c, l, r, &v))
+        if (!int_op_by(pc->c, l, r, &v, true))
             FAULT("Math Error");
         sp->type = LSL_TYPE_INTEGER;
         sp->u.i = v;
@@ -1596,7 +1594,7 @@ top:
     }
     CASE(IOP_LK_S) {
         int32_t l = LOC(pc->a).u.i, r = pc->b, v;
-        if (!int_op(pc->c & 255, l, r, &v))
+        if (!int_op_by(pc->c & 255, l, r, &v, true))
             FAULT("Math Error");
         SET_I(&fp[pc->c >> 8], v);
         NEXT();
@@ -1772,6 +1770,9 @@ top:
     L_FOP_LK_S_##name: fp[pc->c >> 8].u.f = (float)((double)LOC(pc->a).u.f OPR (double)k_float(pc->b)); NEXT();
     F3_FLOAT_OPS(X)
 #undef X
+    /* x / k: k is a constant, so its test for 0 is always predicted */
+    L_FOP_LK_DIV_F: { double v; if (!float_op_k(F3_DIV_F, LOC(pc->a).u.f, pc->b, &v)) FAULT("Math Error"); PUSH_D(sp, v); sp++; NEXT(); }
+    L_FOP_LK_S_DIV_F: { double v; if (!float_op_k(F3_DIV_F, LOC(pc->a).u.f, pc->b, &v)) FAULT("Math Error"); fp[pc->c >> 8].u.f = (float)v; NEXT(); }
 #define X(name, OPR) \
     L_JCMPF_LK_##name: if (!(LOC(pc->a).u.f OPR k_float(pc->b))) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT(); \
     L_JCMPF_LKT_##name: if (LOC(pc->a).u.f OPR k_float(pc->b)) { pc = code + ((uint32_t)pc->c >> 8); DISPATCH(); } NEXT();
