@@ -3227,7 +3227,8 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                 if (F->absorbed[q] && A_(W(F, q)) == a) {
                     any = true;
                     break;
-                } else if (!(F->use[q] >= 0)) {
+                } else if (!(F->use[q] >= 0) && !(F->absorbed[q] && A_(W(F, q)) > a)) {
+                    /* (a store into an inner constructor is part of it) */
                     break;
                 }
             if (!any) {
