@@ -38,6 +38,8 @@ typedef struct pend {
     uint32_t def_pc;
     gsvm_buf items; /* PK_TABLE: the entries so far, comma separated */
     int nitems;
+    const char *hmake; /* PK_TABLE of a structure: its name */
+    int npos; /* PK_TABLE: array items already listed (registers above it) */
 } pend;
 
 typedef struct dvar {
@@ -123,6 +125,10 @@ struct fn {
     int *bylo;
     int nbylo;
     uint32_t wseq[MAX_REGS]; /* webs named so far per register (loc5, loc5_2, ...) */
+    /* structures: the slot each slot instruction names (NULL none), the
+     * structure each definition's value is (index in the block, -1 none) */
+    const gsvm_hks_slot **slot;
+    int32_t *ssid;
 };
 
 static void fail(fn *F, const char *why)
@@ -151,6 +157,12 @@ static bool is_test(unsigned op) { return in_family(op, HKS_FAM_TEST); }
 static bool is_call(unsigned op) { return in_family(op, HKS_FAM_CALL); }
 static bool is_tailcall(unsigned op) { return in_family(op, HKS_FAM_TAILCALL); }
 static bool is_store(unsigned op) { return in_family(op, HKS_FAM_STORE); }
+/* a store into a structure's own slot (what an hmake constructor holds) */
+static bool is_slot_store(unsigned op)
+{
+    return op == HKS_I_SETSLOTI || op == HKS_I_SETSLOT || op == HKS_I_SETSLOTS ||
+           op == HKS_I_SETSLOTN;
+}
 /* Instructions whose B is a constant index. */
 static bool b_is_k(unsigned op) { return op < HKS_I_COUNT && hks_ops[op].b == HKS_K; }
 
@@ -359,6 +371,81 @@ static bool reads_multret(const fn *F, int64_t pc)
            (op == HKS_I_SETLIST && B_(w) == 0);
 }
 
+/* ---------------------------------------------------------------- structures */
+
+/* For each slot instruction the slot it names, for each definition the
+ * structure its value is: a walk in code order in which a register keeps
+ * the structure last put in it (hmake, a typed CHECKTYPES, a structure-typed
+ * slot, a MOVE); what the code does not say is looked up by position. */
+static void find_slots(fn *F)
+{
+    const gsvm_hks_chunk *c = F->D->c;
+    for (int64_t pc = 0; pc < F->n; pc++)
+        F->ssid[pc] = -1;
+    if (c->nstructs == 0)
+        return;
+    rw *x = malloc(sizeof *x);
+    if (!x)
+        return;
+    int cur[MAX_REGS];
+    for (int r = 0; r < MAX_REGS; r++)
+        cur[r] = -1;
+    for (int64_t pc = 0; pc < F->n; pc++) {
+        if (F->isdata[pc])
+            continue;
+        unsigned op = F->op[pc];
+        uint32_t w = W(F, pc), a = A_(w), b = B_(w) % MAX_REGS, cc = C_(w);
+        int base = -1, res = -1;
+        int nw = 0;
+        uint64_t pos = 0;
+        bool slot = true, reads = false;
+        uint32_t data = pc + 1 < F->n ? W(F, pc + 1) : 0;
+        switch (op) {
+        case HKS_I_NEWSTRUCT: res = dst_find(c, GSVM_HKS_BX(data)); slot = false; break;
+        case HKS_I_CHECKTYPES: case HKS_I_CHECKTYPE_D:
+            if (a < MAX_REGS)
+                cur[a] = dst_find(c, GSVM_HKS_BX(op == HKS_I_CHECKTYPES ? w : data));
+            continue;
+        case HKS_I_MOVE: res = cur[b]; slot = false; break;
+        case HKS_I_GETSLOT: case HKS_I_GETSLOT_D: case HKS_I_SELFSLOT:
+            base = cur[b], pos = cc, reads = true;
+            break;
+        case HKS_I_GETSLOTMT: case HKS_I_SELFSLOTMT: base = cur[b], nw = (int)cc + 1, reads = true; break;
+        case HKS_I_SETSLOTI: case HKS_I_SETSLOT: case HKS_I_SETSLOTS: base = cur[a % MAX_REGS], pos = B_(w); break;
+        case HKS_I_SETSLOTN: base = cur[a % MAX_REGS], pos = cc; break;
+        case HKS_I_SETSLOTMT: base = cur[a % MAX_REGS], nw = (int)(B_(w) & HKS_SLOTMT_CHAIN_MASK) + 1; break;
+        default: slot = false; break;
+        }
+        if (slot && pc + 1 + nw <= F->n) {
+            F->slot[pc] = dst_resolve(c, base, nw ? &F->f->code[pc + 1] : NULL, nw, pos);
+            if (reads)
+                res = dst_slot_struct(c, F->slot[pc]);
+        }
+        operands(F, pc, MAX_REGS, x);
+        for (int i = 0; i < x->nwr; i++)
+            cur[x->wr[i]] = -1;
+        if (op == HKS_I_SELFSLOT || op == HKS_I_SELFSLOTMT) {
+            if (a + 1 < MAX_REGS)
+                cur[a + 1] = base;
+        } else if (x->nwr == 1) {
+            cur[x->wr[0]] = res;
+            F->ssid[pc] = res;
+        }
+    }
+    free(x);
+}
+
+/* The name of the slot the instruction at pc names (NULL: the function
+ * fails, there is none). */
+static const char *slot_name(fn *F, int64_t pc)
+{
+    if (!F->slot[pc]) {
+        fail(F, "a slot the structures do not have");
+        return NULL;
+    }
+    return F->slot[pc]->name.data;
+}
+
 /* ---------------------------------------------------------------- analysis */
 
 /* A single-register definition that can be an expression. */
@@ -376,6 +463,7 @@ static bool defines_value(const fn *F, int64_t pc)
     case HKS_I_DIV_BK: case HKS_I_MOD_BK: case HKS_I_POW_BK: case HKS_I_LEFT_SHIFT:
     case HKS_I_LEFT_SHIFT_BK: case HKS_I_RIGHT_SHIFT: case HKS_I_RIGHT_SHIFT_BK:
     case HKS_I_BIT_AND: case HKS_I_BIT_AND_BK: case HKS_I_BIT_OR: case HKS_I_BIT_OR_BK:
+    case HKS_I_NEWSTRUCT: case HKS_I_GETSLOT: case HKS_I_GETSLOTMT: case HKS_I_GETSLOT_D:
         return true;
     case HKS_I_LOADBOOL: return C_(w) == 0;
     case HKS_I_LOADNIL: return A_(w) == B_(w);
@@ -484,7 +572,12 @@ static void find_value_regions(fn *F, rw *x)
                 last = -1;
                 continue;
             }
-            if (op == HKS_I_LOADBOOL || op == HKS_I_TESTSET || !defines_value(F, q) ||
+            /* a plain `false` / `true` (an argument) is a value; a
+             * comparison's LOADBOOL pair is not */
+            bool pair = op == HKS_I_LOADBOOL &&
+                        (C_(W(F, q)) || F->jtarget[q] ||
+                         (q > 0 && OPAT(F, q - 1) == HKS_I_LOADBOOL && C_(W(F, q - 1))));
+            if (pair || op == HKS_I_TESTSET || !defines_value(F, q) ||
                 op == HKS_I_CLOSURE || writes_multret(F, q)) {
                 ok = false;
                 break;
@@ -749,7 +842,7 @@ static bool analyse(fn *F)
      * only the values' temporaries built in between */
     /* (inner constructors first: an outer one holds them whole) */
     for (int64_t pc = (int64_t)n - 1; pc >= 0; pc--) {
-        if (F->isdata[pc] || F->op[pc] != HKS_I_NEWTABLE)
+        if (F->isdata[pc] || (F->op[pc] != HKS_I_NEWTABLE && F->op[pc] != HKS_I_NEWSTRUCT))
             continue;
         uint32_t t = A_(W(F, pc));
         /* the constructor's hash size (C, a Lua "floating point byte")
@@ -769,6 +862,12 @@ static bool analyse(fn *F)
                 if (e < 0)
                     break;
                 nq = e;
+                continue;
+            }
+            if (is_slot_store(op) && A_(w) == t) {
+                if (op != HKS_I_SETSLOTN && C_(w) == t)
+                    break;
+                F->absorbed[q] = 1;
                 continue;
             }
             if ((is_store(op) || op == HKS_I_SETLIST) && A_(w) == t) {
@@ -814,7 +913,8 @@ static bool analyse(fn *F)
         F->use[pc] = -1;
         if (F->isdata[pc])
             continue;
-        if (F->op[pc] == HKS_I_SELF) {
+        if (F->op[pc] == HKS_I_SELF || F->op[pc] == HKS_I_SELFSLOT ||
+            F->op[pc] == HKS_I_SELFSLOTMT) {
             /* the call that uses the method */
             uint32_t a = A_(W(F, pc));
             for (int64_t q = next_pc(F, pc); q < n && !F->leader[q]; q = next_pc(F, q))
@@ -1367,10 +1467,9 @@ static const char *check_type_name(const fn *F, uint32_t w, unsigned op)
     return bx < sizeof names / sizeof *names ? names[bx] : NULL;
 }
 
-static void set_type(fn *F, int v, uint32_t w, unsigned op)
+static void set_type_name(fn *F, int v, const char *t)
 {
     dvar *dv = &F->vars[v];
-    const char *t = check_type_name(F, w, op);
     char d[sizeof dv->decl];
     if (!t) {
         dv->untyped = true;
@@ -1382,6 +1481,8 @@ static void set_type(fn *F, int v, uint32_t w, unsigned op)
     memcpy(dv->decl, d, sizeof d);
 }
 
+static void set_type(fn *F, int v, uint32_t w, unsigned op) { set_type_name(F, v, check_type_name(F, w, op)); }
+
 /* Typed locals and parameters: the variables that CHECKTYPE instructions
  * check (a typed for loop's variable is typed where its loop prints). */
 static void find_types(fn *F)
@@ -1390,10 +1491,16 @@ static void find_types(fn *F)
         if (F->isdata[pc])
             continue;
         unsigned op = F->op[pc];
-        if (op != HKS_I_CHECKTYPE && op != HKS_I_CHECKTYPES)
-            continue;
         uint32_t w = W(F, pc);
         int r = (int)A_(w);
+        if (F->ssid[pc] >= 0 && F->use[pc] < 0 && r < F->nregvars &&
+            F->D->c->structs[F->ssid[pc]].name.size > 1) {
+            /* a structure in a variable: typed, or its slots read as fields */
+            set_type_name(F, var_of(F, r, pc, true), F->D->c->structs[F->ssid[pc]].name.data);
+            continue;
+        }
+        if (op != HKS_I_CHECKTYPE && op != HKS_I_CHECKTYPES)
+            continue;
         if (pc > 0 && OPAT(F, pc - 1) == HKS_I_FORPREP && (int)A_(W(F, pc - 1)) + 3 == r)
             continue;
         if (r >= F->nregvars)
@@ -1630,7 +1737,7 @@ static const char *use_var(fn *F, int v)
 
 /* ---------------------------------------------------------------- pending values */
 
-static void flush_some(fn *F, bool final);
+static void flush_some(fn *F, bool final, uint32_t upto);
 static void flush_all(fn *F) __attribute__((unused));
 
 static void pend_clear(pend *p)
@@ -1644,7 +1751,10 @@ static void pend_clear(pend *p)
 static dx table_text(pend *p)
 {
     dx e;
-    if (p->nitems == 0)
+    if (p->hmake)
+        e = dx_make(DX_ATOM, "hmake %s {%.*s}", p->hmake, (int)p->items.len,
+                    p->nitems ? (const char *)p->items.data : "");
+    else if (p->nitems == 0)
         e = dx_make(DX_ATOM, "{}");
     else
         e = dx_make(DX_ATOM, "{%.*s}", (int)p->items.len, (const char *)p->items.data);
@@ -1684,7 +1794,9 @@ static dx get(fn *F, int r, int64_t pc)
             pend_clear(p);
             return e;
         }
-        flush_all(F);
+        /* the constructor becomes its variable; values built after it
+         * stay pending (they are read after it) */
+        flush_some(F, false, p->def_pc);
         break;
     case PK_SELFFN: case PK_SELFOBJ:
         fail(F, "method value used outside a call");
@@ -1739,6 +1851,27 @@ static void assign_var(fn *F, int v, dx e)
     dx_free(&e);
 }
 
+/* The array items of constructor t built before a keyed entry (registers
+ * above t still waiting for their SETLIST) are listed first, where the
+ * source had them: `{10, 20, note = "x"}`. */
+static void table_positional(fn *F, int t, int64_t pc)
+{
+    pend *p = &F->P[t];
+    for (int r = t + 1 + p->npos; r < MAX_REGS; r++) {
+        pend *q = &F->P[r];
+        if (!((q->kind == PK_EXPR || (q->kind == PK_TABLE && !q->table_local)) &&
+              q->def_pc > p->def_pc))
+            break;
+        dx e = get(F, r, pc);
+        if (p->nitems)
+            gsvm_buf_puts(&p->items, ", ");
+        gsvm_buf_puts(&p->items, dx_str(&e));
+        dx_free(&e);
+        p->nitems++;
+        p->npos++;
+    }
+}
+
 /* SELF A B C as two assignments: A+1 = the object, A = its method (a
  * method key that is not a name, or a block loop that ends between the
  * SELF and its call). */
@@ -1754,13 +1887,13 @@ static void self_registers(fn *F, int a, int64_t pc, dx obj, dx key)
 /* A method or an open call still waiting for its call stays pending (its
  * reader is the next call; writing it out is impossible); at the end of a
  * block (`final`) nothing may stay. */
-static void flush_some(fn *F, bool final)
+static void flush_some(fn *F, bool final, uint32_t upto)
 {
     for (;;) {
         int best = -1;
         for (int r = 0; r < MAX_REGS; r++) {
             uint8_t k = F->P[r].kind;
-            if (k == PK_NONE ||
+            if (k == PK_NONE || F->P[r].def_pc > upto ||
                 (!final && (k == PK_SELFFN || k == PK_SELFOBJ || k == PK_MULTI)))
                 continue;
             if (best < 0 || F->P[r].def_pc < F->P[best].def_pc)
@@ -1802,8 +1935,8 @@ static void flush_some(fn *F, bool final)
     }
 }
 
-static void flush_all(fn *F) { flush_some(F, false); }
-static void flush_final(fn *F) { flush_some(F, true); }
+static void flush_all(fn *F) { flush_some(F, false, UINT32_MAX); }
+static void flush_final(fn *F) { flush_some(F, true, UINT32_MAX); }
 
 /* A statement: pending values go first. */
 static void stmt(fn *F, dx text)
@@ -2976,6 +3109,7 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                 dx_free(&val);
                 return nx;
             }
+            table_positional(F, (int)a, pc);
             if (p->nitems)
                 gsvm_buf_puts(&p->items, ", ");
             if (kc && kc->type == GSVM_HKS_K_STRING && kc->s.size > 1 &&
@@ -3010,15 +3144,51 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         dx_free(&val);
         return nx;
     }
-    case HKS_I_SELF: {
+    case HKS_I_GETSLOT: case HKS_I_GETSLOT_D: case HKS_I_GETSLOTMT: {
+        const char *name = slot_name(F, pc);
+        if (!name)
+            return to;
+        dx base = dx_wrap(get(F, (int)b, pc), DX_PREFIX);
+        put(F, (int)a, pc, dx_make(DX_PREFIX, "%s.%s", dx_str(&base), name));
+        dx_free(&base);
+        return nx;
+    }
+    case HKS_I_SETSLOTI: case HKS_I_SETSLOT: case HKS_I_SETSLOTS: case HKS_I_SETSLOTN:
+    case HKS_I_SETSLOTMT: {
+        const char *name = slot_name(F, pc);
+        if (!name)
+            return to;
+        dx val = op == HKS_I_SETSLOTN ? dx_make(DX_ATOM, "nil") : get_rk(F, c, pc);
+        if (F->absorbed[pc] && a < MAX_REGS && F->P[a].kind == PK_TABLE) {
+            pend *p = &F->P[a];
+            table_positional(F, (int)a, pc);
+            if (p->nitems)
+                gsvm_buf_puts(&p->items, ", ");
+            gsvm_buf_printf(&p->items, "%s = %s", name, dx_str(&val));
+            p->nitems++;
+            dx_free(&val);
+            return nx;
+        }
+        dx base = dx_wrap(get(F, (int)a, pc), DX_PREFIX);
+        stmt(F, dx_make(DX_ATOM, "%s.%s = %s", dx_str(&base), name, dx_str(&val)));
+        dx_free(&base);
+        dx_free(&val);
+        return nx;
+    }
+    case HKS_I_SELF: case HKS_I_SELFSLOT: case HKS_I_SELFSLOTMT: {
         if (a + 1 >= MAX_REGS) {
             fail(F, "register out of range");
             return to;
         }
+        const char *mname = NULL;
+        if (op != HKS_I_SELF && !(mname = slot_name(F, pc)))
+            return to;
         dx obj = dx_wrap(get(F, (int)b, pc), DX_PREFIX);
-        const gsvm_hks_const *k = c >= 256 ? kptr(F, c - 256) : NULL;
-        if (!k || k->type != GSVM_HKS_K_STRING || k->s.size < 2 ||
-            !dx_is_name(k->s.data, (size_t)k->s.size - 1)) {
+        const gsvm_hks_const *k = c >= 256 && op == HKS_I_SELF ? kptr(F, c - 256) : NULL;
+        if (k && k->type == GSVM_HKS_K_STRING && k->s.size >= 2 &&
+            dx_is_name(k->s.data, (size_t)k->s.size - 1))
+            mname = k->s.data;
+        if (!mname) {
             dx key = get_rk(F, c, pc);
             flush_all(F);
             self_registers(F, (int)a, pc, obj, key);
@@ -3030,16 +3200,26 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
             pend_clear(&F->P[a + 1]);
         }
         F->P[a].kind = PK_SELFFN;
-        F->P[a].e = dx_make(DX_PREFIX, "%s:%s", dx_str(&obj), k->s.data);
+        F->P[a].e = dx_make(DX_PREFIX, "%s:%s", dx_str(&obj), mname);
         F->P[a].def_pc = (uint32_t)pc;
         F->P[a + 1].kind = PK_SELFOBJ;
         F->P[a + 1].def_pc = (uint32_t)pc;
         F->P[a + 1].e = obj;
         return nx;
     }
-    case HKS_I_NEWTABLE:
+    case HKS_I_NEWTABLE: case HKS_I_NEWSTRUCT:
         if (F->P[a].kind != PK_NONE)
             flush_all(F);
+        if (op == HKS_I_NEWSTRUCT) {
+            int sid = F->ssid[pc];
+            const gsvm_hks_str *sn = sid >= 0 ? &F->D->c->structs[sid].name : NULL;
+            if (!sn || sn->size < 2 || !dx_is_name(sn->data, (size_t)sn->size - 1)) {
+                fail(F, "hmake of a structure not in the chunk");
+                return to;
+            }
+            pend_clear(&F->P[a]);
+            F->P[a].hmake = sn->data;
+        }
         F->P[a].kind = PK_TABLE;
         F->P[a].table_local = F->use[pc] < 0 && pc != F->force_pc;
         F->P[a].def_pc = (uint32_t)pc;
@@ -3052,7 +3232,8 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
                 if (F->absorbed[q] && A_(W(F, q)) == a) {
                     any = true;
                     break;
-                } else if (!(F->use[q] >= 0)) {
+                } else if (!(F->use[q] >= 0) && !(F->absorbed[q] && A_(W(F, q)) > a)) {
+                    /* (a store into an inner constructor is part of it) */
                     break;
                 }
             if (!any) {
@@ -3082,8 +3263,10 @@ static int64_t step(fn *F, int64_t pc, int64_t to)
         int64_t last = b == 0 ? F->multret_top : (int64_t)a + b;
         if (b == 0)
             F->multret_top = -1;
-        if (last >= a + 1) {
-            dx vals = list_text(F, pc, a + 1, last, b == 0);
+        int64_t first = (int64_t)a + 1 + F->P[a].npos;
+        F->P[a].npos = 0; /* the next batch starts at a + 1 again */
+        if (last >= first) {
+            dx vals = list_text(F, pc, first, last, b == 0);
             pend *p = &F->P[a];
             if (p->kind != PK_TABLE) {
                 dx_free(&vals);
@@ -3523,6 +3706,8 @@ static void emit_dispatch(fn *F)
 
 static void fn_free(fn *F)
 {
+    free(F->slot);
+    free(F->ssid);
     free(F->op);
     free(F->isdata);
     free(F->leader);
@@ -3585,9 +3770,11 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->vreg = calloc(n + 1, 1);
     F->backt = calloc(n + 1, 1);
     F->use = malloc(n * sizeof *F->use);
+    F->slot = calloc(n, sizeof *F->slot);
+    F->ssid = malloc(n * sizeof *F->ssid);
     F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
     F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
-    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->bend || !F->vtail || !F->vreg || !F->use || !F->backt ||
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->bend || !F->vtail || !F->vreg || !F->use || !F->backt || !F->slot || !F->ssid ||
         !F->loc_reg || !F->init_pc)
         return false;
     for (uint32_t pc = 0; pc < F->n; pc++) {
@@ -3602,6 +3789,7 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
         for (unsigned i = 1; i <= nd && pc + i < F->n; i++)
             F->isdata[pc + i] = 1;
     }
+    find_slots(F);
     /* debug locals: each one's register is the count of locals active at
      * its start (the compiler allocates locals as a stack) */
     const gsvm_hks_debug *d = &f->debug;
@@ -3852,7 +4040,7 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
         free(names);
         free(store);
     } else {
-        ok = decompile_function(&D, &c->main, "0", 0, 0, NULL, 0, &b);
+        ok = dst_declare(c, &b) && decompile_function(&D, &c->main, "0", 0, 0, NULL, 0, &b);
     }
     if (res) {
         res->functions = D.functions;

@@ -33,4 +33,15 @@ dx dx_not(dx a);
 bool dx_is_name(const char *s, size_t n);
 void dx_put_string(gsvm_buf *b, const char *s, size_t n);
 
+/* structures (decompile_struct.c): a structure's index by id (-1 none), a
+ * slot by position, the structure a slot is typed with (-1 none), the slot
+ * a slot instruction names from the base's structure s (-1 unknown) and its
+ * tag chain (NULL: the position pos), and the block as declarations */
+int dst_find(const gsvm_hks_chunk *c, uint64_t id);
+const gsvm_hks_slot *dst_slot_at(const gsvm_hks_chunk *c, int s, uint64_t pos);
+int dst_slot_struct(const gsvm_hks_chunk *c, const gsvm_hks_slot *sl);
+const gsvm_hks_slot *dst_resolve(const gsvm_hks_chunk *c, int s, const uint32_t *words, int n,
+                                 uint64_t pos);
+bool dst_declare(const gsvm_hks_chunk *c, gsvm_buf *b);
+
 #endif
