@@ -5,6 +5,7 @@
 # (checked below, byte for byte).  Times are CPU seconds (user + system, see
 # bench/hks/timed.py), medians of several runs; MB are chunk bytes (1e6).
 GSVM=${GSVM:-build/release/gsvm}
+export GSVM
 SHARED=${GSVM_SHARED_DIR:-$(pwd)/../shared}
 CORPUS=$SHARED/corpus/hks
 PYRUNS=${PYRUNS:-5}
@@ -104,32 +105,38 @@ else
     printf "  all programs, one process each: gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gc, lc, gc / lc, (gc <= lc) ? "met" : "NOT met"
     printf "  the 1 MB program alone:          gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gb, lb, gb / lb, (gb <= lb) ? "met" : "NOT met"
 }'
-    # Other shapes of program (bench/hks/gen_lua.py): for each, 20 files of
-    # 5 kB (one process each) and one of 300 kB, interleaved the same way.
+    # Other shapes of program (bench/hks/gen_lua.py), each at three sizes:
+    # 20 files of 5 kB (one process each), one of 300 kB (3 processes) and
+    # one of 1 MB, gsvm and luac5.1 interleaved in each round.
     SROUNDS=${SROUNDS:-5}
-    for shape in mixed funcs deep tables; do
+    shape_ratio() { # SHAPE SIZE FILE...: one line of the table
+        rm -f "$tmp"/g.times "$tmp"/l.times
+        shape=$1; size=$2; shift 2
+        # both must accept every file before anything is timed
+        sh bench/hks/compile_each.sh luac "$@" && sh bench/hks/compile_each.sh gsvm "$@" ||
+            { echo "hks compile: a $shape $size program is rejected"; return 1; }
+        for i in $(seq "$SROUNDS"); do
+            timed "$tmp/g.out" sh bench/hks/compile_each.sh gsvm "$@" >>"$tmp/g.times" &&
+                timed "$tmp/l.out" sh bench/hks/compile_each.sh luac "$@" >>"$tmp/l.times" ||
+                { echo "hks compile: timing $shape $size failed"; return 1; }
+        done
+        awk -v shape="$shape" -v size="$size" -v r="$SROUNDS" -v g="$(awk '{print $2}' "$tmp/g.times" | median)" \
+            -v l="$(awk '{print $2}' "$tmp/l.times" | median)" 'BEGIN {
+            printf "  shape %-6s %-9s ratio gsvm/luac %.2f (%.3f / %.3f s, median of %d; <= 1.0: %s)\n", shape, size, g / l, g, l, r, (g <= l) ? "met" : "NOT met"
+        }'
+    }
+    for shape in mixed funcs deep tables data locals elseif concat; do
         small=
         for k in $(seq 20); do
-            python3 bench/hks/gen_lua.py $((5000 + k)) $shape >"$tmp/$shape.$k.lua"
+            python3 bench/hks/gen_lua.py $((5000 + k)) $shape >"$tmp/$shape.$k.lua" || exit 1
             small="$small $tmp/$shape.$k.lua"
         done
-        python3 bench/hks/gen_lua.py 300000 $shape >"$tmp/$shape.big.lua"
-        for f in $small "$tmp/$shape.big.lua"; do
-            luac5.1 -o /dev/null "$f" && "$GSVM" hks compile "$f" --target sekiro -o /dev/null ||
-                { echo "hks compile: $f ($shape) is rejected"; exit 1; }
-        done
-        rm -f "$tmp"/s?.times
-        for i in $(seq "$SROUNDS"); do
-            timed "$tmp/g.out" sh -c 'for f; do "$0" hks compile "$f" --target sekiro -o /dev/null || exit 1; done' "$GSVM" $small >>"$tmp/s1.times" || exit 1
-            timed "$tmp/l.out" sh -c 'for f; do luac5.1 -o /dev/null "$f" || exit 1; done' x $small >>"$tmp/s2.times" || exit 1
-            timed "$tmp/g1.out" "$GSVM" hks compile "$tmp/$shape.big.lua" --target sekiro -o /dev/null >>"$tmp/s3.times" || exit 1
-            timed "$tmp/l1.out" luac5.1 -o /dev/null "$tmp/$shape.big.lua" >>"$tmp/s4.times" || exit 1
-        done
-        awk -v shape="$shape" -v r="$SROUNDS" -v a="$(awk '{print $2}' "$tmp/s1.times" | median)" \
-            -v b="$(awk '{print $2}' "$tmp/s2.times" | median)" -v c="$(awk '{print $2}' "$tmp/s3.times" | median)" \
-            -v d="$(awk '{print $2}' "$tmp/s4.times" | median)" 'BEGIN {
-        printf "  shape %-6s 20 x 5 kB: ratio gsvm/luac %.2f (%.3f / %.3f s); 300 kB: ratio %.2f (%.3f / %.3f s); median of %d\n", shape, a / b, a, b, c / d, c, d, r
-}'
+        python3 bench/hks/gen_lua.py 300000 $shape >"$tmp/$shape.300k.lua" || exit 1
+        python3 bench/hks/gen_lua.py 1000000 $shape >"$tmp/$shape.1m.lua" || exit 1
+        shape_ratio $shape "20x5kB" $small || exit 1
+        f=$tmp/$shape.300k.lua
+        shape_ratio $shape "300kB" "$f" "$f" "$f" || exit 1
+        shape_ratio $shape "1MB" "$tmp/$shape.1m.lua" || exit 1
     done
 fi
 # The decompiler: every chunk of the corpus to Lua source, one process per

@@ -38,7 +38,8 @@ typedef struct hc_token {
     int tok;
     double num;    /* TK_NUMBER */
     uint64_t bits; /* TK_LUD, TK_UI64 */
-    const char *s; /* TK_NAME, TK_STRING: interned, s[len] == 0 */
+    const struct hc_str *str; /* TK_NAME, TK_STRING: interned */
+    const char *s; /* str->data, s[len] == 0 */
     size_t len;
     int line, col;
 } hc_token;
@@ -48,6 +49,7 @@ typedef struct hc_token {
 typedef struct hc_str {
     struct hc_str *next;
     uint32_t hash;
+    int reserved; /* a reserved word: its token, else 0 */
     size_t len;
     char data[]; /* len bytes + NUL */
 } hc_str;

@@ -82,12 +82,21 @@ _Noreturn void hc_error_at(hc_compiler *C, int line, int col, const char *fmt, .
 }
 
 /* ---- strings ---- */
+/* Eight bytes a step: names and string literals are most of what the
+ * compiler reads, and each is hashed once. */
 static uint32_t str_hash(const char *s, size_t len)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
+    uint64_t h = len * 0x9E3779B97F4A7C15ull, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s + i, len - i);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 const hc_str *hc_intern(hc_compiler *C, const char *s, size_t len)
@@ -115,6 +124,7 @@ const hc_str *hc_intern(hc_compiler *C, const char *s, size_t len)
     }
     hc_str *e = hc_arena(C, sizeof *e + len + 1);
     e->hash = h;
+    e->reserved = 0;
     e->len = len;
     memcpy(e->data, s, len);
     e->data[len] = 0;
@@ -153,7 +163,8 @@ const char *hc_token_text(hc_compiler *C, int tok, char *buf, size_t n)
 static void sbuf_reset(hc_compiler *C) { C->sbuflen = 0; }
 static void sbuf_add(hc_compiler *C, int c)
 {
-    C->sbuf = hc_grow(C, C->sbuf, &C->sbufcap, C->sbuflen + 2, 1);
+    if (C->sbuflen + 2 > C->sbufcap)
+        C->sbuf = hc_grow(C, C->sbuf, &C->sbufcap, C->sbuflen + 2, 1);
     C->sbuf[C->sbuflen++] = (char)c;
 }
 
@@ -161,6 +172,10 @@ static int cur(hc_compiler *C) { return C->p < C->end ? (uint8_t)*C->p : -1; }
 static int peekc(hc_compiler *C, size_t i) { return C->p + i < C->end ? (uint8_t)C->p[i] : -1; }
 
 static bool is_newline(int c) { return c == '\n' || c == '\r'; }
+/* ASCII classes, as Lua 5.1 has them in the C locale (no ctype calls) */
+static bool is_digit(int c) { return (unsigned)(c - '0') < 10; }
+static bool is_alpha(int c) { return (unsigned)((c | 32) - 'a') < 26 || c == '_'; }
+static bool is_alnum(int c) { return is_alpha(c) || is_digit(c); }
 
 /* Skips one newline sequence (\n, \r, \n\r or \r\n) and counts the line. */
 static void newline(hc_compiler *C)
@@ -272,12 +287,12 @@ static void read_string(hc_compiler *C, int delim, const char *start, int line, 
             break;
         case -1: lex_error(C, "unfinished string", start, line, col);
         default:
-            if (!isdigit(c)) {
+            if (!is_digit(c)) {
                 sbuf_add(C, c); /* \\ \" \' and any other character stand for themselves */
                 C->p++;
             } else {
                 int v = 0;
-                for (int i = 0; i < 3 && isdigit(cur(C)); i++, C->p++)
+                for (int i = 0; i < 3 && is_digit(cur(C)); i++, C->p++)
                     v = v * 10 + (cur(C) - '0');
                 if (v > 255)
                     lex_error(C, "escape sequence too large", start, line, col);
@@ -291,18 +306,29 @@ static void read_string(hc_compiler *C, int delim, const char *start, int line, 
  * then converted; HKS adds the hi / hl suffixes on hexadecimal numerals. */
 static void read_number(hc_compiler *C, hc_token *t, const char *start)
 {
-    while (isalnum(cur(C)) || cur(C) == '.' || cur(C) == '_' ||
+    while (is_alnum(cur(C)) || cur(C) == '.' ||
            ((cur(C) == '+' || cur(C) == '-') && (C->p[-1] == 'e' || C->p[-1] == 'E')))
         C->p++;
     size_t n = (size_t)(C->p - start);
-    if (n <= 15) { /* plain decimal integers, the common case, are exact without strtod */
+    if (n <= 16) {
+        /* Plain decimals, the common case, without strtod: with at most 15
+         * digits, the digits and the power of ten are exact doubles, so one
+         * division rounds as strtod does. */
+        static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
         uint64_t u = 0;
-        size_t i = 0;
-        while (i < n && start[i] >= '0' && start[i] <= '9')
-            u = u * 10 + (uint64_t)(start[i++] - '0');
-        if (i == n) {
+        size_t i = 0, dot = n;
+        for (; i < n; i++) {
+            if (is_digit(start[i]))
+                u = u * 10 + (uint64_t)(start[i] - '0');
+            else if (start[i] == '.' && dot == n)
+                dot = i;
+            else
+                break;
+        }
+        if (i == n && (dot < n || n <= 15)) {
             t->tok = TK_NUMBER;
-            t->num = (double)u;
+            t->num = dot < n ? (double)u / pow10[n - 1 - dot] : (double)u;
             return;
         }
     }
@@ -361,6 +387,14 @@ static void read_number(hc_compiler *C, hc_token *t, const char *start)
     t->num = v;
 }
 
+static void set_string(hc_token *t, int tok, const hc_str *s)
+{
+    t->tok = tok;
+    t->str = s;
+    t->s = s->data;
+    t->len = s->len;
+}
+
 static void scan(hc_compiler *C, hc_token *t)
 {
     for (;;) {
@@ -375,7 +409,11 @@ static void scan(hc_compiler *C, hc_token *t)
         case ' ':
         case '\t':
         case '\v':
-        case '\f': C->p++; continue;
+        case '\f':
+            do
+                C->p++;
+            while (C->p < C->end && (*C->p == ' ' || *C->p == '\t'));
+            continue;
         case '-':
             if (peekc(C, 1) != '-') {
                 C->p++;
@@ -402,9 +440,7 @@ static void scan(hc_compiler *C, hc_token *t)
             }
             sbuf_reset(C);
             read_long(C, lvl, true, start, t->line, t->col);
-            t->s = hc_intern(C, C->sbuf ? C->sbuf : "", C->sbuflen)->data;
-            t->len = C->sbuflen;
-            t->tok = TK_STRING;
+            set_string(t, TK_STRING, hc_intern(C, C->sbuf ? C->sbuf : "", C->sbuflen));
             return;
         }
         case '=':
@@ -446,13 +482,21 @@ static void scan(hc_compiler *C, hc_token *t)
                 t->tok = '~';
             return;
         case '"':
-        case '\'':
+        case '\'': {
+            /* without escapes, the string is the source's own bytes */
+            const char *q = C->p + 1;
+            while (q < C->end && *q != c && *q != '\\' && !is_newline(*q))
+                q++;
+            if (q < C->end && *q == c) {
+                C->p = q + 1;
+                set_string(t, TK_STRING, hc_intern(C, start + 1, (size_t)(q - start - 1)));
+                return;
+            }
             sbuf_reset(C);
             read_string(C, c, start, t->line, t->col);
-            t->s = hc_intern(C, C->sbuf ? C->sbuf : "", C->sbuflen)->data;
-            t->len = C->sbuflen;
-            t->tok = TK_STRING;
+            set_string(t, TK_STRING, hc_intern(C, C->sbuf ? C->sbuf : "", C->sbuflen));
             return;
+        }
         case '.':
             if (peekc(C, 1) == '.') {
                 if (peekc(C, 2) == '.') {
@@ -464,7 +508,7 @@ static void scan(hc_compiler *C, hc_token *t)
                 }
                 return;
             }
-            if (!isdigit(peekc(C, 1))) {
+            if (!is_digit(peekc(C, 1))) {
                 C->p++;
                 t->tok = '.';
                 return;
@@ -472,29 +516,18 @@ static void scan(hc_compiler *C, hc_token *t)
             read_number(C, t, start);
             return;
         default:
-            if (isdigit(c)) {
+            if (is_digit(c)) {
                 read_number(C, t, start);
                 return;
             }
-            if (isalpha(c) || c == '_') {
-                while (isalnum(cur(C)) || cur(C) == '_')
+            if (is_alpha(c)) {
+                do
                     C->p++;
-                size_t n = (size_t)(C->p - start);
-                t->tok = TK_NAME;
-                if (n >= 2 && n <= 10 && islower((unsigned char)*start))
-                    for (int i = 0; i <= TK_HDELETE - TK_AND; i++)
-                        if (reserved[i][0] == *start && reserved_len[i] == n &&
-                            memcmp(reserved[i], start, n) == 0) {
-                            t->tok = TK_AND + i;
-                            break;
-                        }
-                if (t->tok == TK_HDELETE && !C->ghosts_delete)
-                    t->tok = TK_NAME; /* only Ghosts reserves it */
-                if (t->tok == TK_NAME) {
-                    const hc_str *s = hc_intern(C, start, n);
-                    t->s = s->data;
-                    t->len = n;
-                }
+                while (C->p < C->end && is_alnum((uint8_t)*C->p));
+                /* reserved words are interned with their token (hc_lex_init) */
+                set_string(t, TK_NAME, hc_intern(C, start, (size_t)(C->p - start)));
+                if (t->str->reserved)
+                    t->tok = t->str->reserved;
                 return;
             }
             C->p++;
@@ -506,6 +539,10 @@ static void scan(hc_compiler *C, hc_token *t)
 
 void hc_lex_init(hc_compiler *C)
 {
+    /* hdelete is reserved in Ghosts only */
+    int nres = TK_HDELETE - TK_AND + (C->ghosts_delete ? 1 : 0);
+    for (int i = 0; i < nres; i++)
+        ((hc_str *)hc_intern(C, reserved[i], reserved_len[i]))->reserved = TK_AND + i;
     C->p = C->src;
     C->line = 1;
     C->linestart = C->src;

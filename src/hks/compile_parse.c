@@ -90,7 +90,7 @@ static void check_match(hc_compiler *C, int what, int who, int where)
 static const hc_str *str_checkname(hc_compiler *C)
 {
     check(C, TK_NAME);
-    const hc_str *s = hc_intern(C, C->t.s, C->t.len);
+    const hc_str *s = C->t.str;
     hc_next(C);
     return s;
 }
@@ -587,7 +587,7 @@ static void funcargs(hc_compiler *C, hc_exp *f)
         break;
     case '{': constructor(C, &args); break;
     case TK_STRING:
-        codestring(C, &args, hc_intern(C, C->t.s, C->t.len));
+        codestring(C, &args, C->t.str);
         hc_next(C);
         break;
     default: hc_syntax_error(C, "function arguments expected");
@@ -890,7 +890,7 @@ static void fields(hc_compiler *C, hc_exp *t, int pc, int sid)
         if (sid >= 0) {
             const hc_struct *s = &C->sdefs[sid];
             if (named)
-                d = hc_find_slot(s, hc_intern(C, C->t.s, C->t.len));
+                d = hc_find_slot(s, C->t.str);
             if (!d && !s->proxy)
                 hc_error_at(C, C->t.line, C->t.col,
                             named ? "structure '%s' has no slot '%s' (only a proxytable "
@@ -988,7 +988,7 @@ static void simpleexp(hc_compiler *C, hc_exp *v)
         v->etype = GSVM_HKS_K_UI64;
         break;
     case TK_STRING:
-        codestring(C, v, hc_intern(C, C->t.s, C->t.len));
+        codestring(C, v, C->t.str);
         v->etype = GSVM_HKS_K_STRING;
         break;
     case TK_NIL: hc_init_exp(v, E_NIL, 0); v->etype = GSVM_HKS_K_NIL; break;
@@ -1610,7 +1610,7 @@ static void hstructstat(hc_compiler *C)
         } else {
             checknext(C, ':');
             int tline = C->t.line, tcol = C->t.col;
-            const hc_str *tname = TOK == TK_NAME ? hc_intern(C, C->t.s, C->t.len) : NULL;
+            const hc_str *tname = TOK == TK_NAME ? C->t.str : NULL;
             int ty = parse_type(C, "slots");
             int type = ty >= HC_T_STRUCT0 ? HC_TSTRUCT : ty == HC_T_ANY ? 0 : ty;
             int tsid = ty >= HC_T_STRUCT0 ? ty - HC_T_STRUCT0 : -1;
