@@ -178,6 +178,13 @@ int hks_cli_run_world(const hks_run_args *ra)
         rc = EXIT_LIMIT;
     else if (gsvm_hks_world_faults(w) > 0)
         rc = EXIT_FAULT;
+    /* The world ends: the __gc of what the layer left runs now, as at the end
+     * of a plain run (lua5.1 closes its state at exit). */
+    if (st != GSVM_ERR_LIMIT) {
+        gsvm_status sc = gsvm_hks_vm_close(gsvm_hks_world_vm(w), &err);
+        if (sc != GSVM_OK)
+            rc = hks_cli_report_fault(gsvm_hks_world_vm(w), sc, &err, ra->json, ra->layer);
+    }
 out:
     fflush(stdout);
     gsvm_buf_free(&tb);

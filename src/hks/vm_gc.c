@@ -551,7 +551,17 @@ void hv_gc_finalize(hv_thread *L, bool at_close)
         L->top = func + 2;
         vm->fin_done = i;
         int st = hv_pcall(L, func, 0); /* a limit goes on (hv_pcall rethrows it) */
-        (void)st;
+        if (st != HV_OK && !at_close) {
+            /* As Lua 5.1: the finalizer's error leaves the collection that ran
+             * it (collectgarbage, or the allocation that stepped the
+             * collector); the ones not yet run stay queued for the next.  At
+             * close there is no caller to take it, so it is dropped. */
+            memmove(vm->fin, vm->fin + i, (vm->nfin - i) * sizeof *vm->fin);
+            vm->nfin -= i;
+            vm->fin_done = 0;
+            vm->in_fin = false;
+            hv_throw(L, HV_ERRRUN); /* hv_pcall left the error value on top */
+        }
         L->top = func;
     }
     vm->nfin = 0;

@@ -90,5 +90,13 @@ expect 4 'instruction limit' "$G" hks run --max-instructions 2000000 "$tmp/re.lu
 printf 'local s = {}\nfunction s._Spin_SC_Script_1(self, id) while true do end end\n_G.loadedresource = s\n' >"$tmp/spin.lua"
 printf '{"objects": [{"name": "Spin.SC", "prefab": "Spin", "hash": "1"}]}' >"$tmp/spin.json"
 expect 4 '"limit":"instruction limit reached","thread"' "$G" hks run --max-instructions 50000 "$tmp/spin.lua" --world "$tmp/spin.json"
+# a world run that ends finalizes what the layer left (__gc), as a plain run does
+printf 'local p = newproxy(true)\ngetmetatable(p).__gc = function() print("finalized") end\nkeep = p\nlocal s = {}\nfunction s._Idle_SC_Script_1(self, id) print("started") end\n_G.loadedresource = s\n' >"$tmp/gcw.lua"
+printf '{"objects": [{"name": "Idle.SC", "prefab": "Idle", "hash": "1"}]}' >"$tmp/gcw.json"
+printf '{"advance_ms": 10}\n' >"$tmp/gcw.jsonl"
+"$G" hks run --print text "$tmp/gcw.lua" --world "$tmp/gcw.json" --events "$tmp/gcw.jsonl" >"$tmp/gcw.out" 2>&1
+rc=$?
+[ $rc = 0 ] && ok || bad "gc world exit $rc, want 0"
+[ "$(tail -n 1 "$tmp/gcw.out")" = finalized ] && ok || { bad "a world run's end does not run __gc"; cat "$tmp/gcw.out"; }
 echo "hks run: $pass passed, $fail failed"
 [ $fail = 0 ]
