@@ -11,13 +11,11 @@
 # position at all, as Lua 5.1 prints it for a chunk without lines.
 # Every doubles-be chunk also runs in checked mode 2 (--checked) with the
 # same output: a verified chunk never trips the run-time fetch check.
-G=${GSVM_BIN:?}; SRC=${GSVM_SOURCE_DIR:-$(pwd)}
+SRC=${GSVM_SOURCE_DIR:-$(pwd)}
+. "$SRC/tests/cli_test.sh" # $G, need, and the scratch directory $T
 SHARED=${GSVM_SHARED_DIR:-$SRC/../shared}
 C=$SHARED/corpus/hks-hksc
-if [ ! -d "$C/expect" ]; then
-    if [ "$CI" = true ]; then echo "FAIL: $C is absent under CI"; exit 1; fi
-    echo "SKIP: $C is absent (the shared corpus is not checked out)"; exit 0
-fi
+need "$C/expect"
 # name: reason
 F32_EXCLUDED="16_numbers 17_arith 26_recursion 32_json 33_sorts"
 why() {
@@ -29,7 +27,6 @@ why() {
     33_sorts) echo "a linear congruential generator past 2^24";;
     esac
 }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0; excluded=0
 for target in doubles-be sekiro-be sow-le iw6 t6 t7; do
     for variant in debug profile strip; do
@@ -43,23 +40,23 @@ for target in doubles-be sekiro-be sow-le iw6 t6 t7; do
                 excluded=$((excluded+1)); continue
             fi
             if [ "$variant" = debug ]; then
-                sed "s#src/$n\.lua:#$n.lua:#" "$e" >"$tmp/want"
+                sed "s#src/$n\.lua:#$n.lua:#" "$e" >"$T/want"
             else
-                sed "s#src/$n\.lua:[0-9]*: ##" "$e" >"$tmp/want"
+                sed "s#src/$n\.lua:[0-9]*: ##" "$e" >"$T/want"
             fi
-            timeout 60 "$G" hks run --print text "$f" >"$tmp/got" 2>"$tmp/err"
+            timeout 60 "$G" hks run --print text "$f" >"$T/got" 2>"$T/err"
             rc=$?
-            if [ $rc = 0 ] && cmp -s "$tmp/got" "$tmp/want"; then
+            if [ $rc = 0 ] && cmp -s "$T/got" "$T/want"; then
                 pass=$((pass+1))
             else
                 fail=$((fail+1)); echo "FAIL: $target/$variant/$n (exit $rc)"
-                diff "$tmp/got" "$tmp/want" | head -5; head -3 "$tmp/err"
+                diff "$T/got" "$T/want" | head -5; head -3 "$T/err"
             fi
             if [ "$target" = doubles-be ]; then
-                timeout 60 "$G" hks run --checked --print text "$f" >"$tmp/got2" 2>&1
-                if cmp -s "$tmp/got" "$tmp/got2"; then pass=$((pass+1)); else
+                timeout 60 "$G" hks run --checked --print text "$f" >"$T/got2" 2>&1
+                if cmp -s "$T/got" "$T/got2"; then pass=$((pass+1)); else
                     fail=$((fail+1)); echo "FAIL: --checked differs on $target/$variant/$n"
-                    head -3 "$tmp/got2"
+                    head -3 "$T/got2"
                 fi
             fi
         done
@@ -73,8 +70,8 @@ S=$SRC/tests/hks/vm_struct
 for e in "$S"/*.out; do
     n=$(basename "$e" .out)
     if command -v lua5.1 >/dev/null 2>&1; then
-        (cd "$S" && lua5.1 "$n.lua") >"$tmp/lua.out" 2>&1
-        if cmp -s "$tmp/lua.out" "$e"; then pass=$((pass+1)); else
+        (cd "$S" && lua5.1 "$n.lua") >"$T/lua.out" 2>&1
+        if cmp -s "$T/lua.out" "$e"; then pass=$((pass+1)); else
             fail=$((fail+1)); echo "FAIL: $S/$n.out is not lua5.1's output of $n.lua"; fi
     fi
     runs=0
@@ -82,11 +79,11 @@ for e in "$S"/*.out; do
         [ -f "$f" ] || continue
         runs=$((runs+1))
         for mode in "" --checked; do
-            timeout 60 "$G" hks run $mode --print text "$f" >"$tmp/got" 2>"$tmp/err"
+            timeout 60 "$G" hks run $mode --print text "$f" >"$T/got" 2>"$T/err"
             rc=$?
-            if [ $rc = 0 ] && cmp -s "$tmp/got" "$e"; then pass=$((pass+1)); else
+            if [ $rc = 0 ] && cmp -s "$T/got" "$e"; then pass=$((pass+1)); else
                 fail=$((fail+1)); echo "FAIL: $f $mode (exit $rc)"
-                diff "$tmp/got" "$e" | head -5; head -3 "$tmp/err"
+                diff "$T/got" "$e" | head -5; head -3 "$T/err"
             fi
         done
     done

@@ -6,16 +6,10 @@
 # ../shared/corpus/hks-hksc and compares the bytes, so the two stay one.
 gsvm=${GSVM_BIN:?}
 SRC=${GSVM_SOURCE_DIR:-$(pwd)}
+. "$SRC/tests/cli_test.sh" # need, and the scratch directory $T
 corpus=${GSVM_SHARED_DIR:-$SRC/../shared}/corpus/hks-hksc
-if [ ! -d "$corpus/src" ]; then
-    if [ "${CI:-}" = true ]; then
-        echo "FAIL: $corpus is absent under CI=true"; exit 1
-    fi
-    echo "SKIP: $corpus is absent (the shared HKS golden corpus)"; exit 0
-fi
+need "$corpus/src"
 case $gsvm in /*) ;; *) gsvm=$(pwd)/$gsvm ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail=0; n=0
 for tv in sekiro-be:sekiro sow-le:sow iw6:ghosts doubles-be:doubles t6:bo2 t7:bo3; do
     dir=${tv%%:*}; target=${tv#*:}
@@ -28,24 +22,24 @@ for tv in sekiro-be:sekiro sow-le:sow iw6:ghosts doubles-be:doubles t6:bo2 t7:bo
             n=$((n + 1))
             # hksc ran inside src/ with the bare name: so does this
             (cd "$corpus/src" && "$gsvm" hks compile "$name.lua" --target "$target" \
-                --debug "$dbg" -o "$tmp/out.luac") >"$tmp/err" 2>&1
-            if ! cmp -s "$tmp/out.luac" "$golden"; then
-                echo "FAIL: $dir/$variant/$name: the CLI differs from hksc's chunk $(head -c 300 "$tmp/err")"
+                --debug "$dbg" -o "$T/out.luac") >"$T/err" 2>&1
+            if ! cmp -s "$T/out.luac" "$golden"; then
+                echo "FAIL: $dir/$variant/$name: the CLI differs from hksc's chunk $(head -c 300 "$T/err")"
                 fail=1
             fi
-            rm -f "$tmp/out.luac"
+            rm -f "$T/out.luac"
         done
     done
 done
 # the default target is sekiro and the default debug level full
-(cd "$corpus/src" && "$gsvm" hks compile 10_closures.lua -o "$tmp/d.luac") &&
-    cmp -s "$tmp/d.luac" "$corpus/sekiro-be/debug/10_closures.luac" ||
+(cd "$corpus/src" && "$gsvm" hks compile 10_closures.lua -o "$T/d.luac") &&
+    cmp -s "$T/d.luac" "$corpus/sekiro-be/debug/10_closures.luac" ||
     { echo "FAIL: the defaults are not sekiro-be/debug"; fail=1; }
 # the single switches make each preset out of another one
 single() { # GOLDEN SRC SWITCHES...
     g=$1; f=$2; shift 2
-    (cd "$corpus/src" && "$gsvm" hks compile "$f" "$@" -o "$tmp/s.luac") &&
-        cmp -s "$tmp/s.luac" "$corpus/$g" || { echo "FAIL: $* does not give $g"; fail=1; }
+    (cd "$corpus/src" && "$gsvm" hks compile "$f" "$@" -o "$T/s.luac") &&
+        cmp -s "$T/s.luac" "$corpus/$g" || { echo "FAIL: $* does not give $g"; fail=1; }
 }
 single sekiro-be/debug/10_closures.luac 10_closures.lua --target sow --endian big
 single doubles-be/debug/10_closures.luac 10_closures.lua --target sekiro --number float64 \
@@ -57,7 +51,7 @@ single t6/strip/10_closures.luac 10_closures.lua --target bo3 --format 13 --hash
 single iw6/debug/37_iw6_hdelete.luac 37_iw6_hdelete.lua --target sow --profile ghosts
 # stdin with the golden name given by --chunkname, to stdout
 "$gsvm" hks compile - --target sow --chunkname @32_json.lua -o - <"$corpus/src/32_json.lua" \
-    >"$tmp/o.luac" && cmp -s "$tmp/o.luac" "$corpus/sow-le/debug/32_json.luac" ||
+    >"$T/o.luac" && cmp -s "$T/o.luac" "$corpus/sow-le/debug/32_json.luac" ||
     { echo "FAIL: - with --chunkname to -o -"; fail=1; }
 echo "CLI: $n golden chunks compared"
 exit $fail

@@ -4,16 +4,10 @@
 # that says what and why.
 gsvm=${GSVM_BIN:?}
 SRC=${GSVM_SOURCE_DIR:-$(pwd)}
+. "$SRC/tests/cli_test.sh" # need, and the scratch directory $T
 corpus=${GSVM_SHARED_DIR:-$SRC/../shared}/corpus/hks-hksc
-if [ ! -d "$corpus/rejected" ]; then
-    if [ "${CI:-}" = true ]; then
-        echo "FAIL: $corpus is absent under CI=true"; exit 1
-    fi
-    echo "SKIP: $corpus is absent (the shared HKS golden corpus)"; exit 0
-fi
+need "$corpus/rejected"
 case $gsvm in /*) ;; *) gsvm=$(pwd)/$gsvm ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail=0; n=0
 for err in "$corpus"/rejected/*.err; do
     base=$(basename "$err" .err)          # TARGET.VARIANT.NAME
@@ -23,7 +17,7 @@ for err in "$corpus"/rejected/*.err; do
     case $variant in debug) d=full ;; profile) d=profile ;; strip) d=none ;; esac
     line=$(sed -n 's/^[^:]*:\([0-9]*\):.*/\1/p' "$err")
     (cd "$corpus/src" && "$gsvm" hks compile "$name.lua" --target $t --debug $d \
-        -o "$tmp/out") >"$tmp/msg" 2>&1
+        -o "$T/out") >"$T/msg" 2>&1
     rc=$?
     n=$((n + 1))
     # hksc's words that say what is refused, which ours must carry too
@@ -34,8 +28,8 @@ for err in "$corpus"/rejected/*.err; do
     esac
     if [ $rc != 1 ]; then
         echo "FAIL: $base: exit $rc, want 1"; fail=1
-    elif ! grep -Eq "^$name\.lua:$line:[0-9]+: error: .*$want" "$tmp/msg"; then
-        echo "FAIL: $base: want line $line and /$want/, got: $(cat "$tmp/msg")"; fail=1
+    elif ! grep -Eq "^$name\.lua:$line:[0-9]+: error: .*$want" "$T/msg"; then
+        echo "FAIL: $base: want line $line and /$want/, got: $(cat "$T/msg")"; fail=1
     fi
 done
 echo "rejected: $n programs checked"
