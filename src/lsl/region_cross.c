@@ -192,13 +192,26 @@ static bool recv_frame(reader *rd, uint8_t *type, uint8_t **data, size_t *n)
         return false;
     *type = h[4];
     *n = len - 1;
-    *data = malloc(*n + 1);
-    if (!*data || !recv_all(rd, *data, *n)) {
-        free(*data);
-        *data = NULL;
-        return false;
-    }
-    (*data)[*n] = 0;
+    /* The payload's room grows as its bytes arrive (doubling from 64 KiB):
+     * a header is only a peer's claim, and one that claims 64 MiB and sends
+     * nothing must not cost 64 MiB. */
+    size_t cap = 0, have = 0;
+    uint8_t *p = NULL;
+    do {
+        size_t want = cap ? 2 * cap : 64 * 1024;
+        if (want > *n + 1)
+            want = *n + 1;
+        uint8_t *q = realloc(p, want);
+        if (!q || !recv_all(rd, q + have, want - 1 - have)) {
+            free(q ? q : p);
+            return false;
+        }
+        p = q;
+        cap = want;
+        have = want - 1;
+    } while (have < *n);
+    p[*n] = 0;
+    *data = p;
     return true;
 }
 
