@@ -2,21 +2,31 @@
  * instruction budgets, snapshotted to bytes after any instruction and resumed
  * in a fresh VM elsewhere.
  *
- * This is ABI 2 exactly as the Falcon VM document states it: one `default`
+ * Two ABIs: ABI 2 exactly as the Falcon VM document states it (one `default`
  * state, persistent globals, `integer` and `string`, the 18 opcodes, events
  * `state_entry` and `touch_start(integer)`, host functions `llOwnerSay` and
- * `llSay`, and the `HWZS` snapshot layout.
+ * `llSay`, the `HWZS` version-2 snapshot), and ABI 3, the whole language.
+ * The ABI is a property of the compiled program: one program type, one VM
+ * type and one set of calls serve both (gsvm_lsl_program_abi tells which).
  *
- * Typical embedding:
+ * Typical embedding (either ABI):
  *
+ *     gsvm_lsl_compile_opts o = {0};                   // abi 0: 2 if it fits, else 3
  *     gsvm_lsl_program *prog;
- *     gsvm_lsl_compile(src, len, "door.lsl", &prog, &err);
+ *     gsvm_lsl_compile_with(src, len, "door.lsl", &o, &prog, &err);
  *     gsvm_lsl_vm *vm;
  *     gsvm_lsl_vm_new(prog, &vm, &err);
- *     gsvm_lsl_vm_set_host(vm, my_host, my_data);
- *     gsvm_lsl_vm_dispatch(vm, "state_entry", NULL, 0, &err);
+ *     gsvm_lsl_program_release(prog);                  // the VM holds its own reference
+ *     gsvm_lsl_vm_set_hosts(vm, my_hosts, my_data);    // typed host functions, below
+ *     gsvm_lsl_vm_start(vm, &err);                     // state_entry runs first
+ *     gsvm_lsl_vm_post(vm, "touch_start", args, &queued, &err);
  *     while (gsvm_lsl_vm_run(vm, 1024) == GSVM_LSL_YIELDED)
  *         ;   // a real region does other work between slices
+ *     gsvm_lsl_vm_advance(vm, 1000);                   // simulation time
+ *
+ * The document's own calls (gsvm_lsl_compile, gsvm_lsl_vm_dispatch, ...)
+ * are ABI-2 calls; gsvm_lsl3_* are the ABI-3 engine's, reached from a
+ * handle of the one API with gsvm_lsl_program_abi3 / gsvm_lsl_vm_abi3.
  *
  * Threads: nothing here has global state.  A program (ABI 2 or 3) is
  * immutable once built and may be shared by many VMs in many threads at
@@ -59,19 +69,50 @@ typedef struct gsvm_lsl_hostval {
     size_t len;
 } gsvm_lsl_hostval;
 
+/* A program or a VM of either ABI. */
 typedef struct gsvm_lsl_program gsvm_lsl_program;
 typedef struct gsvm_lsl_vm gsvm_lsl_vm;
+typedef struct gsvm_lsl3_program gsvm_lsl3_program;
+typedef struct gsvm_lsl3_vm gsvm_lsl3_vm;
 
 /* ---- programs ---------------------------------------------------------- */
 
-/* Compiles LSL source.  `file` names the source in diagnostics, which are
- * "FILE:LINE:COL: error: MESSAGE" with 1-based line and column. */
+/* How gsvm_lsl_compile_with compiles (a zeroed struct, or NULL, is the
+ * default). */
+typedef struct gsvm_lsl_compile_opts {
+    int abi;               /* 0: ABI 2 when the script fits its slice, else ABI 3 (whose
+                            * diagnostic a script neither takes is given); 2 or 3: that one */
+    const char *cache_dir; /* the compile cache (gsvm_lsl_compile_cached), NULL: none */
+    bool *cache_hit;       /* told whether the cache answered (may be NULL) */
+} gsvm_lsl_compile_opts;
+/* Compiles LSL source to a program of the ABI `opts` asks for.  `file`
+ * names the source in diagnostics, which are "FILE:LINE:COL: error:
+ * MESSAGE" with 1-based line and column. */
+gsvm_status gsvm_lsl_compile_with(const char *source, size_t len, const char *file,
+                                  const gsvm_lsl_compile_opts *opts, gsvm_lsl_program **out,
+                                  gsvm_error *err);
+/* gsvm_lsl_compile_with for ABI 2 only, without the cache. */
 gsvm_status gsvm_lsl_compile(const char *source, size_t len, const char *file,
                              gsvm_lsl_program **out, gsvm_error *err);
+/* The program's ABI: 2 or 3. */
+int gsvm_lsl_program_abi(const gsvm_lsl_program *prog);
+/* Programs of either ABI are reference-counted (atomically: VMs of one
+ * program may run on several threads): compile/load give one reference,
+ * every VM made from the program holds one, release drops one (the last
+ * frees the program).  So a host may release its program as soon as its
+ * VMs exist.  retain returns `prog`; free is release. */
+const gsvm_lsl_program *gsvm_lsl_program_retain(const gsvm_lsl_program *prog);
+void gsvm_lsl_program_release(gsvm_lsl_program *prog);
 void gsvm_lsl_program_free(gsvm_lsl_program *prog);
+/* The same program as the ABI-3 engine's type (NULL unless ABI 3), and
+ * back (an ABI-3 program is a program of the one API as it is). */
+gsvm_lsl3_program *gsvm_lsl_program_abi3(gsvm_lsl_program *prog);
+gsvm_lsl_program *gsvm_lsl_program_of3(gsvm_lsl3_program *prog);
 
-/* The serialized program (.fpc).  save hands the caller a malloc'd buffer;
- * load checks every byte and rejects bad input with its byte offset. */
+/* The serialized program: an ABI-2 .fpc (magic HWZP, format 2 carrying the
+ * line table, docs/lsl.md) or an ABI-3 file (magic HWZ3); load takes either,
+ * by its magic.  save hands the caller a malloc'd buffer; load checks every
+ * byte and rejects bad input with its byte offset. */
 gsvm_status gsvm_lsl_program_save(const gsvm_lsl_program *prog, uint8_t **out, size_t *len,
                                   gsvm_error *err);
 gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *file,
@@ -82,14 +123,15 @@ gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *f
  * inside the code and the tables, calls only ABI-2 host functions with their
  * argument types, keeps each global's type and ends in Halt.  The compiler's
  * output always verifies; the VM checks everything at run time regardless.
- * The message names the handler and the ip. */
+ * The message names the handler and the ip.  (An ABI-3 program is verified
+ * as it is built or loaded: GSVM_OK.) */
 gsvm_status gsvm_lsl_program_verify(const gsvm_lsl_program *prog, gsvm_error *err);
-/* True when `data` starts with the .fpc magic (so it is not LSL source). */
+/* True when `data` starts with the ABI-2 .fpc magic (gsvm_lsl3_is_program_file: ABI 3's). */
 bool gsvm_lsl_is_program_file(const uint8_t *data, size_t len);
 
 /* The source line:column (1-based) of the instruction at `ip`, from the
- * line table a compiled program keeps (in memory only: the .fpc stays the
- * document's format, so a loaded program has none); false (0:0) when
+ * line table a compiled program keeps (and its program file: an ABI-2 .fpc
+ * of format 1, or a hand-built program, has none); false (0:0) when
  * unknown. */
 bool gsvm_lsl_program_line(const gsvm_lsl_program *prog, uint64_t ip, uint32_t *line, uint32_t *col);
 /* A human-readable listing (NUL-terminated, malloc'd; the caller frees it). */
@@ -138,8 +180,9 @@ typedef gsvm_status (*gsvm_lsl_host_fn)(void *user, const char *name,
  * fault).  Called from the thread running the VM. */
 typedef void *(*gsvm_lsl_realloc_fn)(void *user, void *ptr, size_t size);
 
-/* A fresh VM: globals seeded from the program's defaults, nothing dispatched
- * (so run() reports Finished).  The program must outlive the VM. */
+/* A fresh VM of the program's ABI: globals seeded from the program's
+ * defaults, nothing dispatched or queued (so run() reports Finished).  The
+ * VM holds a reference to the program. */
 gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsvm_error *err);
 /* gsvm_lsl_vm_new with every byte the VM holds through `fn` (NULL: the C
  * library): the VM itself, its stack, locals, globals, its copy of the
@@ -149,18 +192,27 @@ gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsv
 gsvm_status gsvm_lsl_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc_fn fn, void *user,
                                   gsvm_lsl_vm **out, gsvm_error *err);
 void gsvm_lsl_vm_free(gsvm_lsl_vm *vm);
+/* ABI 2's untyped host callback (an ABI-3 VM ignores it: its untyped host
+ * is JSON, gsvm_lsl3_vm_set_host; gsvm_lsl_vm_set_hosts serves both). */
 void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user);
 
-/* Starts a handler: looks it up (an unknown event is rejected), checks the
+/* The document's dispatch (ABI 2 only: GSVM_ERR_USAGE on an ABI-3 VM).
+ * Starts a handler at once, bypassing the queue of gsvm_lsl_vm_post: looks it up (an unknown event is rejected), checks the
  * argument count and types, sizes the locals and seeds the parameters,
  * clears the operand stack and points ip at the handler.  Globals persist. */
 gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_hostval *args,
                                  size_t argc, gsvm_error *err);
 
-/* Executes exactly one instruction / at most `budget` instructions. */
+/* Executes exactly one instruction / at most `budget` instructions, either
+ * ABI: FINISHED when idle (the handler reached Halt and nothing is queued),
+ * YIELDED with work left, SLEEPING (ABI 3) when waiting for time, ERROR on
+ * a fault.  An ABI-2 VM with queued events (gsvm_lsl_vm_post) dispatches
+ * the next whenever its handler halts; with none queued this is exactly
+ * the document's run(). */
 gsvm_lsl_run_status gsvm_lsl_vm_step(gsvm_lsl_vm *vm);
 gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget);
 
+/* No handler runs (ABI 3: and nothing is queued). */
 bool gsvm_lsl_vm_finished(const gsvm_lsl_vm *vm);
 uint64_t gsvm_lsl_vm_ip(const gsvm_lsl_vm *vm);
 /* Instructions executed since the VM was created (carried by snapshots). */
@@ -172,7 +224,8 @@ uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm);
 /* The source line:column of the last fault (false, 0:0, when none or the
  * program has no line table). */
 bool gsvm_lsl_vm_fault_line(const gsvm_lsl_vm *vm, uint32_t *line, uint32_t *col);
-/* Reads a global; a string stays valid until the VM next runs. */
+/* Reads an ABI-2 global (false on ABI 3: gsvm_lsl_vm_global_named); a
+ * string stays valid until the VM next runs. */
 bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out);
 
 /* True while the VM is inside its own host callback.  From there run() and
@@ -182,12 +235,16 @@ bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *ou
  * the call, so a restored VM does not make the call again. */
 bool gsvm_lsl_vm_in_host_call(const gsvm_lsl_vm *vm);
 
-/* The HWZS snapshot (layout in docs/lsl.md): a malloc'd blob. */
+/* The snapshot, a malloc'd blob: ABI 2's is the document's HWZS version 2
+ * (layout in docs/lsl.md), which holds the running handler but no queue
+ * and no clock, so it is refused (GSVM_ERR_USAGE) while events wait in the
+ * queue of gsvm_lsl_vm_post; ABI 3's is gsvm_lsl3_vm_snapshot's. */
 gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *len,
                                  gsvm_error *err);
 /* Restores a snapshot into `vm`.  Checks magic, version, ABI, the globals
  * count, every value and that nothing is missing or left over; on any error
- * the VM is left exactly as it was (never half-restored). */
+ * the VM is left exactly as it was (never half-restored).  An ABI-2 VM's
+ * queue and clock are left as they were. */
 gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len,
                                 const char *file, gsvm_error *err);
 
@@ -215,8 +272,6 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
 #define GSVM_LSL3_COMPILER_VERSION 5
 #define GSVM_LSL3_SNAPSHOT_VERSION 4
 
-typedef struct gsvm_lsl3_program gsvm_lsl3_program;
-typedef struct gsvm_lsl3_vm gsvm_lsl3_vm;
 struct json_t;
 
 /* Compiles the whole language; diagnostics as gsvm_lsl_compile's. */
@@ -351,6 +406,41 @@ bool gsvm_lsl3_vm_listen(const gsvm_lsl3_vm *vm, size_t i, gsvm_lsl3_listen_info
 /* A global by its source name as JSON (new reference), NULL if none. */
 struct json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *name);
 
+/* ==== The one API: running and reading a VM of either ABI =================
+ *
+ * Each call does for an ABI-3 VM what its gsvm_lsl3_vm_* namesake above
+ * documents, and the same for an ABI-2 VM, which the one API gives an
+ * event queue (Second Life's rules, as ABI 3's: 64 at most, FIFO,
+ * state_entry first, an event without a handler dropped) and a clock.
+ * ABI 2 has one state, no timers, sleeps or listens: the readers say so. */
+typedef gsvm_lsl3_listen_info gsvm_lsl_listen_info;
+
+int gsvm_lsl_vm_abi(const gsvm_lsl_vm *vm);
+/* The same VM as the ABI-3 engine's type (NULL unless ABI 3). */
+gsvm_lsl3_vm *gsvm_lsl_vm_abi3(gsvm_lsl_vm *vm);
+/* state_entry (when the script has one) becomes the first thing run() does. */
+gsvm_status gsvm_lsl_vm_start(gsvm_lsl_vm *vm, gsvm_error *err);
+/* Queues an event with JSON arguments (an array, or NULL for none) checked
+ * against the handler; *queued false when dropped.  ABI 2 takes integers
+ * and strings. */
+gsvm_status gsvm_lsl_vm_post(gsvm_lsl_vm *vm, const char *event, const struct json_t *args,
+                             bool *queued, gsvm_error *err);
+gsvm_status gsvm_lsl_vm_post_tagged(gsvm_lsl_vm *vm, const char *event, const struct json_t *args,
+                                    uint32_t tag, bool *queued, gsvm_error *err);
+/* Simulation time: advance returns the ms advanced (ABI 2: all of `ms`). */
+uint64_t gsvm_lsl_vm_advance(gsvm_lsl_vm *vm, uint64_t ms);
+uint64_t gsvm_lsl_vm_now_ms(const gsvm_lsl_vm *vm);
+/* The event running or run last and its tag (ABI 2, after a restore: the
+ * handler whose code holds the ip, tag 0). */
+const char *gsvm_lsl_vm_current_event(const gsvm_lsl_vm *vm, uint32_t *tag);
+size_t gsvm_lsl_vm_queue_length(const gsvm_lsl_vm *vm);
+bool gsvm_lsl_vm_next_deadline(const gsvm_lsl_vm *vm, uint64_t *at_ms);
+const char *gsvm_lsl_vm_state(const gsvm_lsl_vm *vm);
+size_t gsvm_lsl_vm_listen_count(const gsvm_lsl_vm *vm);
+bool gsvm_lsl_vm_listen(const gsvm_lsl_vm *vm, size_t i, gsvm_lsl_listen_info *out);
+/* A global by its source name as JSON (new reference), NULL if none. */
+struct json_t *gsvm_lsl_vm_global_named(const gsvm_lsl_vm *vm, const char *name);
+
 /* ==== Typed host functions (both ABIs) =====================================
  *
  * A host registers each function it answers by name, as a C callback that
@@ -363,8 +453,8 @@ struct json_t *gsvm_lsl3_vm_global_by_name(const gsvm_lsl3_vm *vm, const char *n
  *     gsvm_lsl_hosts *h;
  *     gsvm_lsl_hosts_new(&h, &err);
  *     gsvm_lsl_hosts_add(h, "llOwnerSay", my_owner_say, NULL, &err);
- *     gsvm_lsl3_vm_set_hosts(vm3, h, script_data);    // an ABI-3 script
- *     gsvm_lsl_vm_set_hosts(vm2, h, script_data);     // an ABI-2 script
+ *     gsvm_lsl_vm_set_hosts(vm, h, script_data);      // a script of either ABI
+ *     gsvm_lsl3_vm_set_hosts(vm3, h, script_data);    // the same, on the ABI-3 type
  *
  * In a callback: gsvm_lsl_call_argc / gsvm_lsl_arg give the arguments,
  * gsvm_lsl_return_* the result; a result of the wrong type, a second

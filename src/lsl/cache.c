@@ -97,14 +97,12 @@ gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *
         if (entry_read(path, &bytes)) {
             gsvm_status st = gsvm_lsl_program_load(bytes.data, bytes.len, path, out, &ignored);
             gsvm_buf_free(&bytes);
-            if (st == GSVM_OK) {
-                /* the line table beside the .fpc (not part of the document's format) */
-                char lpath[4112];
-                snprintf(lpath, sizeof lpath, "%s.lines", path);
-                if (entry_read(lpath, &bytes)) {
-                    fal_program_lines_attach(*out, bytes.data, bytes.len);
-                    gsvm_buf_free(&bytes);
-                }
+            /* an entry of format 1 (no line table) is rewritten: faults of
+             * its program would not name their line:column */
+            if (st == GSVM_OK && !(*out)->lines) {
+                gsvm_lsl_program_free(*out);
+                *out = NULL;
+            } else if (st == GSVM_OK) {
                 if (hit)
                     *hit = true;
                 return GSVM_OK;
@@ -117,10 +115,6 @@ gsvm_status gsvm_lsl_compile_cached(const char *source, size_t len, const char *
     uint8_t *data;
     size_t n;
     gsvm_error ignored;
-    char lpath[4112];
-    snprintf(lpath, sizeof lpath, "%s.lines", path);
-    if (fal_program_lines_save(*out, &data, &n))
-        entry_write(lpath, data, n); /* first, so an entry found has its lines */
     if (gsvm_lsl_program_save(*out, &data, &n, &ignored) == GSVM_OK)
         entry_write(path, data, n);
     return GSVM_OK;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lsl/prog3.h"
-#include "lsl/vm.h"
+#include "lsl/abi2.h"
 
 gsvm_status gsvm_lsl_hosts_new(gsvm_lsl_hosts **out, gsvm_error *err)
 {
@@ -296,7 +296,7 @@ static gsvm_status abi2_adapter(void *user, const char *name, const gsvm_lsl_hos
     return st;
 }
 
-void gsvm_lsl_vm_set_hosts(gsvm_lsl_vm *vm, const gsvm_lsl_hosts *h, void *vm_user)
+void fal2_vm_set_hosts(gsvm_lsl_vm *vm, const gsvm_lsl_hosts *h, void *vm_user)
 {
     vm->hosts = h;
     vm->hosts_user = vm_user;

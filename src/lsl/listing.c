@@ -7,7 +7,7 @@
 
 #include "base/buf.h"
 #include "lsl/listing.h"
-#include "lsl/program.h"
+#include "lsl/abi2.h"
 
 gsvm_status lsl_listing_take(gsvm_buf *b, char **out, gsvm_error *err)
 {
@@ -90,7 +90,7 @@ static void sort_events_by_entry(size_t *order, const gsvm_lsl_program *p)
     free(tmp);
 }
 
-gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_error *err)
+gsvm_status fal2_program_list(const gsvm_lsl_program *p, char **out, gsvm_error *err)
 {
     gsvm_buf b;
     gsvm_buf_init(&b);
@@ -138,6 +138,16 @@ gsvm_status gsvm_lsl_program_list(const gsvm_lsl_program *p, char **out, gsvm_er
         }
         const fal_insn *in = &p->code[ip];
         const fal_op_info *info = &fal_ops[in->op < FOP_COUNT ? in->op : 0];
+        if (p->lines) {
+            /* the source line:column where a new one starts, as ABI 3 lists it */
+            char pos[24] = "";
+            uint32_t line, col, bline = 0, bcol = 0;
+            if (ip)
+                gsvm_lsl_program_line(p, ip - 1, &bline, &bcol);
+            if (gsvm_lsl_program_line(p, ip, &line, &col) && (line != bline || col != bcol))
+                snprintf(pos, sizeof pos, "%u:%u", line, col);
+            gsvm_buf_printf(&b, "  %-9s", pos);
+        }
         if (in->op >= FOP_COUNT) {
             gsvm_buf_printf(&b, "%6zu  ?%u %d, %d\n", ip, in->op, (int)in->a, (int)in->b);
             continue;

@@ -37,8 +37,10 @@ int fal3_event_index(const char *name)
 gsvm_lsl3_program *fal3_program_new(void)
 {
     gsvm_lsl3_program *p = calloc(1, sizeof(gsvm_lsl3_program));
-    if (p)
+    if (p) {
+        p->abi = 3;
         atomic_init(&p->refs, 1);
+    }
     return p;
 }
 

@@ -81,6 +81,7 @@ typedef struct fal3_state {
 } fal3_state;
 
 struct gsvm_lsl3_program {
+    uint8_t abi; /* 3, first in the struct: the one API tells the ABIs apart by it (api.c) */
     fal3_insn *code;
     size_t ncode, capcode;
     lsl_value *consts; /* unaccounted (NULL heap): part of the code charge */
@@ -151,6 +152,7 @@ typedef struct fal3_threaded_insn {
 } fal3_threaded_insn;
 
 struct gsvm_lsl3_vm {
+    uint8_t abi; /* 3, first in the struct (api.c) */
     const gsvm_lsl3_program *prog;
     const fal3_threaded_insn *threaded; /* prog->threaded once this VM has run, or NULL */
     lsl_heap *hp; /* separately allocated: objects point at it, so a restore may swap VMs */

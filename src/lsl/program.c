@@ -1,7 +1,7 @@
 /* Building, freeing, saving and loading Falcon programs (.fpc).
  *
  * The .fpc layout (all integers little-endian, no padding, nothing after):
- *   4  magic "HWZP"            2  file format version (1)
+ *   4  magic "HWZP"            2  file format version (1, or 2 with lines)
  *   4  compiler version        4  ABI version (must be 2)
  *   4  constant count, then each constant as a tagged value
  *   4  host-name count, then each name as u32 length + bytes
@@ -9,6 +9,12 @@
  *   4  event count, then each: u32 name length + name, u32 entry_ip,
  *      u32 local_count, u32 parameter count, one u8 type per parameter
  *   4  instruction count, then each: u8 op, i32 a, i32 b
+ * Format 2 only, after the instructions: the line table, as runs
+ *   4  run count, then each: u32 first ip, u32 line, u32 column
+ *      (ips strictly increasing and inside the code; a run holds until the
+ *      next; 0:0 is "unknown"; before the first run every ip is unknown)
+ * Everything before it is format 1 byte for byte; a program without a line
+ * table (hand-built, or loaded from a format-1 file) is saved as format 1.
  * A tagged value is the snapshot's: u8 tag (1 integer, 2 string), then the
  * i32 value or u32 length + bytes.
  *
@@ -16,7 +22,7 @@
  * and that nothing is missing or left over).  Operand ranges are deliberately
  * the VM's business: the document makes bad indexes run-time faults, and a
  * program built by a different compiler must fault cleanly, not be guessed at. */
-#include "lsl/program.h"
+#include "lsl/abi2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,19 +38,22 @@ const fal_op_info fal_ops[FOP_COUNT] = {
 };
 
 #define FPC_MAGIC "HWZP"
-#define FPC_FORMAT_VERSION 1
+#define FPC_FORMAT_VERSION 1       /* the document's program, nothing more */
+#define FPC_FORMAT_LINES 2         /* ... followed by its line table */
 
 gsvm_lsl_program *fal_program_new(void)
 {
     gsvm_lsl_program *p = calloc(1, sizeof *p);
     if (p) {
+        p->abi = 2;
+        atomic_init(&p->refs, 1);
         p->compiler_version = GSVM_LSL_COMPILER_VERSION;
         p->abi_version = GSVM_LSL_ABI_VERSION;
     }
     return p;
 }
 
-void gsvm_lsl_program_free(gsvm_lsl_program *p)
+void fal2_program_free(gsvm_lsl_program *p)
 {
     if (!p)
         return;
@@ -276,9 +285,9 @@ const fal_event *fal_program_find_event(const gsvm_lsl_program *p, const char *n
     return NULL;
 }
 
-size_t gsvm_lsl_program_code_size(const gsvm_lsl_program *p) { return p->ncode; }
-size_t gsvm_lsl_program_global_count(const gsvm_lsl_program *p) { return p->nglobal; }
-bool gsvm_lsl_program_has_event(const gsvm_lsl_program *p, const char *event)
+size_t fal2_program_code_size(const gsvm_lsl_program *p) { return p->ncode; }
+size_t fal2_program_global_count(const gsvm_lsl_program *p) { return p->nglobal; }
+bool fal2_program_has_event(const gsvm_lsl_program *p, const char *event)
 {
     return fal_program_find_event(p, event) != NULL;
 }
@@ -305,13 +314,37 @@ static void put_value(gsvm_buf *b, const fal_pvalue *v)
         put_bytes(b, v->s, v->len);
 }
 
-gsvm_status gsvm_lsl_program_save(const gsvm_lsl_program *p, uint8_t **out, size_t *len,
+/* The per-instruction table as runs: one where the position changes. */
+static void put_lines(gsvm_buf *b, const gsvm_lsl_program *p)
+{
+    size_t at = b->len;
+    uint32_t runs = 0, line = 0, col = 0;
+    gsvm_buf_u32(b, 0, false);
+    for (size_t i = 0; i < p->ncode; i++) {
+        uint32_t l, c;
+        gsvm_lsl_program_line(p, i, &l, &c);
+        if (l == line && c == col)
+            continue;
+        line = l;
+        col = c;
+        gsvm_buf_u32(b, (uint32_t)i, false);
+        gsvm_buf_u32(b, line, false);
+        gsvm_buf_u32(b, col, false);
+        runs++;
+    }
+    if (!b->oom)
+        for (int k = 0; k < 4; k++)
+            b->data[at + k] = (uint8_t)(runs >> 8 * k);
+}
+
+gsvm_status fal2_program_save(const gsvm_lsl_program *p, uint8_t **out, size_t *len,
                                   gsvm_error *err)
 {
     gsvm_buf b;
     gsvm_buf_init(&b);
+    bool lines = p->lines != NULL;
     gsvm_buf_append(&b, FPC_MAGIC, 4);
-    gsvm_buf_u16(&b, FPC_FORMAT_VERSION, false);
+    gsvm_buf_u16(&b, lines ? FPC_FORMAT_LINES : FPC_FORMAT_VERSION, false);
     gsvm_buf_u32(&b, p->compiler_version, false);
     gsvm_buf_u32(&b, p->abi_version, false);
     gsvm_buf_u32(&b, (uint32_t)p->nconst, false);
@@ -341,6 +374,8 @@ gsvm_status gsvm_lsl_program_save(const gsvm_lsl_program *p, uint8_t **out, size
         gsvm_buf_u32(&b, (uint32_t)p->code[i].a, false);
         gsvm_buf_u32(&b, (uint32_t)p->code[i].b, false);
     }
+    if (lines)
+        put_lines(&b, p);
     if (b.oom) {
         gsvm_buf_free(&b);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory saving the program");
@@ -469,6 +504,39 @@ static gsvm_status read_event(gsvm_reader *r, gsvm_lsl_program *p, fal_event *e,
     return GSVM_OK;
 }
 
+/* Format 2's line table, expanded to one line:column per instruction. */
+static gsvm_status read_lines(gsvm_reader *r, gsvm_lsl_program *p)
+{
+    uint32_t n;
+    if (!read_count(r, &n, 12, "line-table run count"))
+        return GSVM_ERR_INPUT;
+    p->lines = calloc(p->ncode ? p->ncode : 1, sizeof *p->lines);
+    if (!p->lines)
+        return GSVM_ERR_NOMEM;
+    p->caplines = p->ncode;
+    uint32_t ip = 0, line = 0, col = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t from;
+        if (!gsvm_read_u32(r, &from, "line-table ip"))
+            return GSVM_ERR_INPUT;
+        if (from >= p->ncode || (i && from <= ip)) {
+            r->pos -= 4;
+            gsvm_reader_fail(r, "line-table run %u starts at ip %u, %s", i, from,
+                             from >= p->ncode ? "outside the code" : "not after the run before it");
+            return GSVM_ERR_INPUT;
+        }
+        for (; ip < from; ip++)
+            p->lines[ip][0] = line, p->lines[ip][1] = col;
+        if (!gsvm_read_u32(r, &line, "line-table line") || !gsvm_read_u32(r, &col, "line-table column"))
+            return GSVM_ERR_INPUT;
+        if (!line)
+            col = 0; /* unknown */
+    }
+    for (; ip < p->ncode; ip++)
+        p->lines[ip][0] = line, p->lines[ip][1] = col;
+    return GSVM_OK;
+}
+
 static gsvm_status load_body(gsvm_reader *r, gsvm_lsl_program *p)
 {
     const uint8_t *magic;
@@ -483,9 +551,10 @@ static gsvm_status load_body(gsvm_reader *r, gsvm_lsl_program *p)
     }
     if (!gsvm_read_u16(r, &version, "format version"))
         return GSVM_ERR_INPUT;
-    if (version != FPC_FORMAT_VERSION) {
+    if (version != FPC_FORMAT_VERSION && version != FPC_FORMAT_LINES) {
         r->pos -= 2;
-        gsvm_reader_fail(r, "program file format version %u is not %u", version, FPC_FORMAT_VERSION);
+        gsvm_reader_fail(r, "program file format version %u is not %u or %u", version, FPC_FORMAT_VERSION,
+                         FPC_FORMAT_LINES);
         return GSVM_ERR_INPUT;
     }
     if (!gsvm_read_u32(r, &p->compiler_version, "compiler version") ||
@@ -587,6 +656,8 @@ static gsvm_status load_body(gsvm_reader *r, gsvm_lsl_program *p)
             return GSVM_ERR_INPUT;
         }
     }
+    if (version == FPC_FORMAT_LINES && (est = read_lines(r, p)) != GSVM_OK)
+        return est;
     if (gsvm_reader_left(r)) {
         gsvm_reader_fail(r, "%zu bytes of trailing garbage after the program", gsvm_reader_left(r));
         return GSVM_ERR_INPUT;
@@ -594,11 +665,11 @@ static gsvm_status load_body(gsvm_reader *r, gsvm_lsl_program *p)
     return GSVM_OK;
 }
 
-gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *file,
+gsvm_status fal2_program_load(const uint8_t *data, size_t len, const char *file,
                                   gsvm_lsl_program **out, gsvm_error *err)
 {
     *out = NULL;
-    gsvm_lsl_program *p = calloc(1, sizeof *p);
+    gsvm_lsl_program *p = fal_program_new();
     if (!p)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, file, "out of memory");
     gsvm_reader r;
@@ -614,49 +685,10 @@ gsvm_status gsvm_lsl_program_load(const uint8_t *data, size_t len, const char *f
     return GSVM_OK;
 }
 
-bool gsvm_lsl_program_line(const gsvm_lsl_program *prog, uint64_t ip, uint32_t *line, uint32_t *col)
+bool fal2_program_line(const gsvm_lsl_program *prog, uint64_t ip, uint32_t *line, uint32_t *col)
 {
     bool ok = prog->lines && ip < prog->ncode && ip < prog->caplines && prog->lines[ip][0] != 0;
     *line = ok ? prog->lines[ip][0] : 0;
     *col = ok ? prog->lines[ip][1] : 0;
     return ok;
-}
-
-static uint32_t get_u32(const uint8_t *d)
-{
-    return (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-}
-
-bool fal_program_lines_save(const gsvm_lsl_program *p, uint8_t **out, size_t *len)
-{
-    if (!p->lines || p->caplines < p->ncode)
-        return false;
-    gsvm_buf b;
-    gsvm_buf_init(&b);
-    gsvm_buf_u32(&b, (uint32_t)p->ncode, false);
-    for (size_t i = 0; i < p->ncode; i++) {
-        gsvm_buf_u32(&b, p->lines[i][0], false);
-        gsvm_buf_u32(&b, p->lines[i][1], false);
-    }
-    if (b.oom) {
-        gsvm_buf_free(&b);
-        return false;
-    }
-    *out = gsvm_buf_take(&b, len);
-    return true;
-}
-
-void fal_program_lines_attach(gsvm_lsl_program *p, const uint8_t *data, size_t len)
-{
-    if (p->lines || len < 4 || get_u32(data) != p->ncode || (len - 4) / 8 != p->ncode || (len - 4) % 8 || !p->ncode)
-        return;
-    uint32_t(*l)[2] = malloc(p->ncode * sizeof *l);
-    if (!l)
-        return;
-    for (size_t i = 0; i < p->ncode; i++) {
-        l[i][0] = get_u32(data + 4 + 8 * i);
-        l[i][1] = get_u32(data + 8 + 8 * i);
-    }
-    p->lines = l;
-    p->caplines = p->ncode;
 }

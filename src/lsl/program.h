@@ -4,6 +4,7 @@
 #ifndef GSVM_LSL_PROGRAM_H
 #define GSVM_LSL_PROGRAM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,8 @@ typedef struct fal_event {
 } fal_event;
 
 struct gsvm_lsl_program {
+    uint8_t abi; /* 2, first in the struct: the one API tells the ABIs apart by it (api.c) */
+    _Atomic uint32_t refs; /* references: compile/load give one, every VM holds one */
     fal_insn *code;
     size_t ncode, capcode;
     fal_pvalue *consts;
@@ -71,8 +74,9 @@ struct gsvm_lsl_program {
     size_t const_index_cap, const_indexed;
     /* The line table: the source line:column of each instruction, recorded
      * by fal_program_emit from the builder's `at_line`/`at_col` (the
-     * compiler sets them as it goes).  Not part of the .fpc (the document's
-     * format): a loaded program has none (lines NULL). */
+     * compiler sets them as it goes); saved in the .fpc's format 2 as runs.
+     * A hand-built program, or one loaded from a format-1 file, has none
+     * (lines NULL). */
     uint32_t (*lines)[2];
     size_t caplines;
     uint32_t at_line, at_col;
@@ -92,11 +96,6 @@ long fal_program_const_int(gsvm_lsl_program *p, int32_t v);    /* deduplicated *
 long fal_program_const_str(gsvm_lsl_program *p, const char *s, size_t len);
 long fal_program_host(gsvm_lsl_program *p, const char *name); /* deduplicated */
 long fal_program_global(gsvm_lsl_program *p, const char *name, fal_pvalue def);
-/* The line table as bytes (u32 LE count = the code size, then line and
- * column per instruction) for the compile cache, which keeps it beside the
- * .fpc; attach checks the count and sets nothing on a mismatch. */
-bool fal_program_lines_save(const gsvm_lsl_program *p, uint8_t **out, size_t *len);
-void fal_program_lines_attach(gsvm_lsl_program *p, const uint8_t *data, size_t len);
 long fal_program_event(gsvm_lsl_program *p, const char *name, uint32_t entry_ip,
                        const uint8_t *param_types, uint32_t nparams, uint32_t local_count);
 const fal_event *fal_program_find_event(const gsvm_lsl_program *p, const char *name);

@@ -51,7 +51,7 @@
 #include "lsl/region_int.h"
 
 enum { M_OFFER = 1, M_NEED, M_PROGRAM, M_SNAPSHOT, M_END, M_PREPARED, M_REFUSE, M_COMMIT, M_DONE, M_BYE,
-       M_QUERY, M_ANSWER, M_LINES };
+       M_QUERY, M_ANSWER };
 #define IO_TIMEOUT_MS 3000
 #define MAX_FRAME (64u << 20)
 
@@ -470,15 +470,6 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
             }
             put_frame(&out, M_PROGRAM, blob, len);
             free(blob);
-            /* an ABI-2 program's line table travels beside it (the .fpc is
-             * the document's format and has no room for one), so faults in B
-             * still name line:column */
-            uint8_t *lines;
-            size_t nlines;
-            if (pr->abi == 2 && fal_program_lines_save(pr->prog2, &lines, &nlines)) {
-                put_frame(&out, M_LINES, lines, nlines);
-                free(lines);
-            }
         }
         put_frame(&out, M_END, NULL, 0);
         if (!flush(fd, &out)) {
@@ -641,7 +632,6 @@ static const char *check_offer(gsvm_lsl_region *r, const json_t *offer, json_t *
 static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const char **refuse)
 {
     size_t got = 0;
-    long last = -1; /* the store entry of the program just received */
     for (;;) {
         uint8_t type, *d;
         size_t n;
@@ -655,13 +645,7 @@ static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const ch
         }
         gsvm_error e;
         bool ok = true;
-        if (type == M_LINES && last >= 0) {
-            /* the line table of the ABI-2 program before it (a wrong count
-             * attaches nothing: faults then carry no line) */
-            if (r->progs[last].abi == 2 && !r->progs[last].prog2->lines)
-                fal_program_lines_attach(r->progs[last].prog2, d, n);
-            last = -1;
-        } else if (type == M_PROGRAM && got < nneed) {
+        if (type == M_PROGRAM && got < nneed) {
             /* a program file of either ABI, by its magic; the store keeps it */
             uint32_t idx;
             got++;
@@ -671,8 +655,6 @@ static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const ch
             } else if (rg_program_for_bytes(r, d, n, "crossing", &idx, &e) != GSVM_OK) {
                 *refuse = e.status == GSVM_ERR_NOMEM ? NULL : "a program that does not load";
                 ok = false;
-            } else {
-                last = (long)idx;
             }
         } else {
             ok = false; /* not the stream of a region */

@@ -15,7 +15,7 @@
 
 #include "base/buf.h"
 #include "base/reader.h"
-#include "lsl/vm.h"
+#include "lsl/abi2.h"
 
 #define SNAP_MAGIC "HWZS"
 
@@ -33,7 +33,7 @@ static void put_values(gsvm_buf *b, const fal_value *v, size_t n)
     }
 }
 
-gsvm_status gsvm_lsl_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *len,
+gsvm_status fal2_vm_snapshot(const gsvm_lsl_vm *vm, uint8_t **out, size_t *len,
                                  gsvm_error *err)
 {
     gsvm_buf b;
@@ -123,7 +123,7 @@ static bool read_values(const gsvm_lsl_vm *vm, gsvm_reader *r, const char *what,
     return true;
 }
 
-gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len,
+gsvm_status fal2_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len,
                                 const char *file, gsvm_error *err)
 {
     if (vm->in_host)
@@ -227,6 +227,15 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
     vm->total = total;
     vm->faulted = false;
     vm->fault[0] = 0;
+    /* the handler running: the one whose code holds ip (handlers are laid
+     * out one after another); the document's snapshot does not name it */
+    vm->current = NULL;
+    vm->current_tag = 0;
+    for (size_t i = 0, best = 0; !finished && i < vm->prog->nevent; i++)
+        if (vm->prog->events[i].entry_ip <= ip && vm->prog->events[i].entry_ip >= best) {
+            best = vm->prog->events[i].entry_ip;
+            vm->current = vm->prog->events[i].name;
+        }
     return GSVM_OK;
 
 fail:

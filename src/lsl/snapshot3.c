@@ -382,6 +382,10 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
     *vm = *n;
     *n = tmp;
     gsvm_lsl3_vm_free(n);
+    /* the event being handled: the handler of the bottom frame (the
+     * snapshot does not name it; its tag is the host's, 0 here) */
+    vm->cur_event = vm->active && vm->nframes ? vm->prog->funcs[vm->frames[0].func].event : -1;
+    vm->cur_tag = 0;
     return GSVM_OK;
 bad:
     /* everything decoded so far is owned by n */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lsl/program.h"
+#include "lsl/abi2.h"
 
 enum { VT_INT = 1, VT_STR = 2, VT_ANY = 3 };
 #define VERIFY_MAX_DEPTH 1024u
@@ -258,7 +258,7 @@ static bool check_handler(verifier *v)
     return ok;
 }
 
-gsvm_status gsvm_lsl_program_verify(const gsvm_lsl_program *p, gsvm_error *err)
+gsvm_status fal2_program_verify(const gsvm_lsl_program *p, gsvm_error *err)
 {
     verifier v;
     memset(&v, 0, sizeof v);

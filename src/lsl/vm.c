@@ -5,7 +5,7 @@
  * instruction and a snapshot can capture everything.  The dispatch loop is
  * expanded from isa.def; with GCC/Clang it is threaded through a table of
  * label addresses (computed goto), elsewhere it is a plain switch. */
-#include "lsl/vm.h"
+#include "lsl/abi2.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,12 +49,7 @@ static bool pvalue_to_value(const gsvm_lsl_vm *vm, const fal_pvalue *pv, fal_val
     return out->u.s != NULL;
 }
 
-gsvm_status gsvm_lsl_vm_new(const gsvm_lsl_program *prog, gsvm_lsl_vm **out, gsvm_error *err)
-{
-    return gsvm_lsl_vm_new_alloc(prog, NULL, NULL, out, err);
-}
-
-gsvm_status gsvm_lsl_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc_fn fn, void *user,
+gsvm_status fal2_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc_fn fn, void *user,
                                   gsvm_lsl_vm **out, gsvm_error *err)
 {
     *out = NULL;
@@ -62,9 +57,10 @@ gsvm_status gsvm_lsl_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc
     if (!vm)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     memset(vm, 0, sizeof *vm);
+    vm->abi = 2;
     vm->alloc = fn;
     vm->alloc_user = user;
-    vm->prog = prog;
+    vm->prog = gsvm_lsl_program_retain(prog); /* released by fal2_vm_free */
     vm->finished = true; /* nothing dispatched yet */
     vm->consts = fal_calloc(vm, prog->nconst ? prog->nconst : 1, sizeof *vm->consts);
     vm->globals = fal_calloc(vm, prog->nglobal ? prog->nglobal : 1, sizeof *vm->globals);
@@ -89,7 +85,7 @@ gsvm_status gsvm_lsl_vm_new_alloc(const gsvm_lsl_program *prog, gsvm_lsl_realloc
     return GSVM_OK;
 }
 
-void gsvm_lsl_vm_free(gsvm_lsl_vm *vm)
+void fal2_vm_free(gsvm_lsl_vm *vm)
 {
     if (!vm)
         return;
@@ -104,23 +100,26 @@ void gsvm_lsl_vm_free(gsvm_lsl_vm *vm)
     fal_free(vm, vm->locals);
     fal_values_release(vm, vm->globals, vm->nglobals);
     fal_free(vm, vm->globals);
+    fal2_queue_free(vm);
+    const gsvm_lsl_program *prog = vm->prog;
     fal_free(vm, vm); /* the last use of vm->alloc */
+    gsvm_lsl_program_release((gsvm_lsl_program *)prog);
 }
 
-void gsvm_lsl_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user)
+void fal2_vm_set_host(gsvm_lsl_vm *vm, gsvm_lsl_host_fn fn, void *user)
 {
     vm->host = fn;
     vm->host_user = user;
 }
 
-bool gsvm_lsl_vm_finished(const gsvm_lsl_vm *vm) { return vm->finished; }
-bool gsvm_lsl_vm_in_host_call(const gsvm_lsl_vm *vm) { return vm->in_host; }
-uint64_t gsvm_lsl_vm_ip(const gsvm_lsl_vm *vm) { return vm->ip; }
-uint64_t gsvm_lsl_vm_total(const gsvm_lsl_vm *vm) { return vm->total; }
-const char *gsvm_lsl_vm_fault(const gsvm_lsl_vm *vm) { return vm->faulted ? vm->fault : NULL; }
-uint64_t gsvm_lsl_vm_fault_ip(const gsvm_lsl_vm *vm) { return vm->fault_ip; }
+bool fal2_vm_finished(const gsvm_lsl_vm *vm) { return vm->finished; }
+bool fal2_vm_in_host_call(const gsvm_lsl_vm *vm) { return vm->in_host; }
+uint64_t fal2_vm_ip(const gsvm_lsl_vm *vm) { return vm->ip; }
+uint64_t fal2_vm_total(const gsvm_lsl_vm *vm) { return vm->total; }
+const char *fal2_vm_fault(const gsvm_lsl_vm *vm) { return vm->faulted ? vm->fault : NULL; }
+uint64_t fal2_vm_fault_ip(const gsvm_lsl_vm *vm) { return vm->fault_ip; }
 
-bool gsvm_lsl_vm_fault_line(const gsvm_lsl_vm *vm, uint32_t *line, uint32_t *col)
+bool fal2_vm_fault_line(const gsvm_lsl_vm *vm, uint32_t *line, uint32_t *col)
 {
     if (!vm->faulted) {
         *line = *col = 0;
@@ -129,7 +128,7 @@ bool gsvm_lsl_vm_fault_line(const gsvm_lsl_vm *vm, uint32_t *line, uint32_t *col
     return gsvm_lsl_program_line(vm->prog, vm->fault_ip, line, col);
 }
 
-bool gsvm_lsl_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out)
+bool fal2_vm_global(const gsvm_lsl_vm *vm, size_t slot, gsvm_lsl_hostval *out)
 {
     if (slot >= vm->nglobals)
         return false;
@@ -149,7 +148,7 @@ static const char *type_name(int tag)
     return tag == GSVM_LSL_INTEGER ? "integer" : tag == GSVM_LSL_STRING ? "string" : "void";
 }
 
-gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_hostval *args,
+gsvm_status fal2_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_hostval *args,
                                  size_t argc, gsvm_error *err)
 {
     if (vm->in_host)
@@ -209,6 +208,8 @@ gsvm_status gsvm_lsl_vm_dispatch(gsvm_lsl_vm *vm, const char *event, const gsvm_
     vm->finished = false;
     vm->faulted = false;
     vm->fault[0] = 0;
+    vm->current = e->name; /* the host's llDetected* question: which event runs */
+    vm->current_tag = 0;
     return GSVM_OK;
 }
 
@@ -326,9 +327,7 @@ static bool call_host(gsvm_lsl_vm *vm, const fal_insn *in)
     return true;
 }
 
-gsvm_lsl_run_status gsvm_lsl_vm_step(gsvm_lsl_vm *vm) { return gsvm_lsl_vm_run(vm, 1); }
-
-gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget)
+gsvm_lsl_run_status fal2_vm_run(gsvm_lsl_vm *vm, uint64_t budget)
 {
     if (vm->in_host)
         return GSVM_LSL_ERROR; /* refused: called from this VM's own host callback */

@@ -30,6 +30,7 @@ typedef struct fal_value {
 } fal_value;
 
 struct gsvm_lsl_vm {
+    uint8_t abi; /* 2, first in the struct (api.c) */
     const gsvm_lsl_program *prog;
     /* the host's allocator (gsvm_lsl_vm_new_alloc; NULL: the C library):
      * the VM, its stack, locals, globals, constants, strings and host-call
@@ -61,6 +62,14 @@ struct gsvm_lsl_vm {
     bool in_host;
     size_t host_argc;
     uint64_t host_total;
+    /* the one API's additions (vm2_queue.c): events waiting for run() (a
+     * ring of 64, allocated at the first post), the simulation time the host
+     * advanced, and the handler dispatched last with its queue tag */
+    struct fal_queued *queue;
+    size_t qhead, qlen;
+    uint64_t now_ms;
+    const char *current;
+    uint32_t current_tag;
 };
 
 static inline void *fal_realloc(const struct gsvm_lsl_vm *vm, void *p, size_t n)

@@ -204,6 +204,7 @@ gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_reall
     gsvm_lsl3_vm *vm = vm_zalloc(&a, sizeof *vm);
     if (!vm)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    vm->abi = 3;
     vm->prog = gsvm_lsl3_program_retain(prog);
     vm->hp = vm_zalloc(&a, sizeof *vm->hp);
     if (!vm->hp) {

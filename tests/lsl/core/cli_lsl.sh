@@ -53,30 +53,35 @@ expect 2 "$G" lsl compile a.lsl b.lsl
 printf 'default { state_entry() { llOwnerSay("hi"); } }' >"$T/hi.lsl"
 "$G" lsl compile "$T/hi.lsl" -o "$T/hi.fpc"
 size=$(wc -c <"$T/hi.fpc")
-# code = PushConst k0; CallHost h0,1; Halt (9 bytes each) at the end of the file
+# code = PushConst k0; CallHost h0,1; Halt (9 bytes each) at the end of the
+# file but for the line table after it (format 2): u32 run count, then 12
+# bytes per run, one for each line:column the listing shows
+runs=$("$G" lsl list "$T/hi.fpc" | grep -cE '^  [0-9]+:[0-9]+ ')
+[ "$runs" = 3 ] && ok || bad "hi.fpc lists $runs source positions, not 3"
+end=$((size - 4 - 12 * runs))  # where the code ends
 poke() { # poke FILE OFFSET OCTAL
     printf "\\$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
 }
-cp "$T/hi.fpc" "$T/f1.fpc"; poke "$T/f1.fpc" $((size - 26)) 005
+cp "$T/hi.fpc" "$T/f1.fpc"; poke "$T/f1.fpc" $((end - 26)) 005
 expect 3 "$G" lsl run "$T/f1.fpc"
-has "$T/out" '{"fault":"bad constant index 5 (1 constants)","ip":0}'
-cp "$T/hi.fpc" "$T/f2.fpc"; poke "$T/f2.fpc" $((size - 13)) 003
+has "$T/out" '{"fault":"bad constant index 5 (1 constants)","ip":0,"line":1,"col":38}'
+cp "$T/hi.fpc" "$T/f2.fpc"; poke "$T/f2.fpc" $((end - 13)) 003
 expect 3 "$G" lsl run "$T/f2.fpc"
-has "$T/out" '{"fault":"host-argument underflow: llOwnerSay called with 3 arguments, stack holds 1","ip":1}'
-cp "$T/hi.fpc" "$T/f3.fpc"; poke "$T/f3.fpc" $((size - 9)) 020   # Halt -> Pop
+has "$T/out" '{"fault":"host-argument underflow: llOwnerSay called with 3 arguments, stack holds 1","ip":1,"line":1,"col":27}'
+cp "$T/hi.fpc" "$T/f3.fpc"; poke "$T/f3.fpc" $((end - 9)) 020   # Halt -> Pop
 expect 3 "$G" lsl run "$T/f3.fpc"
-has "$T/out" '{"fault":"operand-stack underflow: Pop needs 1 operand, stack holds 0","ip":2}'
-cp "$T/hi.fpc" "$T/f4.fpc"; poke "$T/f4.fpc" $((size - 27)) 005   # PushConst -> AddInt
+has "$T/out" '{"fault":"operand-stack underflow: Pop needs 1 operand, stack holds 0","ip":2,"line":1,"col":11}'
+cp "$T/hi.fpc" "$T/f4.fpc"; poke "$T/f4.fpc" $((end - 27)) 005   # PushConst -> AddInt
 expect 3 "$G" lsl run "$T/f4.fpc"
-has "$T/out" '"ip":0}'
+has "$T/out" '"ip":0,"line":1,"col":38}'
 has "$T/out" 'operand-stack underflow: AddInt'
-cp "$T/hi.fpc" "$T/f5.fpc"; poke "$T/f5.fpc" $((size - 18)) 014   # CallHost -> CastIntToStr
+cp "$T/hi.fpc" "$T/f5.fpc"; poke "$T/f5.fpc" $((end - 18)) 014   # CallHost -> CastIntToStr
 expect 3 "$G" lsl run "$T/f5.fpc"
-has "$T/out" '{"fault":"type mismatch: CastIntToStr needs an integer, got string","ip":1}'
+has "$T/out" '{"fault":"type mismatch: CastIntToStr needs an integer, got string","ip":1,"line":1,"col":27}'
 # a host name the boundary does not know
 sed 's/llOwnerSay/llOwnerSaz/' "$T/hi.fpc" >"$T/f6.fpc"
 expect 3 "$G" lsl run "$T/f6.fpc"
-has "$T/out" '{"fault":"host function llOwnerSaz failed: no such host function","ip":1}'
+has "$T/out" '{"fault":"host function llOwnerSaz failed: no such host function","ip":1,"line":1,"col":27}'
 # the static verifier refuses each of them up front (and passes the original)
 expect 0 "$G" lsl verify "$T/hi.fpc"
 has "$T/out" "hi.fpc: verified (3 instructions)"
@@ -92,7 +97,7 @@ expect 1 "$G" lsl verify "$T/f6.fpc"
 has "$T/err" "calls llOwnerSaz, which is not an ABI-2 host function"
 expect 0 "$G" lsl verify $ex/loops.lsl
 # a truncated or padded program is input rejected, with its byte offset
-head -c $((size - 3)) "$T/hi.fpc" >"$T/trunc.fpc"
+head -c $((end - 3)) "$T/hi.fpc" >"$T/trunc.fpc"
 expect 1 "$G" lsl run "$T/trunc.fpc"
 has "$T/err" "trunc.fpc: byte"
 cp "$T/hi.fpc" "$T/pad.fpc"; printf 'x' >>"$T/pad.fpc"

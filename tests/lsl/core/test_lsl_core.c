@@ -806,6 +806,11 @@ static void test_fpc_roundtrip_and_rejects(void)
     CHECK(junk == NULL);
     CHECK(strstr(err.message, "trailing garbage") != NULL);
     CHECK_INT(err.offset, (long long)len);
+    /* the code ends where format 2's line table (u32 runs R, 12 bytes a run) starts */
+    size_t code_end = 0;
+    for (size_t r = 0, at; !code_end && 13 + 12 * r <= len; r++)
+        at = len - 4 - 12 * r, code_end = data[at] == r && !data[at + 1] && data[at - 9] == FOP_HALT ? at : 0;
+    CHECK(code_end > 0);
     struct {
         size_t at;
         uint8_t value;
@@ -814,9 +819,10 @@ static void test_fpc_roundtrip_and_rejects(void)
         {1, 'Q', "not a Falcon program"},
         {4, 9, "format version 9"},
         {10, 3, "program ABI 3 is not implemented"},
-        {14, 0xFF, "constant count"},
+        {17, 0xFF, "constant count"},
         {18, 7, "unknown value tag 7"},
-        {len - 9, 99, "unknown opcode 99"},
+        {code_end - 9, 99, "unknown opcode 99"},
+        {code_end + 4, 0xFF, "outside the code"},
     };
     for (size_t i = 0; i < sizeof corrupt / sizeof corrupt[0]; i++) {
         memcpy(bad, data, len);
