@@ -3821,12 +3821,16 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
         rw *x = malloc(sizeof *x);
         if (!x)
             return false;
+        /* one budget for the whole function, not a limit per local: a
+         * constructor's stores (26,000 in a SETLIST table) lie between a
+         * local's NEWTABLE and its start, yet the scans stay linear */
+        int64_t budget = 8 * (int64_t)F->n + 4096;
         for (uint32_t i = 0; i < d->nlocals; i++) {
             F->init_pc[i] = -1;
             if (F->loc_reg[i] < 0)
                 continue;
             int64_t q = (int64_t)d->locals[i].startpc - 1;
-            for (int steps = 0; q >= 0 && q < F->n && steps < 400; q--, steps++) {
+            for (; q >= 0 && q < F->n && budget > 0; q--, budget--) {
                 if (F->isdata[q] || F->op[q] == HKS_NO_OP)
                     continue;
                 /* a loop's own variables: set by the loop, not before it */
