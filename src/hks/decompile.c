@@ -2212,6 +2212,43 @@ static dx cond_expr(fn *F, cnode *N, int i, int e, int64_t end, int64_t tT, int6
         fail(F, "condition jumps into the middle");
         return dx_make(DX_ATOM, "true");
     }
+    /* a group [i, m) whose inner jumps pass k: `A and (not B and not C or
+     * B and D) and E`, where C's jump goes to E (the group's true exit),
+     * past B and D.  The group reaches the start of m or one of the
+     * exits; it is one operand of an `and` (it falls to tF) or an `or` */
+    int m = k;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int q = i + 1; q < m; q++) {
+            int64_t tq = N[q].target;
+            if (tq == tT || tq == tF)
+                continue;
+            for (int r = m + 1; r < e; r++)
+                if (N[r].start == tq) {
+                    m = r;
+                    grew = true;
+                }
+        }
+    }
+    if (m > k) {
+        bool g_f = false, g_t = false;
+        for (int q = i; q < m; q++) {
+            g_f |= N[q].target == tF;
+            g_t |= N[q].target == tT;
+        }
+        int64_t mpos = N[m].start;
+        if (g_f && g_t) {
+            dx_free(&J);
+            fail(F, "condition shape not recovered");
+            return dx_make(DX_ATOM, "true");
+        }
+        N[i].j = J; /* the group's own call takes node i again */
+        bool is_and = !g_t;
+        dx G = is_and ? cond_expr(F, N, i, m, mpos, mpos, tF, lvl + 1)
+                      : cond_expr(F, N, i, m, mpos, tT, mpos, lvl + 1);
+        dx rest = cond_expr(F, N, m, e, end, tT, tF, lvl + 1);
+        return is_and ? dx_binary(G, "and", DX_AND, rest) : dx_binary(G, "or", DX_OR, rest);
+    }
     bool to_f = false, to_t = false;
     for (int q = i + 1; q < k; q++) {
         to_f |= N[q].target == tF;
