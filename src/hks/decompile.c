@@ -575,7 +575,7 @@ static void find_value_regions(fn *F, rw *x)
             /* a plain `false` / `true` (an argument) is a value; a
              * comparison's LOADBOOL pair is not */
             bool pair = op == HKS_I_LOADBOOL &&
-                        (C_(W(F, q)) || F->jtarget[q] ||
+                        (C_(W(F, q)) ||
                          (q > 0 && OPAT(F, q - 1) == HKS_I_LOADBOOL && C_(W(F, q - 1))));
             if (pair || op == HKS_I_TESTSET || !defines_value(F, q) ||
                 op == HKS_I_CLOSURE || writes_multret(F, q)) {
