@@ -575,7 +575,7 @@ static void find_value_regions(fn *F, rw *x)
             /* a plain `false` / `true` (an argument) is a value; a
              * comparison's LOADBOOL pair is not */
             bool pair = op == HKS_I_LOADBOOL &&
-                        (C_(W(F, q)) || F->jtarget[q] ||
+                        (C_(W(F, q)) ||
                          (q > 0 && OPAT(F, q - 1) == HKS_I_LOADBOOL && C_(W(F, q - 1))));
             if (pair || op == HKS_I_TESTSET || !defines_value(F, q) ||
                 op == HKS_I_CLOSURE || writes_multret(F, q)) {
@@ -2212,6 +2212,43 @@ static dx cond_expr(fn *F, cnode *N, int i, int e, int64_t end, int64_t tT, int6
         fail(F, "condition jumps into the middle");
         return dx_make(DX_ATOM, "true");
     }
+    /* a group [i, m) whose inner jumps pass k: `A and (not B and not C or
+     * B and D) and E`, where C's jump goes to E (the group's true exit),
+     * past B and D.  The group reaches the start of m or one of the
+     * exits; it is one operand of an `and` (it falls to tF) or an `or` */
+    int m = k;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int q = i + 1; q < m; q++) {
+            int64_t tq = N[q].target;
+            if (tq == tT || tq == tF)
+                continue;
+            for (int r = m + 1; r < e; r++)
+                if (N[r].start == tq) {
+                    m = r;
+                    grew = true;
+                }
+        }
+    }
+    if (m > k) {
+        bool g_f = false, g_t = false;
+        for (int q = i; q < m; q++) {
+            g_f |= N[q].target == tF;
+            g_t |= N[q].target == tT;
+        }
+        int64_t mpos = N[m].start;
+        if (g_f && g_t) {
+            dx_free(&J);
+            fail(F, "condition shape not recovered");
+            return dx_make(DX_ATOM, "true");
+        }
+        N[i].j = J; /* the group's own call takes node i again */
+        bool is_and = !g_t;
+        dx G = is_and ? cond_expr(F, N, i, m, mpos, mpos, tF, lvl + 1)
+                      : cond_expr(F, N, i, m, mpos, tT, mpos, lvl + 1);
+        dx rest = cond_expr(F, N, m, e, end, tT, tF, lvl + 1);
+        return is_and ? dx_binary(G, "and", DX_AND, rest) : dx_binary(G, "or", DX_OR, rest);
+    }
     bool to_f = false, to_t = false;
     for (int q = i + 1; q < k; q++) {
         to_f |= N[q].target == tF;
@@ -3821,12 +3858,16 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
         rw *x = malloc(sizeof *x);
         if (!x)
             return false;
+        /* one budget for the whole function, not a limit per local: a
+         * constructor's stores (26,000 in a SETLIST table) lie between a
+         * local's NEWTABLE and its start, yet the scans stay linear */
+        int64_t budget = 8 * (int64_t)F->n + 4096;
         for (uint32_t i = 0; i < d->nlocals; i++) {
             F->init_pc[i] = -1;
             if (F->loc_reg[i] < 0)
                 continue;
             int64_t q = (int64_t)d->locals[i].startpc - 1;
-            for (int steps = 0; q >= 0 && q < F->n && steps < 400; q--, steps++) {
+            for (; q >= 0 && q < F->n && budget > 0; q--, budget--) {
                 if (F->isdata[q] || F->op[q] == HKS_NO_OP)
                     continue;
                 /* a loop's own variables: set by the loop, not before it */
