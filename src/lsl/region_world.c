@@ -42,17 +42,12 @@ gsvm_status rg_program_for_bytes(gsvm_lsl_region *r, const uint8_t *data, size_t
     if (gsvm_lsl_is_program_file(data, len)) {
         st = gsvm_lsl_program_load(data, len, name, &p2, err);
     } else {
-        const char *src = data ? (const char *)data : "";
-        st = gsvm_lsl_compile_cached(src, len, name, r->o.cache_dir, &p2, NULL, err);
-        if (st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO) {
-            /* not in the ABI-2 slice: the whole language (its diagnostic wins) */
-            gsvm_error_clear(err);
-            gsvm_lsl3_program *p3;
-            st = gsvm_lsl3_compile_cached(src, len, name, r->o.cache_dir, &p3, NULL, err);
-            if (st == GSVM_OK) {
-                st = rg_program_add3(r, p3, h, idx, err);
-                gsvm_lsl3_program_free(p3);
-            }
+        /* ABI 2 when the script fits its slice, else ABI 3 (the one API's choice) */
+        const gsvm_lsl_compile_opts o = {0, r->o.cache_dir, NULL};
+        st = gsvm_lsl_compile_with(data ? (const char *)data : "", len, name, &o, &p2, err);
+        if (st == GSVM_OK && gsvm_lsl_program_abi(p2) == 3) {
+            st = rg_program_add3(r, gsvm_lsl_program_abi3(p2), h, idx, err);
+            gsvm_lsl_program_release(p2); /* the store holds its own reference */
             return st;
         }
     }
