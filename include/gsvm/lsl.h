@@ -475,7 +475,9 @@ typedef enum gsvm_lsl_vtype {
 /* A view of one argument or list element, valid during the call: `i` for
  * integers, `f` for floats, `s`/`len` for strings and keys (not
  * NUL-terminated in general), `v` for vectors (3) and rotations (4), and
- * `len` = element count for lists. */
+ * `len` = element count for lists.  A list the host gives (a result's
+ * elements, a posted event's list argument) has its elements in `list`;
+ * in an argument view `list` is NULL (gsvm_lsl_arg_list_item reads them). */
 typedef struct gsvm_lsl_item {
     gsvm_lsl_vtype type;
     int32_t i;
@@ -483,6 +485,7 @@ typedef struct gsvm_lsl_item {
     const char *s;
     size_t len;
     float v[4];
+    const struct gsvm_lsl_item *list;
 } gsvm_lsl_item;
 
 typedef struct gsvm_lsl_call gsvm_lsl_call;
@@ -521,6 +524,21 @@ gsvm_status gsvm_lsl_return_key(gsvm_lsl_call *c, const char *s, size_t len);
 gsvm_status gsvm_lsl_return_vector(gsvm_lsl_call *c, const float v[3]);
 gsvm_status gsvm_lsl_return_rotation(gsvm_lsl_call *c, const float v[4]);
 gsvm_status gsvm_lsl_return_list(gsvm_lsl_call *c, const gsvm_lsl_item *items, size_t n);
+
+/* ---- Typed events: posting without JSON -----------------------------------
+ *
+ * gsvm_lsl_vm_post_tagged with each argument an item of the handler's
+ * parameter type (a string for a key and the reverse; a list's elements
+ * in `list`, none a list): what a host that posts many events a frame
+ * uses.  The same checks, queue and answers as the JSON post.
+ *
+ *     gsvm_lsl_item n = {.type = GSVM_LSL_T_INTEGER, .i = 1};
+ *     gsvm_lsl_vm_post_items(vm, "touch_start", &n, 1, 0, &queued, &err);
+ */
+gsvm_status gsvm_lsl_vm_post_items(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_item *args, size_t argc,
+                                   uint32_t tag, bool *queued, gsvm_error *err);
+gsvm_status gsvm_lsl3_vm_post_items(gsvm_lsl3_vm *vm, const char *event, const gsvm_lsl_item *args,
+                                    size_t argc, uint32_t tag, bool *queued, gsvm_error *err);
 
 #ifdef __cplusplus
 }

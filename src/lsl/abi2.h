@@ -44,8 +44,10 @@ gsvm_status fal2_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len, co
  * document's VM has none (dispatch starts a handler at once), so start and
  * post queue here and run dispatches from here whenever no handler runs. */
 gsvm_status fal2_vm_start(gsvm_lsl_vm *vm, gsvm_error *err);
-gsvm_status fal2_vm_post(gsvm_lsl_vm *vm, const char *event, const struct json_t *args, uint32_t tag,
-                         bool *queued, gsvm_error *err);
+/* The arguments are JSON (`args`, an array or NULL) or typed (`items`,
+ * `nitems` of them, when `args` is NULL). */
+gsvm_status fal2_vm_post(gsvm_lsl_vm *vm, const char *event, const struct json_t *args,
+                         const gsvm_lsl_item *items, size_t nitems, uint32_t tag, bool *queued, gsvm_error *err);
 gsvm_lsl_run_status fal2_vm_run_queued(gsvm_lsl_vm *vm, uint64_t budget);
 struct json_t *fal2_vm_global_by_name(const gsvm_lsl_vm *vm, const char *name);
 void fal2_queue_free(gsvm_lsl_vm *vm);

@@ -161,14 +161,21 @@ gsvm_status gsvm_lsl_vm_post_tagged(gsvm_lsl_vm *vm, const char *event, const js
                                     bool *queued, gsvm_error *err)
 {
     return ABI(vm) == 3 ? gsvm_lsl3_vm_post_tagged(V3(vm), event, args, tag, queued, err)
-                        : fal2_vm_post(vm, event, args, tag, queued, err);
+                        : fal2_vm_post(vm, event, args, NULL, 0, tag, queued, err);
 }
 
 gsvm_status gsvm_lsl_vm_post(gsvm_lsl_vm *vm, const char *event, const json_t *args, bool *queued,
                              gsvm_error *err)
 {
     return ABI(vm) == 3 ? gsvm_lsl3_vm_post(V3(vm), event, args, queued, err)
-                        : fal2_vm_post(vm, event, args, 0, queued, err);
+                        : fal2_vm_post(vm, event, args, NULL, 0, 0, queued, err);
+}
+
+gsvm_status gsvm_lsl_vm_post_items(gsvm_lsl_vm *vm, const char *event, const gsvm_lsl_item *args, size_t argc,
+                                   uint32_t tag, bool *queued, gsvm_error *err)
+{
+    return ABI(vm) == 3 ? gsvm_lsl3_vm_post_items(V3(vm), event, args, argc, tag, queued, err)
+                        : fal2_vm_post(vm, event, NULL, args, argc, tag, queued, err);
 }
 
 gsvm_lsl_run_status gsvm_lsl_vm_run(gsvm_lsl_vm *vm, uint64_t budget)

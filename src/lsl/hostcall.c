@@ -189,52 +189,58 @@ gsvm_status gsvm_lsl_return_rotation(gsvm_lsl_call *c, const float v[4])
     return put(c, lsl_rotation(v[0], v[1], v[2], v[3]));
 }
 
+gsvm_status lsl_value_of_item(lsl_heap *h, const gsvm_lsl_item *it, lsl_type want, lsl_value *out, gsvm_error *err)
+{
+    switch (it->type) {
+    case GSVM_LSL_T_INTEGER: *out = lsl_int(it->i); return GSVM_OK;
+    case GSVM_LSL_T_FLOAT: *out = lsl_float((float)it->f); return GSVM_OK;
+    case GSVM_LSL_T_STRING:
+    case GSVM_LSL_T_KEY:
+        return lsl_string_new(h, want, it->s ? it->s : "", it->s ? it->len : 0, out, err);
+    case GSVM_LSL_T_VECTOR: *out = lsl_vector(it->v[0], it->v[1], it->v[2]); return GSVM_OK;
+    case GSVM_LSL_T_ROTATION: *out = lsl_rotation(it->v[0], it->v[1], it->v[2], it->v[3]); return GSVM_OK;
+    case GSVM_LSL_T_LIST: break;
+    default: return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no value has type %d", (int)it->type);
+    }
+    size_t n = it->len;
+    if (n > LSL_MAX_LIST_LENGTH)
+        return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "list too long");
+    if (n && !it->list)
+        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "a list of %zu items without its items", n);
+    lsl_value *vals = calloc(n ? n : 1, sizeof *vals);
+    if (!vals)
+        return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
+    gsvm_status st = GSVM_OK;
+    size_t k = 0;
+    for (; st == GSVM_OK && k < n; k++) {
+        const gsvm_lsl_item *e = &it->list[k];
+        st = e->type == GSVM_LSL_T_LIST
+                 ? gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "list element %zu is a list (lists hold no lists)", k + 1)
+                 : lsl_value_of_item(h, e, (lsl_type)e->type, &vals[k], err);
+    }
+    if (st != GSVM_OK)
+        k--; /* the failed element holds nothing */
+    else if ((st = lsl_list_adopt(h, vals, n, out, err)) == GSVM_OK)
+        k = 0; /* the list owns them now */
+    for (size_t j = 0; j < k; j++)
+        lsl_value_release(&vals[j]);
+    free(vals);
+    return st;
+}
+
 gsvm_status gsvm_lsl_return_list(gsvm_lsl_call *c, const gsvm_lsl_item *items, size_t n)
 {
     if (!may_return(c, LSL_TYPE_LIST))
         return GSVM_ERR_USAGE;
-    lsl_value *vals = calloc(n ? n : 1, sizeof *vals);
-    if (!vals) {
-        snprintf(c->bad, sizeof c->bad, "out of memory");
-        return GSVM_ERR_NOMEM;
-    }
-    gsvm_status st = GSVM_OK;
+    gsvm_lsl_item whole = {.type = GSVM_LSL_T_LIST, .len = n, .list = items};
+    lsl_value list;
     gsvm_error e;
-    size_t k = 0;
-    for (; st == GSVM_OK && k < n; k++) {
-        const gsvm_lsl_item *it = &items[k];
-        switch (it->type) {
-        case GSVM_LSL_T_INTEGER: vals[k] = lsl_int(it->i); break;
-        case GSVM_LSL_T_FLOAT: vals[k] = lsl_float((float)it->f); break;
-        case GSVM_LSL_T_STRING:
-        case GSVM_LSL_T_KEY:
-            st = lsl_string_new(c->heap, (lsl_type)it->type, it->s ? it->s : "", it->s ? it->len : 0, &vals[k], &e);
-            if (st != GSVM_OK)
-                snprintf(c->bad, sizeof c->bad, "%.150s", e.message);
-            break;
-        case GSVM_LSL_T_VECTOR: vals[k] = lsl_vector(it->v[0], it->v[1], it->v[2]); break;
-        case GSVM_LSL_T_ROTATION: vals[k] = lsl_rotation(it->v[0], it->v[1], it->v[2], it->v[3]); break;
-        default:
-            snprintf(c->bad, sizeof c->bad, "list element %zu is of type %d (lists hold no lists)", k + 1,
-                     (int)it->type);
-            st = GSVM_ERR_USAGE;
-            break;
-        }
-        if (st != GSVM_OK)
-            break;
+    gsvm_status st = lsl_value_of_item(c->heap, &whole, LSL_TYPE_LIST, &list, &e);
+    if (st != GSVM_OK) {
+        snprintf(c->bad, sizeof c->bad, "%.150s", e.message);
+        return st;
     }
-    lsl_value list = lsl_empty(LSL_TYPE_LIST);
-    if (st == GSVM_OK) {
-        st = lsl_list_adopt(c->heap, vals, n, &list, &e);
-        if (st != GSVM_OK)
-            snprintf(c->bad, sizeof c->bad, "%.150s", e.message);
-        else
-            k = 0; /* the list owns them now */
-    }
-    for (size_t j = 0; j < k; j++)
-        lsl_value_release(&vals[j]);
-    free(vals);
-    return st == GSVM_OK ? put(c, list) : st;
+    return put(c, list);
 }
 
 /* ---- the calls -------------------------------------------------------------- */

@@ -47,4 +47,10 @@ static inline const fal_host_entry *fal_host_entry_of(const gsvm_lsl_hosts *h, c
 gsvm_status fal_host_call3(const fal_host_entry *e, void *vm_user, const lsl_builtin *b,
                            const lsl_value *args, lsl_heap *heap, lsl_value *ret, gsvm_error *err);
 
+/* An item as a value (`want`: its type, or for a string or a key the text
+ * type to make); a list item's elements are it->list, it->len of them,
+ * none a list. */
+gsvm_status lsl_value_of_item(lsl_heap *h, const gsvm_lsl_item *it, lsl_type want, lsl_value *out,
+                              gsvm_error *err);
+
 #endif

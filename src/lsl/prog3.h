@@ -204,4 +204,10 @@ void fal3_trim(gsvm_lsl3_vm *vm);
 /* The events state `state` has handlers for (bit i = event index i). */
 uint64_t fal3_handled_mask(const gsvm_lsl3_program *p, int32_t state);
 
+/* Posts event `ed` with its arguments `vals` (released here, whatever
+ * happens), tagging the queued entry with `tag` when nonzero (vm3_post.c:
+ * the tail of gsvm_lsl3_vm_post and _post_items). */
+gsvm_status fal3_post_values(gsvm_lsl3_vm *vm, const lsl_event_def *ed, lsl_value *vals, size_t n,
+                             uint32_t tag, bool *queued, gsvm_error *err);
+
 #endif

@@ -70,26 +70,29 @@ gsvm_status fal2_vm_start(gsvm_lsl_vm *vm, gsvm_error *err)
     return st;
 }
 
-/* One JSON argument as the handler's parameter type wants it. */
-static gsvm_status arg_value(gsvm_lsl_vm *vm, const fal_event *e, size_t i, const json_t *j, fal_value *out,
-                             gsvm_error *err)
+/* One argument, JSON `j` or typed `it`, as the handler's parameter type
+ * wants it (a typed string may be given as a key). */
+static gsvm_status arg_value(gsvm_lsl_vm *vm, const fal_event *e, size_t i, const json_t *j,
+                             const gsvm_lsl_item *it, fal_value *out, gsvm_error *err)
 {
     if (e->param_types[i] == GSVM_LSL_INTEGER) {
-        if (!json_is_integer(j) || json_integer_value(j) < INT32_MIN || json_integer_value(j) > INT32_MAX)
+        if (j ? !json_is_integer(j) || json_integer_value(j) < INT32_MIN || json_integer_value(j) > INT32_MAX
+              : it->type != GSVM_LSL_T_INTEGER)
             return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s argument %zu must be integer", e->name, i + 1);
-        *out = (fal_value){.tag = GSVM_LSL_INTEGER, .u.i = (int32_t)json_integer_value(j)};
+        *out = (fal_value){.tag = GSVM_LSL_INTEGER, .u.i = j ? (int32_t)json_integer_value(j) : it->i};
         return GSVM_OK;
     }
-    if (!json_is_string(j))
+    if (j ? !json_is_string(j) : it->type != GSVM_LSL_T_STRING && it->type != GSVM_LSL_T_KEY)
         return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s argument %zu must be string", e->name, i + 1);
     out->tag = GSVM_LSL_STRING;
-    if (!(out->u.s = fal_str_new(vm, json_string_value(j), json_string_length(j))))
+    const char *text = j ? json_string_value(j) : it->s ? it->s : "";
+    if (!(out->u.s = fal_str_new(vm, text, j ? json_string_length(j) : it->s ? it->len : 0)))
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     return GSVM_OK;
 }
 
-gsvm_status fal2_vm_post(gsvm_lsl_vm *vm, const char *event, const json_t *args, uint32_t tag, bool *queued,
-                         gsvm_error *err)
+gsvm_status fal2_vm_post(gsvm_lsl_vm *vm, const char *event, const json_t *args, const gsvm_lsl_item *items,
+                         size_t nitems, uint32_t tag, bool *queued, gsvm_error *err)
 {
     *queued = false;
     const fal_event *e = fal_program_find_event(vm->prog, event);
@@ -99,7 +102,7 @@ gsvm_status fal2_vm_post(gsvm_lsl_vm *vm, const char *event, const json_t *args,
                    : gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "'%s' is not an LSL event", event);
     if (args && !json_is_array(args))
         return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "\"args\" must be an array");
-    size_t n = args ? json_array_size(args) : 0;
+    size_t n = args ? json_array_size(args) : nitems;
     if (n != e->nparams)
         return gsvm_error_set(err, GSVM_ERR_INPUT, NULL, "%s takes %u arguments, not %zu", event, e->nparams, n);
     if (strcmp(event, "state_entry") == 0 || strcmp(event, "state_exit") == 0)
@@ -108,7 +111,8 @@ gsvm_status fal2_vm_post(gsvm_lsl_vm *vm, const char *event, const json_t *args,
     if (n && !(q.args = fal_calloc(vm, n, sizeof *q.args)))
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        gsvm_status st = arg_value(vm, e, i, json_array_get(args, i), &q.args[i], err);
+        gsvm_status st = args ? arg_value(vm, e, i, json_array_get(args, i), NULL, &q.args[i], err)
+                              : arg_value(vm, e, i, NULL, &items[i], &q.args[i], err);
         if (st != GSVM_OK) {
             fal_values_release(vm, q.args, i);
             fal_free(vm, q.args);

@@ -336,19 +336,7 @@ gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const json_t 
             return st;
         }
     }
-    gsvm_status st;
-    if (ed->index == LSL_SCHED_EV_LISTEN)
-        /* chat reaches the script only through a matching open listen */
-        st = lsl_sched_hear(&vm->sched, vals[0].u.i, lsl_str_data(&vals[1]), lsl_str_len(&vals[1]),
-                            lsl_str_data(&vals[2]), lsl_str_len(&vals[2]), lsl_str_data(&vals[3]),
-                            lsl_str_len(&vals[3]), NULL, was_queued, err);
-    else if (ed->index == LSL_SCHED_EV_STATE_ENTRY || ed->index == LSL_SCHED_EV_STATE_EXIT)
-        st = GSVM_OK; /* never queued: the VM runs them around state changes */
-    else
-        st = lsl_sched_push(&vm->sched, ed->index, vals, n, was_queued, err);
-    for (size_t k = 0; k < n; k++)
-        vrelease(&vals[k]);
-    return st;
+    return fal3_post_values(vm, ed, vals, n, 0, was_queued, err);
 }
 
 uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms)

@@ -5,7 +5,8 @@
  * readers (current event and tag, queue length, state, listens, next
  * deadline, globals by name, the clock) answer alike on both; faults carry
  * line:column on both; program files of both load through one call; the
- * ABI-2-only calls refuse an ABI-3 VM. */
+ * ABI-2-only calls refuse an ABI-3 VM; typed posts (no JSON) carry every
+ * argument type. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,8 +98,12 @@ static void run_counter(int abi, gsvm_buf *log)
     bool queued;
     CHECK(gsvm_lsl_vm_post(vm, "touch_start", a1, &queued, &err) == GSVM_OK && queued);
     CHECK(gsvm_lsl_vm_post_tagged(vm, "touch_start", a2, 7, &queued, &err) == GSVM_OK && queued);
-    CHECK(gsvm_lsl_vm_post(vm, "touch_start", a1, &queued, &err) == GSVM_OK && queued);
+    gsvm_lsl_item one = {.type = GSVM_LSL_T_INTEGER, .i = 1}, text = {.type = GSVM_LSL_T_STRING, .s = "x", .len = 1};
+    CHECK(gsvm_lsl_vm_post_items(vm, "touch_start", &one, 1, 0, &queued, &err) == GSVM_OK && queued);
     CHECK(gsvm_lsl_vm_post(vm, "touch_start", bad, &queued, &err) == GSVM_ERR_INPUT && !queued);
+    CHECK(gsvm_lsl_vm_post_items(vm, "touch_start", &text, 1, 0, &queued, &err) == GSVM_ERR_INPUT && !queued);
+    CHECK(strstr(err.message, "touch_start argument 1 must be") != NULL);
+    CHECK(gsvm_lsl_vm_post_items(vm, "touch_start", NULL, 0, 0, &queued, &err) == GSVM_ERR_INPUT && !queued);
     CHECK(gsvm_lsl_vm_post(vm, "timer", NULL, &queued, &err) == GSVM_OK && !queued); /* no handler: dropped */
     CHECK(gsvm_lsl_vm_post(vm, "no_such_event", NULL, &queued, &err) == GSVM_ERR_INPUT);
     CHECK_INT(gsvm_lsl_vm_queue_length(vm), 3);
@@ -278,8 +283,85 @@ static void test_fault_lines(void)
     gsvm_lsl_hosts_free(h);
 }
 
+/* Typed posts carry every argument type an event has: chat through the
+ * script's listens (strings, a key), a list argument, rotations; what
+ * does not fit the handler is refused naming the argument. */
+static const char typed_src[] =
+    "default {\n"
+    "    state_entry() { llListen(5, \"\", NULL_KEY, \"\"); }\n"
+    "    listen(integer ch, string name, key id, string msg) {\n"
+    "        llOwnerSay(name + \" said \" + msg + \" on \" + (string)ch + \" as \" + (string)id);\n"
+    "    }\n"
+    "    http_response(key id, integer status, list meta, string body) {\n"
+    "        llOwnerSay((string)status + \" \" + llList2CSV(meta) + \" \" + body);\n"
+    "    }\n"
+    "    at_rot_target(integer n, rotation want, rotation got) { llOwnerSay((string)n + \" \" + (string)want); }\n"
+    "}\n";
+
+static void test_typed_post(void)
+{
+    gsvm_error err;
+    gsvm_lsl_compile_opts o = {.abi = 3};
+    gsvm_lsl_program *p = NULL;
+    CHECK(gsvm_lsl_compile_with(typed_src, strlen(typed_src), "typed.lsl", &o, &p, &err) == GSVM_OK);
+    if (!p)
+        return;
+    gsvm_buf log;
+    gsvm_buf_init(&log);
+    gsvm_lsl_vm *vm = NULL;
+    gsvm_lsl_hosts *h;
+    gsvm_lsl_hosts_new(&h, &err);
+    gsvm_lsl_hosts_add(h, "llOwnerSay", cb_say, &vm, &err);
+    vm = new_vm(p, h, &log);
+    gsvm_lsl_program_release(p);
+    if (!vm)
+        return;
+    CHECK(gsvm_lsl_vm_start(vm, &err) == GSVM_OK);
+    CHECK_INT(run_idle(vm, 50), GSVM_LSL_FINISHED);
+    const char *key = "00000000-0000-0000-0000-000000000001";
+    gsvm_lsl_item chat[4] = {{.type = GSVM_LSL_T_INTEGER, .i = 5},
+                             {.type = GSVM_LSL_T_STRING, .s = "Ann", .len = 3},
+                             {.type = GSVM_LSL_T_KEY, .s = key, .len = strlen(key)},
+                             {.type = GSVM_LSL_T_STRING, .s = "hello there", .len = 5}};
+    bool queued;
+    CHECK(gsvm_lsl_vm_post_items(vm, "listen", chat, 4, 0, &queued, &err) == GSVM_OK && queued);
+    chat[0].i = 6; /* no listen on channel 6: not heard */
+    CHECK(gsvm_lsl_vm_post_items(vm, "listen", chat, 4, 0, &queued, &err) == GSVM_OK && !queued);
+    gsvm_lsl_item meta[3] = {{.type = GSVM_LSL_T_INTEGER, .i = 7},
+                             {.type = GSVM_LSL_T_FLOAT, .f = 0.5},
+                             {.type = GSVM_LSL_T_VECTOR, .v = {1, 2, 3}}};
+    gsvm_lsl_item http[4] = {{.type = GSVM_LSL_T_STRING, .s = key, .len = strlen(key)},
+                             {.type = GSVM_LSL_T_INTEGER, .i = 200},
+                             {.type = GSVM_LSL_T_LIST, .len = 3, .list = meta},
+                             {.type = GSVM_LSL_T_STRING, .s = "ok", .len = 2}};
+    CHECK(gsvm_lsl_vm_post_items(vm, "http_response", http, 4, 9, &queued, &err) == GSVM_OK && queued);
+    gsvm_lsl_item rot[3] = {{.type = GSVM_LSL_T_INTEGER, .i = 1},
+                            {.type = GSVM_LSL_T_ROTATION, .v = {0, 0, 0, 1}},
+                            {.type = GSVM_LSL_T_ROTATION, .v = {0, 0, 1, 0}}};
+    CHECK(gsvm_lsl_vm_post_items(vm, "at_rot_target", rot, 3, 0, &queued, &err) == GSVM_OK && queued);
+    CHECK_INT(gsvm_lsl_vm_queue_length(vm), 3);
+    /* refused: a vector for a rotation, a list in a list, a list without its items */
+    rot[2].type = GSVM_LSL_T_VECTOR;
+    CHECK(gsvm_lsl_vm_post_items(vm, "at_rot_target", rot, 3, 0, &queued, &err) == GSVM_ERR_INPUT && !queued);
+    CHECK(strstr(err.message, "at_rot_target argument 3 must be rotation") != NULL);
+    meta[2] = (gsvm_lsl_item){.type = GSVM_LSL_T_LIST};
+    CHECK(gsvm_lsl_vm_post_items(vm, "http_response", http, 4, 0, &queued, &err) == GSVM_ERR_USAGE && !queued);
+    CHECK(strstr(err.message, "list element 3 is a list") != NULL);
+    http[2].list = NULL;
+    CHECK(gsvm_lsl_vm_post_items(vm, "http_response", http, 4, 0, &queued, &err) == GSVM_ERR_USAGE && !queued);
+    CHECK_INT(gsvm_lsl_vm_queue_length(vm), 3);
+    CHECK_INT(run_idle(vm, 7), GSVM_LSL_FINISHED);
+    CHECK_STR(gsvm_buf_cstr(&log), "llOwnerSay listen/0: Ann said hello on 5 as 00000000-0000-0000-0000-000000000001\n"
+                                   "llOwnerSay http_response/9: 200 7, 0.500000, <1.000000, 2.000000, 3.000000> ok\n"
+                                   "llOwnerSay at_rot_target/0: 1 <0.00000, 0.00000, 0.00000, 1.00000>\n");
+    gsvm_lsl_vm_free(vm);
+    gsvm_lsl_hosts_free(h);
+    gsvm_buf_free(&log);
+}
+
 int main(void)
 {
+    test_typed_post();
     test_same_trace();
     test_auto_abi_and_files();
     test_fault_lines();
