@@ -84,6 +84,8 @@ typedef struct gsvm_lsl_compile_opts {
                             * diagnostic a script neither takes is given); 2 or 3: that one */
     const char *cache_dir; /* the compile cache (gsvm_lsl_compile_cached), NULL: none */
     bool *cache_hit;       /* told whether the cache answered (may be NULL) */
+    char *why;             /* abi 0 that took ABI 3: why not ABI 2 ("LINE:COL: message", */
+    size_t why_size;       /* at most why_size bytes); "" when ABI 2 was taken (may be NULL) */
 } gsvm_lsl_compile_opts;
 /* Compiles LSL source to a program of the ABI `opts` asks for.  `file`
  * names the source in diagnostics, which are "FILE:LINE:COL: error:

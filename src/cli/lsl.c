@@ -14,61 +14,34 @@
 #include "cli/verb.h"
 #include "gsvm/lsl.h"
 
-/* A program of either ABI. */
-typedef struct any_prog {
-    gsvm_lsl_program *p2;
-    gsvm_lsl3_program *p3;
-} any_prog;
-
-static void any_free(any_prog *a)
-{
-    gsvm_lsl_program_free(a->p2);
-    gsvm_lsl3_program_free(a->p3);
-    a->p2 = NULL;
-    a->p3 = NULL;
-}
-
 /* Reads FILE (or "-") and turns it into a program: a .fpc (ABI 2, magic
  * HWZP) or an ABI-3 program file (magic HWZ3) is loaded; anything else is
- * compiled as LSL source.  `abi` 0 picks ABI 2 when the script fits its
- * slice and ABI 3 otherwise (both through the cache when `cache_dir` is not
- * NULL); 2 or 3 forces one (a program file must then be of that ABI). */
-static gsvm_status load_any_why(const char *path, const char *cache_dir, int abi, any_prog *out,
-                                char *why, size_t why_size, gsvm_error *err)
+ * compiled as LSL source (gsvm_lsl_compile_with: `abi` 0 picks ABI 2 when
+ * the script fits its slice and ABI 3 otherwise, saying why in `why` when
+ * not NULL; through the cache when `cache_dir` is not NULL); 2 or 3 forces
+ * one (a program file must then be of that ABI). */
+static gsvm_status load_any(const char *path, const char *cache_dir, int abi, gsvm_lsl_program **out,
+                            char *why, size_t why_size, gsvm_error *err)
 {
-    out->p2 = NULL;
-    out->p3 = NULL;
+    *out = NULL;
     gsvm_buf bytes;
     gsvm_status st = gsvm_file_read(path, &bytes, err);
     if (st != GSVM_OK)
         return st;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    if (gsvm_lsl_is_program_file(bytes.data, bytes.len)) {
-        st = abi == 3 ? gsvm_error_set(err, GSVM_ERR_INPUT, name, "an ABI-2 program, not ABI 3")
-                      : gsvm_lsl_program_load(bytes.data, bytes.len, name, &out->p2, err);
-    } else if (gsvm_lsl3_is_program_file(bytes.data, bytes.len)) {
-        st = abi == 2 ? gsvm_error_set(err, GSVM_ERR_INPUT, name, "an ABI-3 program, not ABI 2")
-                      : gsvm_lsl3_program_load(bytes.data, bytes.len, name, &out->p3, err);
+    int file_abi = gsvm_lsl_is_program_file(bytes.data, bytes.len)    ? 2
+                   : gsvm_lsl3_is_program_file(bytes.data, bytes.len) ? 3
+                                                                      : 0;
+    if (file_abi && abi && file_abi != abi) {
+        st = gsvm_error_set(err, GSVM_ERR_INPUT, name, "an ABI-%d program, not ABI %d", file_abi, abi);
+    } else if (file_abi) {
+        st = gsvm_lsl_program_load(bytes.data, bytes.len, name, out, err);
     } else {
-        const char *src = bytes.data ? (const char *)bytes.data : "";
-        if (abi != 3)
-            st = gsvm_lsl_compile_cached(src, bytes.len, name, cache_dir, &out->p2, NULL, err);
-        if (abi == 3 || (abi == 0 && st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO)) {
-            /* not in the ABI-2 slice: the whole language (its diagnostic wins) */
-            if (why && abi == 0)
-                snprintf(why, why_size, "%ld:%ld: %s", err->line, err->column, err->message);
-            gsvm_error_clear(err);
-            st = gsvm_lsl3_compile_cached(src, bytes.len, name, cache_dir, &out->p3, NULL, err);
-        }
+        gsvm_lsl_compile_opts o = {.abi = abi, .cache_dir = cache_dir, .why = why, .why_size = why_size};
+        st = gsvm_lsl_compile_with(bytes.data ? (const char *)bytes.data : "", bytes.len, name, &o, out, err);
     }
     gsvm_buf_free(&bytes);
     return st;
-}
-
-static gsvm_status load_any(const char *path, const char *cache_dir, int abi, any_prog *out,
-                            gsvm_error *err)
-{
-    return load_any_why(path, cache_dir, abi, out, NULL, 0, err);
 }
 
 /* --abi 2|3 (0 when absent); 0 or the exit code. */
@@ -83,8 +56,8 @@ static int abi_of(const gsvm_cli_call *c, uint64_t dflt, int *abi)
 }
 
 /* The program a verb's FILE names, with its --abi: 0 or the exit code
- * (after the diagnostic).  `why` as load_any_why. */
-static int load_input(const gsvm_cli_call *c, const char *path, const char *cache_dir, any_prog *out,
+ * (after the diagnostic).  `why` as load_any's. */
+static int load_input(const gsvm_cli_call *c, const char *path, const char *cache_dir, gsvm_lsl_program **out,
                       char *why, size_t why_size)
 {
     int abi = 0, rc;
@@ -92,7 +65,7 @@ static int load_input(const gsvm_cli_call *c, const char *path, const char *cach
         return rc;
     gsvm_error err;
     gsvm_error_clear(&err);
-    if (load_any_why(path, cache_dir, abi, out, why, why_size, &err) != GSVM_OK)
+    if (load_any(path, cache_dir, abi, out, why, why_size, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     return 0;
 }
@@ -111,7 +84,7 @@ static int cmd_compile(const gsvm_cli_call *c)
     const char *out_path = gsvm_cli_str(c, "--output", NULL);
     if ((!out_path || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO))
         return gsvm_cli_bad_value(c, "refusing to write a binary program to a terminal; use -o OUT.fpc");
-    any_prog prog;
+    gsvm_lsl_program *prog;
     char why[sizeof ((gsvm_error *)0)->message + 48] = "";
     int rc = load_input(c, pos[0], NULL, &prog, why, sizeof why);
     if (rc)
@@ -120,7 +93,7 @@ static int cmd_compile(const gsvm_cli_call *c)
     gsvm_error_clear(&err);
     /* say which ABI the program is, and why not ABI 2 when it was picked */
     const char *name = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
-    if (prog.p2)
+    if (gsvm_lsl_program_abi(prog) == 2)
         fprintf(stderr, "%s: ABI 2\n", name);
     else if (why[0])
         fprintf(stderr, "%s: ABI 3 (ABI 2: %s)\n", name, why);
@@ -128,9 +101,8 @@ static int cmd_compile(const gsvm_cli_call *c)
         fprintf(stderr, "%s: ABI 3\n", name);
     uint8_t *data;
     size_t len;
-    gsvm_status st = prog.p2 ? gsvm_lsl_program_save(prog.p2, &data, &len, &err)
-                             : gsvm_lsl3_program_save(prog.p3, &data, &len, &err);
-    any_free(&prog);
+    gsvm_status st = gsvm_lsl_program_save(prog, &data, &len, &err);
+    gsvm_lsl_program_release(prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
     rc = gsvm_cli_write(out_path, data, len);
@@ -149,13 +121,12 @@ static int cmd_list(const gsvm_cli_call *c)
 {
     gsvm_error err;
     gsvm_error_clear(&err);
-    any_prog prog;
-    if (load_any(c->pos[0], NULL, 0, &prog, &err) != GSVM_OK)
+    gsvm_lsl_program *prog;
+    if (load_any(c->pos[0], NULL, 0, &prog, NULL, 0, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     char *text;
-    gsvm_status st = prog.p2 ? gsvm_lsl_program_list(prog.p2, &text, &err)
-                             : gsvm_lsl3_program_list(prog.p3, &text, &err);
-    any_free(&prog);
+    gsvm_status st = gsvm_lsl_program_list(prog, &text, &err);
+    gsvm_lsl_program_release(prog);
     if (st != GSVM_OK)
         return gsvm_cli_fail(&err);
     int rc = gsvm_cli_write(gsvm_cli_str(c, "--output", NULL), text, strlen(text));
@@ -170,13 +141,13 @@ static int cmd_verify(const gsvm_cli_call *c)
     const char *const *pos = c->pos;
     gsvm_error err;
     gsvm_error_clear(&err);
-    any_prog prog;
-    if (load_any(pos[0], NULL, 0, &prog, &err) != GSVM_OK)
+    gsvm_lsl_program *prog;
+    if (load_any(pos[0], NULL, 0, &prog, NULL, 0, &err) != GSVM_OK)
         return gsvm_cli_fail(&err);
     /* ABI 3 programs are verified (types and stack shapes) whenever they are built or loaded */
-    gsvm_status st = prog.p2 ? gsvm_lsl_program_verify(prog.p2, &err) : GSVM_OK;
-    size_t n = prog.p2 ? gsvm_lsl_program_code_size(prog.p2) : gsvm_lsl3_program_code_size(prog.p3);
-    any_free(&prog);
+    gsvm_status st = gsvm_lsl_program_verify(prog, &err);
+    size_t n = gsvm_lsl_program_code_size(prog);
+    gsvm_lsl_program_release(prog);
     if (st != GSVM_OK) {
         snprintf(err.file, sizeof err.file, "%s", pos[0]);
         return gsvm_cli_fail(&err);
@@ -460,30 +431,32 @@ static int cmd_run(const gsvm_cli_call *c)
     char cache_buf[4096];
     const char *cache_dir = no_cache ? NULL : cache ? cache
                                                     : gsvm_lsl_default_cache_dir(cache_buf, sizeof cache_buf);
-    any_prog any;
-    int rc = load_input(c, file, cache_dir, &any, NULL, 0);
+    gsvm_lsl_program *prog;
+    int rc = load_input(c, file, cache_dir, &prog, NULL, 0);
     if (rc)
         return rc;
+    /* ABI 3 runs with its timers, sleeps and queue (lsl_run3.c); ABI 2 as
+     * the document's VM, dispatching each event as its line comes */
+    const gsvm_lsl3_program *p3 = gsvm_lsl_program_abi3(prog);
     gsvm_error err;
     gsvm_error_clear(&err);
     lsl_lines events = {NULL, NULL, 0, NULL};
     gsvm_status st = GSVM_OK;
     if (events_path)
-        st = any.p3 ? gsvm_cli_lsl3_load_timeline(events_path, any.p3, &events, &err)
-                    : lsl_cli_load_lines(events_path, check_event, any.p2, &events, &err);
+        st = p3 ? gsvm_cli_lsl3_load_timeline(events_path, p3, &events, &err)
+                : lsl_cli_load_lines(events_path, check_event, prog, &events, &err);
     FILE *out = st == GSVM_OK ? open_output(out_path, &err) : NULL;
     if (!out) {
         rc = gsvm_cli_fail(&err);
     } else {
-        rc = any.p3 ? gsvm_cli_lsl_run3(any.p3, &events, resume, &o, out)
-                    : run_program(any.p2, &events, resume, &o, out);
+        rc = p3 ? gsvm_cli_lsl_run3(p3, &events, resume, &o, out) : run_program(prog, &events, resume, &o, out);
         if (out != stdout && fclose(out) != 0 && rc == 0) {
             gsvm_error_set(&err, GSVM_ERR_IO, out_path, "write failed");
             rc = gsvm_cli_fail(&err);
         }
     }
     lsl_cli_free_lines(&events);
-    any_free(&any);
+    gsvm_lsl_program_release(prog);
     return rc;
 }
 

@@ -3,6 +3,7 @@
  * (uint8_t 2 or 3), so each call here reads that byte and hands the call to
  * the ABI-2 engine (fal2_*, lsl/abi2.h) or the ABI-3 one (gsvm_lsl3_*).
  * Calls that only one ABI has refuse the other's handle rather than guess. */
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -24,7 +25,10 @@ gsvm_status gsvm_lsl_compile_with(const char *source, size_t len, const char *fi
     int abi = opts ? opts->abi : 0;
     const char *dir = opts ? opts->cache_dir : NULL;
     bool *hit = opts ? opts->cache_hit : NULL;
+    char *why = opts ? opts->why : NULL;
     *out = NULL;
+    if (why && opts->why_size)
+        why[0] = '\0';
     if (abi != 0 && abi != 2 && abi != 3)
         return gsvm_error_set(err, GSVM_ERR_USAGE, file, "ABI %d is not implemented (2 or 3)", abi);
     gsvm_status st = GSVM_ERR_INPUT;
@@ -33,6 +37,8 @@ gsvm_status gsvm_lsl_compile_with(const char *source, size_t len, const char *fi
     if (abi == 3 || (abi == 0 && st != GSVM_OK && st != GSVM_ERR_NOMEM && st != GSVM_ERR_IO)) {
         /* beyond the ABI-2 slice: the whole language (its diagnostic wins) */
         gsvm_lsl3_program *p3 = NULL;
+        if (why && opts->why_size && abi == 0)
+            snprintf(why, opts->why_size, "%ld:%ld: %s", err->line, err->column, err->message);
         gsvm_error_clear(err);
         st = gsvm_lsl3_compile_cached(source, len, file, dir, &p3, hit, err);
         *out = (gsvm_lsl_program *)p3;

@@ -43,7 +43,7 @@ gsvm_status rg_program_for_bytes(gsvm_lsl_region *r, const uint8_t *data, size_t
         st = gsvm_lsl_program_load(data, len, name, &p2, err);
     } else {
         /* ABI 2 when the script fits its slice, else ABI 3 (the one API's choice) */
-        const gsvm_lsl_compile_opts o = {0, r->o.cache_dir, NULL};
+        const gsvm_lsl_compile_opts o = {.abi = 0, .cache_dir = r->o.cache_dir};
         st = gsvm_lsl_compile_with(data ? (const char *)data : "", len, name, &o, &p2, err);
         if (st == GSVM_OK && gsvm_lsl_program_abi(p2) == 3) {
             st = rg_program_add3(r, gsvm_lsl_program_abi3(p2), h, idx, err);
