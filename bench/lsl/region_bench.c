@@ -226,7 +226,7 @@ static gsvm_lsl_region *region_build(int n, gsvm_lsl3_program *const *progs, con
         float pos[3] = {(float)(i % 256), (float)((i / 256) % 256), 20};
         uint32_t prim;
         if (gsvm_lsl_region_add_object(r, id, OWNER, desc, pos, &prim, &err) != GSVM_OK ||
-            gsvm_lsl_region_add_script(r, prim, "s.lsl", progs[which[i]], &err) != GSVM_OK)
+            gsvm_lsl_region_add_script(r, prim, "s.lsl", gsvm_lsl_program_of3(progs[which[i]]), &err) != GSVM_OK)
             die(&err);
     }
     if (gsvm_lsl_region_advance(r, 0, &err) != GSVM_OK)
@@ -415,7 +415,7 @@ static char b_round(gsvm_lsl3_program *heavy, int port, int warm, double *arrive
     *arrived = 0;
     char line[128];
     snprintf(line, sizeof line, "{\"accept\": {\"port\": %d, \"timeout_ms\": 5000}}", port);
-    if (gsvm_lsl_region_new(&o, &b, &e) != GSVM_OK || (warm && gsvm_lsl_region_add_program(b, heavy, &e)))
+    if (gsvm_lsl_region_new(&o, &b, &e) != GSVM_OK || (warm && gsvm_lsl_region_add_program(b, gsvm_lsl_program_of3(heavy), &e)))
         return '2';
     gsvm_lsl_region_set_output(b, arrived_out, arrived);
     char ready = 'R';
@@ -508,7 +508,7 @@ static double cross_once(gsvm_lsl3_program *heavy, int port, int warm, size_t *m
     for (int i = 0; i < CROSS_SCRIPTS; i++) {
         char name[32];
         snprintf(name, sizeof name, "heavy%d.lsl", i);
-        if (gsvm_lsl_region_add_script(a, root, name, heavy, &err) != GSVM_OK)
+        if (gsvm_lsl_region_add_script(a, root, name, gsvm_lsl_program_of3(heavy), &err) != GSVM_OK)
             die(&err);
     }
     bool idle;

@@ -1,4 +1,4 @@
-/* gsvm lsl region — many Falcon (ABI-3) scripts in one simulated region.
+/* gsvm lsl region — many Falcon scripts (of either ABI) in one simulated region.
  *
  * A region holds objects (link sets of prims, each prim holding scripts), a
  * simulated clock cut into frames (45 per simulated second by default), and
@@ -104,8 +104,9 @@ gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const struct jso
 /* Building a world without JSON.  add_object makes the root prim (link 1 of
  * its link set) and returns its prim number; add_link adds a child prim to
  * the object whose root is `root`.  add_script puts a program in a prim under
- * `name`; the script's VM holds a reference to it (gsvm_lsl3_program_retain),
- * so the caller may free its own at once.  Ids are unique. */
+ * `name`; the region holds a reference to it (gsvm_lsl_program_retain),
+ * so the caller may release its own at once.  Programs are of either ABI
+ * (gsvm_lsl_compile_with, gsvm_lsl_program_load).  Ids are unique. */
 gsvm_status gsvm_lsl_region_add_object(gsvm_lsl_region *r, const char *id, const char *owner,
                                        const char *name, const float pos[3], uint32_t *prim,
                                        gsvm_error *err);
@@ -113,12 +114,12 @@ gsvm_status gsvm_lsl_region_add_link(gsvm_lsl_region *r, uint32_t root, const ch
                                      const char *name, const float local[3], uint32_t *prim,
                                      gsvm_error *err);
 gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
-                                       const gsvm_lsl3_program *prog, gsvm_error *err);
-/* Puts a program in the region's store without a script (the host's asset
- * cache): an object crossing in whose scripts run it needs no bytecode sent.
- * The region holds a reference (gsvm_lsl3_program_retain).  Programs of
- * world files, of add_script and of crossings are in the store already. */
-gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl3_program *prog, gsvm_error *err);
+                                       const gsvm_lsl_program *prog, gsvm_error *err);
+/* Puts a program (either ABI) in the region's store without a script (the
+ * host's asset cache): an object crossing in whose scripts run it needs no
+ * bytecode sent.  The region holds a reference.  Programs of world files,
+ * of add_script and of crossings are in the store already. */
+gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl_program *prog, gsvm_error *err);
 
 /* Applies one timeline line ({"touch":...}, {"chat":...}, {"move":...},
  * {"dataserver":...}, {"http_response":...}, {"event":...},

@@ -432,17 +432,26 @@ gsvm_status rg_program_add2(gsvm_lsl_region *r, gsvm_lsl_program *p, const uint8
     return GSVM_OK;
 }
 
-gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl3_program *prog, gsvm_error *err)
+/* `prog` (either ABI) in the store: its index there. */
+static gsvm_status program_add(gsvm_lsl_region *r, const gsvm_lsl_program *prog, uint32_t *idx, gsvm_error *err)
+{
+    if (gsvm_lsl_program_abi(prog) == 3)
+        return rg_program_add3(r, gsvm_lsl_program_abi3((gsvm_lsl_program *)prog), NULL, idx, err);
+    /* the store owns one reference of its ABI-2 programs */
+    return rg_program_add2(r, (gsvm_lsl_program *)gsvm_lsl_program_retain(prog), NULL, idx, err);
+}
+
+gsvm_status gsvm_lsl_region_add_program(gsvm_lsl_region *r, const gsvm_lsl_program *prog, gsvm_error *err)
 {
     uint32_t idx;
-    return rg_program_add3(r, prog, NULL, &idx, err);
+    return program_add(r, prog, &idx, err);
 }
 
 gsvm_status gsvm_lsl_region_add_script(gsvm_lsl_region *r, uint32_t prim, const char *name,
-                                       const gsvm_lsl3_program *prog, gsvm_error *err)
+                                       const gsvm_lsl_program *prog, gsvm_error *err)
 {
     uint32_t idx;
-    gsvm_status st = rg_program_add3(r, prog, NULL, &idx, err);
+    gsvm_status st = program_add(r, prog, &idx, err);
     return st ? st : add_script(r, prim, name, idx, NULL, 0, NULL, 0, err);
 }
 

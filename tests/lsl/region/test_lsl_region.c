@@ -89,7 +89,7 @@ static void test_idle_scripts_cost_nothing(void)
         uint32_t prim;
         snprintf(id, sizeof id, "o%d", i);
         CHECK_INT(gsvm_lsl_region_add_object(r, id, OWNER1, NULL, pos, &prim, &err), GSVM_OK);
-        gsvm_lsl_region_add_script(r, prim, "idle.lsl", idle, &err);
+        gsvm_lsl_region_add_script(r, prim, "idle.lsl", gsvm_lsl_program_of3(idle), &err);
     }
     gsvm_lsl_region_advance(r, 0, &err); /* every state_entry */
     gsvm_lsl_region_stats a, b;
@@ -175,7 +175,7 @@ static void test_host_allocator(void)
         uint32_t prim;
         snprintf(id, sizeof id, "o%d", i);
         gsvm_lsl_region_add_object(r, id, OWNER1, NULL, pos, &prim, &err);
-        CHECK_INT(gsvm_lsl_region_add_script(r, prim, "idle.lsl", idle, &err), GSVM_OK);
+        CHECK_INT(gsvm_lsl_region_add_script(r, prim, "idle.lsl", gsvm_lsl_program_of3(idle), &err), GSVM_OK);
     }
     CHECK_INT(gsvm_lsl_region_advance(r, 1000, &err), GSVM_OK); /* state_entry: a timer and a listen each */
     CHECK(c.blocks > 0);
@@ -203,7 +203,7 @@ static void test_host_allocator(void)
         float pos[3] = {0, 0, 20};
         uint32_t prim;
         gsvm_lsl_region_add_object(r, "o", OWNER1, NULL, pos, &prim, &err);
-        gsvm_status st = gsvm_lsl_region_add_script(r, prim, "idle.lsl", idle, &err);
+        gsvm_status st = gsvm_lsl_region_add_script(r, prim, "idle.lsl", gsvm_lsl_program_of3(idle), &err);
         if (st == GSVM_OK)
             gsvm_lsl_region_advance(r, 1000, &err); /* may fault "out of memory"; never crash */
         else
@@ -253,12 +253,12 @@ static void test_round_robin_and_budgets(void)
     /* four spinners of owner 1 in one object, four of owner 2 apart */
     gsvm_lsl_region_add_object(r, "one", OWNER1, NULL, pos, &prim, &err);
     for (int i = 0; i < 4; i++)
-        gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+        gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     for (int i = 0; i < 4; i++) {
         char id[16];
         snprintf(id, sizeof id, "two%d", i);
         gsvm_lsl_region_add_object(r, id, OWNER2, NULL, pos, &prim, &err);
-        gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+        gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     }
     gsvm_lsl_region_advance(r, 1000, &err); /* 46 frames (0 .. 1000 ms) */
     uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
@@ -277,12 +277,12 @@ static void test_round_robin_and_budgets(void)
     o.object_budget = 2000;
     gsvm_lsl_region_new(&o, &r, &err);
     gsvm_lsl_region_add_object(r, "a", OWNER1, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_add_object(r, "b", OWNER1, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_add_object(r, "c", OWNER2, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_advance(r, 1000, &err);
     CHECK_INT(script_total(r, 0) + script_total(r, 1), 46 * 2000); /* object a's budget */
     CHECK_INT(script_total(r, 2), 46 * 2000);                      /* object b's */
@@ -293,11 +293,11 @@ static void test_round_robin_and_budgets(void)
     o.object_budget = 0;
     gsvm_lsl_region_new(&o, &r, &err);
     gsvm_lsl_region_add_object(r, "a", OWNER1, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_add_object(r, "b", OWNER1, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_add_object(r, "c", OWNER2, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_advance(r, 1000, &err);
     CHECK_INT(script_total(r, 0) + script_total(r, 1), 46 * 3000); /* owner 1's budget */
     CHECK_INT(script_total(r, 2), 46 * 3000);
@@ -325,10 +325,10 @@ static void test_busy_loops_delay_nobody(void)
         char id[16];
         snprintf(id, sizeof id, "s%d", i);
         gsvm_lsl_region_add_object(r, id, OWNER1, NULL, pos, &prim, &err);
-        gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+        gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     }
     gsvm_lsl_region_add_object(r, "bell", OWNER2, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "bell.lsl", bell, &err);
+    gsvm_lsl_region_add_script(r, prim, "bell.lsl", gsvm_lsl_program_of3(bell), &err);
     gsvm_lsl_region_advance(r, 1000, &err);
     gsvm_lsl_region_stats st;
     gsvm_lsl_region_get_stats(r, &st);
@@ -384,9 +384,9 @@ static void test_wall_guard(void)
     uint32_t prim;
     float pos[3] = {1, 1, 1};
     gsvm_lsl_region_add_object(r, "spinner", OWNER1, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "spin.lsl", spin, &err);
+    gsvm_lsl_region_add_script(r, prim, "spin.lsl", gsvm_lsl_program_of3(spin), &err);
     gsvm_lsl_region_add_object(r, "greeter", OWNER2, NULL, pos, &prim, &err);
-    gsvm_lsl_region_add_script(r, prim, "hello.lsl", hello, &err);
+    gsvm_lsl_region_add_script(r, prim, "hello.lsl", gsvm_lsl_program_of3(hello), &err);
     CHECK_INT(gsvm_lsl_region_advance(r, 0, &err), GSVM_OK); /* frame 0 */
     gsvm_lsl_region_stats st;
     gsvm_lsl_region_get_stats(r, &st);
@@ -497,8 +497,56 @@ static void test_vm_queries(void)
     gsvm_lsl3_program_free(p);
 }
 
+/* Programs of both ABIs go into a region through the same calls: an ABI-2
+ * program (the document's VM) and an ABI-3 one, each compiled by
+ * gsvm_lsl_compile_with and released at once (the region holds its own
+ * references), answer the same touches alike; the same program added
+ * twice is stored once. */
+static void test_programs_of_both_abis(void)
+{
+    static const char src[] = "default { touch_start(integer n) { llOwnerSay(\"ding \" + (string)n); } }";
+    gsvm_lsl_region *r;
+    gsvm_error err;
+    gsvm_error_clear(&err);
+    CHECK_INT(gsvm_lsl_region_new(NULL, &r, &err), GSVM_OK);
+    capture c = {r, 0, "", 0};
+    gsvm_lsl_region_set_output(r, cap_out, &c);
+    float pos[3] = {5, 5, 5};
+    const char *ids[2] = {"bell2", "bell3"};
+    for (int abi = 2; abi <= 3; abi++) {
+        gsvm_lsl_compile_opts o = {.abi = abi};
+        gsvm_lsl_program *p = NULL;
+        uint32_t prim;
+        CHECK_INT(gsvm_lsl_compile_with(src, strlen(src), "bell.lsl", &o, &p, &err), GSVM_OK);
+        CHECK_INT(gsvm_lsl_region_add_object(r, ids[abi - 2], OWNER1, NULL, pos, &prim, &err), GSVM_OK);
+        CHECK_INT(gsvm_lsl_region_add_script(r, prim, "bell.lsl", p, &err), GSVM_OK);
+        CHECK_INT(gsvm_lsl_region_add_program(r, p, &err), GSVM_OK); /* already stored */
+        gsvm_lsl_program_release(p);
+    }
+    gsvm_lsl_region_stats st;
+    gsvm_lsl_region_get_stats(r, &st);
+    CHECK_INT(st.programs, 2);
+    CHECK_INT(st.scripts, 2);
+    CHECK_INT(gsvm_lsl_region_advance(r, 100, &err), GSVM_OK);
+    for (int k = 0; k < 2; k++) {
+        json_t *t = json_pack("{s:{s:s,s:s,s:s}}", "touch", "object", ids[k], "avatar", OWNER2, "name", "Bob");
+        CHECK_INT(gsvm_lsl_region_apply(r, t, "t.jsonl", 1, &err), GSVM_OK);
+        json_decref(t);
+        c.lines = 0;
+        CHECK_INT(gsvm_lsl_region_advance(r, 100, &err), GSVM_OK);
+        CHECK_INT(c.lines, 1);
+        char want[160];
+        snprintf(want, sizeof want,
+                 "{\"object\":\"%s\",\"script\":\"bell.lsl\",\"host\":\"llOwnerSay\",\"args\":[\"ding 1\"]}",
+                 ids[k]);
+        CHECK_STR(c.last, want);
+    }
+    gsvm_lsl_region_free(r);
+}
+
 int main(void)
 {
+    test_programs_of_both_abis();
     test_vm_queries();
     test_world_shares_programs();
     test_idle_scripts_cost_nothing();
