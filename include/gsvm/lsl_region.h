@@ -75,9 +75,12 @@ typedef struct gsvm_lsl_region_opts {
     uint64_t max_scripts;  /* a crossing that would pass it is refused, 0 = none */
     int cross_fault;       /* testing: drop a crossing's connection at this step (1..7), 0 = never */
     const char *cache_dir; /* compiled-program cache (NULL: none) */
-    /* Where every script's VM memory comes from, either ABI (gsvm_lsl3_vm_new_alloc,
-     * gsvm_lsl_vm_new_alloc);
-     * NULL: the C library.  The region's own tables use the C library. */
+    /* Where the region's memory comes from: the region itself, its tables
+     * (objects, prims, scripts, programs store, timer heap, run queue,
+     * listen index, touches) and every script's VM, either ABI
+     * (gsvm_lsl_vm_new_alloc).  NULL: the C library.  What leaves the
+     * region (output lines, crossing frames) and the host-function table
+     * use the C library. */
     gsvm_lsl_realloc_fn alloc;
     void *alloc_user;
 } gsvm_lsl_region_opts;

@@ -35,28 +35,62 @@ void gsvm_lsl_region_opts_default(gsvm_lsl_region_opts *o)
     o->frame_guard_us = 250000;
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
+/* ---- the region's memory: the host's allocator (opts.alloc), else the C
+ * library's, for the region's own tables as for its scripts' VMs ---------- */
+
+void *rg_realloc(const gsvm_lsl_region *r, void *p, size_t n)
+{
+    if (r->o.alloc)
+        return r->o.alloc(r->o.alloc_user, p, n);
+    if (n)
+        return realloc(p, n);
+    free(p);
+    return NULL;
+}
+
+void *rg_calloc(const gsvm_lsl_region *r, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    void *p = rg_realloc(r, NULL, bytes ? bytes : 1);
+    return p ? memset(p, 0, bytes) : NULL;
+}
+
+char *rg_dup(const gsvm_lsl_region *r, const char *s, size_t len)
+{
+    char *d = rg_realloc(r, NULL, len + 1);
+    if (d) {
+        memcpy(d, s, len);
+        d[len] = '\0';
+    }
+    return d;
+}
+
+static bool grow(const gsvm_lsl_region *r, void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return true;
     size_t nc = *cap ? *cap : 8;
     while (nc < need)
         nc *= 2;
-    void *n = realloc(*p, nc * size);
+    void *n = rg_realloc(r, *p, nc * size);
     if (!n)
         return false;
     *p = n;
     *cap = nc;
     return true;
 }
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW(arr, cap, need) grow(r, (void **)&(arr), &(cap), (need), sizeof *(arr))
 
 static gsvm_status oom(gsvm_error *err) { return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory"); }
 
 gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_region **out, gsvm_error *err)
 {
     *out = NULL;
-    gsvm_lsl_region *r = calloc(1, sizeof *r);
+    /* the region itself comes from the allocator its options name */
+    gsvm_lsl_region first = {.o = {.alloc = opts ? opts->alloc : NULL, .alloc_user = opts ? opts->alloc_user : NULL}};
+    gsvm_lsl_region *r = rg_calloc(&first, 1, sizeof *r);
     if (!r)
         return oom(err);
     if (opts)
@@ -65,7 +99,7 @@ gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_regio
         gsvm_lsl_region_opts_default(&r->o);
     if (r->o.frames_per_second == 0 || r->o.frames_per_second > 1000 || r->o.slice == 0 ||
         r->o.frame_budget == 0 || r->o.script_budget == 0) {
-        free(r);
+        rg_free(r, r);
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL,
                               "frames per second must be 1..1000 and the budgets at least 1");
     }
@@ -75,7 +109,7 @@ gsvm_status gsvm_lsl_region_new(const gsvm_lsl_region_opts *opts, gsvm_lsl_regio
     r->cross_fault = r->o.cross_fault;
     gsvm_status st = rg_hosts_new(&r->hosts, err);
     if (st != GSVM_OK) {
-        free(r);
+        rg_free(r, r);
         return st;
     }
     *out = r;
@@ -90,36 +124,36 @@ void gsvm_lsl_region_free(gsvm_lsl_region *r)
         rg_script *s = r->scripts[i];
         gsvm_lsl3_vm_free(s->vm);
         gsvm_lsl_vm_free(s->vm2);
-        free(s->q2);
+        rg_free(r, s->q2);
         for (unsigned k = 0; k < s->ndet; k++)
-            free(s->det[k].name);
-        free(s->det);
-        free(s->chans);
-        free(s->name);
-        free(s);
+            rg_free(r, s->det[k].name);
+        rg_free(r, s->det);
+        rg_free(r, s->chans);
+        rg_free(r, s->name);
+        rg_free(r, s);
     }
     for (size_t i = 0; i < r->nprims; i++) {
-        free(r->prims[i].id);
-        free(r->prims[i].name);
-        free(r->prims[i].links);
-        free(r->prims[i].scripts);
+        rg_free(r, r->prims[i].id);
+        rg_free(r, r->prims[i].name);
+        rg_free(r, r->prims[i].links);
+        rg_free(r, r->prims[i].scripts);
     }
     for (size_t i = 0; i < r->nprogs; i++) {
         gsvm_lsl3_program_free(r->progs[i].prog);
         gsvm_lsl_program_free(r->progs[i].prog2);
     }
     for (size_t i = 0; i < r->capchans; i++)
-        free(r->chans[i].scripts);
-    free(r->chans);
-    free(r->progs);
-    free(r->prims);
-    free(r->scripts);
-    free(r->owners);
-    free(r->heap);
-    free(r->runq);
-    free(r->reqs);
+        rg_free(r, r->chans[i].scripts);
+    rg_free(r, r->chans);
+    rg_free(r, r->progs);
+    rg_free(r, r->prims);
+    rg_free(r, r->scripts);
+    rg_free(r, r->owners);
+    rg_free(r, r->heap);
+    rg_free(r, r->runq);
+    rg_free(r, r->reqs);
     gsvm_lsl_hosts_free(r->hosts);
-    free(r);
+    rg_free(r, r);
 }
 
 void gsvm_lsl_region_set_output(gsvm_lsl_region *r, gsvm_lsl_region_output_fn fn, void *user)
@@ -198,11 +232,11 @@ static gsvm_status new_prim(gsvm_lsl_region *r, const char *id, const char *name
         return oom(err);
     rg_prim *p = &r->prims[r->nprims];
     memset(p, 0, sizeof *p);
-    p->id = gsvm_dup_bytes(id, strlen(id));
-    p->name = gsvm_dup_bytes(name ? name : id, strlen(name ? name : id));
+    p->id = rg_dup(r, id, strlen(id));
+    p->name = rg_dup(r, name ? name : id, strlen(name ? name : id));
     if (!p->id || !p->name) {
-        free(p->id);
-        free(p->name);
+        rg_free(r, p->id);
+        rg_free(r, p->name);
         return oom(err);
     }
     rg_make_key("gsvm-region-prim", id, p->key);
@@ -246,7 +280,7 @@ gsvm_status gsvm_lsl_region_add_object(gsvm_lsl_region *r, const char *id, const
         p->owner[i] = (char)tolower((unsigned char)owner[i]);
     bool ok = true;
     p->owner_index = owner_index(r, p->owner, &ok);
-    p->links = malloc(sizeof *p->links);
+    p->links = rg_realloc(r, NULL, sizeof *p->links);
     if (!ok || !p->links)
         return oom(err); /* the prim stays, inert: the region is being torn down */
     p->links[0] = pi;
@@ -267,7 +301,7 @@ gsvm_status gsvm_lsl_region_add_link(gsvm_lsl_region *r, uint32_t root, const ch
     if (st)
         return st;
     rg_prim *rp = &r->prims[root], *p = &r->prims[pi];
-    uint32_t *nl = realloc(rp->links, (rp->nlinks + 1) * sizeof *nl);
+    uint32_t *nl = rg_realloc(r, rp->links, (rp->nlinks + 1) * sizeof *nl);
     if (!nl)
         return oom(err);
     rp->links = nl;
@@ -297,11 +331,11 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     rg_prim *p = &r->prims[prim];
     if (!GROW(r->scripts, r->capscripts, r->nscripts + 1))
         return oom(err);
-    uint32_t *ns = realloc(p->scripts, (p->nscripts + 1) * sizeof *ns);
+    uint32_t *ns = rg_realloc(r, p->scripts, (p->nscripts + 1) * sizeof *ns);
     if (!ns)
         return oom(err);
     p->scripts = ns;
-    rg_script *s = calloc(1, sizeof *s);
+    rg_script *s = rg_calloc(r, 1, sizeof *s);
     if (!s)
         return oom(err);
     s->region = r;
@@ -310,7 +344,7 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     s->prog = pidx;
     s->heap_pos = RG_NO_POS;
     s->mark = UINT64_MAX;
-    s->name = gsvm_dup_bytes(name, strlen(name));
+    s->name = rg_dup(r, name, strlen(name));
     gsvm_status st = s->name ? GSVM_OK : oom(err);
     if (st == GSVM_OK && rp->abi == 3) {
         st = gsvm_lsl3_vm_new_alloc(rp->prog, r->o.alloc, r->o.alloc_user, &s->vm, err);
@@ -335,7 +369,7 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
                 st = gsvm_lsl_vm_dispatch(s->vm2, "state_entry", NULL, 0, err);
         }
         if (st == GSVM_OK && nq2) {
-            s->q2 = malloc(nq2 * sizeof *s->q2);
+            s->q2 = rg_realloc(r, NULL, nq2 * sizeof *s->q2);
             if (!s->q2) {
                 st = oom(err);
             } else {
@@ -347,9 +381,9 @@ static gsvm_status add_script(gsvm_lsl_region *r, uint32_t prim, const char *nam
     if (st != GSVM_OK) {
         gsvm_lsl3_vm_free(s->vm);
         gsvm_lsl_vm_free(s->vm2);
-        free(s->q2);
-        free(s->name);
-        free(s);
+        rg_free(r, s->q2);
+        rg_free(r, s->name);
+        rg_free(r, s);
         return st;
     }
     r->scripts[r->nscripts++] = s;
@@ -375,7 +409,7 @@ long rg_program_find(const gsvm_lsl_region *r, const uint8_t id[32], int abi)
 /* A new, zeroed entry at the end of the store (not yet counted), or NULL. */
 static rg_program *program_slot(gsvm_lsl_region *r)
 {
-    rg_program *np = realloc(r->progs, (r->nprogs + 1) * sizeof *np);
+    rg_program *np = rg_realloc(r, r->progs, (r->nprogs + 1) * sizeof *np);
     if (!np)
         return NULL;
     r->progs = np;
@@ -411,7 +445,7 @@ gsvm_status rg_program_add2(gsvm_lsl_region *r, gsvm_lsl_program *p, const uint8
     gsvm_status st = gsvm_lsl_program_save(p, &bytes, &len, err);
     if (st == GSVM_OK) {
         gsvm_sha256(bytes, len, id);
-        free(bytes);
+        free(bytes); /* gsvm_lsl_program_save's, from the C library */
         long k = src_hash ? -1 : rg_program_find(r, id, 2);
         if (k >= 0) { /* the same program again: one copy serves both */
             gsvm_lsl_program_free(p);
@@ -527,12 +561,12 @@ static bool runq_reserve(gsvm_lsl_region *r)
     size_t nc = r->rq_cap ? r->rq_cap : 16;
     while (nc < r->nscripts + 1)
         nc *= 2;
-    uint32_t *n = malloc(nc * sizeof *n);
+    uint32_t *n = rg_realloc(r, NULL, nc * sizeof *n);
     if (!n)
         return false;
     for (size_t i = 0; i < r->rq_count; i++)
         n[i] = r->runq[(r->rq_head + i) % r->rq_cap];
-    free(r->runq);
+    rg_free(r, r->runq);
     r->runq = n;
     r->rq_cap = nc;
     r->rq_head = 0;
@@ -696,7 +730,7 @@ static rg_chan *chan_add(gsvm_lsl_region *r, int32_t c)
         return f;
     if ((r->nchans_used + 1) * 2 > r->capchans) {
         size_t nc = r->capchans ? r->capchans * 2 : 64;
-        rg_chan *n = calloc(nc, sizeof *n);
+        rg_chan *n = rg_calloc(r, nc, sizeof *n);
         if (!n)
             return NULL;
         for (size_t i = 0; i < r->capchans; i++) {
@@ -707,7 +741,7 @@ static rg_chan *chan_add(gsvm_lsl_region *r, int32_t c)
                 k = (k + 1) & (nc - 1);
             n[k] = r->chans[i];
         }
-        free(r->chans);
+        rg_free(r, r->chans);
         r->chans = n;
         r->capchans = nc;
     }
@@ -754,7 +788,7 @@ static void reindex(gsvm_lsl_region *r, rg_script *s)
     }
     s->nchans = 0;
     if (u > s->capchans) {
-        int32_t *nc = realloc(s->chans, u * sizeof *nc);
+        int32_t *nc = rg_realloc(r, s->chans, u * sizeof *nc);
         if (!nc)
             return;
         s->chans = nc;
@@ -794,7 +828,7 @@ gsvm_status rg_post(gsvm_lsl_region *r, rg_script *s, int event, const lsl_value
             return GSVM_OK;
         if (s->nq2 == s->capq2) {
             unsigned nc = s->capq2 ? s->capq2 * 2u : 4u;
-            int32_t *q = realloc(s->q2, nc * sizeof *q);
+            int32_t *q = rg_realloc(r, s->q2, nc * sizeof *q);
             if (!q)
                 return oom(err);
             s->q2 = q;
@@ -1042,7 +1076,7 @@ static void run_frame(gsvm_lsl_region *r)
     }
     for (size_t i = ndef; i-- > 0;)
         runq_push(r, r->scripts[deferred[i]], true);
-    free(deferred);
+    rg_free(r, deferred);
     r->frame++;
     r->st.frames++;
 }

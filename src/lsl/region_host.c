@@ -145,7 +145,7 @@ static gsvm_status start_request(gsvm_lsl_region *r, rg_script *s, gsvm_lsl_call
     snprintf(key, sizeof key, "%08x-0000-4000-8000-%012llx", 0x9e51u, (unsigned long long)++r->next_request);
     if (r->nreqs == r->capreqs) {
         size_t nc = r->capreqs ? r->capreqs * 2 : 16;
-        rg_request *n = realloc(r->reqs, nc * sizeof *n);
+        rg_request *n = rg_realloc(r, r->reqs, nc * sizeof *n);
         if (!n)
             return ret_text(c, NULL_KEY);
         r->reqs = n;

@@ -192,4 +192,16 @@ gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file
  * region; the VM's user pointer is its rg_script). */
 gsvm_status rg_hosts_new(gsvm_lsl_hosts **out, gsvm_error *err);
 
+/* The region's own memory (region.c): through the host's allocator
+ * (opts.alloc) when it set one, as its scripts' VMs are; rg_free(r, NULL)
+ * does nothing. */
+void *rg_realloc(const gsvm_lsl_region *r, void *p, size_t n);
+void *rg_calloc(const gsvm_lsl_region *r, size_t n, size_t size);
+char *rg_dup(const gsvm_lsl_region *r, const char *s, size_t len);
+static inline void rg_free(const gsvm_lsl_region *r, void *p)
+{
+    if (p)
+        rg_realloc(r, p, 0);
+}
+
 #endif

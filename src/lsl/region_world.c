@@ -172,7 +172,7 @@ gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const json_t *w,
             break;
         }
         /* links first so that link numbers are final before any script runs */
-        uint32_t *lp = calloc(json_array_size(links) + 1, sizeof *lp);
+        uint32_t *lp = rg_calloc(r, json_array_size(links) + 1, sizeof *lp);
         if (!lp) {
             st = gsvm_error_set(err, GSVM_ERR_NOMEM, path, "out of memory");
             break;
@@ -199,7 +199,7 @@ gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const json_t *w,
             st = add_scripts(r, lp[k], json_object_get(l, "scripts"), dir, path,
                              json_string_value(json_object_get(l, "id")), err);
         }
-        free(lp);
+        rg_free(r, lp);
     }
     return st;
 }
@@ -210,21 +210,22 @@ gsvm_status gsvm_lsl_region_load_world_json(gsvm_lsl_region *r, const json_t *w,
 
 void rg_push_detect(rg_script *s, uint32_t tag, const char *key, const char *name, const float pos[3], int32_t link)
 {
+    const gsvm_lsl_region *r = s->region;
     if (s->ndet == RG_DETECT_MAX) { /* the oldest has been handled long ago or dropped */
-        free(s->det[0].name);
+        rg_free(r, s->det[0].name);
         memmove(&s->det[0], &s->det[1], (RG_DETECT_MAX - 1) * sizeof s->det[0]);
         s->ndet--;
     }
     if (s->ndet == s->capdet) {
         unsigned nc = s->capdet ? s->capdet * 2 : 2;
-        rg_detect *nd = realloc(s->det, (nc > RG_DETECT_MAX ? RG_DETECT_MAX : nc) * sizeof *nd);
+        rg_detect *nd = rg_realloc(r, s->det, (nc > RG_DETECT_MAX ? RG_DETECT_MAX : nc) * sizeof *nd);
         if (!nd)
             return; /* llDetected* then answer the defaults for this touch */
         s->det = nd;
         s->capdet = nc > RG_DETECT_MAX ? RG_DETECT_MAX : nc;
     }
     rg_detect *d = &s->det[s->ndet];
-    char *nm = gsvm_dup_bytes(name, strlen(name));
+    char *nm = rg_dup(r, name, strlen(name));
     if (!nm)
         return;
     d->tag = tag;
