@@ -153,9 +153,10 @@ static void *count_realloc(void *user, void *ptr, size_t size)
     return n + 2;
 }
 
-/* Every script's VM memory goes through the host's allocator, an idle
- * script holds under 1 KiB of it (no stack, frames or queue: only its
- * globals, constants, listens and fixed fields), and all of it comes back. */
+/* Every script's memory goes through the host's allocator, an idle script
+ * holds under 2 KiB of it with the region's tables for it (its VM has no
+ * stack, frames or queue: only its globals, constants, listens and fixed
+ * fields), and all of it comes back. */
 static void test_host_allocator(void)
 {
     gsvm_lsl3_program *idle = compile(IDLE);
@@ -168,6 +169,7 @@ static void test_host_allocator(void)
     gsvm_error err;
     gsvm_error_clear(&err);
     CHECK_INT(gsvm_lsl_region_new(&o, &r, &err), GSVM_OK);
+    size_t fixed = c.live; /* the region itself */
     enum { N = 100 };
     for (int i = 0; i < N; i++) {
         char id[32];
@@ -179,7 +181,9 @@ static void test_host_allocator(void)
     }
     CHECK_INT(gsvm_lsl_region_advance(r, 1000, &err), GSVM_OK); /* state_entry: a timer and a listen each */
     CHECK(c.blocks > 0);
-    CHECK(c.live / N < 1024);
+    /* the issue's goal: under 2 KB an idle script, the region's own tables
+     * for it (script, prim, timer heap, listen index) included */
+    CHECK((c.live - fixed) / N < 2048);
     for (int i = 0; i < N; i++) {
         gsvm_lsl3_vm *vm = rg_script_of(r, (uint32_t)i)->vm;
         CHECK(vm->stack == NULL && vm->frames == NULL && vm->sched.queue == NULL);
