@@ -198,10 +198,25 @@ gsvm_status rg_hosts_new(gsvm_lsl_hosts **out, gsvm_error *err);
 void *rg_realloc(const gsvm_lsl_region *r, void *p, size_t n);
 void *rg_calloc(const gsvm_lsl_region *r, size_t n, size_t size);
 char *rg_dup(const gsvm_lsl_region *r, const char *s, size_t len);
+/* Makes room for `need` elements of `size` bytes in *p (capacity *cap,
+ * doubled as needed); false when out of memory (*p unchanged). */
+bool rg_grow(const gsvm_lsl_region *r, void **p, size_t *cap, size_t need, size_t size);
+#define GROW(arr, cap, need) rg_grow(r, (void **)&(arr), &(cap), (need), sizeof *(arr))
 static inline void rg_free(const gsvm_lsl_region *r, void *p)
 {
     if (p)
         rg_realloc(r, p, 0);
 }
+
+/* The indexes (region_index.c): the run queue (scripts with work, each at
+ * most once; `front` puts one first), the timer heap keyed by each
+ * script's deadline (update after it changes), and the listen index
+ * (reindex after a script's listens change). */
+void rg_runq_push(gsvm_lsl_region *r, rg_script *s, bool front);
+rg_script *rg_runq_pop(gsvm_lsl_region *r);
+void rg_heap_update(gsvm_lsl_region *r, rg_script *s);
+void rg_heap_remove(gsvm_lsl_region *r, rg_script *s);
+rg_chan *rg_chan_find(gsvm_lsl_region *r, int32_t c);
+void rg_reindex(gsvm_lsl_region *r, rg_script *s);
 
 #endif
