@@ -404,6 +404,13 @@ void ms_install_panic(gsvm_mission *m); /* the state's panic handler (see panic_
  * protected call reaches the panic handler, which faults that mission only. */
 extern void (*ms_test_unprotected)(lua_State *L);
 void ms_input_push(gsvm_mission *m, mevent *e); /* a client report joins the input queue */
+/* runtime.c for reports.c: runs queued work until none is left (callbacks as
+ * transactions, timers due), runs an on_start that waited for a publish, and
+ * finds a world entity of kind `what` by id (its 1-based row; 0 when unknown
+ * or ambiguous). */
+void ms_pump(gsvm_mission *m);
+void ms_run_pending_start(gsvm_mission *m);
+int ms_find_id(const gsvm_mission *m, int what, const char *id);
 /* Forgets which slots reported first (a new attempt, a reopen). */
 void ms_first_clear(gsvm_mission *m);
 /* Distinct first reports one mission remembers: a world that declares no
