@@ -18,330 +18,9 @@
 
 #include "base/buf.h"
 #include "patho/internal.h"
+#include "patho/import_re.h"
 #include "patho/isa.h"
 #include "patho/text.h"
-
-/* Template letters:
- *   %s  Stack[-N]                       (a stack variable)
- *   %t  Stack[N + Tasks[-1].StackPointer] or Stack[N + StackPtr]
- *   %v  either of the two
- *   %u  unsigned integer (decimal or 0x hex)     %i  signed integer
- *   %f  float (Python repr, inf and nan too)     %x  target (0xN or N)
- *   %q  "string" (up to the last quote on the line)
- *   %n  a name (up to '(')     %a  an argument list up to ')'
- *   %y  a type list up to ')'
- * A space in a template matches any run of spaces, including none.
- *
- * PERM has one character per operand letter of the op (isa.def order): the
- * index of the capture that fills it, or '-' for zero.  For 'f' it is the
- * pop-count capture (the mode bits come from the 'm' captures), for 'T'/'Q'
- * the variable capture whose addressing mode they hold, for 'G' the popped
- * count of PopGE. */
-typedef struct tmpl {
-    const char *pattern;
-    int op;
-    const char *perm;
-} tmpl;
-
-#define O(n) GSVM_PATHO_OP_##n
-static const tmpl templates[] = {
-    {"%s = %s", O(Mov), "01"},
-    {"%s = %t", O(MovT), "10"},
-    {"%t = %s", O(TMov), "10"},
-    {"%t = %t", O(TMovT), "10"},
-    {"%s = (bool) %u", O(MovB), "01"},
-    {"%t = (bool) %u", O(TMovB), "01"},
-    {"%s = (int) %i", O(MovI), "01"},
-    {"%t = (int) %i", O(TMovI), "01"},
-    {"%s = (float) %f", O(MovF), "01"},
-    {"%t = (float) %f", O(TMovF), "01"},
-    {"%s = CVector(%f, %f, %f)", O(MovV), "0123"},
-    {"%t = CVector(%f, %f, %f)", O(TMovV), "0123"},
-    {"%s = %q", O(MovS), "01"},
-    {"%t = %q", O(TMovS), "01"},
-    {"%s = 0", O(SetNull), "0"},
-    {"%t = 0", O(SetNullT), "0"},
-    {"%s = NULL", O(SetNull), "0"},
-    {"%t = NULL", O(SetNullT), "0"},
-    {"GOTO %x", O(Jump), "0"},
-    {"IF (%s == %u) GOTO %x; Pop(%u)", O(JumpB), "0213"},
-    {"Push( %s )", O(Push), "0"},
-    {"Push( %t )", O(PushT), "0"},
-    {"Push((bool) %u)", O(PushB), "0"},
-    {"Push((int) %i)", O(PushI), "0"},
-    {"Push((float) %f)", O(PushF), "0"},
-    {"Push(CVector(%f, %f, %f))", O(PushVec), "012"},
-    {"Push([%f, %f, %f])", O(PushVec), "012"}, /* 2005 listings; the community asm refuses it */
-    {"Push(CvectorIndex(%v, %i))", O(PushE), "001-"},
-    {"Push(GlobalVars[%u])", O(PushGE), "0"},
-    {"Push(%q)", O(PushS), "0"},
-    {"PushEmpty(%y)", O(PushV), "0"},
-    {"Pop(%u)", O(Pop), "0"},
-    {"CvectorIndex(%v, %i) = Stack[-1];", O(PopE), "010"},
-    {"GlobalVars[%u] = Stack[-1]; Pop(%u)", O(PopGE), "01"},
-    {"Pop(%u); Push(%v + %v);", O(Add), "120"},
-    {"Pop(%u); Push(%v - %v);", O(Sub), "120"},
-    {"Pop(%u); Push(%v * %v);", O(Mult), "120"},
-    {"Pop(%u); Push(%v / %v);", O(Div), "120"},
-    {"Pop(%u); Push(%v %% %v);", O(Mod), "120"},
-    {"Pop(%u); Push(%v & %v);", O(And), "120"},
-    {"Pop(%u); Push(%v && %v);", O(And), "120"},
-    {"Pop(%u); Push(%v | %v);", O(Or), "120"},
-    {"Pop(%u); Push(%v || %v);", O(Or), "120"},
-    {"Pop(%u); Push(%v ^ %v);", O(Xor), "120"},
-    {"Pop(%u); Push((bool) %v == 0)", O(Not), "10"},
-    {"Pop(%u); Push((bool) %v == %v)", O(Eq), "120"},
-    {"Pop(%u); Push((bool) %v != 0)", O(NullNeq), "10"},
-    {"Pop(%u); Push((bool) %v != %v)", O(Neq), "120"},
-    {"Pop(%u); Push((bool) %v <= %v)", O(LE), "120"},
-    {"Pop(%u); Push((bool) %v >= %v)", O(GE), "120"},
-    {"Pop(%u); Push((bool) %v < %v)", O(LT), "120"},
-    {"Pop(%u); Push((bool) %v > %v)", O(GT), "120"},
-    {"Pop(%u); PushNull((bool) %v == 0)", O(NullEq), "10"},
-    {"Pop(%u); Push(( %v != 0 )", O(NullNeq), "10"},
-    {"Pop(%u); Push(( -%v)", O(Neg), "10"},
-    {"Pop(%u); Push(Sqrt(%v))", O(Sqrt), "10"},
-    {"Pop(%u); Push(Sin(%v))", O(Sin), "10"},
-    {"Pop(%u); Push(Cos(%v))", O(Cos), "10"},
-    {"Pop(%u); Push(ASin(%v))", O(ASin), "10"},
-    {"Pop(%u); Push(Pow(%v, %v));", O(Pow), "120"},
-    {"Pop(%u); Push(IsFuncExist(%v, %v, %v))", O(FuncExist), "1230"},
-    {"%v = %v == 0; Pop(%u);", O(NullEq2), "102"},
-    {"%v = %v != 0; Pop(%u);", O(NullNeq2), "102"},
-    {"%v = -%v; Pop(%u);", O(Neg2), "102"},
-    {"%v = !%v; Pop(%u);", O(Not2), "102"},
-    {"%v = %v + %v; Pop(%u);", O(Add2), "1203"},
-    {"%v = %v - %v; Pop(%u);", O(Sub2), "1203"},
-    {"%v = %v * %v; Pop(%u);", O(Mult2), "1203"},
-    {"%v = %v / %v; Pop(%u);", O(Div2), "1203"},
-    {"%v = %v %% %v; Pop(%u);", O(Mod2), "1203"},
-    {"%v = %v & %v; Pop(%u);", O(And2), "1203"},
-    {"%v = %v | %v; Pop(%u);", O(Or2), "1203"},
-    {"%v = %v ^ %v; Pop(%u);", O(Xor2), "1203"},
-    {"%v = %v == %v; Pop(%u);", O(Eq2), "1203"},
-    {"%v = %v != %v; Pop(%u);", O(Neq2), "1203"},
-    {"%v = %v <= %v; Pop(%u);", O(LE2), "1203"},
-    {"%v = %v >= %v; Pop(%u);", O(GE2), "1203"},
-    {"%v = %v < %v; Pop(%u);", O(LT2), "1203"},
-    {"%v = %v > %v; Pop(%u);", O(GT2), "1203"},
-    {"%v = Sqrt(%v); Pop(%u);", O(Sqrt2), "102"},
-    {"%v = Sin(%v); Pop(%u);", O(Sin2), "102"},
-    {"%v = Cos(%v); Pop(%u);", O(Cos2), "102"},
-    {"%v = ASin(%v); Pop(%u);", O(ASin2), "102"},
-    {"%v = Pow(%v, %v); Pop(%u);", O(Pow2), "1203"},
-    {"%v = FuncExist2(%v, %v, %v)", O(FuncExist2), "1230-"},
-    {"CString(%v); Pop(%u)", O(CString), "01"},
-    {"%v = CString2(%v); Pop(%u)", O(CString2), "102"},
-    {"%v = NEW1(%v); Pop(%u)", O(CString2), "102"}, /* release 2's name for it */
-    {"Call2 %x", O(Call), "0"},
-    {"Call %x", O(Call), "0"},
-    {"Return(); Pop(%u)", O(Return), "0"},
-    {"Push(-%u, %u); TaskCall(%u)", O(TaskCall), "2"},
-    {"Pop(-%u, %u); TaskReturn", O(TaskReturn), ""},
-    {"@@@ %n(%a); Obj=%u", O(TObjFunc), "201"},
-    {"@@ %n(%a); Obj=%u", O(ObjFunc), "201"},
-    /* release 2: no object slot (the community asm writes 0), no @@@ */
-    {"@@@ %n(%a)", O(TObjFunc), "-01"},
-    {"@@ %n(%a)", O(ObjFunc), "-01"},
-    {"@ %n(%a)", O(Func), "0"},
-    {"EventEnable(%i)", O(EventEnable), "0"},
-    {"EventDisable(%i)", O(EventDisable), "0"},
-};
-#undef O
-
-#define MAX_CAPS 8
-
-typedef struct capture {
-    int64_t v;
-    int task;          /* -1 when not a variable */
-    const char *s;     /* %q, %n, %a, %y: the text */
-    size_t n;
-} capture;
-
-/* ---- template matching ---------------------------------------------------- */
-
-static const char *skip_spaces(const char *s, const char *end)
-{
-    while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-    return s;
-}
-
-static bool match_uint(const char **ps, const char *end, int64_t *out, bool allow_sign)
-{
-    const char *s = *ps;
-    bool neg = false;
-    if (allow_sign && s < end && *s == '-') {
-        neg = true;
-        s++;
-    }
-    int base = 10;
-    if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        s += 2;
-    }
-    uint64_t v = 0;
-    const char *start = s;
-    for (; s < end; s++) {
-        int d = *s >= '0' && *s <= '9' ? *s - '0'
-                : base == 16 && *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
-                : base == 16 && *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
-        if (d < 0)
-            break;
-        v = v * (unsigned)base + (unsigned)d;
-        if (v > 0xFFFFFFFFull)
-            return false;
-    }
-    if (s == start)
-        return false;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    *ps = s;
-    return true;
-}
-
-static bool match_lit(const char **ps, const char *end, const char *lit)
-{
-    size_t n = strlen(lit);
-    if ((size_t)(end - *ps) < n || memcmp(*ps, lit, n) != 0)
-        return false;
-    *ps += n;
-    return true;
-}
-
-/* Stack[-N] -> (N, 0); Stack[N + Tasks[-1].StackPointer] / Stack[N + StackPtr] -> (N, 1) */
-static bool match_ref(const char **ps, const char *end, capture *c, int want)
-{
-    const char *s = *ps;
-    if (!match_lit(&s, end, "Stack["))
-        return false;
-    int64_t v;
-    if (s < end && *s == '-') {
-        s++;
-        if (!match_uint(&s, end, &v, false) || !match_lit(&s, end, "]"))
-            return false;
-        c->task = 0;
-    } else {
-        if (!match_uint(&s, end, &v, false))
-            return false;
-        s = skip_spaces(s, end);
-        if (!match_lit(&s, end, "+"))
-            return false;
-        s = skip_spaces(s, end);
-        if (!match_lit(&s, end, "Tasks[-1].StackPointer") && !match_lit(&s, end, "StackPtr"))
-            return false;
-        s = skip_spaces(s, end);
-        if (!match_lit(&s, end, "]"))
-            return false;
-        c->task = 1;
-    }
-    if (want >= 0 && c->task != want)
-        return false;
-    c->v = v;
-    *ps = s;
-    return true;
-}
-
-static bool match_float(const char **ps, const char *end, capture *c)
-{
-    char tmp[64];
-    size_t n = 0;
-    const char *s = *ps;
-    while (s < end && n < sizeof tmp - 1 &&
-           ((*s >= '0' && *s <= '9') || *s == '.' || *s == '-' || *s == '+' || *s == 'e' ||
-            *s == 'E' || *s == 'i' || *s == 'n' || *s == 'f' || *s == 'a'))
-        tmp[n++] = *s++;
-    tmp[n] = 0;
-    if (!n)
-        return false;
-    char *e;
-    errno = 0;
-    float f = strtof(tmp, &e);
-    if (*e)
-        return false;
-    c->v = gsvm_patho_f32_bits(f);
-    *ps = s;
-    return true;
-}
-
-/* Matches `pat` against [s, end) exactly. */
-static bool match(const char *pat, const char *s, const char *end, capture *caps, int *ncaps)
-{
-    *ncaps = 0;
-    while (*pat) {
-        if (*pat == ' ') {
-            s = skip_spaces(s, end);
-            pat++;
-            continue;
-        }
-        if (*pat != '%' || pat[1] == '%') {
-            if (s >= end || *s != *pat)
-                return false;
-            s++;
-            pat += *pat == '%' ? 2 : 1;
-            continue;
-        }
-        char k = pat[1];
-        pat += 2;
-        if (*ncaps >= MAX_CAPS)
-            return false;
-        capture *c = &caps[(*ncaps)++];
-        memset(c, 0, sizeof *c);
-        c->task = -1;
-        switch (k) {
-        case 's': if (!match_ref(&s, end, c, 0)) return false; break;
-        case 't': if (!match_ref(&s, end, c, 1)) return false; break;
-        case 'v': if (!match_ref(&s, end, c, -1)) return false; break;
-        case 'u': case 'x': if (!match_uint(&s, end, &c->v, false)) return false; break;
-        case 'i': if (!match_uint(&s, end, &c->v, true)) return false; break;
-        case 'f': if (!match_float(&s, end, c)) return false; break;
-        case 'q': {
-            /* from this quote to the last quote followed by the rest of the pattern */
-            if (s >= end || *s != '"')
-                return false;
-            const char *last = NULL;
-            for (const char *q = end - 1; q > s; q--)
-                if (*q == '"') {
-                    last = q;
-                    break;
-                }
-            if (!last)
-                return false;
-            c->s = s + 1;
-            c->n = (size_t)(last - s - 1);
-            s = last + 1;
-            break;
-        }
-        case 'n': {
-            const char *q = s;
-            while (q < end && *q != '(' && *q != ' ')
-                q++;
-            if (q == s)
-                return false;
-            c->s = s;
-            c->n = (size_t)(q - s);
-            s = q;
-            break;
-        }
-        case 'a': case 'y': {
-            const char *q = s;
-            int depth = 0;
-            while (q < end && (*q != ')' || depth > 0)) {
-                if (*q == '[')
-                    depth++;
-                else if (*q == ']')
-                    depth--;
-                q++;
-            }
-            c->s = s;
-            c->n = (size_t)(q - s);
-            s = q;
-            break;
-        }
-        default: return false;
-        }
-    }
-    return s == end;
-}
 
 /* ---- the importer -------------------------------------------------------- */
 
@@ -446,7 +125,7 @@ static int type_code(const char *s, size_t n)
 static gsvm_status parse_types(importer *I, const char *s, size_t n, long col, gsvm_buf *out)
 {
     const char *end = s + n;
-    s = skip_spaces(s, end);
+    s = re_skip_spaces(s, end);
     while (s < end) {
         const char *q = s;
         while (q < end && *q != ',')
@@ -458,7 +137,7 @@ static gsvm_status parse_types(importer *I, const char *s, size_t n, long col, g
         if (t < 0)
             return fail_at(I, col, "unknown type '%.*s'", (int)(e - s), s);
         gsvm_buf_u8(out, (uint8_t)t);
-        s = q < end ? skip_spaces(q + 1, end) : end;
+        s = q < end ? re_skip_spaces(q + 1, end) : end;
     }
     return out->oom ? nomem(I) : GSVM_OK;
 }
@@ -491,7 +170,7 @@ static gsvm_status parse_event(importer *I, const char *s, const char *end, gsvm
     capture caps[MAX_CAPS];
     int nc;
     memset(e, 0, sizeof *e);
-    if (!match("EVENT_%u Op = %x Vars = (%y)", s, end, caps, &nc))
+    if (!re_match("EVENT_%u Op = %x Vars = (%y)", s, end, caps, &nc))
         return fail_at(I, 1, "expected EVENT_N Op = 0xN Vars = (types)");
     e->id = (uint32_t)caps[0].v;
     e->op = (uint32_t)caps[1].v;
@@ -570,12 +249,12 @@ static gsvm_status pool_ref(importer *I, const capture *c, int64_t poff, bool wi
 static gsvm_status parse_args(importer *I, const capture *c, gsvm_patho_insn *in, long col)
 {
     gsvm_patho_program *p = I->p;
-    const char *s = skip_spaces(c->s, c->s + c->n), *end = c->s + c->n;
+    const char *s = re_skip_spaces(c->s, c->s + c->n), *end = c->s + c->n;
     in->list = p->nargs;
     in->list_len = 0;
     while (s < end) {
         capture r;
-        if (!match_ref(&s, end, &r, -1))
+        if (!re_match_ref(&s, end, &r, -1))
             return fail_at(I, col, "bad argument '%.*s'", (int)(end - s), s);
         if (s < end && *s == 'T') {
             r.task = 1;
@@ -587,11 +266,11 @@ static gsvm_status parse_args(importer *I, const capture *c, gsvm_patho_insn *in
         p->args[p->nargs].mode = (uint8_t)r.task;
         p->nargs++;
         in->list_len++;
-        s = skip_spaces(s, end);
+        s = re_skip_spaces(s, end);
         if (s < end) {
             if (*s != ',')
                 return fail_at(I, col, "expected ',' between arguments");
-            s = skip_spaces(s + 1, end);
+            s = re_skip_spaces(s + 1, end);
         }
     }
     return GSVM_OK;
@@ -609,9 +288,9 @@ static gsvm_status instruction(importer *I, const char *s, const char *end, long
             break;
         }
     if (cm) {
-        const char *q = skip_spaces(cm + 2, end);
-        if (match_lit(&q, end, "@poff=") && match_uint(&q, end, &poff, false) &&
-            skip_spaces(q, end) == end) {
+        const char *q = re_skip_spaces(cm + 2, end);
+        if (re_match_lit(&q, end, "@poff=") && re_match_uint(&q, end, &poff, false) &&
+            re_skip_spaces(q, end) == end) {
             end = cm;
         } else {
             poff = -1;
@@ -622,9 +301,9 @@ static gsvm_status instruction(importer *I, const char *s, const char *end, long
     capture caps[MAX_CAPS];
     int nc = 0;
     const tmpl *t = NULL;
-    for (size_t k = 0; k < sizeof templates / sizeof templates[0]; k++)
-        if (match(templates[k].pattern, s, end, caps, &nc)) {
-            t = &templates[k];
+    for (size_t k = 0; k < re_ntemplates; k++)
+        if (re_match(re_templates[k].pattern, s, end, caps, &nc)) {
+            t = &re_templates[k];
             break;
         }
     if (!t)
@@ -643,7 +322,7 @@ static gsvm_status instruction(importer *I, const char *s, const char *end, long
         if (ls == GSVM_OK && t->op == GSVM_PATHO_OP_ObjFunc)
             ls = lost(I, LOSS_TOBJ, col);
         if (ls == GSVM_OK && strstr(t->pattern, "%a") && nc >= 2 &&
-            skip_spaces(caps[1].s, caps[1].s + caps[1].n) < caps[1].s + caps[1].n)
+            re_skip_spaces(caps[1].s, caps[1].s + caps[1].n) < caps[1].s + caps[1].n)
             ls = lost(I, LOSS_TASKFLAG, col);
         if (ls != GSVM_OK)
             return ls;
@@ -757,7 +436,7 @@ static gsvm_patho_layout detect_layout(const char *text, size_t len, const char 
         const char *le = nl ? nl : end;
         const char *c = memchr(s, ':', (size_t)(le - s));
         if (starts(s, le, "0x") && c) {
-            c = skip_spaces(c + 1, le);
+            c = re_skip_spaces(c + 1, le);
             if (starts(c, le, "Call2 ") || starts(c, le, "CString") || contains(c, le, "= CString2("))
                 return GSVM_PATHO_LAYOUT_HD;
             if (starts(c, le, "Call "))
@@ -794,7 +473,7 @@ static bool is_release2(const char *text, size_t len)
             return true;
         const char *c = memchr(s, ':', (size_t)(le - s));
         if (starts(s, le, "0x") && c) {
-            c = skip_spaces(c + 1, le);
+            c = re_skip_spaces(c + 1, le);
             if ((starts(c, le, "@@ ") || starts(c, le, "@@@ ")) && !contains(c, le, "; Obj="))
                 return true;
             if (contains(c, le, "= NEW1("))
@@ -845,7 +524,7 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
         if (s == end)
             break;
         I.line++;
-        const char *t = skip_spaces(s, le), *te = le;
+        const char *t = re_skip_spaces(s, le), *te = le;
         while (te > t && (te[-1] == '\r' || te[-1] == ' ' || te[-1] == '\t'))
             te--;
         bool is_insn = starts(t, te, "0x") && memchr(t, ':', (size_t)(te - t));
@@ -871,13 +550,13 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
             sec = S_CODE;
             int64_t idx;
             const char *q = t;
-            if (!match_uint(&q, te, &idx, false) || idx != p->ninsns) {
+            if (!re_match_uint(&q, te, &idx, false) || idx != p->ninsns) {
                 st = fail_at(&I, (long)(t - s) + 1, "instruction index out of sequence (expected 0x%x)",
                              p->ninsns);
                 break;
             }
             const char *colon = memchr(t, ':', (size_t)(te - t));
-            insn_start = skip_spaces(colon + 1, te);
+            insn_start = re_skip_spaces(colon + 1, te);
             insn_end = te;
             insn_line = I.line;
             insn_col = (long)(insn_start - s) + 1;
@@ -893,9 +572,9 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
         capture caps[MAX_CAPS];
         int nc;
         if (starts(t, te, "//")) {
-            const char *q = skip_spaces(t + 2, te);
-            if (match_lit(&q, te, "@pool_raw:")) {
-                q = skip_spaces(q, te);
+            const char *q = re_skip_spaces(t + 2, te);
+            if (re_match_lit(&q, te, "@pool_raw:")) {
+                q = re_skip_spaces(q, te);
                 gsvm_buf_free(&I.pool);
                 gsvm_buf_init(&I.pool);
                 for (; q + 1 < te; q += 2) {
@@ -910,18 +589,18 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
                     st = fail_at(&I, (long)(q - s) + 1, "odd number of hex digits in @pool_raw");
                 I.have_raw_pool = true;
             }
-        } else if (match("GlobalVarCount = %u", t, te, caps, &nc)) {
+        } else if (re_match("GlobalVarCount = %u", t, te, caps, &nc)) {
             I.global_count = caps[0].v;
             I.global_count_line = I.line;
             sec = S_GVARS;
         } else if (starts(t, te, "G_VAR_")) {
             const char *q = t + 6;
             int64_t idx;
-            if (!match_uint(&q, te, &idx, false) || idx != p->nglobals) {
+            if (!re_match_uint(&q, te, &idx, false) || idx != p->nglobals) {
                 st = fail_at(&I, (long)(t - s) + 1, "G_VAR index out of sequence (expected %u)", p->nglobals);
                 break;
             }
-            q = skip_spaces(q, te);
+            q = re_skip_spaces(q, te);
             const char *tn = q;
             while (q < te && *q != ' ' && *q != '\t')
                 q++;
@@ -943,7 +622,7 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
             if (ne > nm && ne[-1] == '\r')
                 ne--;
             /* a trailing space alone means "no name" */
-            const char *chk = skip_spaces(nm, ne);
+            const char *chk = re_skip_spaces(nm, ne);
             if (chk < ne) {
                 g->has_name = 1;
                 st = set_name(&I, &g->name, chk, (size_t)(te - chk));
@@ -952,10 +631,10 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
             sec = S_STRINGS;
         } else if (starts(t, te, "Import:")) {
             sec = S_IMPORTS;
-        } else if (match("RunOp = %x", t, te, caps, &nc)) {
+        } else if (re_match("RunOp = %x", t, te, caps, &nc)) {
             p->run_op = (uint32_t)caps[0].v;
             sec = S_NONE;
-        } else if (match("RunTask = %u", t, te, caps, &nc)) {
+        } else if (re_match("RunTask = %u", t, te, caps, &nc)) {
             p->run_task = (uint32_t)caps[0].v;
         } else if (starts(t, te, "GlobalTasks")) {
             sec = S_TASKS;
@@ -983,7 +662,7 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
                 }
             int64_t argc;
             const char *q = par ? par + 1 : te;
-            if (!par || !match_uint(&q, te, &argc, false) || !match_lit(&q, te, " args)") || q != te) {
+            if (!par || !re_match_uint(&q, te, &argc, false) || !re_match_lit(&q, te, " args)") || q != te) {
                 st = fail_at(&I, (long)(t - s) + 1, "expected NAME (N args)");
                 break;
             }
@@ -1001,7 +680,7 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
         } else if (sec == S_TASKS && starts(t, te, "GTASK_")) {
             const char *q = t + 6;
             int64_t idx;
-            if (!match_uint(&q, te, &idx, false) || idx != p->ntasks) {
+            if (!re_match_uint(&q, te, &idx, false) || idx != p->ntasks) {
                 st = fail_at(&I, (long)(t - s) + 1, "GTASK index out of sequence (expected %u)", p->ntasks);
                 break;
             }
@@ -1021,13 +700,13 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
             gsvm_patho_task *task = &p->tasks[p->ntasks++];
             memset(task, 0, sizeof *task);
             I.cap_task_events[p->ntasks - 1] = 0;
-            q = skip_spaces(q, te);
+            q = re_skip_spaces(q, te);
             gsvm_buf b;
             gsvm_buf_init(&b);
-            if (match_lit(&q, te, "Vars")) {
-                q = skip_spaces(q, te);
+            if (re_match_lit(&q, te, "Vars")) {
+                q = re_skip_spaces(q, te);
                 const char *open = q;
-                if (!match_lit(&q, te, "=") || (q = skip_spaces(q, te), !match_lit(&q, te, "("))) {
+                if (!re_match_lit(&q, te, "=") || (q = re_skip_spaces(q, te), !re_match_lit(&q, te, "("))) {
                     st = fail_at(&I, (long)(open - s) + 1, "expected Vars = (types)");
                 } else {
                     const char *close = memchr(q, ')', (size_t)(te - q));
@@ -1035,7 +714,7 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
                         st = fail_at(&I, (long)(q - s) + 1, "expected ')'");
                     else {
                         st = parse_types(&I, q, (size_t)(close - q), (long)(q - s) + 1, &b);
-                        q = skip_spaces(close + 1, te);
+                        q = re_skip_spaces(close + 1, te);
                     }
                 }
             }
@@ -1043,7 +722,7 @@ gsvm_status gsvm_patho_import_re_opts(const char *text, size_t len, const char *
                 st = copy_types(&I, &b, &task->var_types, &task->nvars);
             gsvm_buf_free(&b);
             if (st == GSVM_OK) {
-                if (match("Params = %u", q, te, caps, &nc))
+                if (re_match("Params = %u", q, te, caps, &nc))
                     task->nparams = (uint32_t)caps[0].v;
                 else
                     st = fail_at(&I, (long)(q - s) + 1, "expected Params = N");
