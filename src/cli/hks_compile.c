@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #if defined(__linux__) && defined(__GLIBC__)
 #include <malloc.h>
 #include <sys/mman.h>
@@ -129,12 +130,15 @@ int hks_compile_source(const gsvm_hks_compile_options *o, const char *path,
 {
     gsvm_error err;
     gsvm_error_clear(&err);
+    /* the heap first, so that the source is read into it too */
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        reserve_heap((size_t)sb.st_size);
     gsvm_buf src;
     if (gsvm_file_read(path, &src, &err) != GSVM_OK) {
         gsvm_buf_free(&src);
         return gsvm_cli_fail(&err);
     }
-    reserve_heap(src.len);
     gsvm_hks_compile_options opts = *o;
     const char *shown = strcmp(path, "-") == 0 ? "stdin" : path;
     char *name = NULL;
