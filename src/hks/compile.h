@@ -286,7 +286,7 @@ int hc_store_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *
 const hc_slotdef *hc_chain_end(const hc_compiler *C, int sid, const hc_str *name);
 void hc_write_structs(hc_compiler *C);
 
-/* parser (compile_parse.c) */
+/* parser (compile_stat.c; its internal view is compile_parse.h) */
 void hc_parse_chunk(hc_compiler *C);
 
 #endif
