@@ -210,7 +210,7 @@ void *hc_arena(hc_compiler *C, size_t n);
 void hc_arena_free(hc_compiler *C);
 void *hc_grow(hc_compiler *C, void *p, size_t *cap, size_t need, size_t elem);
 
-/* code generator (compile_code.c) */
+/* code generator (compile_emit.c, compile_operand.c) */
 int hc_code(hc_func *fs, unsigned iop, uint32_t a, uint32_t b, uint32_t c);
 int hc_code_bx(hc_func *fs, unsigned iop, uint32_t a, uint32_t bx);
 int hc_code_data(hc_func *fs, uint32_t a, uint32_t bx);

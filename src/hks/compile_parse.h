@@ -1,7 +1,8 @@
 /* The parser's internal view, shared by its three files: compile_scope.c
  * (token helpers, variables, blocks and functions), compile_expr.c
  * (expressions, table constructors, hmake) and compile_stat.c (statements,
- * type annotations, the chunk).  Generating code is compile_code.c's. */
+ * type annotations, the chunk).  Generating code is compile_emit.c's
+ * and compile_operand.c's. */
 #ifndef GSVM_HKS_COMPILE_PARSE_H
 #define GSVM_HKS_COMPILE_PARSE_H
 

@@ -1,7 +1,7 @@
 /* The compiler's parser, part one: errors and token helpers, local
  * variables and upvalues, blocks, and opening and closing functions (their
  * parameter lists and bodies).  Lua 5.1's grammar plus HavokScript's
- * additions, generating code as it reads (compile_code.c); nesting is
+ * additions, generating code as it reads (compile_emit.c, compile_operand.c); nesting is
  * bounded by HC_MAXLEVELS, so no input recurses without limit. */
 #include <stdio.h>
 #include <stdlib.h>
