@@ -1,9 +1,10 @@
 #!/bin/sh
 # make bench, hks compiler part: gsvm hks compile vs Debian's luac5.1 on the
 # same sources, each file in its own process for both (as a user runs a
-# compiler), both writing a real output file.  CPU seconds (user + system,
-# bench/hks/timed.py), median of interleaved rounds; the order of the two
-# alternates from round to round, so neither always runs on a warm cache.
+# compiler), both writing a real output file.  CPU seconds of the compiler
+# processes alone (user + system, bench/hks/compile_race.py), median of
+# interleaved rounds; the order of the two alternates from round to round,
+# so neither always runs on a warm cache.
 #   ROUNDS   rounds of the golden-set programs and the 1 MB one (7)
 #   SROUNDS  rounds of each shape and size (5)
 #   SHAPES   the shapes of bench/hks/gen_lua.py to time (all)
@@ -19,33 +20,15 @@ if [ ! -d "$SRCS" ]; then echo "hks compile: skipped, $SRCS not found"; exit 0; 
 tmp=${TMPDIR:-/tmp}/gsvm_hks_compile_bench.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT
-export OUTDIR="$tmp"
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-timed() { python3 bench/hks/timed.py "$@"; }
-each() { sh bench/hks/compile_each.sh "$@"; }
-
-# ROUNDS interleaved rounds of gsvm and luac5.1 on FILE..., alternating
-# which goes first; the medians of their CPU seconds go to $g and $l.
+# ROUNDS interleaved rounds of gsvm and luac5.1 on FILE...
+# (bench/hks/compile_race.py); the medians of their CPU seconds go to $g and $l.
 race() { # ROUNDS FILE...
-    rounds=$1; shift
-    rm -f "$tmp"/g.times "$tmp"/l.times
-    # both must accept every file before anything is timed
-    each luac "$@" && each gsvm "$@" || { echo "hks compile: a program is rejected"; return 1; }
-    for i in $(seq "$rounds"); do
-        if [ $((i % 2)) = 1 ]; then
-            timed "$tmp/g.out" sh bench/hks/compile_each.sh gsvm "$@" >>"$tmp/g.times" &&
-                timed "$tmp/l.out" sh bench/hks/compile_each.sh luac "$@" >>"$tmp/l.times"
-        else
-            timed "$tmp/l.out" sh bench/hks/compile_each.sh luac "$@" >>"$tmp/l.times" &&
-                timed "$tmp/g.out" sh bench/hks/compile_each.sh gsvm "$@" >>"$tmp/g.times"
-        fi || { echo "hks compile: timing failed"; return 1; }
-    done
-    g=$(awk '{print $2}' "$tmp/g.times" | median)
-    l=$(awk '{print $2}' "$tmp/l.times" | median)
+    r=$(python3 bench/hks/compile_race.py "$@" "$tmp") || return 1
+    g=${r% *} l=${r#* }
 }
 
-# The 41 programs of the golden set (Lua 5.1 has no HKS extensions: 34-38
-# are left out) and a generated 1 MB program.
+# The Lua 5.1 programs of the golden set (34-38 use HKS extensions that
+# luac5.1 refuses) and a generated 1 MB program.
 python3 bench/hks/gen_lua.py 1000000 >"$tmp/big.lua"
 progs="$(ls "$SRCS"/*.lua | grep -v -e 34_hks -e 35_hks -e 36_t7 -e 37_iw6 -e 38_hks)"
 ROUNDS=${ROUNDS:-7}
