@@ -72,7 +72,7 @@ awk -v b="$bytes" -v n="$nfiles" -v pyruns="$PYRUNS" -v same="$same" \
 }'
 
 # the compiler vs luac5.1 (bench/hks/bench_compile.sh)
-sh bench/hks/bench_compile.sh
+sh bench/hks/bench_compile.sh || exit 1
 # The decompiler: every chunk of the corpus to Lua source, one process per
 # chunk (as a user runs it), CPU seconds of the whole loop, median of 3
 # (target: under 10 s on one core).
