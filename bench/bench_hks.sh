@@ -71,74 +71,8 @@ awk -v b="$bytes" -v n="$nfiles" -v pyruns="$PYRUNS" -v same="$same" \
     printf "ratio python listing / gsvm whole round trip:   %.1fx (gsvm also reassembles and compares)\n", py / rt
 }'
 
-# ---- the compiler: gsvm hks compile vs Debian's luac5.1 -o /dev/null ----
-# The 41 programs of the golden set and a generated 1 MB program, each file
-# in its own process for both, in interleaved rounds; CPU seconds, median.
-SRCS=$SHARED/corpus/hks-hksc/src
-if ! command -v luac5.1 >/dev/null; then
-    echo "hks compile: skipped, luac5.1 not installed (apt-get install lua5.1)"
-elif [ ! -d "$SRCS" ]; then
-    echo "hks compile: skipped, $SRCS not found"
-else
-    python3 bench/hks/gen_lua.py 1000000 >"$tmp/big.lua"
-    progs="$(ls "$SRCS"/*.lua | grep -v -e 34_hks -e 35_hks -e 36_t7 -e 37_iw6 -e 38_hks) $tmp/big.lua"
-    nprogs=$(echo $progs | wc -w)
-    pbytes=$(cat $progs | wc -c)
-    # both must accept every program (Lua 5.1 has no HKS extensions: 34-38 are left out)
-    for f in $progs; do
-        luac5.1 -o /dev/null "$f" || { echo "hks compile: luac5.1 rejects $f"; exit 1; }
-        "$GSVM" hks compile "$f" --target sekiro -o /dev/null || exit 1
-    done
-    ROUNDS=${ROUNDS:-7}
-    for i in $(seq "$ROUNDS"); do
-        timed "$tmp/g.out" sh -c 'for f; do "$0" hks compile "$f" --target sekiro -o /dev/null || exit 1; done' "$GSVM" $progs >>"$tmp/gc.times" || exit 1
-        timed "$tmp/l.out" sh -c 'for f; do luac5.1 -o /dev/null "$f" || exit 1; done' x $progs >>"$tmp/lc.times" || exit 1
-        timed "$tmp/g1.out" "$GSVM" hks compile "$tmp/big.lua" --target sekiro -o /dev/null >>"$tmp/gb.times" || exit 1
-        timed "$tmp/l1.out" luac5.1 -o /dev/null "$tmp/big.lua" >>"$tmp/lb.times" || exit 1
-    done
-    gc=$(awk '{print $2}' "$tmp/gc.times" | median)
-    lc=$(awk '{print $2}' "$tmp/lc.times" | median)
-    gb=$(awk '{print $2}' "$tmp/gb.times" | median)
-    lb=$(awk '{print $2}' "$tmp/lb.times" | median)
-    awk -v n="$nprogs" -v b="$pbytes" -v gc="$gc" -v lc="$lc" -v gb="$gb" -v lb="$lb" -v r="$ROUNDS" 'BEGIN {
-    printf "hks compile: %d programs (the Lua 5.1 ones of the golden set + a generated 1 MB one), %.2f MB; CPU seconds, median of %d interleaved rounds:\n", n, b / 1e6, r
-    printf "  all programs, one process each: gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gc, lc, gc / lc, (gc <= lc) ? "met" : "NOT met"
-    printf "  the 1 MB program alone:          gsvm %.3f s, luac5.1 %.3f s: ratio gsvm/luac %.2f (target <= 1.0: %s)\n", gb, lb, gb / lb, (gb <= lb) ? "met" : "NOT met"
-}'
-    # Other shapes of program (bench/hks/gen_lua.py), each at three sizes:
-    # 20 files of 5 kB (one process each), one of 300 kB (3 processes) and
-    # one of 1 MB, gsvm and luac5.1 interleaved in each round.
-    SROUNDS=${SROUNDS:-5}
-    shape_ratio() { # SHAPE SIZE FILE...: one line of the table
-        rm -f "$tmp"/g.times "$tmp"/l.times
-        shape=$1; size=$2; shift 2
-        # both must accept every file before anything is timed
-        sh bench/hks/compile_each.sh luac "$@" && sh bench/hks/compile_each.sh gsvm "$@" ||
-            { echo "hks compile: a $shape $size program is rejected"; return 1; }
-        for i in $(seq "$SROUNDS"); do
-            timed "$tmp/g.out" sh bench/hks/compile_each.sh gsvm "$@" >>"$tmp/g.times" &&
-                timed "$tmp/l.out" sh bench/hks/compile_each.sh luac "$@" >>"$tmp/l.times" ||
-                { echo "hks compile: timing $shape $size failed"; return 1; }
-        done
-        awk -v shape="$shape" -v size="$size" -v r="$SROUNDS" -v g="$(awk '{print $2}' "$tmp/g.times" | median)" \
-            -v l="$(awk '{print $2}' "$tmp/l.times" | median)" 'BEGIN {
-            printf "  shape %-6s %-9s ratio gsvm/luac %.2f (%.3f / %.3f s, median of %d; <= 1.0: %s)\n", shape, size, g / l, g, l, r, (g <= l) ? "met" : "NOT met"
-        }'
-    }
-    for shape in mixed funcs deep tables data locals elseif concat; do
-        small=
-        for k in $(seq 20); do
-            python3 bench/hks/gen_lua.py $((5000 + k)) $shape >"$tmp/$shape.$k.lua" || exit 1
-            small="$small $tmp/$shape.$k.lua"
-        done
-        python3 bench/hks/gen_lua.py 300000 $shape >"$tmp/$shape.300k.lua" || exit 1
-        python3 bench/hks/gen_lua.py 1000000 $shape >"$tmp/$shape.1m.lua" || exit 1
-        shape_ratio $shape "20x5kB" $small || exit 1
-        f=$tmp/$shape.300k.lua
-        shape_ratio $shape "300kB" "$f" "$f" "$f" || exit 1
-        shape_ratio $shape "1MB" "$tmp/$shape.1m.lua" || exit 1
-    done
-fi
+# the compiler vs luac5.1 (bench/hks/bench_compile.sh)
+sh bench/hks/bench_compile.sh || exit 1
 # The decompiler: every chunk of the corpus to Lua source, one process per
 # chunk (as a user runs it), CPU seconds of the whole loop, median of 3
 # (target: under 10 s on one core).

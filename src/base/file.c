@@ -13,21 +13,29 @@ gsvm_status gsvm_file_read(const char *path, gsvm_buf *out, gsvm_error *err)
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f)
         return gsvm_error_set(err, GSVM_ERR_IO, path, "cannot open: %s", strerror(errno));
-    /* a regular file's size is known: one allocation, no growing copies */
+    /* a regular file's size is known: one allocation, no growing copies
+     * (+1: the read that finds the end needs room to try) */
     struct stat sb;
     if (f != stdin && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (uint64_t)sb.st_size <= GSVM_MAX_FILE_SIZE)
-        gsvm_buf_reserve(out, (size_t)sb.st_size);
-    uint8_t chunk[65536];
-    size_t n;
+        gsvm_buf_reserve(out, (size_t)sb.st_size + 1);
+    /* straight into the buffer: a big request bypasses stdio's own buffer */
     gsvm_status st = GSVM_OK;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (out->len + n > GSVM_MAX_FILE_SIZE) {
+    for (;;) {
+        if ((out->cap == 0 || out->len + 1 == out->cap) && !gsvm_buf_reserve(out, 65536))
+            break; /* out of memory: reported below */
+        size_t room = out->cap - out->len - 1;
+        if (room > GSVM_MAX_FILE_SIZE + 1 - out->len)
+            room = GSVM_MAX_FILE_SIZE + 1 - out->len; /* one byte too many is enough to know */
+        size_t n = fread(out->data + out->len, 1, room, f);
+        out->len += n;
+        if (out->len > GSVM_MAX_FILE_SIZE) {
             st = gsvm_error_set(err, GSVM_ERR_INPUT, path, "file is larger than %zu bytes",
                                 GSVM_MAX_FILE_SIZE);
             break;
         }
-        gsvm_buf_append(out, chunk, n);
+        if (n < room)
+            break; /* the end, or an error (ferror below) */
     }
     if (st == GSVM_OK && ferror(f))
         st = gsvm_error_set(err, GSVM_ERR_IO, path, "read failed: %s", strerror(errno));

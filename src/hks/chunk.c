@@ -658,6 +658,23 @@ typedef struct dumper {
 } dumper;
 
 static void wr_int(dumper *D, uint32_t v) { gsvm_buf_u32(&D->b, v, D->be); }
+/* n words at once (the code and its line numbers: one buffer call, not n) */
+static void wr_words(dumper *D, const uint32_t *w, uint64_t n)
+{
+    if (!gsvm_buf_reserve(&D->b, (size_t)n * 4))
+        return;
+    uint8_t *p = D->b.data + D->b.len;
+    for (uint64_t i = 0; i < n; i++, p += 4) {
+        uint32_t x = w[i];
+        if (D->be)
+            p[0] = (uint8_t)(x >> 24), p[1] = (uint8_t)(x >> 16), p[2] = (uint8_t)(x >> 8),
+            p[3] = (uint8_t)x;
+        else
+            p[3] = (uint8_t)(x >> 24), p[2] = (uint8_t)(x >> 16), p[1] = (uint8_t)(x >> 8),
+            p[0] = (uint8_t)x;
+    }
+    D->b.len += (size_t)n * 4;
+}
 static void wr_size(dumper *D, uint64_t v)
 {
     if (D->size_size == 8)
@@ -701,8 +718,7 @@ static void wr_debug(dumper *D, const gsvm_hks_debug *d)
         wr_str(D, &d->name);
         wr_size(D, d->nlines);
     }
-    for (uint64_t i = 0; i < d->nlines; i++)
-        wr_int(D, d->lines[i]);
+    wr_words(D, d->lines, d->nlines);
     if (D->format == 13)
         wr_int(D, d->nlocals);
     for (uint32_t i = 0; i < d->nlocals; i++) {
@@ -726,19 +742,7 @@ static void wr_function(dumper *D, const gsvm_hks_proto *f)
     size_t npad = (4 - (D->b.len - D->start) % 4) % 4;
     for (size_t i = 0; i < npad; i++)
         gsvm_buf_u8(&D->b, i < f->npad ? f->pad[i] : 0);
-    if (gsvm_buf_reserve(&D->b, (size_t)f->ncode * 4)) {
-        uint8_t *p = D->b.data + D->b.len;
-        for (uint64_t i = 0; i < f->ncode; i++, p += 4) {
-            uint32_t w = f->code[i];
-            if (D->be)
-                p[0] = (uint8_t)(w >> 24), p[1] = (uint8_t)(w >> 16), p[2] = (uint8_t)(w >> 8),
-                p[3] = (uint8_t)w;
-            else
-                p[3] = (uint8_t)(w >> 24), p[2] = (uint8_t)(w >> 16), p[1] = (uint8_t)(w >> 8),
-                p[0] = (uint8_t)w;
-        }
-        D->b.len += (size_t)f->ncode * 4;
-    }
+    wr_words(D, f->code, f->ncode);
     wr_int(D, f->nk);
     for (uint32_t i = 0; i < f->nk; i++) {
         const gsvm_hks_const *k = &f->k[i];

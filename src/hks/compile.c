@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hks/compile.h"
+#include "hks/compile_parse.h"
 #include "hks/internal.h"
 
 bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o)
@@ -38,8 +38,6 @@ bool gsvm_hks_compile_preset(const char *target, gsvm_hks_compile_options *o)
         }
     return false;
 }
-
-void hc_func_release(hc_func *fs);
 
 static void free_compiler(hc_compiler *C)
 {

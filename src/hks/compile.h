@@ -210,7 +210,7 @@ void *hc_arena(hc_compiler *C, size_t n);
 void hc_arena_free(hc_compiler *C);
 void *hc_grow(hc_compiler *C, void *p, size_t *cap, size_t need, size_t elem);
 
-/* code generator (compile_code.c) */
+/* code generator (compile_emit.c, compile_operand.c) */
 int hc_code(hc_func *fs, unsigned iop, uint32_t a, uint32_t b, uint32_t c);
 int hc_code_bx(hc_func *fs, unsigned iop, uint32_t a, uint32_t bx);
 int hc_code_data(hc_func *fs, uint32_t a, uint32_t bx);
@@ -286,7 +286,7 @@ int hc_store_chain(const hc_compiler *C, int sid, const hc_str *name, uint32_t *
 const hc_slotdef *hc_chain_end(const hc_compiler *C, int sid, const hc_str *name);
 void hc_write_structs(hc_compiler *C);
 
-/* parser (compile_parse.c) */
+/* parser (compile_stat.c; its internal view is compile_parse.h) */
 void hc_parse_chunk(hc_compiler *C);
 
 #endif
