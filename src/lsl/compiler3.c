@@ -80,6 +80,36 @@ long c3_op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
             c->max_sd = c->sd;
         return (long)n - 1;
     }
+    if (o == F3_GET_MEMBER && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL) {
+        /* `v.x` on a local: the component read in its slot */
+        c->p->code[n - 1] = (fal3_insn){F3_LOAD_MEMBER_L, c->p->code[n - 1].a, a, 0};
+        return (long)n - 1;
+    }
+    if (o == F3_GET_MEMBER && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LL) {
+        /* `x * v.y`: LoadLL x v splits so that v's component is read in its slot */
+        fal3_insn *last = &c->p->code[n - 1];
+        int32_t v = last->b;
+        *last = (fal3_insn){F3_LOAD_LOCAL, last->a, 0, 0};
+        return c3_emit(c, F3_LOAD_MEMBER_L, v, a, 0, 0, 0);
+    }
+    if (o == F3_I2F && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_PUSH_INT &&
+        (double)(float)c->p->code[n - 1].a == (double)c->p->code[n - 1].a) {
+        /* an integer literal used as a float: the float itself (when the
+         * float32 holds it exactly, as the double temporary would) */
+        float k = (float)c->p->code[n - 1].a;
+        memcpy(&c->p->code[n - 1].a, &k, 4);
+        c->p->code[n - 1].op = F3_PUSH_FLOAT;
+        return (long)n - 1;
+    }
+    if (o == F3_I2F_UNDER && !c->failed && n >= c->barrier + 2 && c->p->code[n - 2].op == F3_PUSH_INT &&
+        fal3_ops[c->p->code[n - 1].op].pops == 0 && fal3_ops[c->p->code[n - 1].op].pushes == 1 &&
+        (double)(float)c->p->code[n - 2].a == (double)c->p->code[n - 2].a) {
+        /* `x * 2` on a float x: the same for the literal under x */
+        float k = (float)c->p->code[n - 2].a;
+        memcpy(&c->p->code[n - 2].a, &k, 4);
+        c->p->code[n - 2].op = F3_PUSH_FLOAT;
+        return (long)n - 1;
+    }
     if (o == F3_RETV && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL) {
         /* `return local;` returns the slot itself */
         c->p->code[n - 1].op = F3_RETV_L;

@@ -181,6 +181,18 @@ static bool fuse_binop(c3 *c, fal3_op o)
     return false;
 }
 
+/* The last n instructions (none before the barrier) push float constants. */
+static bool const_components(c3 *c, size_t n)
+{
+    size_t end = c->p->ncode;
+    if (c->failed || end < c->barrier + n)
+        return false;
+    for (size_t i = end - n; i < end; i++)
+        if (c->p->code[i].op != F3_PUSH_FLOAT)
+            return false;
+    return true;
+}
+
 /* With r pushed first and l on top: emits `l OP r` and returns its type. */
 static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line, long col, const char *text)
 {
@@ -236,6 +248,18 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
         c3_fail(c, line, col, "Type mismatch: operator %s cannot take %s and %s", text, lsl_type_name(lt),
              lsl_type_name(rt));
         return T_ERR;
+    }
+    if (lt == LSL_TYPE_VECTOR && rt == LSL_TYPE_VECTOR && (o == LSL_OP_ADD || o == LSL_OP_SUB || o == LSL_OP_MUL))
+        return c3_op(c, o == LSL_OP_ADD ? F3_ADD_V : o == LSL_OP_SUB ? F3_SUB_V : F3_DOT_V, 0, 0, 0) >= 0 ? res : T_ERR;
+    if (lt == LSL_TYPE_VECTOR && num_r && (o == LSL_OP_MUL || o == LSL_OP_DIV)) {
+        if (rt == LSL_TYPE_INTEGER && c3_op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
+            return T_ERR;
+        return c3_op(c, o == LSL_OP_MUL ? F3_MUL_VF : F3_DIV_VF, 0, 0, 0) >= 0 ? res : T_ERR;
+    }
+    if (num_l && rt == LSL_TYPE_VECTOR && o == LSL_OP_MUL) {
+        if (lt == LSL_TYPE_INTEGER && c3_op(c, F3_I2F, 0, 0, 0) < 0)
+            return T_ERR;
+        return c3_op(c, F3_MUL_FV, 0, 0, 0) >= 0 ? res : T_ERR;
     }
     return c3_op(c, F3_BINOP, o, 0, 0) >= 0 ? res : T_ERR;
 }
@@ -365,6 +389,8 @@ static lsl_type cassign_store(c3 *c, const lsl_expr *e, bool want, var3 v, int m
         } else if (!c3_coerce(c, res, vt, e->line, e->col, "assignment"))
             return T_ERR;
     }
+    if (member >= 0 && !want && !v.global) /* `v.x = f;` on a local: the component stored in its slot */
+        return c3_op(c, F3_STORE_MEMBER_L, v.slot, member, 0) >= 0 ? LSL_TYPE_VOID : T_ERR;
     if (member >= 0) {
         if (want && c3_op(c, F3_DUP, 0, 0, 0) < 0)
             return T_ERR;
@@ -411,7 +437,10 @@ static lsl_type cincdec(c3 *c, const lsl_expr *e, bool want)
         (member >= 0 && c3_op(c, F3_GET_MEMBER, member, 0, 0) < 0) || c3_op(c, F3_ADD_F, 0, 0, 0) < 0)
         return T_ERR;
     bool keep = want && !post;
-    if (member >= 0) {
+    if (member >= 0 && !keep && !v.global) {
+        if (c3_op(c, F3_STORE_MEMBER_L, v.slot, member, 0) < 0)
+            return T_ERR;
+    } else if (member >= 0) {
         if (keep && c3_op(c, F3_DUP, 0, 0, 0) < 0)
             return T_ERR;
         if (!load_var(c, &v) || c3_op(c, F3_SET_MEMBER, member, 0, 0) < 0 || !store_var(c, &v, false))
@@ -526,7 +555,17 @@ lsl_type c3_cexpr(c3 *c, const lsl_expr *root)
                 child = e->items[f->i++];
                 break;
             }
-            if (e->kind == E_VECTOR)
+            if (const_components(c, e->nitems)) {
+                /* every component a constant: the vector or rotation is one */
+                const fal3_insn *k = &c->p->code[c->p->ncode - e->nitems];
+                float x[4] = {0};
+                for (size_t i = 0; i < e->nitems; i++)
+                    memcpy(&x[i], &k[i].a, 4);
+                c->p->ncode -= e->nitems;
+                c->sd -= (long)e->nitems;
+                lsl_value v = e->kind == E_VECTOR ? lsl_vector(x[0], x[1], x[2]) : lsl_rotation(x[0], x[1], x[2], x[3]);
+                res = c3_push_value(c, v) ? (lsl_type)v.type : T_ERR;
+            } else if (e->kind == E_VECTOR)
                 res = c3_op(c, F3_MKVEC, 0, 0, 0) >= 0 ? LSL_TYPE_VECTOR : T_ERR;
             else
                 res = c3_op(c, F3_MKROT, 0, 0, 0) >= 0 ? LSL_TYPE_ROTATION : T_ERR;

@@ -53,6 +53,11 @@ static bool numeric_tree(c3 *c, const lsl_expr *e, bool quiet)
                 !(v.type == LSL_TYPE_INTEGER || (quiet && v.type == LSL_TYPE_FLOAT)))
                 return false;
             break;
+        case E_MEMBER: /* a component of a vector or rotation variable: a float */
+            if (!quiet || e->lhs->kind != E_IDENT || !c3_find_var(c, e->lhs->name, &v) ||
+                (v.type != LSL_TYPE_VECTOR && v.type != LSL_TYPE_ROTATION))
+                return false;
+            break;
         case E_UNARY:
             if (!scan_push(c, e->lhs))
                 return false;
@@ -132,6 +137,64 @@ static bool split_and(c3 *c, const lsl_expr *e)
     return e->kind == E_BINARY && e->op == T_AND_AND && pure_expr(e->lhs) && quiet_expr(c, e->rhs);
 }
 
+/* `A || B` with the same operands: A true skips B, else B decides. */
+static bool split_or(c3 *c, const lsl_expr *e)
+{
+    return e->kind == E_BINARY && e->op == T_OR_OR && pure_expr(e->lhs) && quiet_expr(c, e->rhs);
+}
+
+/* The tests of a chain of such `A || B || C` (parsed (A || B) || C), left
+ * to right, into *leaves (freed by the caller); their count. */
+static size_t or_leaves(c3 *c, const lsl_expr *e, const lsl_expr ***leaves)
+{
+    size_t n = 0, cap = 0;
+    *leaves = NULL;
+    for (const lsl_expr *x = e; ; x = x->lhs) {
+        if (!c3_reserve(c, (void **)leaves, &cap, n, sizeof **leaves))
+            return 0;
+        (*leaves)[n++] = split_or(c, x) ? x->rhs : x;
+        if (!split_or(c, x))
+            break;
+    }
+    for (size_t i = 0; i < n / 2; i++) { /* collected right to left */
+        const lsl_expr *t = (*leaves)[i];
+        (*leaves)[i] = (*leaves)[n - 1 - i];
+        (*leaves)[n - 1 - i] = t;
+    }
+    return n;
+}
+
+static bool invert_jump(fal3_insn *in);
+static void patch_false(c3 *c, long at, size_t target);
+
+/* ccond_false of an `A || B || C` chain: each test but the last jumps past
+ * the chain when true; the last one's false-jump is the chain's. */
+static long ccond_false_or(c3 *c, const lsl_expr *e)
+{
+    const lsl_expr **leaves;
+    size_t n = or_leaves(c, e, &leaves);
+    long trues = -1, j = n ? 0 : -1;
+    for (size_t i = 0; i < n && j >= 0; i++) {
+        j = ccond_false1(c, leaves[i]);
+        if (j < 0 || i + 1 == n)
+            break;
+        if (!invert_jump(&c->p->code[j])) {
+            c3_fail(c, leaves[i]->line, leaves[i]->col, "internal: no inverse for a condition jump");
+            j = -1;
+            break;
+        }
+        if (trues >= 0)
+            set_target(&c->p->code[j], (int32_t)(-2 - trues));
+        trues = j;
+    }
+    free(leaves);
+    if (j >= 0) {
+        patch_false(c, trues, c->p->ncode);
+        c->barrier = c->p->ncode; /* the true-jumps land here */
+    }
+    return j;
+}
+
 /* The tests of such `A && B`s are its leaves, compiled left to right, each
  * one false-jump; the chain runs from the last one's back to the first's.
  * `todo` holds the operands still to compile (no recursion). */
@@ -154,7 +217,7 @@ static long ccond_false(c3 *c, const lsl_expr *e)
             todo[n++] = e->lhs; /* the left one first */
             continue;
         }
-        long j = ccond_false1(c, e);
+        long j = split_or(c, e) ? ccond_false_or(c, e) : ccond_false1(c, e);
         if (j < 0) {
             chain = -1;
             break;
@@ -331,7 +394,15 @@ static bool ccond_true(c3 *c, const lsl_expr *e, size_t target)
             skips[nskips++] = jf;
         e = e->rhs;
     }
-    ok = ok && ccond_true1(c, e, target);
+    if (ok && split_or(c, e)) { /* `A || B`: each test jumps when true */
+        const lsl_expr **leaves;
+        size_t n = or_leaves(c, e, &leaves);
+        ok = n > 0;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = ccond_true1(c, leaves[i], target);
+        free(leaves);
+    } else
+        ok = ok && ccond_true1(c, e, target);
     while (ok && nskips)
         patch_false(c, skips[--nskips], c->p->ncode);
     free(skips);
@@ -344,7 +415,15 @@ static bool ccond_true1(c3 *c, const lsl_expr *e, size_t target)
     long at = ccond_false1(c, e);
     if (at < 0)
         return false;
-    fal3_insn *in = &c->p->code[at];
+    if (!invert_jump(&c->p->code[at]))
+        return c3_fail(c, e->line, e->col, "internal: no inverse for a condition jump");
+    patch_false(c, at, target);
+    return true;
+}
+
+/* Turns a false-jump of ccond_false1 into the jump taken when the test is true. */
+static bool invert_jump(fal3_insn *in)
+{
     switch (in->op) {
     case F3_JZ: in->op = F3_JNZ; break;
     case F3_JNZ: in->op = F3_JZ; break;
@@ -372,9 +451,8 @@ static bool ccond_true1(c3 *c, const lsl_expr *e, size_t target)
     case F3_JNZ_L: in->op = F3_JZ_L; break;
     case F3_JZ_IOP_LL: in->op = F3_JNZ_IOP_LL; break;
     case F3_JNZ_IOP_LL: in->op = F3_JZ_IOP_LL; break;
-    default: return c3_fail(c, e->line, e->col, "internal: no inverse for a condition jump");
+    default: return false;
     }
-    patch_false(c, at, target);
     return true;
 }
 

@@ -380,6 +380,22 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       t2 != LSL_TYPE_FLOAT;
                 res = t1;
                 break;
+            case F3_ADD_V: case F3_SUB_V: case F3_DOT_V:
+                bad = t1 != LSL_TYPE_VECTOR || t2 != LSL_TYPE_VECTOR;
+                res = in->op == F3_DOT_V ? LSL_TYPE_FLOAT : LSL_TYPE_VECTOR;
+                break;
+            case F3_MUL_VF: case F3_DIV_VF: case F3_MUL_FV:
+                bad = in->op == F3_MUL_FV ? t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_VECTOR
+                                          : t1 != LSL_TYPE_VECTOR || t2 != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_VECTOR;
+                break;
+            case F3_LOAD_MEMBER_L: case F3_STORE_MEMBER_L: {
+                lsl_type vt = (lsl_type)f->slot_types[in->a];
+                bad = !(vt == LSL_TYPE_ROTATION || (vt == LSL_TYPE_VECTOR && in->b < 3)) ||
+                      (in->op == F3_STORE_MEMBER_L && t1 != LSL_TYPE_FLOAT);
+                res = in->op == F3_LOAD_MEMBER_L ? LSL_TYPE_FLOAT : LSL_TYPE_VOID;
+                break;
+            }
             case F3_JMP: target = (size_t)in->a; ends = true; break;
             case F3_CALL: {
                 const fal3_func *g = &p->funcs[in->a];

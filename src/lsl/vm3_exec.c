@@ -1,5 +1,6 @@
 /* The ABI-3 instruction loop: threaded dispatch built from isa3.def, the
  * base instruction set's handlers; the fused forms are in vm3_exec_fused.inc. */
+#include "lsl/lib_math.h"
 #include "lsl/vm3.h"
 
 static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
@@ -588,6 +589,33 @@ top:
         sp--;
         NEXT();
     }
+    /* the typed vector operators: the library's arithmetic (float32 per
+     * component, a float operand rounded to float32 first), no type tests */
+    CASE(ADD_V) for (int k = 0; k < 3; k++) sp[-2].u.v[k] = sp[-1].u.v[k] + sp[-2].u.v[k]; sp--; NEXT();
+    CASE(SUB_V) for (int k = 0; k < 3; k++) sp[-2].u.v[k] = sp[-1].u.v[k] - sp[-2].u.v[k]; sp--; NEXT();
+    CASE(DOT_V) SET_F(&sp[-2], lsl_vec_dot(sp[-1].u.v, sp[-2].u.v)); sp--; NEXT();
+    CASE(MUL_VF) {
+        float k = (float)FD(&sp[-2]);
+        sp[-2] = lsl_vector(sp[-1].u.v[0] * k, sp[-1].u.v[1] * k, sp[-1].u.v[2] * k);
+        sp--;
+        NEXT();
+    }
+    CASE(MUL_FV) {
+        float k = (float)FD(&sp[-1]);
+        sp[-2] = lsl_vector(sp[-2].u.v[0] * k, sp[-2].u.v[1] * k, sp[-2].u.v[2] * k);
+        sp--;
+        NEXT();
+    }
+    CASE(DIV_VF) {
+        float k = (float)FD(&sp[-2]);
+        if (k == 0.0f)
+            FAULT("Math Error");
+        sp[-2] = lsl_vector(sp[-1].u.v[0] / k, sp[-1].u.v[1] / k, sp[-1].u.v[2] / k);
+        sp--;
+        NEXT();
+    }
+    CASE(LOAD_MEMBER_L) SET_F(sp, LOC(pc->a).u.v[pc->b]); sp++; NEXT();
+    CASE(STORE_MEMBER_L) sp--; LOC(pc->a).u.v[pc->b] = (float)FD(sp); NEXT();
     CASE(JMP) pc = code + pc->a; DISPATCH();
     CASE(JZ) sp--; if (sp->u.i == 0) { pc = code + pc->a; DISPATCH(); } NEXT();
     CASE(JNZ) sp--; if (sp->u.i != 0) { pc = code + pc->a; DISPATCH(); } NEXT();
