@@ -167,6 +167,8 @@ static inline bool in_loop_pair(const gsvm_lsl3_program *prog, size_t i)
            prog->shape_func[i] == prog->shape_func[i + 1];
 }
 
+#define IS_VECROT(t) ((t) == LSL_TYPE_VECTOR || (t) == LSL_TYPE_ROTATION)
+
 /* The handler of an instruction on a typed slot: `hi` for an integer,
  * `hf` for a float, else the generic one. */
 static inline const void *typed_handler(lsl_type t, const void *hi, const void *hf, const void *generic)
@@ -265,6 +267,12 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_JNZ_IOP_LL_##name,
     static const void *const jnz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
 #undef X
+#define X(name, OPR) [F3_##name] = &&L_MJCMPF_K_##name,
+    static const void *const member_jcmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
+#define X(name, OPR) [F3_##name] = &&L_MJCMPF_KT_##name,
+    static const void *const member_jcmpf_kt[F3_COUNT] = {F3_FLOAT_CMPS(X)};
+#undef X
 #define X(N, OPR) [F3_##N##_LI] = &&L_INC_##N##_LI, [F3_##N##_LL] = &&L_INC_##N##_LL, [F3_##N##_LG] = &&L_INC_##N##_LG,
     static const void *const inc_jcmp[F3_COUNT] = {X(JGE, >=) X(JGT, >) X(JLT, <) X(JLE, <=)};
 #undef X
@@ -315,8 +323,12 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 lsl_type tb = in->b >= 0 && (uint32_t)in->b < fn->nslots ? (lsl_type)fn->slot_types[in->b] : LSL_TYPE_VOID;
                 lsl_type ga = in->a >= 0 && (size_t)in->a < prog->nglobal ? prog->globals[in->a].type : LSL_TYPE_VOID;
                 switch (in->op) {
-                case F3_LOAD_LOCAL: h = typed_handler(ta, &&L_LOAD_LOCAL_I, &&L_LOAD_LOCAL_F, h); break;
-                case F3_STORE_LOCAL: h = typed_handler(ta, &&L_STORE_LOCAL_I, &&L_STORE_LOCAL_F, h); break;
+                case F3_LOAD_LOCAL:
+                    h = IS_VECROT(ta) ? &&L_LOAD_LOCAL_V : typed_handler(ta, &&L_LOAD_LOCAL_I, &&L_LOAD_LOCAL_F, h);
+                    break;
+                case F3_STORE_LOCAL:
+                    h = IS_VECROT(ta) ? &&L_STORE_LOCAL_V : typed_handler(ta, &&L_STORE_LOCAL_I, &&L_STORE_LOCAL_F, h);
+                    break;
                 case F3_PUT_LOCAL: h = typed_handler(ta, &&L_PUT_LOCAL_I, &&L_PUT_LOCAL_F, h); break;
                 case F3_LOAD_GLOBAL: h = typed_handler(ga, &&L_LOAD_GLOBAL_I, &&L_LOAD_GLOBAL_F, h); break;
                 case F3_STORE_GLOBAL: h = typed_handler(ga, &&L_STORE_GLOBAL_I, &&L_STORE_GLOBAL_F, h); break;
@@ -345,6 +357,13 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
              * between them when the budget ends there, so a slice or a
              * snapshot sees the same ip as without the pair; a jump to
              * the comparison runs the comparison's own handler. */
+            if (in->op == F3_LOAD_MEMBER_L && i + 1 < prog->ncode && in_loop_pair(prog, i)) {
+                const fal3_insn *nx = &prog->code[i + 1];
+                if (nx->op == F3_JCMPF_K)
+                    h = by_operator(member_jcmpf_k, nx->b, h);
+                else if (nx->op == F3_JCMPF_KT)
+                    h = by_operator(member_jcmpf_kt, nx->b, h);
+            }
             if (in->op == F3_INC_LOCAL_I && i + 1 < prog->ncode && in_loop_pair(prog, i) &&
                 inc_jcmp[prog->code[i + 1].op])
                 h = inc_jcmp[prog->code[i + 1].op];
@@ -590,30 +609,46 @@ top:
         NEXT();
     }
     /* the typed vector operators: the library's arithmetic (float32 per
-     * component, a float operand rounded to float32 first), no type tests */
-    CASE(ADD_V) for (int k = 0; k < 3; k++) sp[-2].u.v[k] = sp[-1].u.v[k] + sp[-2].u.v[k]; sp--; NEXT();
-    CASE(SUB_V) for (int k = 0; k < 3; k++) sp[-2].u.v[k] = sp[-1].u.v[k] - sp[-2].u.v[k]; sp--; NEXT();
+     * component, a float operand rounded to float32 first), no type tests.
+     * The result is made in registers and stored in one 16-byte write: a
+     * store of the slot (16 bytes) right after narrow writes would wait for
+     * them to land (a failed store-to-load forward). */
+#if defined(__GNUC__)
+typedef float f3_v4 __attribute__((vector_size(16)));
+#define VEC_OP(D, X, OPR, Y, W) do { \
+        f3_v4 x_, y_; \
+        memcpy(&x_, (X), 16); \
+        memcpy(&y_, (Y), 16); \
+        x_ = x_ OPR y_; \
+        x_[3] = (W); \
+        (D)->type = LSL_TYPE_VECTOR; \
+        memcpy((D)->u.v, &x_, 16); \
+    } while (0)
+#else
+#define VEC_OP(D, X, OPR, Y, W) do { \
+        float r_[4]; \
+        for (int i_ = 0; i_ < 4; i_++) r_[i_] = (X)[i_] OPR (Y)[i_]; \
+        r_[3] = (W); \
+        (D)->type = LSL_TYPE_VECTOR; \
+        memcpy((D)->u.v, r_, sizeof r_); \
+    } while (0)
+#endif
+#define K4(k) ((const float[4]){k, k, k, k})
+    CASE(ADD_V) VEC_OP(&sp[-2], sp[-1].u.v, +, sp[-2].u.v, 0); sp--; NEXT();
+    CASE(SUB_V) VEC_OP(&sp[-2], sp[-1].u.v, -, sp[-2].u.v, 0); sp--; NEXT();
     CASE(DOT_V) SET_F(&sp[-2], lsl_vec_dot(sp[-1].u.v, sp[-2].u.v)); sp--; NEXT();
-    CASE(MUL_VF) {
-        float k = (float)FD(&sp[-2]);
-        sp[-2] = lsl_vector(sp[-1].u.v[0] * k, sp[-1].u.v[1] * k, sp[-1].u.v[2] * k);
-        sp--;
-        NEXT();
-    }
-    CASE(MUL_FV) {
-        float k = (float)FD(&sp[-1]);
-        sp[-2] = lsl_vector(sp[-2].u.v[0] * k, sp[-2].u.v[1] * k, sp[-2].u.v[2] * k);
-        sp--;
-        NEXT();
-    }
+    CASE(MUL_VF) { float k = (float)FD(&sp[-2]); VEC_OP(&sp[-2], sp[-1].u.v, *, K4(k), 0); sp--; NEXT(); }
+    CASE(MUL_FV) { float k = (float)FD(&sp[-1]); VEC_OP(&sp[-2], sp[-2].u.v, *, K4(k), 0); sp--; NEXT(); }
     CASE(DIV_VF) {
         float k = (float)FD(&sp[-2]);
         if (k == 0.0f)
             FAULT("Math Error");
-        sp[-2] = lsl_vector(sp[-1].u.v[0] / k, sp[-1].u.v[1] / k, sp[-1].u.v[2] / k);
+        VEC_OP(&sp[-2], sp[-1].u.v, /, K4(k), 0);
         sp--;
         NEXT();
     }
+#undef K4
+#undef VEC_OP
     CASE(LOAD_MEMBER_L) SET_F(sp, LOC(pc->a).u.v[pc->b]); sp++; NEXT();
     CASE(STORE_MEMBER_L) sp--; LOC(pc->a).u.v[pc->b] = (float)FD(sp); NEXT();
     CASE(JMP) pc = code + pc->a; DISPATCH();
