@@ -100,6 +100,7 @@ bool c3_ceval(c3 *c, const lsl_expr *root, lsl_value *out);
 bool c3_lookup_constant(const char *name, lsl_value *out);
 lsl_type c3_cexpr(c3 *c, const lsl_expr *root);
 bool c3_cexpr_stmt(c3 *c, const lsl_expr *e);
+bool c3_int_expr(c3 *c, const lsl_expr *e);
 bool c3_cstmt(c3 *c, const lsl_stmt *root);
 
 #endif

@@ -181,6 +181,18 @@ static bool fuse_binop(c3 *c, fal3_op o)
     return false;
 }
 
+/* `l OP k` for a computed integer l (not a variable or literal: those have
+ * their own fused forms) and an integer literal k, an arithmetic or bit
+ * operator (k != 0 for / and %, whose Math Error stays the generic one's). */
+static bool const_right(c3 *c, const lsl_expr *e, lsl_op o)
+{
+    bool arith = o == LSL_OP_ADD || o == LSL_OP_SUB || o == LSL_OP_MUL || o == LSL_OP_BITAND ||
+                 o == LSL_OP_BITOR || o == LSL_OP_BITXOR || o == LSL_OP_SHL || o == LSL_OP_SHR ||
+                 ((o == LSL_OP_DIV || o == LSL_OP_MOD) && e->rhs->kind == E_INT && e->rhs->ival != 0);
+    return !c->failed && arith && e->rhs->kind == E_INT && e->lhs->kind != E_IDENT && e->lhs->kind != E_INT &&
+           c3_int_expr(c, e->lhs);
+}
+
 /* The last n instructions (none before the barrier) push float constants. */
 static bool const_components(c3 *c, size_t n)
 {
@@ -667,7 +679,19 @@ lsl_type c3_cexpr(c3 *c, const lsl_expr *root)
                 c3_fail(c, e->line, e->col, "unknown operator %s", lsl_tok_name(e->op));
                 break;
             }
-            if (f->stage == 0) { /* right to left */
+            if (f->stage == 0 && const_right(c, e, o)) {
+                /* `(h * 31 + i) % 1000003`: a constant needs no evaluation,
+                 * so the left side alone, then one instruction with the
+                 * constant (the order of evaluation cannot show) */
+                f->stage = 3;
+                child = e->lhs;
+            } else if (f->stage == 3) {
+                static const fal3_op iop[] = {[LSL_OP_ADD] = F3_ADD_I, [LSL_OP_SUB] = F3_SUB_I, [LSL_OP_MUL] = F3_MUL_I,
+                                              [LSL_OP_DIV] = F3_DIV_I, [LSL_OP_MOD] = F3_MOD_I, [LSL_OP_BITAND] = F3_BAND_I,
+                                              [LSL_OP_BITOR] = F3_BOR_I, [LSL_OP_BITXOR] = F3_BXOR_I,
+                                              [LSL_OP_SHL] = F3_SHL_I, [LSL_OP_SHR] = F3_SHR_I};
+                res = c3_op(c, F3_IOP_K, e->rhs->ival, iop[o], 0) >= 0 ? LSL_TYPE_INTEGER : T_ERR;
+            } else if (f->stage == 0) { /* right to left */
                 f->stage = 1;
                 child = e->rhs;
             } else if (f->stage == 1) {

@@ -77,7 +77,7 @@ static bool numeric_tree(c3 *c, const lsl_expr *e, bool quiet)
 
 /* An expression of integers only (locals, globals, literals, integer
  * operators): its type is integer. */
-static bool int_expr(c3 *c, const lsl_expr *e) { return numeric_tree(c, e, false); }
+bool c3_int_expr(c3 *c, const lsl_expr *e) { return numeric_tree(c, e, false); }
 
 /* Numbers only, no side effect, no fault: evaluating it or not cannot be
  * told apart, so a condition may skip it. */
@@ -241,7 +241,7 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
     if (e->kind == E_BINARY && (e->op == T_LT || e->op == T_LE || e->op == T_GT || e->op == T_GE ||
                                 e->op == T_EQ || e->op == T_NE)) {
         int l, r;
-        if (local_int(c, e->rhs, &r) && !local_int(c, e->lhs, &l) && pure_expr(e->lhs) && int_expr(c, e->lhs)) {
+        if (local_int(c, e->rhs, &r) && !local_int(c, e->lhs, &l) && pure_expr(e->lhs) && c3_int_expr(c, e->lhs)) {
             /* `d * d <= n`: the left side first (both pure), then one
              * compare-and-branch against the local */
             lsl_type lt = c3_cexpr(c, e->lhs);

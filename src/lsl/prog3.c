@@ -266,7 +266,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'o': ok = in->op == F3_FOP_LK ? (v >= F3_ADD_F && v <= F3_DIV_F)
                           : in->op == F3_CMPF_K || in->op == F3_JCMPF_K || in->op == F3_JCMPF_KT ? (v >= F3_EQ_F && v <= F3_GE_F)
                           : in->op == F3_JCMP_IL || in->op == F3_JCMP_ILT ? (v >= F3_EQ_I && v <= F3_GE_I)
-                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL ? (v >= F3_ADD_I && v <= F3_GE_I)
+                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL || in->op == F3_IOP_K ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
                           break;
                 case 'm': ok = v >= 0 && v <= 3; break;
@@ -519,7 +519,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       (in->b != LSL_ID_llList2Integer && in->b != LSL_ID_llList2Float) || !p->native_by_id[in->b];
                 res = in->b == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
                 break;
-            case F3_IOP_KR:
+            case F3_IOP_KR: case F3_IOP_K:
                 bad = t1 != LSL_TYPE_INTEGER || in->b < F3_ADD_I || in->b > F3_GE_I || in->b == F3_LAND_I ||
                       in->b == F3_LOR_I;
                 res = LSL_TYPE_INTEGER;

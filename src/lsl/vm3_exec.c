@@ -225,6 +225,9 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_IOP_KR_##name,
     static const void *const iop_kr[F3_COUNT] = {F3_INT_OPS(X)};
 #undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_K_##name,
+    static const void *const iop_k[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
 #define X(name, expr) [F3_##name] = &&L_IOP_LK_S_##name,
     static const void *const iop_lk_s[F3_COUNT] = {F3_INT_OPS(X)};
 #undef X
@@ -303,6 +306,7 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_JCMPF_LK: h = by_operator(jcmpf_lk, in->c & 255, h); break;
             case F3_JCMPF_LKT: h = by_operator(jcmpf_lkt, in->c & 255, h); break;
             case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
+            case F3_IOP_K: h = by_operator(iop_k, in->b, h); break;
             case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
             case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
             case F3_JCMPF_K: h = by_operator(jcmpf_k, in->b, h); break;
