@@ -116,7 +116,7 @@ echo "-- ABI 3 compute benchmarks beside lua5.4 and luajit -joff (CPU s, median 
 echo "   targets: falcon/lua <= 0.60 and falcon/luajit <= 0.80)"
 if command -v lua5.4 >/dev/null 2>&1 && command -v luajit >/dev/null 2>&1; then
     printf '%-11s %7s %7s %7s %10s %13s  %s\n' program falcon lua5.4 luajit "falcon/lua" "falcon/luajit" "same result, targets"
-    for prog in mandelbrot floatgrid floatwalk vecmath sieve fib tak hanoi calls hash strings lists wordlist primes listbuild gcd collatz floatlist; do
+    for prog in mandelbrot floatgrid floatwalk vecmath vecbounce sieve fib tak hanoi calls hash strings lists wordlist primes listbuild gcd collatz floatlist; do
         [ -f "$dir/$prog.lsl" ] || continue
         jit=$dir/$prog.lua
         [ -f "$dir/$prog.jit.lua" ] && jit=$dir/$prog.jit.lua # LuaJIT is Lua 5.1

@@ -48,7 +48,7 @@ typedef struct lsl_expr {
     int height; /* operators above the deepest leaf (a leaf: 0): at most LSL_MAX_NESTING */
     /* Set by the parser bottom-up, so no later pass walks a subtree to know:
      * `pure`: literals (integer, float), names and operators, unary ones and
-     * casts of pure operands only (no call, no assignment: evaluating it
+     * casts and components (`v.x`) of pure operands only (no call, no assignment: evaluating it
      * cannot change a variable); `effects`: an assignment, ++/--, a call or
      * print, directly or under operators, casts and components (lists and
      * vectors do not count: ABI 2 refuses them anyway). */

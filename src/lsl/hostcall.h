@@ -1,6 +1,6 @@
 /* Typed host functions (gsvm_lsl_hosts, gsvm_lsl_call of include/gsvm/lsl.h):
  * the table, indexed by func-id so a call finds its callback with one load,
- * and the call record both VMs fill.  Shared by hostcall.c, vm3.c and the
+ * and the call record both VMs fill.  Shared by hostcall.c, vm3_calls.c and the
  * ABI-2 adapter. */
 #ifndef GSVM_LSL_HOSTCALL_H
 #define GSVM_LSL_HOSTCALL_H

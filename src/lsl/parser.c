@@ -240,9 +240,9 @@ static lsl_expr *grown(parser *ps, lsl_expr *e)
         e->effects = e->lhs->effects;
         e->pure = e->lhs->pure;
         break;
-    case E_MEMBER:
+    case E_MEMBER: /* a component of a variable */
         e->effects = e->lhs->effects;
-        e->pure = false;
+        e->pure = e->lhs->pure;
         break;
     default:
         e->effects = e->pure = false;

@@ -266,7 +266,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'o': ok = in->op == F3_FOP_LK ? (v >= F3_ADD_F && v <= F3_DIV_F)
                           : in->op == F3_CMPF_K || in->op == F3_JCMPF_K || in->op == F3_JCMPF_KT ? (v >= F3_EQ_F && v <= F3_GE_F)
                           : in->op == F3_JCMP_IL || in->op == F3_JCMP_ILT ? (v >= F3_EQ_I && v <= F3_GE_I)
-                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL ? (v >= F3_ADD_I && v <= F3_GE_I)
+                          : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL || in->op == F3_IOP_K ? (v >= F3_ADD_I && v <= F3_GE_I)
                                                    : v >= 0 && v <= (in->op == F3_UNOP ? LSL_UOP_BITNOT : LSL_OP_OR);
                           break;
                 case 'm': ok = v >= 0 && v <= 3; break;
@@ -380,6 +380,22 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       t2 != LSL_TYPE_FLOAT;
                 res = t1;
                 break;
+            case F3_ADD_V: case F3_SUB_V: case F3_DOT_V:
+                bad = t1 != LSL_TYPE_VECTOR || t2 != LSL_TYPE_VECTOR;
+                res = in->op == F3_DOT_V ? LSL_TYPE_FLOAT : LSL_TYPE_VECTOR;
+                break;
+            case F3_MUL_VF: case F3_DIV_VF: case F3_MUL_FV:
+                bad = in->op == F3_MUL_FV ? t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_VECTOR
+                                          : t1 != LSL_TYPE_VECTOR || t2 != LSL_TYPE_FLOAT;
+                res = LSL_TYPE_VECTOR;
+                break;
+            case F3_LOAD_MEMBER_L: case F3_STORE_MEMBER_L: {
+                lsl_type vt = (lsl_type)f->slot_types[in->a];
+                bad = !(vt == LSL_TYPE_ROTATION || (vt == LSL_TYPE_VECTOR && in->b < 3)) ||
+                      (in->op == F3_STORE_MEMBER_L && t1 != LSL_TYPE_FLOAT);
+                res = in->op == F3_LOAD_MEMBER_L ? LSL_TYPE_FLOAT : LSL_TYPE_VOID;
+                break;
+            }
             case F3_JMP: target = (size_t)in->a; ends = true; break;
             case F3_CALL: {
                 const fal3_func *g = &p->funcs[in->a];
@@ -503,7 +519,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       (in->b != LSL_ID_llList2Integer && in->b != LSL_ID_llList2Float) || !p->native_by_id[in->b];
                 res = in->b == LSL_ID_llList2Integer ? LSL_TYPE_INTEGER : LSL_TYPE_FLOAT;
                 break;
-            case F3_IOP_KR:
+            case F3_IOP_KR: case F3_IOP_K:
                 bad = t1 != LSL_TYPE_INTEGER || in->b < F3_ADD_I || in->b > F3_GE_I || in->b == F3_LAND_I ||
                       in->b == F3_LOR_I;
                 res = LSL_TYPE_INTEGER;

@@ -1,6 +1,6 @@
 /* ABI 3: the compiled program (functions, handlers per state, constants,
- * global defaults) and the VM's private state.  Shared by compiler3.c,
- * prog3.c, vm3.c and snapshot3.c only; embedders see the opaque
+ * global defaults) and the VM's private state.  Shared by compiler3*.c,
+ * prog3.c, vm3*.c and snapshot3.c only; embedders see the opaque
  * gsvm_lsl3_program / gsvm_lsl3_vm of include/gsvm/lsl.h. */
 #ifndef GSVM_LSL_PROG3_H
 #define GSVM_LSL_PROG3_H
@@ -118,7 +118,7 @@ struct gsvm_lsl3_program {
     const lsl_native_fn *native_by_id;
 };
 
-/* Builders (compiler3.c, prog3.c). */
+/* Builders (compiler3*.c, prog3.c). */
 gsvm_lsl3_program *fal3_program_new(void);
 long fal3_emit(gsvm_lsl3_program *p, fal3_op op, int32_t a, int32_t b, int32_t c);
 long fal3_const(gsvm_lsl3_program *p, lsl_value v); /* takes the reference */
@@ -144,7 +144,7 @@ typedef struct fal3_frame {
  * or reset; state_entry jumps the queue and is never queued, as SL). */
 enum { FAL3_PHASE_NONE = 0, FAL3_PHASE_EXIT = 1, FAL3_PHASE_ENTRY = 2 };
 
-/* An instruction as the threaded interpreter runs it (vm3.c): the address
+/* An instruction as the threaded interpreter runs it (vm3_exec.c): the address
  * of its handler in place of the opcode. */
 typedef struct fal3_threaded_insn {
     const void *handler;

@@ -104,7 +104,7 @@ typedef struct lsl_value {
         /* A float on the ABI-3 operand stack also carries its value in
          * double precision (d), as Mono keeps an expression's temporaries;
          * f is that value rounded to float32, what every consumer other than
-         * the VM's float arithmetic reads (vm3.c). */
+         * the VM's float arithmetic reads (vm3_exec.c). */
         struct { float f; float unused; double d; } t;
         lsl_str *s; /* string and key; NULL = "" */
         lsl_list *l; /* NULL = [] */

@@ -304,6 +304,18 @@ default
         j = 5;
         m = llListReplaceList(m, [7], j, j);
         checkL("replace at j = 5", m, [1, 20, "z", 7]);
+        // a computed integer OP an integer literal: one instruction with the constant
+        integer h = -7;
+        checkI("(h * 31 + 5) % 1000003, negative", (h * 31 + 5) % 1000003, -212);
+        checkI("(h - 1) / 3 truncates", (h - 1) / 3, -2);
+        checkI("(h - 1) % 4", (h - 1) % 4, 0);
+        checkI("(h * 2) / -1", (h * 2) / -1, 14);
+        checkI("(h + 0x80000007) / -1 (MIN / -1)", (h + 0x80000007) / -1, -2147483648);
+        checkI("(h + 0x80000007) % -1", (h + 0x80000007) % -1, 0);
+        checkI("(h * 3) << 2", (h * 3) << 2, -84);
+        checkI("(h * 3) >> 1", (h * 3) >> 1, -11);
+        checkI("(h + 10) & 6 | 1 ^ 8", ((h + 10) & 6 | 1) ^ 8, 11);
+        checkI("(h * 65536) * 65536 wraps", (h * 65536) * 65536, 0);
         done();
     }
 }
