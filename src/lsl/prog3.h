@@ -127,6 +127,12 @@ long fal3_const(gsvm_lsl3_program *p, lsl_value v); /* takes the reference */
 void fal3_mark_line(gsvm_lsl3_program *p, uint32_t line, uint32_t col);
 /* Computes the hash (after building or loading). */
 gsvm_status fal3_program_seal(gsvm_lsl3_program *p, gsvm_error *err);
+/* The same, naming `file` (may be NULL) in the verifier's errors: a loaded
+ * program file (prog3_file.c) is verified as a compiled one is. */
+gsvm_status fal3_program_seal_file(gsvm_lsl3_program *p, const char *file, gsvm_error *err);
+/* The program file's magic and format (2: with the line table). */
+#define HWZ3_MAGIC "HWZ3"
+#define HWZ3_FORMAT 2
 /* The program's fixed memory charge: code and constants. */
 size_t fal3_program_charge(const gsvm_lsl3_program *p);
 int fal3_event_index(const char *name);
