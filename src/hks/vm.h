@@ -265,7 +265,8 @@ enum { TM_INDEX, TM_NEWINDEX, TM_GC, TM_MODE, TM_EQ, TM_ADD, TM_SUB, TM_MUL, TM_
  * than as one 16-byte move: a 16-byte load of a slot that hv_setnum (two
  * narrower stores) has just written cannot take its data from the store
  * buffer and waits until the stores retire, a stall on every MOVE of a
- * fresh result.  The interpreter's hot copies use it. */
+ * fresh result.  The interpreter's hot copies use it (d is evaluated
+ * twice). */
 #define hv_copy(d, s) ((d)->tt = (s)->tt, (d)->v = (s)->v)
 #define hv_setnum(o, x) ((o)->tt = HV_TNUM, (o)->v.n = (x))
 #define hv_setbool(o, x) ((o)->tt = HV_TBOOL, (o)->v.b = (x) ? 1 : 0)
