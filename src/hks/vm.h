@@ -155,11 +155,13 @@ typedef struct hv_ci {
     int func, base, top;   /* stack indices */
     const uint32_t *pc;    /* saved pc of a Lua frame */
     int nresults;
-    uint8_t is_lua, fresh; /* fresh: the frame a nested hv_execute started */
+    uint8_t is_lua, fresh; /* fresh: 1 the frame a nested hv_execute started,
+                            * HV_CI_TFOR a TFORLOOP's iterator run in the loop */
     uint16_t tailcalls;
 } hv_ci;
 
 enum { HV_FRAME_SLACK = 1100 };
+enum { HV_CI_TFOR = 2 };
 enum { HV_POOL_GRAIN = 16, HV_POOL_MAX = 256 };
 enum { HV_OK = 0, HV_YIELD = 1, HV_ERRRUN = 2, HV_ERRMEM = 4, HV_BUDGET = 6, HV_ERRLIMIT = 7 };
 
