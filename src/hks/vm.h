@@ -402,7 +402,8 @@ void hv_tostring(hv_thread *L, int idx);
 #define HV_ARG(L, i) (&(L)->stack[(L)->base + (i)])
 static inline void hv_push(hv_thread *L, const hv_value *v)
 {
-    L->stack[L->top++] = *v;
+    hv_copy(&L->stack[L->top], v);
+    L->top++;
 }
 static inline void hv_pushnum(hv_thread *L, double n)
 {
@@ -437,11 +438,41 @@ typedef struct hv_libfn {
 } hv_libfn;
 hv_table *hv_open_lib(hv_thread *L, const char *name, int nhash, const hv_libfn *fns, size_t n);
 #define HV_NFNS(a) (sizeof(a) / sizeof((a)[0]))
-double hv_checknum(hv_thread *L, int nargs, int i, const char *fn);
+/* Argument checks.  The common case (a number, a string) is inline, the
+ * conversions and the errors are in vm_lib_base.c (the names with _):
+ * string.byte and math.floor are called often enough for the calls to
+ * weigh. */
+double hv_checknum_(hv_thread *L, int nargs, int i, const char *fn);
+int64_t hv_checkint_(hv_thread *L, int nargs, int i, const char *fn);
+hv_str *hv_checkstr_(hv_thread *L, int nargs, int i, const char *fn);
+static inline double hv_checknum(hv_thread *L, int nargs, int i, const char *fn)
+{
+    if (i < nargs && HV_ARG(L, i)->tt == HV_TNUM)
+        return HV_ARG(L, i)->v.n;
+    return hv_checknum_(L, nargs, i, fn);
+}
+static inline int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn)
+{
+    if (i < nargs && HV_ARG(L, i)->tt == HV_TNUM) {
+        double d = HV_ARG(L, i)->v.n;
+        if (d > -9.2e18 && d < 9.2e18)
+            return (int64_t)d;
+    }
+    return hv_checkint_(L, nargs, i, fn);
+}
+static inline int64_t hv_optint(hv_thread *L, int nargs, int i, const char *fn, int64_t def)
+{
+    if (i >= nargs || HV_ARG(L, i)->tt == HV_TNIL)
+        return def;
+    return hv_checkint(L, nargs, i, fn);
+}
+static inline hv_str *hv_checkstr(hv_thread *L, int nargs, int i, const char *fn)
+{
+    if (i < nargs && HV_ARG(L, i)->tt == HV_TSTR)
+        return (hv_str *)HV_ARG(L, i)->v.gc;
+    return hv_checkstr_(L, nargs, i, fn);
+}
 double hv_optnum(hv_thread *L, int nargs, int i, const char *fn, double def);
-int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn);
-int64_t hv_optint(hv_thread *L, int nargs, int i, const char *fn, int64_t def);
-hv_str *hv_checkstr(hv_thread *L, int nargs, int i, const char *fn);
 hv_table *hv_checktab(hv_thread *L, int nargs, int i, const char *fn);
 void hv_checkany(hv_thread *L, int nargs, int i, const char *fn);
 _Noreturn void hv_argerror(hv_thread *L, int i, const char *fn, const char *msg);
