@@ -3,21 +3,19 @@ local function A(i, j)
   local ij = i + j - 1
   return 1.0 / (ij * (ij - 1) * 0.5 + i)
 end
-local function Av(x, y, N)
+-- y = A x, or y = A^T x when t is true
+local function Av(x, y, N, t)
   for i = 1, N do
     local a = 0
-    for j = 1, N do a = a + x[j] * A(i, j) end
+    if t then
+      for j = 1, N do a = a + x[j] * A(j, i) end
+    else
+      for j = 1, N do a = a + x[j] * A(i, j) end
+    end
     y[i] = a
   end
 end
-local function Atv(x, y, N)
-  for i = 1, N do
-    local a = 0
-    for j = 1, N do a = a + x[j] * A(j, i) end
-    y[i] = a
-  end
-end
-local function AtAv(x, y, t, N) Av(x, t, N); Atv(t, y, N) end
+local function AtAv(x, y, t, N) Av(x, t, N, false); Av(t, y, N, true) end
 local N = 550
 local u, v, t = {}, {}, {}
 for i = 1, N do u[i] = 1 end
