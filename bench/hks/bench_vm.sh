@@ -10,12 +10,19 @@ tmp=${TMPDIR:-/tmp}/gsvm_hks_vm_bench.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# several of each kind the target names: recursion (fib, tak), numeric
-# loops (loops, matrix, floats: float steps, while, repeat), string building
-# (strings, build, format), tables (tables, sort, append: table.insert and
-# #t, hashkeys: string-keyed fields), closures and method calls (closures,
-# oop: methods through metatables, counters: shared upvalues)
-progs=${PROGS:-"fib tak loops matrix floats strings build format tables sort append hashkeys closures oop counters"}
+# several of each kind the target names: recursion and calls (fib, tak,
+# hanoi: Hanoi and a quicksort, calls: small non-recursive calls), numeric
+# loops (loops, matrix, sieve, collatz: while and repeat), floats (floats:
+# float steps, while, repeat; mandel, nbody: fields, spectral: calls in the
+# inner loop), string building (strings, build, format, concat) and the
+# string library (strops: sub/byte/char/find, gsub: gmatch/gsub/match),
+# tables (tables, sort, append: table.insert and #t, hashkeys: string-keyed
+# fields, fields and particles: counters in record fields), closures and
+# method calls (closures, oop: methods through metatables, counters and
+# upvals: shared upvalues, iters: closure iterators and callbacks).
+# The newer programs run at least 0.5 s on lua5.1, so that start-up and
+# noise weigh less.
+progs=${PROGS:-"fib tak hanoi calls loops matrix sieve collatz floats mandel nbody spectral strings build format concat strops gsub tables sort append hashkeys fields particles closures oop counters upvals iters"}
 for p in $progs; do
     "$GSVM" hks compile --target doubles "bench/hks/vm/$p.lua" -o "$tmp/$p.luac" || exit 1
 done

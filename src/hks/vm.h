@@ -155,11 +155,13 @@ typedef struct hv_ci {
     int func, base, top;   /* stack indices */
     const uint32_t *pc;    /* saved pc of a Lua frame */
     int nresults;
-    uint8_t is_lua, fresh; /* fresh: the frame a nested hv_execute started */
+    uint8_t is_lua, fresh; /* fresh: 1 the frame a nested hv_execute started,
+                            * HV_CI_TFOR a TFORLOOP's iterator run in the loop */
     uint16_t tailcalls;
 } hv_ci;
 
 enum { HV_FRAME_SLACK = 1100 };
+enum { HV_CI_TFOR = 2 };
 enum { HV_POOL_GRAIN = 16, HV_POOL_MAX = 256 };
 enum { HV_OK = 0, HV_YIELD = 1, HV_ERRRUN = 2, HV_ERRMEM = 4, HV_BUDGET = 6, HV_ERRLIMIT = 7 };
 
@@ -261,6 +263,13 @@ enum { TM_INDEX, TM_NEWINDEX, TM_GC, TM_MODE, TM_EQ, TM_ADD, TM_SUB, TM_MUL, TM_
 #define hv_isnil(o) ((o)->tt == HV_TNIL)
 #define hv_isfalse(o) ((o)->tt == HV_TNIL || ((o)->tt == HV_TBOOL && (o)->v.b == 0))
 #define hv_setnil(o) ((o)->tt = HV_TNIL)
+/* Copies a value as its tag and its payload, as Lua's setobj does, rather
+ * than as one 16-byte move: a 16-byte load of a slot that hv_setnum (two
+ * narrower stores) has just written cannot take its data from the store
+ * buffer and waits until the stores retire, a stall on every MOVE of a
+ * fresh result.  The interpreter's hot copies use it (d is evaluated
+ * twice). */
+#define hv_copy(d, s) ((d)->tt = (s)->tt, (d)->v = (s)->v)
 #define hv_setnum(o, x) ((o)->tt = HV_TNUM, (o)->v.n = (x))
 #define hv_setbool(o, x) ((o)->tt = HV_TBOOL, (o)->v.b = (x) ? 1 : 0)
 #define hv_setgc(o, t, x) ((o)->tt = (t), (o)->v.gc = (hv_gc *)(x))
@@ -393,7 +402,8 @@ void hv_tostring(hv_thread *L, int idx);
 #define HV_ARG(L, i) (&(L)->stack[(L)->base + (i)])
 static inline void hv_push(hv_thread *L, const hv_value *v)
 {
-    L->stack[L->top++] = *v;
+    hv_copy(&L->stack[L->top], v);
+    L->top++;
 }
 static inline void hv_pushnum(hv_thread *L, double n)
 {
@@ -428,11 +438,41 @@ typedef struct hv_libfn {
 } hv_libfn;
 hv_table *hv_open_lib(hv_thread *L, const char *name, int nhash, const hv_libfn *fns, size_t n);
 #define HV_NFNS(a) (sizeof(a) / sizeof((a)[0]))
-double hv_checknum(hv_thread *L, int nargs, int i, const char *fn);
+/* Argument checks.  The common case (a number, a string) is inline, the
+ * conversions and the errors are in vm_lib_base.c (the names with _):
+ * string.byte and math.floor are called often enough for the calls to
+ * weigh. */
+double hv_checknum_(hv_thread *L, int nargs, int i, const char *fn);
+int64_t hv_checkint_(hv_thread *L, int nargs, int i, const char *fn);
+hv_str *hv_checkstr_(hv_thread *L, int nargs, int i, const char *fn);
+static inline double hv_checknum(hv_thread *L, int nargs, int i, const char *fn)
+{
+    if (i < nargs && HV_ARG(L, i)->tt == HV_TNUM)
+        return HV_ARG(L, i)->v.n;
+    return hv_checknum_(L, nargs, i, fn);
+}
+static inline int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn)
+{
+    if (i < nargs && HV_ARG(L, i)->tt == HV_TNUM) {
+        double d = HV_ARG(L, i)->v.n;
+        if (d > -9.2e18 && d < 9.2e18)
+            return (int64_t)d;
+    }
+    return hv_checkint_(L, nargs, i, fn);
+}
+static inline int64_t hv_optint(hv_thread *L, int nargs, int i, const char *fn, int64_t def)
+{
+    if (i >= nargs || HV_ARG(L, i)->tt == HV_TNIL)
+        return def;
+    return hv_checkint(L, nargs, i, fn);
+}
+static inline hv_str *hv_checkstr(hv_thread *L, int nargs, int i, const char *fn)
+{
+    if (i < nargs && HV_ARG(L, i)->tt == HV_TSTR)
+        return (hv_str *)HV_ARG(L, i)->v.gc;
+    return hv_checkstr_(L, nargs, i, fn);
+}
 double hv_optnum(hv_thread *L, int nargs, int i, const char *fn, double def);
-int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn);
-int64_t hv_optint(hv_thread *L, int nargs, int i, const char *fn, int64_t def);
-hv_str *hv_checkstr(hv_thread *L, int nargs, int i, const char *fn);
 hv_table *hv_checktab(hv_thread *L, int nargs, int i, const char *fn);
 void hv_checkany(hv_thread *L, int nargs, int i, const char *fn);
 _Noreturn void hv_argerror(hv_thread *L, int i, const char *fn, const char *msg);

@@ -375,7 +375,7 @@ void hv_closeupvals(hv_thread *L, hv_value *level)
 {
     hv_upval *u;
     while ((u = L->openup) != NULL && u->v >= level) {
-        u->closed = *u->v;
+        hv_copy(&u->closed, u->v);
         u->v = &u->closed;
         L->openup = u->next;
         u->next = NULL;
@@ -434,11 +434,11 @@ void hv_poscall(hv_thread *L, int first)
     int i;
     if (wanted < 0) {
         for (i = 0; i < avail; i++)
-            L->stack[res + i] = L->stack[first + i];
+            hv_copy(&L->stack[res + i], &L->stack[first + i]);
         L->top = res + avail;
     } else {
         for (i = 0; i < wanted && i < avail; i++)
-            L->stack[res + i] = L->stack[first + i];
+            hv_copy(&L->stack[res + i], &L->stack[first + i]);
         for (; i < wanted; i++)
             hv_setnil(&L->stack[res + i]);
         L->top = res + wanted;
@@ -472,7 +472,8 @@ int hv_precall_(hv_thread *L, int func, int nresults)
             int fixed = L->top - nargs;
             base = L->top;
             for (int i = 0; i < p->nparams; i++) {
-                L->stack[L->top++] = L->stack[fixed + i];
+                hv_copy(&L->stack[L->top], &L->stack[fixed + i]);
+                L->top++;
                 hv_setnil(&L->stack[fixed + i]);
             }
             hv_stack_check(L, (int)p->maxstack + HV_FRAME_SLACK);

@@ -507,6 +507,26 @@ static inline const hv_value *fast_getstr(hv_vm *vm, hv_table *t, const hv_str *
     return NULL;
 }
 
+/* x % y as Lua 5.1 computes it, x - floor(x / y) * y.  For integral
+ * operands below 2^31 in magnitude the integer remainder moved to y's sign
+ * is the same number (x / y is then close enough to the true quotient that
+ * floor finds it; a zero is +0 either way) through a chain half as long as
+ * the division, the floor and the multiply: `i % n` in a loop is mostly
+ * that case. */
+static inline double num_mod(double x, double y)
+{
+    if (x > -2147483648.0 && x < 2147483648.0 && y > -2147483648.0 && y < 2147483648.0) {
+        int32_t xi = (int32_t)x, yi = (int32_t)y;
+        if ((double)xi == x && (double)yi == y && yi != 0) {
+            int32_t r = xi % yi;
+            if (r != 0 && (r ^ yi) < 0)
+                r += yi;
+            return (double)r;
+        }
+    }
+    return x - floor(x / y) * y;
+}
+
 /* Raw equality of two values of one tag up to TSTR (nil, boolean, light
  * userdata, number, interned string), inline for EQ's common case. */
 static inline bool raweq_basic(const hv_value *a, const hv_value *b)

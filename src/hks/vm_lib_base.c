@@ -28,7 +28,7 @@ static _Noreturn void type_expected(hv_thread *L, int nargs, int i, const char *
     hv_argerror(L, i, fn, msg);
 }
 
-double hv_checknum(hv_thread *L, int nargs, int i, const char *fn)
+double hv_checknum_(hv_thread *L, int nargs, int i, const char *fn)
 {
     double d;
     if (i >= nargs || !hv_tonumber(HV_ARG(L, i), &d))
@@ -54,19 +54,12 @@ static int64_t num2int(double d)
     return (int64_t)d;
 }
 
-int64_t hv_checkint(hv_thread *L, int nargs, int i, const char *fn)
+int64_t hv_checkint_(hv_thread *L, int nargs, int i, const char *fn)
 {
     return num2int(hv_checknum(L, nargs, i, fn));
 }
 
-int64_t hv_optint(hv_thread *L, int nargs, int i, const char *fn, int64_t def)
-{
-    if (i >= nargs || hv_isnil(HV_ARG(L, i)))
-        return def;
-    return hv_checkint(L, nargs, i, fn);
-}
-
-hv_str *hv_checkstr(hv_thread *L, int nargs, int i, const char *fn)
+hv_str *hv_checkstr_(hv_thread *L, int nargs, int i, const char *fn)
 {
     if (i >= nargs)
         type_expected(L, nargs, i, fn, "string");
