@@ -240,6 +240,10 @@ void dc_set_type(fn *F, int v, uint32_t w, unsigned op);
 void dc_find_types(fn *F);
 void dc_setup_vars(fn *F);
 
+/* decompile_webs.c: the webs of stripped registers (fn.wstate), a web's root */
+void dc_find_webs(fn *F, int wn);
+int32_t dc_web_find(fn *F, int32_t id);
+
 /* decompile_emit.c: output: blocks and lines, pending values, closures, calls and lists */
 void dc_line(fn *F, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dc_set_owner(fn *F, int v, int lvl);

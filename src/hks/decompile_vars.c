@@ -95,15 +95,6 @@ int dc_new_var(fn *F, const char *base, int reg)
 /* The variable behind register `reg` at pc.  Strip: var = register (the
  * first MAX_REGS vars).  Debug: the debug local there, else the register's
  * temporary variable. */
-static int32_t web_find(fn *F, int32_t id)
-{
-    while (F->wparent[id] != id) {
-        F->wparent[id] = F->wparent[F->wparent[id]];
-        id = F->wparent[id];
-    }
-    return id;
-}
-
 int dc_var_of(fn *F, int reg, int64_t pc, bool write)
 {
     if (reg < 0 || reg >= F->nregvars) {
@@ -120,7 +111,7 @@ int dc_var_of(fn *F, int reg, int64_t pc, bool write)
     if (F->wstate && reg < F->wn && pc >= 0 && (write ? pc < F->n : pc <= F->n)) {
         int32_t id = write ? (int32_t)(pc * F->wn + reg) : F->wstate[pc * F->wn + reg];
         if (id >= 0) {
-            id = web_find(F, id);
+            id = dc_web_find(F, id);
             if (F->wvar[id] < 0) {
                 char base[40];
                 uint32_t k = F->wseq[reg]++;
@@ -148,229 +139,6 @@ static void collect_globals(fn *F, const gsvm_hks_proto *f, int depth)
             take_name(F, f->k[i].s.data);
     for (uint32_t i = 0; i < f->np; i++)
         collect_globals(F, &f->p[i], depth + 1);
-}
-
-/* The successors of pc in the control flow (at most 2), for the webs. */
-static int successors(const fn *F, int64_t pc, int64_t out[2])
-{
-    unsigned op = F->op[pc];
-    int64_t nx = next_pc(F, pc);
-    int k = 0;
-    if (op == HKS_I_RETURN || is_tailcall(op))
-        return 0;
-    if (op == HKS_I_JMP || op == HKS_I_FORPREP) {
-        out[k++] = jmp_target(F, pc);
-        return k;
-    }
-    if (op == HKS_I_FORLOOP) {
-        out[k++] = jmp_target(F, pc);
-        out[k++] = nx;
-        return k;
-    }
-    if (is_test(op) || op == HKS_I_TFORLOOP) {
-        out[k++] = nx;
-        out[k++] = next_pc(F, nx);
-        return k;
-    }
-    if (op == HKS_I_LOADBOOL && C_(W(F, pc))) {
-        out[k++] = next_pc(F, nx);
-        return k;
-    }
-    out[k++] = nx;
-    return k;
-}
-
-/* The webs of a stripped function (see fn.wstate): liveness backward, then
- * the values forward; where paths join with different webs of a live
- * register, the webs are one.  Skipped (wstate NULL) for big functions. */
-static void find_webs(fn *F, int wn)
-{
-    int64_t n = F->n;
-    if (F->debug || n == 0 || wn <= 0 || (n + 1) * (int64_t)wn > (1 << 22))
-        return;
-    size_t cells = (size_t)(n + 1) * (size_t)wn;
-    uint64_t *live = calloc((size_t)(n + 1) * 4, sizeof *live);
-    int32_t *st = malloc(cells * sizeof *st), *par = malloc(cells * sizeof *par);
-    int32_t *wv = malloc(cells * sizeof *wv);
-    int32_t *cur = malloc((size_t)wn * sizeof *cur);
-    rw *x = malloc(sizeof *x);
-    int32_t *top = malloc((size_t)(n + 1) * sizeof *top);
-    bool ok = live && st && par && wv && cur && x && top;
-    if (ok) {
-        int t = -1;
-        for (int64_t pc = 0; pc < n; pc++) {
-            top[pc] = t;
-            if (F->isdata[pc])
-                continue;
-            if (dc_writes_multret(F, pc))
-                t = (int)A_(W(F, pc));
-            else if (dc_reads_multret(F, pc))
-                t = -1;
-        }
-        /* liveness: in = reads + (out - killing writes) */
-        for (int pass = 0, changed = 1; changed && ok; pass++) {
-            changed = 0;
-            if (pass > 200)
-                ok = false;
-            for (int64_t pc = n - 1; pc >= 0; pc--) {
-                if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
-                    continue;
-                uint64_t in[4] = {0, 0, 0, 0};
-                int64_t sc[2];
-                int ns = successors(F, pc, sc);
-                for (int i = 0; i < ns; i++)
-                    if (sc[i] >= 0 && sc[i] < n)
-                        for (int w = 0; w < 4; w++)
-                            in[w] |= live[sc[i] * 4 + w];
-                dc_operands(F, pc, top[pc] < 0 ? MAX_REGS : top[pc], x);
-                if (F->op[pc] != HKS_I_TESTSET)
-                    for (int i = 0; i < x->nwr; i++)
-                        in[x->wr[i] >> 6] &= ~(1ull << (x->wr[i] & 63));
-                for (int i = 0; i < x->nrd; i++)
-                    in[x->rd[i] >> 6] |= 1ull << (x->rd[i] & 63);
-                for (int w = 0; w < 4; w++)
-                    if (in[w] != live[pc * 4 + w]) {
-                        live[pc * 4 + w] = in[w];
-                        changed = 1;
-                    }
-            }
-        }
-    }
-    if (ok) {
-        for (size_t i = 0; i < cells; i++) {
-            st[i] = -1;
-            par[i] = (int32_t)i;
-            wv[i] = -1;
-        }
-        /* the parameters: their values enter at pc 0 as webs n * wn + r */
-        for (int r = 0; r < wn && r < (int)F->f->nparams; r++) {
-            st[r] = (int32_t)(n * wn + r);
-            wv[n * wn + r] = r;
-        }
-        F->wparent = par;
-        for (int pass = 0, changed = 1; changed && ok; pass++) {
-            changed = 0;
-            if (pass > 200)
-                ok = false;
-            for (int64_t pc = 0; pc < n; pc++) {
-                if (F->isdata[pc] || F->op[pc] == HKS_NO_OP)
-                    continue;
-                memcpy(cur, st + pc * wn, (size_t)wn * sizeof *cur);
-                dc_operands(F, pc, top[pc] < 0 ? MAX_REGS : top[pc], x);
-                int64_t sc[2];
-                int ns = successors(F, pc, sc);
-                for (int i = 0; i < ns; i++) {
-                    int64_t q = sc[i];
-                    if (q < 0 || q >= n)
-                        continue;
-                    /* a TESTSET writes A only on its jump (the JMP after it) */
-                    bool writes = F->op[pc] != HKS_I_TESTSET || q == pc + 1;
-                    for (int k = 0; k < x->nwr && writes; k++)
-                        if (x->wr[k] < wn)
-                            cur[x->wr[k]] = (int32_t)(pc * wn + x->wr[k]);
-                    for (int r = 0; r < wn; r++) {
-                        if (!(live[q * 4 + (r >> 6)] >> (r & 63) & 1) || cur[r] < 0)
-                            continue;
-                        int32_t *d = &st[q * wn + r];
-                        if (*d < 0) {
-                            *d = cur[r];
-                            changed = 1;
-                        } else {
-                            int32_t a = web_find(F, *d), b = web_find(F, cur[r]);
-                            if (a != b) {
-                                /* the parameter's web stays the root */
-                                if (b >= n * wn)
-                                    par[a] = b;
-                                else
-                                    par[b] = a;
-                            }
-                        }
-                    }
-                    if (F->op[pc] == HKS_I_TESTSET)
-                        memcpy(cur, st + pc * wn, (size_t)wn * sizeof *cur);
-                }
-            }
-        }
-    }
-    /* a register a closure captures is one variable while the upvalue is
-     * open: the writes reached from the capture before a CLOSE of it (or
-     * the function's end) join the captured web */
-    int64_t *stack = ok ? malloc((size_t)(n + 1) * 2 * sizeof *stack) : NULL;
-    uint32_t *seen = ok ? calloc((size_t)n + 1, sizeof *seen) : NULL;
-    uint32_t gen = 0;
-    int64_t budget = 1 << 21; /* steps; past it the function keeps register variables */
-    if (ok && (!stack || !seen))
-        ok = false;
-    for (int64_t pc = 0; pc < n && ok; pc++) {
-        if (F->isdata[pc] || F->op[pc] != HKS_I_CLOSURE)
-            continue;
-        if (!ok)
-            break;
-        uint32_t bx = GSVM_HKS_BX(W(F, pc));
-        if (bx >= F->f->np)
-            continue;
-        for (uint32_t i = 0; i < F->f->p[bx].nups && pc + 1 + i < n && ok; i++) {
-            uint32_t dw = W(F, pc + 1 + i);
-            int r = (int)GSVM_HKS_BX(dw);
-            if (A_(dw) != 1 || r >= wn)
-                continue;
-            int32_t rep = r == (int)A_(W(F, pc)) ? (int32_t)(pc * wn + r) : st[pc * wn + r];
-            gen++;
-            int64_t sp = 0;
-            int64_t sc[2];
-            int ns = successors(F, pc, sc);
-            for (int k = 0; k < ns; k++)
-                if (sc[k] >= 0 && sc[k] < n)
-                    stack[sp++] = sc[k];
-            while (sp > 0) {
-                int64_t q = stack[--sp];
-                if (seen[q] == gen || F->isdata[q] || F->op[q] == HKS_NO_OP)
-                    continue;
-                seen[q] = gen;
-                if (--budget < 0) {
-                    ok = false;
-                    break;
-                }
-                unsigned op = F->op[q];
-                if (op == HKS_I_CLOSE && (int)A_(W(F, q)) <= r)
-                    continue;
-                dc_operands(F, q, top[q] < 0 ? MAX_REGS : top[q], x);
-                for (int k = 0; k < x->nwr; k++)
-                    if (x->wr[k] == r) {
-                        int32_t id = (int32_t)(q * wn + r);
-                        if (rep < 0)
-                            rep = id;
-                        int32_t a = web_find(F, rep), b = web_find(F, id);
-                        if (a != b) {
-                            if (b >= n * wn)
-                                par[a] = b;
-                            else
-                                par[b] = a;
-                        }
-                    }
-                ns = successors(F, q, sc);
-                for (int k = 0; k < ns; k++)
-                    if (sc[k] >= 0 && sc[k] < n && seen[sc[k]] != gen && sp < 2 * (n + 1))
-                        stack[sp++] = sc[k];
-            }
-        }
-    }
-    free(stack);
-    free(seen);
-    free(live);
-    free(cur);
-    free(x);
-    free(top);
-    if (!ok) {
-        free(st);
-        free(par);
-        free(wv);
-        F->wparent = NULL;
-        return;
-    }
-    F->wstate = st;
-    F->wvar = wv;
-    F->wn = wn;
 }
 
 /* The HKS type a CHECKTYPE (type code in Bx) or CHECKTYPES (structure id
@@ -467,7 +235,7 @@ void dc_setup_vars(fn *F)
         nregs = MAX_REGS;
     const gsvm_hks_debug *d = &F->f->debug;
     if (!F->blocks)
-        find_webs(F, (int)nregs);
+        dc_find_webs(F, (int)nregs);
     for (uint32_t r = 0; r < nregs; r++) {
         char base[80];
         if (r < F->f->nparams)
