@@ -140,7 +140,7 @@ struct fn {
      * register reused for locals of different blocks gives one variable per
      * use (each declared in its own block).  wstate[pc * wn + r]: the web of
      * the value r holds entering pc (-1 none); a definition (pc, r) is web
-     * pc * wn + r; wparent: union-find; wvar: a web's variable (-1 none) */
+     * pc * wn + r; wparent: union-find (-1 a root); wvar: a web's variable (-1 none) */
     int32_t *wstate, *wparent, *wvar;
     int wn;
     /* the variables with accesses, by their first access (open_region) */

@@ -13,12 +13,13 @@
 
 #include "hks/decompile.h"
 
+/* A web's root (wparent: -1 at a root, so that one memset sets them all). */
 int32_t dc_web_find(fn *F, int32_t id)
 {
-    while (F->wparent[id] != id) {
-        F->wparent[id] = F->wparent[F->wparent[id]];
-        id = F->wparent[id];
-    }
+    int32_t *par = F->wparent;
+    for (int32_t p; (p = par[id]) >= 0; id = p)
+        if (par[p] >= 0)
+            par[id] = par[p];
     return id;
 }
 
@@ -242,7 +243,7 @@ static bool values(fn *F, webflow *w, int32_t *st, int32_t *cur)
                     if (*d < 0) {
                         *d = cur[r];
                         changed = true;
-                    } else {
+                    } else if (*d != cur[r]) {
                         web_union(F, *d, cur[r], n * wn);
                     }
                 }
@@ -343,11 +344,10 @@ void dc_find_webs(fn *F, int wn)
         ok = flow_init(F, &w, top) && liveness(F, &w);
     }
     if (ok) {
-        for (size_t i = 0; i < cells; i++) {
-            st[i] = -1;
-            par[i] = (int32_t)i;
-            wv[i] = -1;
-        }
+        /* no web yet anywhere, every web its own root, none named */
+        memset(st, 0xff, cells * sizeof *st);
+        memset(par, 0xff, cells * sizeof *par);
+        memset(wv, 0xff, cells * sizeof *wv);
         /* the parameters: their values enter at pc 0 as webs n * wn + r */
         for (int r = 0; r < wn && r < (int)F->f->nparams; r++) {
             st[r] = (int32_t)(n * wn + r);
