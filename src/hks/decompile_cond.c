@@ -211,7 +211,7 @@ bool dc_is_exit(const fn *F, const loopctx *L, int64_t t)
     return false;
 }
 
-static void sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
+void dc_sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
 {
     loopctx S = *L;
     if (to != L->end) {
@@ -392,7 +392,7 @@ int64_t dc_emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
             dc_flush_all(F);
             dc_line(F, "if %s then", dx_str(&c));
             dx_free(&c);
-            sub_range(F, tT, to, L, L->cont);
+            dc_sub_range(F, tT, to, L, L->cont);
             dc_line(F, "end");
             return to;
         }
@@ -412,7 +412,7 @@ int64_t dc_emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
                 dc_flush_all(F);
                 dc_line(F, "if %s then", dx_str(&c));
                 dx_free(&c);
-                sub_range(F, tT, j, L, E);
+                dc_sub_range(F, tT, j, L, E);
                 dc_line(F, "else");
                 dc_line(F, "  break");
                 dc_line(F, "end");
@@ -445,13 +445,13 @@ int64_t dc_emit_cond(fn *F, int64_t pc, int64_t to, const loopctx *L)
     dc_line(F, "if %s then", dx_str(&c));
     dx_free(&c);
     if (E >= 0) {
-        sub_range(F, tT, last, L, E);
+        dc_sub_range(F, tT, last, L, E);
         dc_line(F, "else");
-        sub_range(F, tF, E, L, E);
+        dc_sub_range(F, tF, E, L, E);
         dc_line(F, "end");
         return E;
     }
-    sub_range(F, tT, tF, L, tF);
+    dc_sub_range(F, tT, tF, L, tF);
     dc_line(F, "end");
     return tF;
 }

@@ -229,9 +229,38 @@ const gsvm_hks_const *dc_kptr(fn *F, uint32_t v)
 
 /* `name = e` for variable v, `local name = e` where it is first set at the
  * top level of the block that owns it. */
+/* Stripped code: a web first written inside a block below the one that
+ * declares it, where an older web of the same register is still declared
+ * in that block or one around it and dead by then, is that older local
+ * assigned again (`local z = a or b; if c then z = 1 else z = 2 end`): a
+ * `local` of its own would be hoisted to the block's start, taking a
+ * register there.  The variable is renamed to the older one's name (-1:
+ * no such web). */
+static int dead_twin(fn *F, int v)
+{
+    const dvar *dv = &F->vars[v];
+    int lvl = dv->owner >= 0 ? dv->owner : F->nr - 1, best = -1;
+    if (!F->wstate || lvl == F->nr - 1)
+        return -1;
+    for (int u = 0; u < F->nvars; u++) {
+        const dvar *du = &F->vars[u];
+        if (u != v && du->reg == dv->reg && du->declared && du->owner >= 0 &&
+            du->owner <= lvl && du->hi >= 0 && du->hi < dv->lo &&
+            (best < 0 || du->hi > F->vars[best].hi))
+            best = u;
+    }
+    return best;
+}
+
 void dc_assign_var(fn *F, int v, dx e)
 {
     dvar *dv = &F->vars[v];
+    int twin = dv->declared ? -1 : dead_twin(F, v);
+    if (twin >= 0) {
+        memcpy(dv->name, F->vars[twin].name, sizeof dv->name);
+        dv->declared = true;
+        dc_set_owner(F, v, F->vars[twin].owner);
+    }
     if (!dv->declared && (dv->owner < 0 || dv->owner == F->nr - 1)) {
         dv->declared = true;
         if (dv->owner < 0)

@@ -6,6 +6,56 @@
 
 #include "hks/decompile.h"
 
+/* Whether no jump from outside [from, to) lands inside it (nothing falls
+ * into from either: the caller has an unconditional jump before it). */
+static bool unreached(const fn *F, int64_t from, int64_t to)
+{
+    for (int64_t q = 0; q < F->n; q++) {
+        unsigned op = OPAT(F, q);
+        if (q >= from && q < to)
+            continue;
+        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
+            int64_t t = jmp_target(F, q);
+            if (t >= from && t < to)
+                return false;
+        } else if ((is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP) &&
+                   q + 2 >= from && q + 2 < to + 1 && next_pc(F, next_pc(F, q)) >= from &&
+                   next_pc(F, next_pc(F, q)) < to) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A JMP at pc over code nothing else reaches is an `if` whose condition is
+ * a constant false or nil (the compiler codes it as that jump):
+ * `if false then A end`, and with a JMP in A to the same end after which
+ * the rest is reached by nothing either, `if false then A else B end` (the
+ * jump to B threaded through B's own leading jump: `elseif false`).  The
+ * next pc, or -1 when it is not one. */
+static int64_t emit_if_false(fn *F, int64_t pc, int64_t t, const loopctx *L)
+{
+    int64_t nx = next_pc(F, pc);
+    if (t <= nx || (pc > 0 && (is_test(OPAT(F, pc - 1)) || OPAT(F, pc - 1) == HKS_I_LOADBOOL)) ||
+        !unreached(F, nx, t))
+        return -1;
+    int64_t q = -1;
+    for (int64_t j = nx; j < t; j = next_pc(F, j))
+        if (OPAT(F, j) == HKS_I_JMP && jmp_target(F, j) == t && next_pc(F, j) < t &&
+            !is_test(OPAT(F, j - 1)) && unreached(F, next_pc(F, j), t)) {
+            q = j;
+            break;
+        }
+    dc_line(F, "if false then");
+    dc_sub_range(F, nx, q >= 0 ? q : t, L, t);
+    if (q >= 0) {
+        dc_line(F, "else");
+        dc_sub_range(F, next_pc(F, q), t, L, t);
+    }
+    dc_line(F, "end");
+    return t;
+}
+
 void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
 {
     int64_t pc = from;
@@ -109,6 +159,9 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
                     dc_line(F, "break");
             } else if (nx >= to && (t == L->cont || t == L->cont2 || t == to)) {
                 /* falls to where the block goes anyway */
+            } else if (t <= to && (t = emit_if_false(F, pc, t, L)) >= 0) {
+                pc = t;
+                continue;
             } else {
                 dc_fail(F, "jump not recovered");
                 return;

@@ -83,10 +83,36 @@ static dx vbuild(vtree *T, int i, int e, int64_t bnd, char bkind, int lvl)
 }
 
 /* The value region starting with the test at s (find_value_regions). */
+/* Whether an operand of [s, E) reads register r before writing it (reads
+ * the value a test there tested). */
+static bool region_reads(fn *F, int64_t s, int64_t E, int r)
+{
+    rw *x = malloc(sizeof *x);
+    bool reads = false, written = false;
+    for (int64_t q = s; x && q < E && !reads; q = next_pc(F, q)) {
+        if (is_test(F->op[q])) {
+            written = false;
+            continue;
+        }
+        dc_operands(F, q, MAX_REGS, x);
+        for (int i = 0; i < x->nrd; i++)
+            reads |= x->rd[i] == r && !written;
+        for (int i = 0; i < x->nwr; i++)
+            written |= x->wr[i] == r;
+    }
+    free(x);
+    return reads;
+}
+
 int64_t dc_emit_value(fn *F, int64_t s)
 {
     int64_t E = F->vend[s];
     int R = F->vreg[s];
+    /* `local v = 7; if v then v = v + 1 end` stripped: the region reads the
+     * register it tests, which holds the value pending there, so that value
+     * is the variable's first (v = 7; v = v and v + 1), not an operand */
+    if (F->P[R].kind != PK_NONE && region_reads(F, s, E, R))
+        dc_flush_all(F);
     vnode *N = calloc(MAX_NODES, sizeof *N);
     cnode *C = calloc(MAX_NODES, sizeof *C);
     if (!N || !C) {
