@@ -18,10 +18,10 @@ static bool unreached(const fn *F, int64_t from, int64_t to)
             int64_t t = jmp_target(F, q);
             if (t >= from && t < to)
                 return false;
-        } else if ((is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP) &&
-                   q + 2 >= from && q + 2 < to + 1 && next_pc(F, next_pc(F, q)) >= from &&
-                   next_pc(F, next_pc(F, q)) < to) {
-            return false;
+        } else if (is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP) {
+            int64_t t = next_pc(F, next_pc(F, q)); /* what it skips to */
+            if (t >= from && t < to)
+                return false;
         }
     }
     return true;
@@ -39,13 +39,14 @@ static int64_t emit_if_false(fn *F, int64_t pc, int64_t t, const loopctx *L)
     if (t <= nx || (pc > 0 && (is_test(OPAT(F, pc - 1)) || OPAT(F, pc - 1) == HKS_I_LOADBOOL)) ||
         !unreached(F, nx, t))
         return -1;
+    /* the first such JMP only: one more scan of the function, not one per JMP */
     int64_t q = -1;
-    for (int64_t j = nx; j < t; j = next_pc(F, j))
+    for (int64_t j = nx; j < t && q < 0; j = next_pc(F, j))
         if (OPAT(F, j) == HKS_I_JMP && jmp_target(F, j) == t && next_pc(F, j) < t &&
-            !is_test(OPAT(F, j - 1)) && unreached(F, next_pc(F, j), t)) {
+            !is_test(OPAT(F, j - 1)))
             q = j;
-            break;
-        }
+    if (q >= 0 && !unreached(F, next_pc(F, q), t))
+        q = -1;
     dc_line(F, "if false then");
     dc_sub_range(F, nx, q >= 0 ? q : t, L, t);
     if (q >= 0) {
