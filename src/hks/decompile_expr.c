@@ -74,7 +74,7 @@ bool dx_is_name(const char *s, size_t n)
             return false;
     }
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0)
+        if (kw[i][0] == s[0] && strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0)
             return false;
     return true;
 }
