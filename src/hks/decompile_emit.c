@@ -471,33 +471,15 @@ dx dc_call_text(fn *F, int64_t pc, uint32_t a, uint32_t b)
     } else {
         callee = dx_wrap(dc_get(F, (int)a, pc), DX_PREFIX);
     }
-    gsvm_buf args;
-    gsvm_buf_init(&args);
     int64_t last = b == 0 ? F->multret_top : (int64_t)a + b - 1;
     if (b == 0 && last < 0)
         dc_fail(F, "open call arguments without a value");
-    for (int64_t r = a + 1 + (method ? 1 : 0); r <= last; r++) {
-        dx e;
-        if (b == 0 && r == last && F->P[r].kind == PK_MULTI) {
-            e = F->P[r].e;
-            F->P[r].e.s = NULL;
-            dc_pend_clear(&F->P[r]);
-        } else {
-            e = dc_get(F, (int)r, pc);
-            if (r == last)
-                e = one_value(e);
-        }
-        if (args.len)
-            gsvm_buf_puts(&args, ", ");
-        gsvm_buf_puts(&args, dx_str(&e));
-        dx_free(&e);
-    }
+    dx args = dc_list_text(F, pc, a + 1 + (method ? 1 : 0), last, b == 0);
     if (b == 0)
         F->multret_top = -1;
-    gsvm_buf_cstr(&args);
-    dx r = dx_make(DX_CALL, "%s(%s)", dx_str(&callee), args.data ? (char *)args.data : "");
+    dx r = dx_make(DX_CALL, "%s(%s)", dx_str(&callee), dx_str(&args));
     dx_free(&callee);
-    gsvm_buf_free(&args);
+    dx_free(&args);
     return r;
 }
 

@@ -192,6 +192,12 @@ gsvm_status gsvm_lsl3_vm_start(gsvm_lsl3_vm *vm, gsvm_error *err)
 gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const json_t *args,
                               bool *was_queued, gsvm_error *err)
 {
+    return gsvm_lsl3_vm_post_tagged(vm, event, args, 0, was_queued, err);
+}
+
+gsvm_status gsvm_lsl3_vm_post_tagged(gsvm_lsl3_vm *vm, const char *event, const json_t *args, uint32_t tag,
+                                     bool *was_queued, gsvm_error *err)
+{
     *was_queued = false;
     const lsl_event_def *ed = lsl_event_by_name(event, strlen(event));
     if (!ed)
@@ -216,7 +222,7 @@ gsvm_status gsvm_lsl3_vm_post(gsvm_lsl3_vm *vm, const char *event, const json_t 
             return st;
         }
     }
-    return fal3_post_values(vm, ed, vals, n, 0, was_queued, err);
+    return fal3_post_values(vm, ed, vals, n, tag, was_queued, err);
 }
 
 uint64_t gsvm_lsl3_vm_advance(gsvm_lsl3_vm *vm, uint64_t ms)

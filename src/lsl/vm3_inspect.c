@@ -17,18 +17,6 @@ const char *gsvm_lsl3_vm_current_event(const gsvm_lsl3_vm *vm, uint32_t *tag)
     return vm->cur_event >= 0 && (size_t)vm->cur_event < n ? defs[vm->cur_event].name : NULL;
 }
 
-gsvm_status gsvm_lsl3_vm_post_tagged(gsvm_lsl3_vm *vm, const char *event, const json_t *args, uint32_t tag,
-                                     bool *queued, gsvm_error *err)
-{
-    lsl_sched *s = &vm->sched;
-    unsigned before = s->count, head = s->head;
-    gsvm_status st = gsvm_lsl3_vm_post(vm, event, args, queued, err);
-    /* a new entry is the newest one (nothing is popped by posting) */
-    if (st == GSVM_OK && *queued && s->count == before + 1 && s->head == head)
-        s->queue[(s->head + s->count - 1) % LSL_SCHED_QUEUE_MAX].tag = tag;
-    return st;
-}
-
 size_t gsvm_lsl3_vm_queue_length(const gsvm_lsl3_vm *vm) { return vm->sched.count; }
 
 bool gsvm_lsl3_vm_next_deadline(const gsvm_lsl3_vm *vm, uint64_t *at_ms)
