@@ -33,8 +33,6 @@
  * and keeps it frozen, never running twice, if it cannot get an answer.
  * So one failure at any step (tests/lsl/region/cross) loses nothing and
  * runs nothing twice. */
-#include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -42,242 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/hash.h"
 #include "lsl/program.h"
 #include "lsl/region_int.h"
-
-enum { M_OFFER = 1, M_NEED, M_PROGRAM, M_SNAPSHOT, M_END, M_PREPARED, M_REFUSE, M_COMMIT, M_DONE, M_BYE,
-       M_QUERY, M_ANSWER };
-#define IO_TIMEOUT_MS 3000
-#define MAX_FRAME (64u << 20)
-
-/* ---- frames over a socket --------------------------------------------------- */
-
-/* Blocks in poll() until `fd` is ready (never a sleep loop). */
-static bool wait_fd(int fd, short ev, int ms)
-{
-    struct pollfd p = {fd, ev, 0};
-    int k;
-    do
-        k = poll(&p, 1, ms);
-    while (k < 0 && errno == EINTR);
-    return k > 0 && !(p.revents & POLLNVAL);
-}
-
-static bool send_all(int fd, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    while (n > 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!wait_fd(fd, POLLOUT, IO_TIMEOUT_MS))
-                return false;
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-/* What one side has to say next, framed: every message of one turn of the
- * handoff (the offer with every script's state, say) leaves in one send, so
- * the peer wakes once per turn and no small segment waits for an ACK. */
-static void put_frame(gsvm_buf *b, uint8_t type, const void *data, size_t n)
-{
-    gsvm_buf_u32(b, (uint32_t)(n + 1), false);
-    gsvm_buf_u8(b, type);
-    gsvm_buf_append(b, data, n);
-}
-
-static void put_json(gsvm_buf *b, uint8_t type, json_t *j)
-{
-    char *s = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    if (s)
-        put_frame(b, type, s, strlen(s));
-    else
-        b->oom = true;
-    free(s);
-}
-
-/* Sends what `b` holds and empties it. */
-static bool flush(int fd, gsvm_buf *b)
-{
-    bool ok = !b->oom && send_all(fd, b->data, b->len);
-    b->len = 0;
-    return ok;
-}
-
-static bool send_frame(int fd, uint8_t type, const void *data, size_t n)
-{
-    gsvm_buf b;
-    gsvm_buf_init(&b);
-    put_frame(&b, type, data, n);
-    bool ok = flush(fd, &b);
-    gsvm_buf_free(&b);
-    return ok;
-}
-
-static bool send_json(int fd, uint8_t type, json_t *j)
-{
-    gsvm_buf b;
-    gsvm_buf_init(&b);
-    put_json(&b, type, j);
-    bool ok = flush(fd, &b);
-    gsvm_buf_free(&b);
-    return ok;
-}
-
-/* The receiving end: reads in large chunks (one recv for many frames when
- * they came in one send). */
-typedef struct reader {
-    int fd;
-    uint8_t buf[64 * 1024];
-    size_t pos, len;
-} reader;
-
-static bool recv_all(reader *rd, void *data, size_t n)
-{
-    uint8_t *p = data;
-    while (n > 0) {
-        if (rd->pos < rd->len) {
-            size_t k = rd->len - rd->pos < n ? rd->len - rd->pos : n;
-            memcpy(p, rd->buf + rd->pos, k);
-            rd->pos += k;
-            p += k;
-            n -= k;
-            continue;
-        }
-        /* a large payload goes straight to its place, a small read fills the buffer */
-        bool direct = n >= sizeof rd->buf;
-        ssize_t k = recv(rd->fd, direct ? p : rd->buf, direct ? n : sizeof rd->buf, MSG_DONTWAIT);
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!wait_fd(rd->fd, POLLIN, IO_TIMEOUT_MS))
-                return false;
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        if (direct) {
-            p += k;
-            n -= (size_t)k;
-        } else {
-            rd->pos = 0;
-            rd->len = (size_t)k;
-        }
-    }
-    return true;
-}
-
-/* Reads one frame: *type and a malloc'd payload (NUL-terminated). */
-static bool recv_frame(reader *rd, uint8_t *type, uint8_t **data, size_t *n)
-{
-    uint8_t h[5];
-    *data = NULL;
-    if (!recv_all(rd, h, 5))
-        return false;
-    uint32_t len = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
-    if (len < 1 || len > MAX_FRAME)
-        return false;
-    *type = h[4];
-    *n = len - 1;
-    /* The payload's room grows as its bytes arrive (doubling from 64 KiB):
-     * a header is only a peer's claim, and one that claims 64 MiB and sends
-     * nothing must not cost 64 MiB. */
-    size_t cap = 0, have = 0;
-    uint8_t *p = NULL;
-    do {
-        size_t want = cap ? 2 * cap : 64 * 1024;
-        if (want > *n + 1)
-            want = *n + 1;
-        uint8_t *q = realloc(p, want);
-        if (!q || !recv_all(rd, q + have, want - 1 - have)) {
-            free(q ? q : p);
-            return false;
-        }
-        p = q;
-        cap = want;
-        have = want - 1;
-    } while (have < *n);
-    p[*n] = 0;
-    *data = p;
-    return true;
-}
-
-static json_t *recv_json(reader *rd, uint8_t want)
-{
-    uint8_t type, *d;
-    size_t n;
-    if (!recv_frame(rd, &type, &d, &n))
-        return NULL;
-    json_t *j = NULL;
-    if (type == want || type == M_REFUSE)
-        j = json_loadb((const char *)d, n, 0, NULL);
-    free(d);
-    if (j && type == M_REFUSE && want != M_REFUSE) {
-        json_t *w = json_pack("{s:O}", "refuse", json_object_get(j, "refuse"));
-        json_decref(j);
-        j = w;
-    }
-    return j;
-}
-
-static void reader_init(reader *rd, int fd)
-{
-    rd->fd = fd;
-    rd->pos = rd->len = 0;
-}
-
-/* Socket buffers that hold a whole object's state (the kernel caps them at
- * net.core.[rw]mem_max): the offer then leaves A in one send without
- * waiting for B to drain it, and B wakes once to read it, instead of once
- * per default-sized window while both processes queue for a CPU.  Set
- * before connect() and listen(), as TCP fixes its window scale then. */
-static void big_buffers(int fd)
-{
-    int size = 8 << 20;
-    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
-}
-
-static int connect_loopback(int port, int tries_ms)
-{
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    /* the destination may not be listening yet: retry, 1 ms at first, then
-     * doubling up to 20 ms */
-    long wait_ms = 1;
-    for (long waited = 0;; waited += wait_ms, wait_ms = wait_ms < 20 ? wait_ms * 2 : 20) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd < 0)
-            return -1;
-        big_buffers(fd);
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            return fd;
-        }
-        close(fd);
-        if (waited >= tries_ms)
-            return -1;
-        struct timespec ts = {0, wait_ms * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-}
+#include "lsl/region_wire.h"
 
 /* The injected failure (--cross-fault N): at step N this side drops the
  * connection instead of sending or receiving. */
@@ -314,14 +83,14 @@ static size_t object_scripts(gsvm_lsl_region *r, uint32_t root, rg_script **out,
 /* The in-doubt question on a new connection.  1 committed, 0 not, -1 no answer. */
 static int ask(int port, const char *xfer)
 {
-    int fd = connect_loopback(port, 1000);
+    int fd = xw_connect_loopback(port, 1000);
     if (fd < 0)
         return -1;
     int res = -1;
-    reader *rd = malloc(sizeof *rd);
-    if (rd && send_json(fd, M_QUERY, json_pack("{s:s}", "xfer", xfer))) {
-        reader_init(rd, fd);
-        json_t *a = recv_json(rd, M_ANSWER);
+    xw_reader *rd = malloc(sizeof *rd);
+    if (rd && xw_send_json(fd, M_QUERY, json_pack("{s:s}", "xfer", xfer))) {
+        xw_reader_init(rd, fd);
+        json_t *a = xw_recv_json(rd, M_ANSWER);
         if (a && json_is_boolean(json_object_get(a, "committed")))
             res = json_is_true(json_object_get(a, "committed"));
         json_decref(a);
@@ -408,7 +177,7 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
      * reached (nothing runs here until the handoff is over), in one send */
     gsvm_buf out;
     gsvm_buf_init(&out);
-    put_json(&out, M_OFFER, make_offer(r, root, sc, ns, xfer));
+    xw_put_json(&out, M_OFFER, make_offer(r, root, sc, ns, xfer));
     for (size_t i = 0; i < ns; i++) {
         uint8_t *blob;
         size_t len;
@@ -418,11 +187,11 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
             gsvm_buf_free(&out);
             return GSVM_OK; /* the object stays, running */
         }
-        put_frame(&out, M_SNAPSHOT, blob, len);
+        xw_put_frame(&out, M_SNAPSHOT, blob, len);
         free(blob);
     }
-    put_frame(&out, M_END, NULL, 0);
-    int fd = connect_loopback(port, 2000);
+    xw_put_frame(&out, M_END, NULL, 0);
+    int fd = xw_connect_loopback(port, 2000);
     if (fd < 0) {
         gsvm_buf_free(&out);
         report(r, id, "failed", "no region listening");
@@ -430,18 +199,18 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
     }
     const char *why = NULL;
     json_t *need = NULL;
-    reader *rd = malloc(sizeof *rd);
+    xw_reader *rd = malloc(sizeof *rd);
     if (!rd) {
         why = "out of memory";
         goto keep;
     }
-    reader_init(rd, fd);
-    if (fault_here(r, 1) || !flush(fd, &out)) {
+    xw_reader_init(rd, fd);
+    if (fault_here(r, 1) || !xw_flush(fd, &out)) {
         why = "the connection dropped sending the offer";
         goto keep;
     }
     /* 2 NEED: the programs B lacks (or a refusal) */
-    if (fault_here(r, 2) || !(need = recv_json(rd, M_NEED))) {
+    if (fault_here(r, 2) || !(need = xw_recv_json(rd, M_NEED))) {
         why = "the connection dropped waiting for the answer";
         goto keep;
     }
@@ -468,11 +237,11 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
                 why = "bad program request";
                 goto keep;
             }
-            put_frame(&out, M_PROGRAM, blob, len);
+            xw_put_frame(&out, M_PROGRAM, blob, len);
             free(blob);
         }
-        put_frame(&out, M_END, NULL, 0);
-        if (!flush(fd, &out)) {
+        xw_put_frame(&out, M_END, NULL, 0);
+        if (!xw_flush(fd, &out)) {
             why = "the connection dropped sending the programs";
             goto keep;
         }
@@ -480,7 +249,7 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
     /* 4 PREPARED */
     json_decref(need);
     need = NULL;
-    if (fault_here(r, 4) || !(need = recv_json(rd, M_PREPARED))) {
+    if (fault_here(r, 4) || !(need = xw_recv_json(rd, M_PREPARED))) {
         why = "the connection dropped waiting for the destination to prepare";
         goto keep;
     }
@@ -494,16 +263,16 @@ static gsvm_status cross_out(gsvm_lsl_region *r, uint32_t root, int port, gsvm_e
         goto keep;
     }
     rg_object_freeze(r, root, true);
-    bool sent = send_frame(fd, M_COMMIT, NULL, 0);
+    bool sent = xw_send_frame(fd, M_COMMIT, NULL, 0);
     /* 6 DONE */
     uint8_t type = 0, *d = NULL;
     size_t n;
-    bool done = sent && !fault_here(r, 6) && recv_frame(rd, &type, &d, &n) && type == M_DONE;
+    bool done = sent && !fault_here(r, 6) && xw_recv_frame(rd, &type, &d, &n) && type == M_DONE;
     free(d);
     if (done) {
         /* 7 BYE (best effort: B asks if it does not come) */
         if (!fault_here(r, 7))
-            send_frame(fd, M_BYE, NULL, 0);
+            xw_send_frame(fd, M_BYE, NULL, 0);
         report(r, id, "crossed", NULL);
         rg_object_remove(r, root);
         goto end;
@@ -629,13 +398,13 @@ static const char *check_offer(gsvm_lsl_region *r, const json_t *offer, json_t *
 
 /* The received programs (`nneed` of them, then END) into the region's
  * programs.  False when the stream breaks; *refuse when one does not load. */
-static bool recv_programs(gsvm_lsl_region *r, reader *rd, size_t nneed, const char **refuse)
+static bool recv_programs(gsvm_lsl_region *r, xw_reader *rd, size_t nneed, const char **refuse)
 {
     size_t got = 0;
     for (;;) {
         uint8_t type, *d;
         size_t n;
-        if (!recv_frame(rd, &type, &d, &n)) {
+        if (!xw_recv_frame(rd, &type, &d, &n)) {
             free(d);
             return false;
         }
@@ -824,12 +593,12 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
     uint32_t root = 0;
     gsvm_buf out;
     gsvm_buf_init(&out);
-    reader *rd = malloc(sizeof *rd);
+    xw_reader *rd = malloc(sizeof *rd);
     if (!rd || !need)
         goto end;
-    reader_init(rd, fd);
+    xw_reader_init(rd, fd);
     /* 1 the offer, then every script's state up to END */
-    if (fault_here(r, 1) || !(offer = recv_json(rd, M_OFFER)))
+    if (fault_here(r, 1) || !(offer = xw_recv_json(rd, M_OFFER)))
         goto end;
     const char *xf = json_string_value(json_object_get(offer, "xfer"));
     snprintf(x->xfer, sizeof x->xfer, "%s", xf ? xf : "");
@@ -843,7 +612,7 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
     for (;;) {
         uint8_t type, *d;
         size_t n;
-        if (!recv_frame(rd, &type, &d, &n))
+        if (!xw_recv_frame(rd, &type, &d, &n))
             goto end;
         if (type == M_END) {
             free(d);
@@ -860,39 +629,39 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
     if (!refuse && got != ns)
         refuse = "a malformed offer";
     if (refuse) {
-        send_json(fd, M_REFUSE, json_pack("{s:s}", "refuse", refuse));
+        xw_send_json(fd, M_REFUSE, json_pack("{s:s}", "refuse", refuse));
         goto end;
     }
     /* 2 NEED (sent together with PREPARED when B lacks nothing) */
     if (fault_here(r, 2))
         goto end;
     size_t nneed = json_array_size(need);
-    put_json(&out, M_NEED, json_pack("{s:O}", "need", need));
-    if (nneed > 0 && !flush(fd, &out))
+    xw_put_json(&out, M_NEED, json_pack("{s:O}", "need", need));
+    if (nneed > 0 && !xw_flush(fd, &out))
         goto end;
     /* 3 the programs */
     if (fault_here(r, 3))
         goto end;
     if (nneed > 0 && !recv_programs(r, rd, nneed, &refuse)) {
         if (refuse)
-            send_json(fd, M_REFUSE, json_pack("{s:s}", "refuse", refuse));
+            xw_send_json(fd, M_REFUSE, json_pack("{s:s}", "refuse", refuse));
         goto end;
     }
     /* 4 PREPARED (or REFUSE): the object built here, frozen */
     if (!build_object(r, offer, snaps, snap_len, &root, why, sizeof why)) {
-        put_json(&out, M_REFUSE, json_pack("{s:s}", "refuse", why));
-        flush(fd, &out);
+        xw_put_json(&out, M_REFUSE, json_pack("{s:s}", "refuse", why));
+        xw_flush(fd, &out);
         goto end;
     }
-    put_frame(&out, M_PREPARED, "{}", 2);
-    if (fault_here(r, 4) || !flush(fd, &out)) {
+    xw_put_frame(&out, M_PREPARED, "{}", 2);
+    if (fault_here(r, 4) || !xw_flush(fd, &out)) {
         rg_object_remove(r, root);
         goto end;
     }
     /* 5 COMMIT: the object is ours */
     uint8_t type = 0, *d = NULL;
     size_t n;
-    if (fault_here(r, 5) || !recv_frame(rd, &type, &d, &n) || type != M_COMMIT) {
+    if (fault_here(r, 5) || !xw_recv_frame(rd, &type, &d, &n) || type != M_COMMIT) {
         free(d);
         rg_object_remove(r, root);
         goto end;
@@ -911,9 +680,9 @@ static void cross_in(gsvm_lsl_region *r, int fd, xfer_log *x, bool *bye)
     rg_object_freeze(r, root, false);
     report(r, json_string_value(json_object_get(json_object_get(offer, "object"), "id")), "arrived", NULL);
     /* 6 DONE, 7 BYE */
-    if (fault_here(r, 6) || !send_frame(fd, M_DONE, NULL, 0))
+    if (fault_here(r, 6) || !xw_send_frame(fd, M_DONE, NULL, 0))
         goto end;
-    *bye = !fault_here(r, 7) && recv_frame(rd, &type, &d, &n) && type == M_BYE;
+    *bye = !fault_here(r, 7) && xw_recv_frame(rd, &type, &d, &n) && type == M_BYE;
     free(d);
 end:
     for (size_t k = 0; k < got; k++)
@@ -926,44 +695,24 @@ end:
     free(rd);
 }
 
-static int listen_loopback(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -1;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    big_buffers(fd);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Answers the in-doubt question if A asks within `ms`. */
 static void answer_queries(int lfd, const xfer_log *x, int ms)
 {
-    if (!wait_fd(lfd, POLLIN, ms))
+    if (!xw_wait_fd(lfd, POLLIN, ms))
         return;
     int fd = accept(lfd, NULL, NULL);
     if (fd < 0)
         return;
-    reader *rd = malloc(sizeof *rd);
+    xw_reader *rd = malloc(sizeof *rd);
     json_t *q = NULL;
     if (rd) {
-        reader_init(rd, fd);
-        q = recv_json(rd, M_QUERY);
+        xw_reader_init(rd, fd);
+        q = xw_recv_json(rd, M_QUERY);
         free(rd);
     }
     const char *want = json_string_value(json_object_get(q, "xfer"));
     bool yes = want && x->committed && strcmp(want, x->xfer) == 0;
-    send_json(fd, M_ANSWER, json_pack("{s:b}", "committed", yes));
+    xw_send_json(fd, M_ANSWER, json_pack("{s:b}", "committed", yes));
     json_decref(q);
     close(fd);
 }
@@ -977,12 +726,12 @@ gsvm_status rg_accept_line(gsvm_lsl_region *r, const json_t *a, const char *file
         return gsvm_error_at_line(err, GSVM_ERR_INPUT, file, lineno, 1,
                                   "\"accept\" needs \"port\" (1 to 65535, on 127.0.0.1) and optional "
                                   "\"timeout_ms\" (0 to 600000, default 10000)");
-    int lfd = listen_loopback((int)json_integer_value(port));
+    int lfd = xw_listen_loopback((int)json_integer_value(port));
     if (lfd < 0)
         return gsvm_error_at_line(err, GSVM_ERR_IO, file, lineno, 1, "cannot listen on 127.0.0.1:%lld",
                                   (long long)json_integer_value(port));
     int ms = timeout ? (int)json_integer_value(timeout) : 10000;
-    if (wait_fd(lfd, POLLIN, ms)) {
+    if (xw_wait_fd(lfd, POLLIN, ms)) {
         int fd = accept(lfd, NULL, NULL);
         if (fd >= 0) {
             int one = 1;

@@ -84,5 +84,9 @@ bool patho_task_reserve_calls(patho_task *t, uint32_t n);
 bool patho_task_reserve_disabled(patho_task *t, uint32_t n);
 bool patho_vm_reserve_stack(gsvm_patho_vm *vm, uint32_t n);
 bool patho_vm_reserve_tasks(gsvm_patho_vm *vm, uint32_t n);
+/* Grows *p (cap elements of elem bytes) to hold need; false on failure. */
+bool patho_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+/* What operator `op` computes (vm.c; a VM keeps one per opcode). */
+opmeaning patho_op_meaning(unsigned op);
 
 #endif
