@@ -515,7 +515,7 @@ static inline const hv_value *fast_getstr(hv_vm *vm, hv_table *t, const hv_str *
  * that case. */
 static inline double num_mod(double x, double y)
 {
-    if (x > -2147483648.0 && x < 2147483648.0 && y > -2147483648.0 && y < 2147483648.0) {
+    if (fabs(x) < 2147483648.0 && fabs(y) < 2147483648.0) { /* false for NaN */
         int32_t xi = (int32_t)x, yi = (int32_t)y;
         if ((double)xi == x && (double)yi == y && yi != 0) {
             int32_t r = xi % yi;
