@@ -430,7 +430,10 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
             }
             dx body = dc_closure_text(F, pc, bx, dv->name, false);
             if (fresh)
-                dc_line(F, "local function %s%s", dv->name, body.s ? body.s + 8 : "() end");
+                /* (a closure that could not be made is "nil": the
+                 * function fails and falls back anyway) */
+                dc_line(F, "local function %s%s", dv->name,
+                        body.s && strncmp(body.s, "function", 8) == 0 ? body.s + 8 : "() end");
             else
                 dc_line(F, "%s = %s", dc_use_var(F, v), dx_str(&body));
             dx_free(&body);
