@@ -19,6 +19,7 @@
  * error.  Recursion is bounded (block nesting and function depth), so no
  * input hangs or overflows the stack. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ static void fn_free(fn *F)
 {
     free(F->slot);
     free(F->ssid);
+    free(F->opregs);
+    free(F->opcount);
     free(F->op);
     free(F->isdata);
     free(F->leader);
@@ -53,7 +56,7 @@ static void fn_free(fn *F)
     for (size_t i = 0; i < F->captaken; i++)
         free(F->taken[i]);
     free(F->taken);
-    for (int r = 0; r < MAX_REGS; r++)
+    for (int r = 0; r < F->ptop; r++)
         dc_pend_clear(&F->P[r]);
     while (F->nr > 0) {
         gsvm_buf_free(&F->R[F->nr - 1].body);
@@ -66,7 +69,7 @@ static void fn_free(fn *F)
 static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int depth,
                     int base, const char **upnames, uint32_t nups, bool blocks)
 {
-    memset(F, 0, sizeof *F);
+    memset(F, 0, offsetof(fn, P));
     F->blocks = blocks;
     F->D = D;
     F->f = f;
@@ -112,6 +115,8 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
         for (unsigned i = 1; i <= nd && pc + i < F->n; i++)
             F->isdata[pc + i] = 1;
     }
+    if (!dc_decode_operands(F))
+        return false;
     dc_find_slots(F);
     /* debug locals: each one's register is the count of locals active at
      * its start (the compiler allocates locals as a stack) */
@@ -191,7 +196,9 @@ bool dc_decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int
         D->fallbacks++;
         return true;
     }
-    fn *F = malloc(sizeof *F);
+    if (!D->fns[depth])
+        D->fns[depth] = calloc(1, sizeof *D->fns[depth]);
+    fn *F = D->fns[depth];
     if (!F)
         return false;
     const char *why0 = NULL;
@@ -199,7 +206,6 @@ bool dc_decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!fn_init(F, D, f, path, depth, main ? 0 : indent + 1, upnames, nups, attempt == 1)) {
             fn_free(F);
-            free(F);
             return false;
         }
         dc_setup_vars(F);
@@ -214,7 +220,6 @@ bool dc_decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int
         /* a region below it holds the body, so that its locals come first */
         if (!dc_open_region(F, 0, (int64_t)F->n + 1)) {
             fn_free(F);
-            free(F);
             return false;
         }
         if (attempt == 0) {
@@ -286,7 +291,6 @@ bool dc_decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int
     }
     gsvm_buf_free(&params);
     fn_free(F);
-    free(F);
     return true;
 }
 
@@ -369,6 +373,8 @@ gsvm_status gsvm_hks_decompile(const gsvm_hks_chunk *c, const gsvm_hks_decompile
     } else {
         ok = dst_declare(c, &b) && dc_decompile_function(&D, &c->main, "0", 0, 0, NULL, 0, &b);
     }
+    for (int i = 0; i <= MAX_FN_DEPTH; i++)
+        free(D.fns[i]);
     if (res) {
         res->functions = D.functions;
         res->fallbacks = D.fallbacks;

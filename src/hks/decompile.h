@@ -87,6 +87,9 @@ typedef struct dc {
     uint64_t functions, fallbacks;
     gsvm_error *err;
     bool failed;
+    /* one function's state per nesting depth, reused by the functions at
+     * that depth (nearly 40 KiB each, mostly pending values and blocks) */
+    struct fn *fns[MAX_FN_DEPTH + 1];
 } dc;
 
 typedef struct fn fn;
@@ -118,9 +121,7 @@ struct fn {
     char **taken; /* a hash set (open addressing): a chunk may name thousands */
     size_t ntaken, captaken;
     /* emission */
-    pend P[MAX_REGS];
-    region R[MAX_NEST + 2];
-    int nr;
+    int nr; /* open blocks (R) */
     bool fail;
     const char *why;
     int64_t at_pc, why_pc; /* the statement being recovered; where it failed */
@@ -151,7 +152,30 @@ struct fn {
      * structure each definition's value is (index in the block, -1 none) */
     const gsvm_hks_slot **slot;
     int32_t *ssid;
+    /* every instruction's registers decoded once (dc_decode_operands):
+     * opregs[pc * 4 ...] its reads, then its writes; opcount[pc] their
+     * numbers (reads | writes << 3), OPS_NOT_KEPT for an instruction with
+     * more than 4 or that reads the open multret values (dc_operands decodes
+     * those each time) */
+    uint8_t *opregs, *opcount;
+    /* registers below ptop may hold a pending value (dc_pend_at) */
+    int ptop;
+    /* Last, as fn_init clears only what comes before them: the pending
+     * values stay zero between functions (fn_free clears those below ptop)
+     * and each block is set when it opens. */
+    pend P[MAX_REGS];
+    region R[MAX_NEST + 2];
 };
+
+enum { OPS_NOT_KEPT = 0xFF };
+
+/* The pending value of register r, which is about to be set. */
+static inline pend *dc_pend_at(fn *F, int r)
+{
+    if (r >= F->ptop)
+        F->ptop = r + 1;
+    return &F->P[r];
+}
 
 /* ---------------------------------------------------------------- decoding */
 
@@ -221,6 +245,7 @@ static inline region *cur(fn *F) { return &F->R[F->nr - 1]; }
 
 /* decompile_decode.c: decoding: the registers an instruction reads and writes, multret, structure slots */
 void dc_operands(const fn *F, int64_t pc, int top, rw *x);
+bool dc_decode_operands(fn *F);
 bool dc_writes_multret(const fn *F, int64_t pc);
 bool dc_reads_multret(const fn *F, int64_t pc);
 void dc_find_slots(fn *F);

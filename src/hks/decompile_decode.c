@@ -25,7 +25,7 @@ static void add_rk(rw *x, uint32_t v)
         add_rd(x, v);
 }
 
-void dc_operands(const fn *F, int64_t pc, int top, rw *x)
+static void decode_operands(const fn *F, int64_t pc, int top, rw *x)
 {
     x->nrd = x->nwr = 0;
     unsigned op = F->op[pc];
@@ -180,6 +180,51 @@ void dc_operands(const fn *F, int64_t pc, int top, rw *x)
         }
         break;
     }
+}
+
+/* The analysis asks for an instruction's registers many times (the forward
+ * scans from each definition): most are decoded once, here. */
+bool dc_decode_operands(fn *F)
+{
+    size_t n = F->n ? F->n : 1;
+    F->opregs = malloc(n * 4);
+    F->opcount = malloc(n);
+    rw *x = malloc(sizeof *x);
+    if (!F->opregs || !F->opcount || !x) {
+        free(x);
+        return false;
+    }
+    for (int64_t pc = 0; pc < F->n; pc++) {
+        F->opcount[pc] = OPS_NOT_KEPT;
+        if (F->isdata[pc] || dc_reads_multret(F, pc))
+            continue;
+        decode_operands(F, pc, MAX_REGS, x);
+        if (x->nrd + x->nwr > 4)
+            continue;
+        uint8_t *r = &F->opregs[pc * 4];
+        for (int i = 0; i < x->nrd; i++)
+            *r++ = (uint8_t)x->rd[i];
+        for (int i = 0; i < x->nwr; i++)
+            *r++ = (uint8_t)x->wr[i];
+        F->opcount[pc] = (uint8_t)(x->nrd | x->nwr << 3);
+    }
+    free(x);
+    return true;
+}
+
+void dc_operands(const fn *F, int64_t pc, int top, rw *x)
+{
+    if (!F->opcount || F->opcount[pc] == OPS_NOT_KEPT) {
+        decode_operands(F, pc, top, x);
+        return;
+    }
+    const uint8_t *r = &F->opregs[pc * 4];
+    x->nrd = F->opcount[pc] & 7;
+    x->nwr = F->opcount[pc] >> 3;
+    for (int i = 0; i < x->nrd; i++)
+        x->rd[i] = *r++;
+    for (int i = 0; i < x->nwr; i++)
+        x->wr[i] = *r++;
 }
 
 bool dc_writes_multret(const fn *F, int64_t pc)

@@ -312,7 +312,7 @@ static void flush_some(fn *F, bool final, uint32_t upto)
 {
     for (;;) {
         int best = -1;
-        for (int r = 0; r < MAX_REGS; r++) {
+        for (int r = 0; r < F->ptop; r++) {
             uint8_t k = F->P[r].kind;
             if (k == PK_NONE || F->P[r].def_pc > upto ||
                 (!final && (k == PK_SELFFN || k == PK_SELFOBJ || k == PK_MULTI)))
@@ -380,7 +380,7 @@ void dc_put(fn *F, int r, int64_t pc, dx e)
         dc_pend_clear(&F->P[r]); /* (what a failed flush left) */
     }
     if (F->use[pc] >= 0 || pc == F->force_pc) {
-        F->P[r].kind = PK_EXPR;
+        dc_pend_at(F, r)->kind = PK_EXPR;
         F->P[r].e = e;
         F->P[r].def_pc = (uint32_t)pc;
         return;

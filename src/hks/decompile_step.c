@@ -55,7 +55,7 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
                 dc_flush_all(F);
                 dc_pend_clear(&F->P[a]);
             }
-            F->P[a].kind = PK_MULTI;
+            dc_pend_at(F, a)->kind = PK_MULTI;
             F->P[a].e = e;
             F->P[a].nres = c == 0 ? 0 : 3;
             F->P[a].def_pc = (uint32_t)pc;
@@ -302,10 +302,10 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
             dc_pend_clear(&F->P[a]);
             dc_pend_clear(&F->P[a + 1]);
         }
-        F->P[a].kind = PK_SELFFN;
+        dc_pend_at(F, a)->kind = PK_SELFFN;
         F->P[a].e = dx_make(DX_PREFIX, "%s:%s", dx_str(&obj), mname);
         F->P[a].def_pc = (uint32_t)pc;
-        F->P[a + 1].kind = PK_SELFOBJ;
+        dc_pend_at(F, a + 1)->kind = PK_SELFOBJ;
         F->P[a + 1].def_pc = (uint32_t)pc;
         F->P[a + 1].e = obj;
         return nx;
@@ -323,7 +323,7 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
             dc_pend_clear(&F->P[a]);
             F->P[a].hmake = sn->data;
         }
-        F->P[a].kind = PK_TABLE;
+        dc_pend_at(F, a)->kind = PK_TABLE;
         F->P[a].table_local = F->use[pc] < 0 && pc != F->force_pc;
         F->P[a].def_pc = (uint32_t)pc;
         gsvm_buf_init(&F->P[a].items);
@@ -430,7 +430,10 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
             }
             dx body = dc_closure_text(F, pc, bx, dv->name, false);
             if (fresh)
-                dc_line(F, "local function %s%s", dv->name, body.s ? body.s + 8 : "() end");
+                /* (a closure that could not be made is "nil": the
+                 * function fails and falls back anyway) */
+                dc_line(F, "local function %s%s", dv->name,
+                        body.s && strncmp(body.s, "function", 8) == 0 ? body.s + 8 : "() end");
             else
                 dc_line(F, "%s = %s", dc_use_var(F, v), dx_str(&body));
             dx_free(&body);
@@ -445,7 +448,7 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
                 dc_flush_all(F);
                 dc_pend_clear(&F->P[a]);
             }
-            F->P[a].kind = PK_MULTI;
+            dc_pend_at(F, a)->kind = PK_MULTI;
             F->P[a].e = dx_make(DX_ATOM, "...");
             F->P[a].def_pc = (uint32_t)pc;
             F->multret_top = (int)a;

@@ -21,77 +21,15 @@
  *   native, the argument and what was expected (the game would crash);
  *   natives declared needs_script_stack fault outside a dispatched handler
  *   with the game's "This function should only be called from script code".
- * Every call across the host boundary is one JSON line. */
+ * Every call across the host boundary is one JSON line.  This file holds the
+ * world, its natives and records and the install; world_run.c the script
+ * threads, simulated time and event dispatch. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/natives.h"
-#include "hks/vm.h"
-#include "hks/vm_host.h"
-
-enum { SCRIPT_STACK_MAX = 16 };
-
-typedef struct w_record_kind {
-    char *lua_name; /* "DBAlignments" */
-    char *category;
-    uint32_t n;
-    uint32_t *hash;  /* sorted */
-    char **names;    /* in hash order */
-} w_record_kind;
-
-typedef struct w_thread {
-    int id;
-    hv_thread *co; /* rooted in the registry while alive */
-    int reg;       /* its registry slot */
-    uint64_t wake_ms;
-    bool sleeping, done;
-    char name[128];
-} w_thread;
-
-typedef struct w_bind {
-    char *object, *event, *function;
-} w_bind;
-
-typedef struct w_object {
-    char *name, *entry;
-} w_object;
-
-typedef struct w_answer {
-    char *native;
-    json_t *value;
-} w_answer;
-
-struct gsvm_hks_world {
-    gsvm_hks_vm *h;
-    gsvm_hks_world_emit_fn emit;
-    void *emit_ctx;
-    gsvm_natives natives;
-    bool have_natives;
-    char **type_words; /* the declaration parser's words (records added) */
-    w_record_kind *kinds;
-    uint32_t nkinds;
-    w_object *objects;
-    uint32_t nobjects;
-    w_bind *binds;
-    uint32_t nbinds;
-    w_thread *threads;
-    uint32_t nthreads, threads_cap;
-    int next_reg;
-    w_answer *answers;
-    uint32_t nanswers, answers_cap;
-    char script_stack[SCRIPT_STACK_MAX][64];
-    int depth;
-    uint64_t now_ms;
-    bool paused;
-    char *layer_name;
-    uint32_t script_id;
-    bool installed;
-    int faults;
-    bool limit_hit;
-    w_thread *current; /* the thread being resumed */
-};
+#include "hks/world_int.h"
 
 /* FNV-1a, 32 bits: the hash records are sorted by (the game's own name hash
  * is not documented; any fixed hash gives the same lookup behaviour). */
@@ -105,7 +43,7 @@ static uint32_t name_hash(const char *s)
     return h;
 }
 
-static void emit(gsvm_hks_world *w, json_t *o)
+void w_emit(gsvm_hks_world *w, json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
     if (s && w->emit)
@@ -136,7 +74,7 @@ static json_t *to_json(hv_thread *L, const hv_value *v)
     }
 }
 
-static void push_json(hv_thread *L, json_t *j)
+void w_push_json(hv_thread *L, json_t *j)
 {
     if (json_is_boolean(j))
         hv_pushbool(L, json_is_true(j));
@@ -150,7 +88,7 @@ static void push_json(hv_thread *L, json_t *j)
 
 /* ---- the running-script stack ---- */
 
-static void script_push(gsvm_hks_world *w, const char *name)
+void w_script_push(gsvm_hks_world *w, const char *name)
 {
     if (w->depth < SCRIPT_STACK_MAX) {
         snprintf(w->script_stack[w->depth], sizeof w->script_stack[0], "%.*s",
@@ -159,7 +97,7 @@ static void script_push(gsvm_hks_world *w, const char *name)
     w->depth++;
 }
 
-static void script_pop(gsvm_hks_world *w)
+void w_script_pop(gsvm_hks_world *w)
 {
     if (w->depth > 0)
         w->depth--;
@@ -210,7 +148,7 @@ static int w_native(hv_thread *L, int n)
         json_array_append_new(args, to_json(L, HV_ARG(L, i)));
     json_t *line = json_pack("{s:s,s:o}", "host", name, "args", args);
     if (!d) {
-        emit(w, line);
+        w_emit(w, line);
         const gsvm_native_decl *any = gsvm_natives_find_name(&w->natives, name);
         hv_error(L, "%s: called with %d arguments; declared for %u%s", name, n,
                  any ? any->nargs : 0, any && any->varargs ? " or more" : "");
@@ -222,13 +160,13 @@ static int w_native(hv_thread *L, int n)
             continue;
         if (!shape_ok(w, L, d->arg_types[i], v)) {
             char b[96];
-            emit(w, line);
+            w_emit(w, line);
             hv_error(L, "%s: argument %d: expected %s, got %s", name, i + 1,
                      shape_name(w, d->arg_types[i], b, sizeof b), hv_typename(v));
         }
     }
     if (d->needs_script_stack && w->depth == 0) {
-        emit(w, line);
+        w_emit(w, line);
         hv_error(L, "%s: This function should only be called from script code", name);
     }
     if (d->needs_script_stack)
@@ -249,7 +187,7 @@ static int w_native(hv_thread *L, int n)
         json_t *v = ans ? ans : d->answer;
         if (v) {
             json_object_set(line, "result", v);
-            push_json(L, v);
+            w_push_json(L, v);
         } else {
             json_object_set_new(line, "result", json_null());
             hv_pushnil(L);
@@ -258,7 +196,7 @@ static int w_native(hv_thread *L, int n)
     }
     if (ans)
         json_decref(ans);
-    emit(w, line);
+    w_emit(w, line);
     return nres;
 }
 
@@ -277,7 +215,7 @@ static int w_sleep(hv_thread *L, int n)
         secs = 0;
     t->wake_ms = w->now_ms + (uint64_t)(secs * 1000.0 + 0.5);
     t->sleeping = true;
-    emit(w, json_pack("{s:i,s:I}", "sleep", t->id, "until_ms", (json_int_t)t->wake_ms));
+    w_emit(w, json_pack("{s:i,s:I}", "sleep", t->id, "until_ms", (json_int_t)t->wake_ms));
     L->base = L->top; /* yields nothing */
     return -1;
 }
@@ -324,7 +262,7 @@ static int rec_index(hv_thread *L, int n)
     snprintf(full, sizeof full, "%s.%s", kind_name, name);
     char hx[16];
     snprintf(hx, sizeof hx, "0x%08x", h);
-    emit(w, json_pack("{s:s,s:s,s:s,s:i,s:b}", "record", full, "category",
+    w_emit(w, json_pack("{s:s,s:s,s:s,s:i,s:b}", "record", full, "category",
                       k ? k->category : "", "hash", hx, "probes", probes, "found", found >= 0));
     if (found < 0) {
         hv_pushnil(L);
@@ -608,8 +546,8 @@ gsvm_hks_vm *gsvm_hks_world_vm(gsvm_hks_world *w)
 
 /* ---- faults ---- */
 
-static gsvm_status report(gsvm_hks_world *w, gsvm_status st, const gsvm_error *e, const char *where,
-                          const char *what)
+gsvm_status w_report(gsvm_hks_world *w, gsvm_status st, const gsvm_error *e, const char *where,
+                     const char *what)
 {
     gsvm_hks_fault f;
     json_t *o;
@@ -620,7 +558,7 @@ static gsvm_status report(gsvm_hks_world *w, gsvm_status st, const gsvm_error *e
     } else {
         o = json_pack("{s:s,s:s}", "fault", e->message, where, what);
     }
-    emit(w, o);
+    w_emit(w, o);
     if (st == GSVM_ERR_LIMIT)
         w->limit_hit = true;
     else
@@ -644,7 +582,7 @@ gsvm_status gsvm_hks_world_install(gsvm_hks_world *w, gsvm_hks_chunk *c, uint32_
     if (w->installed) {
         /* reinstall[id] is set: reuse the compiled layer, run nothing again */
         gsvm_hks_chunk_free(c);
-        emit(w, json_pack("{s:s,s:I,s:b}", "reinstall", w->layer_name, "script_id",
+        w_emit(w, json_pack("{s:s,s:I,s:b}", "reinstall", w->layer_name, "script_id",
                           (json_int_t)w->script_id, "cached", script_id == w->script_id));
         if (script_id != w->script_id)
             return gsvm_error_set(err, GSVM_ERR_USAGE, NULL,
@@ -659,273 +597,18 @@ gsvm_status gsvm_hks_world_install(gsvm_hks_world *w, gsvm_hks_chunk *c, uint32_
     }
     gsvm_status st = gsvm_hks_vm_load(w->h, c, err);
     if (st != GSVM_OK)
-        return st == GSVM_ERR_FAULT || st == GSVM_ERR_LIMIT ? report(w, st, err, "install", w->layer_name) : st;
+        return st == GSVM_ERR_FAULT || st == GSVM_ERR_LIMIT ? w_report(w, st, err, "install", w->layer_name) : st;
     w->installed = true;
     w->script_id = script_id;
-    emit(w, json_pack("{s:s,s:I,s:b}", "reinstall", w->layer_name, "script_id",
+    w_emit(w, json_pack("{s:s,s:I,s:b}", "reinstall", w->layer_name, "script_id",
                       (json_int_t)script_id, "cached", 0));
     /* LoadBuffer + Pcall: the main chunk runs with no running-script entry */
     bool done = false;
     st = gsvm_hks_vm_run(w->h, 0, &done, err);
     if (st != GSVM_OK)
-        return report(w, st, err, "install", w->layer_name);
+        return w_report(w, st, err, "install", w->layer_name);
     hv_value lr = hv_get_path(w->h->L, "loadedresource");
     if (lr.tt != HV_TTAB)
-        emit(w, json_pack("{s:s}", "warning", "the layer did not set _G.loadedresource"));
+        w_emit(w, json_pack("{s:s}", "warning", "the layer did not set _G.loadedresource"));
     return GSVM_OK;
-}
-
-/* ---- threads ---- */
-
-typedef struct start_ud {
-    gsvm_hks_world *w;
-    const char *entry, *object;
-    w_thread *t;
-    int rc;
-} start_ud;
-
-static hv_value section_entry(hv_thread *L, const char *name)
-{
-    hv_value lr = hv_get_path(L, "loadedresource");
-    if (lr.tt != HV_TTAB)
-        return hv_nilobject;
-    return *hv_table_getstr(hv_tabv(&lr), hv_str_cstr(L, name));
-}
-
-static void do_resume(hv_thread *L, void *ud)
-{
-    start_ud *u = ud;
-    w_thread *t = u->t;
-    int nargs = 0;
-    if (!t->co->started) {
-        hv_stack_check(L, 3);
-        hv_pushcstr(L, u->object);
-        hv_pushnum(L, t->id);
-        hv_pushnum(L, u->w->script_id);
-        nargs = 3;
-    }
-    int top = L->top - nargs;
-    u->rc = hv_resume(L, t->co, nargs);
-    if (u->rc != HV_OK && u->rc != HV_YIELD) {
-        /* the coroutine's error value is on top: raise it on this thread,
-         * keeping where the coroutine faulted */
-        hv_throw(L, HV_ERRRUN);
-    }
-    L->top = top;
-}
-
-static void do_new_thread(hv_thread *L, void *ud)
-{
-    start_ud *u = ud;
-    hv_value f = section_entry(L, u->entry);
-    if (f.tt != HV_TLFN && f.tt != HV_TCFN)
-        hv_error(L, "loadedresource.%s is not a function (a %s value)", u->entry,
-                 hv_typename(&f));
-    hv_thread *co = hv_thread_new(L);
-    co->stack[0] = f;
-    co->top = 1;
-    hv_value cv;
-    hv_setgc(&cv, HV_TTHREAD, co);
-    /* rooted in the registry until the thread ends */
-    *hv_table_setint(L, L->vm->registry, 100 + u->t->reg) = cv;
-    u->t->co = co;
-}
-
-static gsvm_status resume_thread(gsvm_hks_world *w, w_thread *t, const char *object,
-                                 gsvm_error *err)
-{
-    gsvm_hks_vm *h = w->h;
-    start_ud u = {w, NULL, object, t, HV_OK};
-    w->current = t;
-    script_push(w, t->name);
-    hv_vm *vm = h->vm;
-    uint64_t done_steps = vm->slice_end_steps - (uint64_t)vm->steps_left;
-    vm->slice = 0;
-    vm->slice_end_steps = done_steps;
-    vm->steps_left = 0;
-    int rc = hv_protect(h->L, do_resume, &u);
-    script_pop(w);
-    w->current = NULL;
-    if (rc != HV_OK) {
-        t->done = true;
-        hv_setnil(hv_table_setint(h->L, vm->registry, 100 + t->reg));
-        char what[64];
-        snprintf(what, sizeof what, "%d", t->id);
-        gsvm_status st = fault_from_public(h, rc, err);
-        return report(w, st, err, "thread", what);
-    }
-    if (u.rc == HV_OK) {
-        t->done = true;
-        t->sleeping = false;
-        emit(w, json_pack("{s:i,s:b}", "thread", t->id, "done", 1));
-        hv_setnil(hv_table_setint(h->L, vm->registry, 100 + t->reg)); /* an existing key: no allocation */
-    }
-    return GSVM_OK;
-}
-
-gsvm_status gsvm_hks_world_start(gsvm_hks_world *w, gsvm_error *err)
-{
-    if (!w->installed)
-        return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "install the layer first");
-    gsvm_status worst = GSVM_OK;
-    for (uint32_t i = 0; i < w->nobjects; i++) {
-        w_object *o = &w->objects[i];
-        size_t nl = strlen(o->name);
-        if (nl < 3 || strcmp(o->name + nl - 3, ".SC") != 0 || !o->entry)
-            continue;
-        if (w->nthreads == w->threads_cap) {
-            uint32_t nc = w->threads_cap ? w->threads_cap * 2 : 8;
-            w_thread *nt = realloc(w->threads, nc * sizeof *nt);
-            if (!nt)
-                return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-            w->threads = nt;
-            w->threads_cap = nc;
-        }
-        w_thread *t = &w->threads[w->nthreads];
-        memset(t, 0, sizeof *t);
-        t->id = (int)w->nthreads + 1;
-        t->reg = w->next_reg++;
-        snprintf(t->name, sizeof t->name, "%s", o->name);
-        start_ud u = {w, o->entry, o->name, t, HV_OK};
-        int rc = hv_protect(w->h->L, do_new_thread, &u);
-        if (rc != HV_OK) {
-            gsvm_status st = fault_from_public(w->h, rc, err);
-            report(w, st, err, "startup", o->name);
-            if (st == GSVM_ERR_LIMIT)
-                return st;
-            worst = st;
-            continue;
-        }
-        w->nthreads++;
-        emit(w, json_pack("{s:i,s:s,s:s}", "thread", t->id, "start", o->entry, "object", o->name));
-        gsvm_status st = resume_thread(w, t, o->name, err);
-        if (st == GSVM_ERR_LIMIT)
-            return st;
-        if (st != GSVM_OK)
-            worst = st;
-    }
-    return worst;
-}
-
-gsvm_status gsvm_hks_world_advance(gsvm_hks_world *w, uint64_t ms, gsvm_error *err)
-{
-    if (w->paused) {
-        emit(w, json_pack("{s:I,s:b}", "time_ms", (json_int_t)w->now_ms, "paused", 1));
-        return GSVM_OK; /* simulation time stands still: nobody wakes */
-    }
-    uint64_t target = w->now_ms + ms;
-    gsvm_status worst = GSVM_OK;
-    for (;;) {
-        /* the earliest deadline not after the target (ties: the older thread) */
-        w_thread *next = NULL;
-        for (uint32_t i = 0; i < w->nthreads; i++) {
-            w_thread *t = &w->threads[i];
-            if (t->done || !t->sleeping || t->wake_ms > target)
-                continue;
-            if (!next || t->wake_ms < next->wake_ms)
-                next = t;
-        }
-        if (!next)
-            break;
-        w->now_ms = next->wake_ms;
-        next->sleeping = false;
-        emit(w, json_pack("{s:i,s:I}", "wake", next->id, "at_ms", (json_int_t)w->now_ms));
-        gsvm_status st = resume_thread(w, next, next->name, err);
-        if (st == GSVM_ERR_LIMIT)
-            return st;
-        if (st != GSVM_OK)
-            worst = st;
-    }
-    w->now_ms = target;
-    emit(w, json_pack("{s:I}", "time_ms", (json_int_t)w->now_ms));
-    return worst;
-}
-
-void gsvm_hks_world_pause(gsvm_hks_world *w, bool paused)
-{
-    w->paused = paused;
-    emit(w, json_pack("{s:b}", "pause", paused));
-}
-
-gsvm_status gsvm_hks_world_answer(gsvm_hks_world *w, const char *native, json_t *value,
-                                  gsvm_error *err)
-{
-    if (w->nanswers == w->answers_cap) {
-        uint32_t nc = w->answers_cap ? w->answers_cap * 2 : 8;
-        w_answer *na = realloc(w->answers, nc * sizeof *na);
-        if (!na)
-            return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
-        w->answers = na;
-        w->answers_cap = nc;
-    }
-    w->answers[w->nanswers].native = strdup(native);
-    w->answers[w->nanswers].value = json_incref(value);
-    w->nanswers++;
-    return GSVM_OK;
-}
-
-/* ---- events ---- */
-
-typedef struct event_ud {
-    gsvm_hks_world *w;
-    const char *function, *object;
-    json_t *args;
-} event_ud;
-
-static void do_event(hv_thread *L, void *ud)
-{
-    event_ud *u = ud;
-    hv_value f = section_entry(L, u->function);
-    if (f.tt != HV_TLFN && f.tt != HV_TCFN)
-        hv_error(L, "loadedresource.%s is not a function (a %s value)", u->function,
-                 hv_typename(&f));
-    size_t na = json_array_size(u->args);
-    hv_stack_check(L, (int)na + 2);
-    int func = L->top;
-    hv_push(L, &f);
-    hv_pushcstr(L, u->object);
-    for (size_t i = 0; i < na; i++)
-        push_json(L, json_array_get(u->args, i));
-    hv_call(L, func, 0);
-    L->top = func;
-}
-
-gsvm_status gsvm_hks_world_event(gsvm_hks_world *w, const char *object, const char *event,
-                                 json_t *args, gsvm_error *err)
-{
-    int matched = 0;
-    gsvm_status worst = GSVM_OK;
-    for (uint32_t i = 0; i < w->nbinds; i++) {
-        w_bind *b = &w->binds[i];
-        if (strcmp(b->event, event) != 0 || (object && strcmp(b->object, object) != 0))
-            continue;
-        matched++;
-        emit(w, json_pack("{s:s,s:s,s:s}", "dispatch", event, "object", b->object, "function",
-                          b->function));
-        event_ud u = {w, b->function, b->object, args};
-        hv_vm *vm = w->h->vm;
-        uint64_t done_steps = vm->slice_end_steps - (uint64_t)vm->steps_left;
-        vm->slice = 0;
-        vm->slice_end_steps = done_steps;
-        vm->steps_left = 0;
-        script_push(w, b->object);
-        int rc = hv_protect(w->h->L, do_event, &u);
-        script_pop(w);
-        if (rc != HV_OK) {
-            gsvm_status st = fault_from_public(w->h, rc, err);
-            report(w, st, err, "dispatch", event);
-            if (st == GSVM_ERR_LIMIT)
-                return st;
-            worst = st;
-        }
-    }
-    if (!matched)
-        emit(w, json_pack("{s:s,s:s,s:s}", "dispatch", event, "object", object ? object : "",
-                          "unbound", "no ScriptBind entry"));
-    return worst;
-}
-
-int gsvm_hks_world_faults(const gsvm_hks_world *w)
-{
-    return w->faults;
 }

@@ -14,3 +14,8 @@ foreach(src IN LISTS FUZZ_SOURCES)
                          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR} TIMEOUT 900)
   endif()
 endforeach()
+
+# The README's table of what each target feeds: one row per target, in words.
+add_test(NAME fuzz_readme_table COMMAND sh ${CMAKE_SOURCE_DIR}/tests/fuzz/readme_table_test.sh
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(fuzz_readme_table PROPERTIES TIMEOUT 60)
