@@ -80,6 +80,7 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->upnames = upnames;
     F->nups = nups;
     F->multret_top = -1;
+    F->last_local_reg = -1;
     F->force_pc = -1;
     for (int r = 0; r < MAX_REGS; r++)
         F->override[r] = -1;

@@ -50,6 +50,7 @@ bool dst_declare(const gsvm_hks_chunk *c, gsvm_buf *b);
 /* ---------------------------------------------------------------- one function being decompiled */
 
 enum { MAX_NEST = 150, MAX_FN_DEPTH = 140, MAX_REGS = 256, MAX_DISPATCH_VARS = 190 };
+enum { USE_DEAD = -2 };
 enum { PK_NONE, PK_EXPR, PK_MULTI, PK_TABLE, PK_SELFFN, PK_SELFOBJ };
 
 typedef struct pend {
@@ -106,7 +107,8 @@ struct fn {
     uint32_t n;
     uint8_t *op, *isdata, *leader, *absorbed, *vjoin;
     uint8_t *jtarget; /* targets of jumps (leaders that are not just fall-throughs) */
-    int32_t *use; /* for a folded definition: the pc that reads it; -1 not folded */
+    int32_t *use; /* for a folded definition: the pc that reads it; -1 not
+                   * folded; USE_DEAD written again before anything reads it */
     bool *folded_read; /* (pc * 3 + slot) not needed: reads resolved by use[] */
     bool debug;       /* local names from debug info */
     /* variables */
@@ -130,6 +132,11 @@ struct fn {
                   * does not keep the value it tests) */
     int multret_top; /* register of the last multret value, -1 none */
     int64_t force_pc; /* a definition that stays a pending value (-1 none) */
+    /* the last `local name = e` line: its register, block and where the
+     * block's text ended after it (an extra value of the same list is
+     * appended to it: `local g, h = 1, 2, 3`); reg -1 none */
+    int last_local_reg, last_local_lvl;
+    size_t last_local_len;
     /* value regions (`c and x or y` into one register): at the region's
      * first test, its end, its register and its last definition */
     int32_t *vend, *vtail;

@@ -491,7 +491,7 @@ bool dc_analyse(fn *F)
         if (dc_local_at(F, r, pc, true) >= 0)
             continue;
         int64_t u = -1, skip_to = -1;
-        bool ok = true;
+        bool ok = true, dead = false;
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
         if (testset && (from <= pc || from > n))
             continue;
@@ -520,7 +520,7 @@ bool dc_analyse(fn *F)
                 else if (rd)
                     u = q;
                 else if (wr)
-                    ok = false;
+                    ok = false, dead = true;
                 if (u >= 0 && wr)
                     break;
                 if (!ok)
@@ -567,6 +567,8 @@ bool dc_analyse(fn *F)
         }
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
+        else if (dead && !testset)
+            F->use[pc] = USE_DEAD;
     }
     /* in a value region, each definition of its register is read by the
      * next test (the region's tree takes it), also the one just before */

@@ -266,6 +266,9 @@ void dc_assign_var(fn *F, int v, dx e)
         if (dv->owner < 0)
             dc_set_owner(F, v, F->nr - 1);
         dc_line(F, "local %s = %s", dc_dname(F, v), dx_str(&e));
+        F->last_local_reg = dv->reg;
+        F->last_local_lvl = F->nr - 1;
+        F->last_local_len = cur(F)->body.len;
     } else {
         dc_line(F, "%s = %s", dc_use_var(F, v), dx_str(&e));
     }
@@ -367,6 +370,59 @@ void dc_stmt(fn *F, dx text)
     dx_free(&text);
 }
 
+/* Stripped code: whether register r, written at pc and never read, is
+ * free again after pc, as the drop of an extra value leaves it: the next
+ * write to r comes before anything is written above it, but for more
+ * extra values of the same list (values nothing reads, in r + 1, r + 2, ...
+ * at the pcs right after). */
+static bool dropped(const fn *F, int r, int64_t pc)
+{
+    rw x;
+    int64_t k = 1;
+    for (int64_t q = next_pc(F, pc); q < F->n && !F->leader[q]; q = next_pc(F, q), k++) {
+        dc_operands(F, q, MAX_REGS, &x);
+        for (int i = 0; i < x.nrd; i++)
+            if (x.rd[i] == r)
+                return false;
+        bool again = false;
+        for (int i = 0; i < x.nwr; i++) {
+            if (x.wr[i] == r)
+                again = true;
+            else if (x.wr[i] > r && !(x.wr[i] == r + k && q == pc + k && F->use[q] == USE_DEAD))
+                return false;
+        }
+        if (again)
+            return true;
+    }
+    return false;
+}
+
+/* A value nothing reads, into the register above the local just declared
+ * by the line before: an extra value of that declaration's list, which the
+ * compiler evaluates into the next register and drops (`local g, h = 1, 2,
+ * 3, 4`), when r is no local (debug info says so, or in stripped code the
+ * register is free again right after). */
+static bool extra_value(fn *F, int r, int64_t pc, dx *e)
+{
+    region *R = cur(F);
+    if (r != F->last_local_reg + 1 || F->last_local_lvl != F->nr - 1 ||
+        R->body.len != F->last_local_len || R->body.len == 0 || F->dispatch)
+        return false;
+    if (F->debug ? dc_local_at(F, r, pc, true) >= 0 : !dropped(F, r, pc))
+        return false;
+    for (int q = 0; q < MAX_REGS; q++)
+        if (F->P[q].kind != PK_NONE)
+            return false;
+    R->body.len--; /* the line's '\n' */
+    gsvm_buf_puts(&R->body, ", ");
+    gsvm_buf_puts(&R->body, dx_str(e));
+    gsvm_buf_putc(&R->body, '\n');
+    dx_free(e);
+    F->last_local_reg = r;
+    F->last_local_len = R->body.len;
+    return true;
+}
+
 /* The value of a definition at pc into register r. */
 void dc_put(fn *F, int r, int64_t pc, dx e)
 {
@@ -385,6 +441,8 @@ void dc_put(fn *F, int r, int64_t pc, dx e)
         F->P[r].def_pc = (uint32_t)pc;
         return;
     }
+    if (F->use[pc] == USE_DEAD && extra_value(F, r, pc, &e))
+        return;
     dc_flush_all(F);
     dc_assign_var(F, dc_var_of(F, r, pc, true), e);
 }

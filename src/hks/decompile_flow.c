@@ -57,6 +57,44 @@ static int64_t emit_if_false(fn *F, int64_t pc, int64_t t, const loopctx *L)
     return t;
 }
 
+/* Debug info: the end of a `do` block starting at pc, or -1.  The next
+ * locals declared at this level (nothing between pc and their start jumps
+ * past it or starts a loop) whose scope ends before the range does were
+ * declared in a block of their own: without it they would keep their
+ * registers to the range's end.  pc must be between statements. */
+static int64_t do_block_end(const fn *F, int64_t pc, int64_t to)
+{
+    const gsvm_hks_debug *d = &F->f->debug;
+    if (!F->debug || F->dispatch)
+        return -1;
+    for (int r = 0; r < MAX_REGS; r++)
+        if (F->P[r].kind != PK_NONE)
+            return -1;
+    int64_t start = -1, end = -1;
+    for (uint32_t i = 0; i < d->nlocals; i++) {
+        int64_t s = d->locals[i].startpc;
+        if (F->loc_reg[i] >= 0 && s > pc && s < to && (start < 0 || s < start))
+            start = s, end = d->locals[i].endpc;
+    }
+    /* (a function's locals end before its final RETURN) */
+    if (start < 0 || end >= to || end <= start ||
+        (end + 1 == to && to == F->n && OPAT(F, end) == HKS_I_RETURN))
+        return -1;
+    for (int64_t q = pc; q < start; q = next_pc(F, q)) {
+        unsigned op = OPAT(F, q);
+        if (q > pc && F->backt[q])
+            return -1;
+        int64_t t = -1;
+        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP)
+            t = jmp_target(F, q);
+        else if (is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP)
+            t = next_pc(F, next_pc(F, q));
+        if (t >= 0 && (t > start || t <= pc))
+            return -1;
+    }
+    return end;
+}
+
 void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
 {
     int64_t pc = from;
@@ -137,6 +175,18 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             }
             dc_line(F, "end");
             pc = E;
+            continue;
+        }
+        int64_t e = do_block_end(F, pc, to);
+        if (e > 0) {
+            dc_line(F, "do");
+            if (!dc_open_region(F, pc, e))
+                return;
+            dc_emit_range(F, pc, e, L);
+            dc_flush_final(F);
+            dc_close_region(F);
+            dc_line(F, "end");
+            pc = e;
             continue;
         }
         unsigned op = F->op[pc];
