@@ -410,7 +410,7 @@ static bool extra_value(fn *F, int r, int64_t pc, dx *e)
         return false;
     if (F->debug ? dc_local_at(F, r, pc, true) >= 0 : !dropped(F, r, pc))
         return false;
-    for (int q = 0; q < MAX_REGS; q++)
+    for (int q = 0; q < F->ptop; q++)
         if (F->P[q].kind != PK_NONE)
             return false;
     R->body.len--; /* the line's '\n' */

@@ -67,7 +67,7 @@ static int64_t do_block_end(const fn *F, int64_t pc, int64_t to)
     const gsvm_hks_debug *d = &F->f->debug;
     if (!F->debug || F->dispatch)
         return -1;
-    for (int r = 0; r < MAX_REGS; r++)
+    for (int r = 0; r < F->ptop; r++)
         if (F->P[r].kind != PK_NONE)
             return -1;
     int64_t start = -1, end = -1;
