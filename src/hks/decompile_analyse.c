@@ -333,6 +333,21 @@ static int64_t value_end(const fn *F, int64_t q, uint32_t t, rw *x)
 }
 
 /* Whether [from, to) reads register r before writing it (in pc order). */
+/* Whether the instructions from u to v are stores of one multiple
+ * assignment (each storing the register below the one before). */
+static bool store_chain(const fn *F, int64_t u, int64_t v)
+{
+    int prev, rv;
+    if (!dc_mstore(F, u, &prev))
+        return false;
+    for (int64_t q = next_pc(F, u); q <= v; q = next_pc(F, q)) {
+        if (F->leader[q] || !dc_mstore(F, q, &rv) || rv != prev - 1)
+            return false;
+        prev = rv;
+    }
+    return true;
+}
+
 static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32_t *multtop,
                        rw *x)
 {
@@ -630,6 +645,9 @@ bool dc_analyse(fn *F)
                 if (!fine && dc_mstore(F, q, &rv) && dc_mstore(F, u, &ru) && rv > ru &&
                     ru == (int)A_(W(F, pc)))
                     fine = true; /* an earlier target of the same assignment */
+                if (!fine && F->use[q] > u && dc_mstore(F, u, &ru) && store_chain(F, u, F->use[q]))
+                    fine = true; /* a value of the same assignment, stored after u
+                                  * (u's key or table: `t[i], t[i - 1] = ...`) */
                 if (!fine) {
                     F->use[pc] = -1;
                     changed = true;

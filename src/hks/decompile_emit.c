@@ -473,6 +473,11 @@ dx dc_closure_text(fn *F, int64_t pc, uint32_t bx, const char *fname, bool metho
         uint32_t d = pc + 1 + i < F->n ? W(F, pc + 1 + i) : 0;
         uint32_t idx = GSVM_HKS_BX(d);
         if (A_(d) == 1 && idx < MAX_REGS) {
+            /* a value still pending for the captured variable is its
+             * declaration: written out first, so the capture does not
+             * predeclare it */
+            if (F->P[idx].kind == PK_TABLE && F->P[idx].table_local)
+                flush_some(F, false, F->P[idx].def_pc);
             /* (a local function captures the variable it defines) */
             int v = dc_var_of(F, (int)idx, pc, idx == A_(W(F, pc)));
             snprintf(store[i], 64, "%s", dc_use_var(F, v));

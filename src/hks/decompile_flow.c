@@ -95,6 +95,20 @@ static int64_t do_block_end(const fn *F, int64_t pc, int64_t to)
     return end;
 }
 
+/* Where a jump to pc ends up: the compiler threads a jump that lands on an
+ * unconditional JMP through to that JMP's target (a loop's exit jump
+ * lands past a `while false do` that follows the loop). */
+static int64_t threaded(const fn *F, int64_t pc)
+{
+    for (int i = 0; i < 64 && OPAT(F, pc) == HKS_I_JMP && !is_test(OPAT(F, pc - 1)); i++) {
+        int64_t t = jmp_target(F, pc);
+        if (t <= pc || t > F->n)
+            break;
+        pc = t;
+    }
+    return pc;
+}
+
 void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
 {
     int64_t pc = from;
@@ -152,7 +166,7 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             cnode N[MAX_NODES];
             int64_t tT = -1, tF = -1;
             int n = t0 >= 0 ? dc_chain_scan(F, t0, q, N, &tT, &tF, -1) : 0;
-            if (n > 0 && tF == E) {
+            if (n > 0 && (tF == E || tF == threaded(F, E))) {
                 N[0].start = pc;
                 dx c = dc_chain_emit(F, N, n, tT, tT, tF);
                 dc_flush_all(F);
