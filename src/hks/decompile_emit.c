@@ -611,6 +611,13 @@ dx dc_jump_cond(fn *F, int64_t pc)
     case HKS_I_LT: case HKS_I_LT_BK: o = "<"; neg = !a; break;
     default: o = "<="; neg = !a; break;
     }
-    dx e = dx_binary(l, o, DX_CMP, r);
+    /* `x > y` is coded as y < x: x is evaluated first, into the lower
+     * register, so a higher B than C says the source had the operands the
+     * other way round */
+    dx e;
+    if (o[0] == '<' && !b_is_k(op) && c < 256 && b > c)
+        e = dx_binary(r, o[1] ? ">=" : ">", DX_CMP, l);
+    else
+        e = dx_binary(l, o, DX_CMP, r);
     return neg ? dx_not(e) : e;
 }
