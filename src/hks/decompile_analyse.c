@@ -645,6 +645,10 @@ bool dc_analyse(fn *F)
                 if (!fine && dc_mstore(F, q, &rv) && dc_mstore(F, u, &ru) && rv > ru &&
                     ru == (int)A_(W(F, pc)))
                     fine = true; /* an earlier target of the same assignment */
+                if (!fine && next_pc(F, q) <= u && dc_defines_value(F, q) && F->use[q] < 0 &&
+                    (int)A_(W(F, q)) < (int)A_(W(F, pc)) && dc_mstore(F, next_pc(F, q), &rv) &&
+                    store_chain(F, next_pc(F, q), u))
+                    fine = true; /* the last target's value, straight into its local */
                 if (!fine && F->use[q] > u && dc_mstore(F, u, &ru) && store_chain(F, u, F->use[q]))
                     fine = true; /* a value of the same assignment, stored after u
                                   * (u's key or table: `t[i], t[i - 1] = ...`) */

@@ -294,6 +294,35 @@ static dx store_target(fn *F, int64_t q)
     return dx_index(base, kb ? dc_kptr(F, b) : NULL, key);
 }
 
+/* Whether the temporaries of the stores after pc (a multiple assignment
+ * whose last target took its value at pc) are free once it is done, as
+ * they are after a statement: the lowest of them is written again before
+ * anything above it, or the block ends.  Else they were locals of their
+ * own (`local tmp = b; b = a; a = tmp` beside a second such swap). */
+static bool temps_freed(const fn *F, int64_t pc)
+{
+    int rv, lo = -1;
+    int64_t q = next_pc(F, pc);
+    while (q < F->n && !F->leader[q] && dc_mstore(F, q, &rv) && (lo < 0 || rv == lo - 1)) {
+        lo = rv;
+        q = next_pc(F, q);
+    }
+    rw x;
+    for (; q < F->n && !F->leader[q]; q = next_pc(F, q)) {
+        dc_operands(F, q, MAX_REGS, &x);
+        bool again = false;
+        for (int i = 0; i < x.nwr; i++) {
+            if (x.wr[i] == lo)
+                again = true;
+            else if (x.wr[i] > lo)
+                return false;
+        }
+        if (again)
+            return true;
+    }
+    return true;
+}
+
 /* `t1, t2, t3 = v1, v2, v3`: stores at pc and after it that take pending
  * values of consecutive registers from the highest down.  -1: not one. */
 int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
@@ -301,10 +330,33 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     enum { MAXM = 64 };
     int64_t qs[MAXM];
     int rvs[MAXM], m = 0, rv;
-    for (int64_t q = pc; q < to && m < MAXM && dc_mstore(F, q, &rv); q = next_pc(F, q)) {
+    /* a local as the last target takes its value straight, before the
+     * stores of the others (`a, b = b, a`: MOVE 3 1, MOVE 1 0, MOVE 0 3):
+     * that definition is the first "store", its value made pending */
+    int direct = -1;
+    if (pc != F->force_pc && !dc_mstore(F, pc, &rv) && dc_defines_value(F, pc) &&
+        !dc_writes_multret(F, pc) && F->use[pc] < 0 && next_pc(F, pc) < to &&
+        dc_mstore(F, next_pc(F, pc), &rv) && F->P[rv].kind == PK_EXPR &&
+        F->P[rv].def_pc < pc && (int)A_(W(F, pc)) < rv) {
+        int a = (int)A_(W(F, pc));
+        if (a >= F->nregvars || F->P[a].kind != PK_NONE ||
+            !F->vars[dc_var_of(F, a, pc, true)].declared || !temps_freed(F, pc))
+            return -1;
+        int64_t saved = F->force_pc;
+        F->force_pc = pc;
+        dc_step(F, pc, to);
+        F->force_pc = saved;
+        if (F->P[a].kind != PK_EXPR || F->P[a].def_pc != pc)
+            return -1; /* (dc_step wrote it out) */
+        qs[m] = pc;
+        rvs[m++] = a;
+        direct = a;
+    }
+    for (int64_t q = m ? next_pc(F, pc) : pc; q < to && m < MAXM && dc_mstore(F, q, &rv);
+         q = next_pc(F, q)) {
         if (q != pc && F->leader[q])
             break;
-        if (m > 0 && rv != rvs[m - 1] - 1)
+        if (m > 0 && rv != rvs[m - 1] - 1 && !(m == 1 && direct >= 0 && rv > direct))
             break;
         if (F->P[rv].kind != PK_EXPR)
             break;
@@ -316,19 +368,23 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
         qs[m] = q;
         rvs[m++] = rv;
     }
+    /* (not one after all: a direct value stays pending, written out as
+     * an assignment of its own) */
     if (m < 2)
-        return -1;
+        return direct >= 0 ? next_pc(F, pc) : -1;
     /* every value but the last stored is pending for a later store */
     for (int i = 0; i + 1 < m; i++)
         if (F->P[rvs[i]].def_pc <= F->P[rvs[i + 1]].def_pc)
-            return -1;
+            return direct >= 0 ? next_pc(F, pc) : -1;
     gsvm_buf lhs, rhs;
     gsvm_buf_init(&lhs);
     gsvm_buf_init(&rhs);
     dx T[MAXM], V[MAXM];
     for (int i = 0; i < m; i++) {
         V[i] = dc_get(F, rvs[i], qs[i]);
-        T[i] = store_target(F, qs[i]);
+        T[i] = i == 0 && direct >= 0
+                   ? dx_make(DX_PREFIX, "%s", dc_use_var(F, dc_var_of(F, direct, pc, true)))
+                   : store_target(F, qs[i]);
     }
     for (int i = m - 1; i >= 0; i--) {
         gsvm_buf_puts(&lhs, dx_str(&T[i]));
