@@ -526,6 +526,12 @@ bool dc_analyse(fn *F)
                 uint32_t tw = W(F, jmp_target(F, q));
                 if (r >= (int)A_(tw) + 3 && r <= (int)(A_(tw) + 2 + C_(tw)))
                     wr = true;
+                /* the loop's generator, state and control: its explist
+                 * (the loop takes the values over from here) */
+                if (r >= (int)A_(tw) && r <= (int)A_(tw) + 2 && u < 0 && !F->leader[q]) {
+                    u = q;
+                    break;
+                }
             }
             if (u < 0) {
                 if (F->leader[q])
