@@ -651,6 +651,8 @@ bool dc_analyse(fn *F)
                 if (!fine && dc_mstore(F, q, &rv) && dc_mstore(F, u, &ru) && rv > ru &&
                     ru == (int)A_(W(F, pc)))
                     fine = true; /* an earlier target of the same assignment */
+                if (!fine && store_chain(F, q, u))
+                    fine = true; /* an earlier store of the assignment u ends */
                 if (!fine && next_pc(F, q) <= u && dc_defines_value(F, q) && F->use[q] < 0 &&
                     (int)A_(W(F, q)) < (int)A_(W(F, pc)) && dc_mstore(F, next_pc(F, q), &rv) &&
                     store_chain(F, next_pc(F, q), u))
