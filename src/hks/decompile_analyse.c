@@ -359,6 +359,13 @@ static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32
         for (int i = 0; i < x->nwr; i++)
             if (x->wr[i] == r)
                 return false;
+        /* a generic for's jump sets its variables (at the TFORLOOP) before
+         * its body, which lies between */
+        if (F->op[q] == HKS_I_JMP && OPAT(F, jmp_target(F, q)) == HKS_I_TFORLOOP) {
+            uint32_t tw = W(F, jmp_target(F, q));
+            if (r >= (int)A_(tw) + 3 && r <= (int)(A_(tw) + 2 + C_(tw)))
+                return false;
+        }
     }
     return false;
 }
