@@ -310,6 +310,7 @@ int dc_chain_scan(fn *F, int64_t pc, int64_t to, cnode *N, int64_t *tT, int64_t 
 dx dc_chain_emit(fn *F, cnode *N, int n, int64_t fall, int64_t tT, int64_t tF);
 bool dc_is_exit(const fn *F, const loopctx *L, int64_t t);
 /* the block [from, to) under L, falling off it to cont */
+int64_t dc_jump_dest(const fn *F, int64_t pc);
 void dc_sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont);
 bool dc_is_back_jmp(const fn *F, int64_t q, int64_t pc);
 int64_t dc_emit_numfor(fn *F, int64_t pc, int64_t to, const loopctx *L);

@@ -211,12 +211,30 @@ bool dc_is_exit(const fn *F, const loopctx *L, int64_t t)
     return false;
 }
 
+/* Where a jump to pc ends up: the compiler threads a jump that lands on an
+ * unconditional JMP through to that JMP's target (a loop's exit jump
+ * lands past a `while false do` after the loop; the end of an if at the
+ * end of a loop body is the loop's start). */
+int64_t dc_jump_dest(const fn *F, int64_t pc)
+{
+    for (int i = 0; i < 64 && OPAT(F, pc) == HKS_I_JMP && !(pc > 0 && is_test(OPAT(F, pc - 1)));
+         i++) {
+        int64_t t = jmp_target(F, pc);
+        if (t == pc || t < 0 || t > F->n)
+            break;
+        pc = t;
+    }
+    return pc;
+}
+
 void dc_sub_range(fn *F, int64_t from, int64_t to, const loopctx *L, int64_t cont)
 {
     loopctx S = *L;
     if (to != L->end) {
         S.cont = cont;
-        S.cont2 = -2;
+        /* (a jump there may have been threaded on) */
+        int64_t d = dc_jump_dest(F, cont);
+        S.cont2 = d != cont ? d : -2;
     }
     S.end = to;
     S.repeat_start = -1;

@@ -95,18 +95,19 @@ static int64_t do_block_end(const fn *F, int64_t pc, int64_t to)
     return end;
 }
 
-/* Where a jump to pc ends up: the compiler threads a jump that lands on an
- * unconditional JMP through to that JMP's target (a loop's exit jump
- * lands past a `while false do` that follows the loop). */
-static int64_t threaded(const fn *F, int64_t pc)
+/* Whether code in [pc, q] jumps to the enclosing loop's exit past q + 1:
+ * then the backward jump at q to pc is no loop of its own but a jump of
+ * the enclosing loop's body to its start (threaded: `if c then f() else
+ * g() end` ending the body), as a `break` there leaves only the innermost
+ * loop. */
+static bool exits_outer(const fn *F, int64_t pc, int64_t q, const loopctx *L)
 {
-    for (int i = 0; i < 64 && OPAT(F, pc) == HKS_I_JMP && !is_test(OPAT(F, pc - 1)); i++) {
-        int64_t t = jmp_target(F, pc);
-        if (t <= pc || t > F->n)
-            break;
-        pc = t;
-    }
-    return pc;
+    if (L->exit <= q + 1)
+        return false;
+    for (int64_t j = pc; j < q; j = next_pc(F, j))
+        if (OPAT(F, j) == HKS_I_JMP && jmp_target(F, j) == L->exit)
+            return true;
+    return false;
 }
 
 void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
@@ -125,7 +126,7 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
                 q = j;
                 break;
             }
-        if (q >= 0 && L->repeat_start != pc) {
+        if (q >= 0 && L->repeat_start != pc && !exits_outer(F, pc, q, L)) {
             dc_flush_all(F);
             bool until = q > 0 && is_test(OPAT(F, q - 1));
             if (until) {
@@ -166,7 +167,7 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             cnode N[MAX_NODES];
             int64_t tT = -1, tF = -1;
             int n = t0 >= 0 ? dc_chain_scan(F, t0, q, N, &tT, &tF, -1) : 0;
-            if (n > 0 && (tF == E || tF == threaded(F, E))) {
+            if (n > 0 && (tF == E || tF == dc_jump_dest(F, E))) {
                 N[0].start = pc;
                 dx c = dc_chain_emit(F, N, n, tT, tT, tF);
                 dc_flush_all(F);
