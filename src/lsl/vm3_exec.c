@@ -270,6 +270,13 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_JNZ_IOP_LL_##name,
     static const void *const jnz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
 #undef X
+    static const void *const fma_lk[F3_COUNT] = {[F3_ADD_F] = &&L_FMA_LK_ADD_F, [F3_SUB_F] = &&L_FMA_LK_SUB_F};
+#define X(name, OPR) [F3_##name] = &&L_FOP_L_S_##name,
+    static const void *const fop_l_s[F3_COUNT] = {F3_FLOAT_OPS(X)};
+#undef X
+    static const void *const vop_ll_s[F3_COUNT] = {[F3_ADD_V] = &&L_VOP_LL_S_ADD_V, [F3_SUB_V] = &&L_VOP_LL_S_SUB_V,
+                                                   [F3_DOT_V] = &&L_VOP_LL_S_DOT_V};
+    static const void *const vop_to_l[F3_COUNT] = {[F3_ADD_V] = &&L_VOP_TO_L_ADD_V, [F3_SUB_V] = &&L_VOP_TO_L_SUB_V};
 #define X(name, OPR) [F3_##name] = &&L_MJCMPF_K_##name,
     static const void *const member_jcmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
 #undef X
@@ -315,6 +322,10 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_JCMP_ILT: h = by_operator(jcmp_ilt, in->b, h); break;
             case F3_JZ_IOP_LL: h = by_operator(jz_iop_ll, in->c & 255, h); break;
             case F3_JNZ_IOP_LL: h = by_operator(jnz_iop_ll, in->c & 255, h); break;
+            case F3_FMA_LK: h = by_operator(fma_lk, in->c, h); break;
+            case F3_FOP_L_S: h = by_operator(fop_l_s, in->b, h); break;
+            case F3_VOP_LL_S: h = by_operator(vop_ll_s, in->c & 255, h); break;
+            case F3_VOP_TO_L: h = by_operator(vop_to_l, in->b, h); break;
             default: break;
             }
             /* a typed slot's own handler: the verifier fixed each slot's
@@ -651,8 +662,6 @@ typedef float f3_v4 __attribute__((vector_size(16)));
         sp--;
         NEXT();
     }
-#undef K4
-#undef VEC_OP
     CASE(LOAD_MEMBER_L) SET_F(sp, LOC(pc->a).u.v[pc->b]); sp++; NEXT();
     CASE(STORE_MEMBER_L) sp--; LOC(pc->a).u.v[pc->b] = (float)FD(sp); NEXT();
     CASE(JMP) pc = code + pc->a; DISPATCH();
@@ -803,6 +812,8 @@ typedef float f3_v4 __attribute__((vector_size(16)));
         NEXT();
     }
 #include "lsl/vm3_exec_fused.inc"
+#undef K4
+#undef VEC_OP
 #if !F3_THREADED
         default:
             FAULT("bad opcode");
