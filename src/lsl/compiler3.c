@@ -170,6 +170,18 @@ long c3_op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->sd -= 1;
         return (long)n - 1;
     }
+    if (o == F3_STORE_LOCAL && !c->failed && n >= c->barrier + 4 && n >= 4 && c->p->code[n - 1].op == F3_SUBF_L) {
+        /* `y = x - k * (integer)(x / k)`, LSL's float modulo: FOpLK x/k,
+         * TruncF, MulFK k, SubFL x as one instruction */
+        fal3_insn *q = &c->p->code[n - 4];
+        if (q->op == F3_FOP_LK && q->c == F3_DIV_F && q->a == c->p->code[n - 1].a && q[1].op == F3_TRUNC_F &&
+            q[2].op == F3_MULF_K && q[2].a == q->b) {
+            *q = (fal3_insn){F3_FMOD_LK, q->a, q->b, a};
+            c->p->ncode -= 3;
+            c->sd -= 1;
+            return (long)n - 4;
+        }
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier &&
         (c->p->code[n - 1].op == F3_ADDF_L || c->p->code[n - 1].op == F3_SUBF_L || c->p->code[n - 1].op == F3_MULF_L)) {
         /* `t = t - expr`, `x = y * expr` on floats: the result goes to the slot */

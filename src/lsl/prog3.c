@@ -603,6 +603,7 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || f->slot_types[in->c] != LSL_TYPE_FLOAT ||
                       t1 != LSL_TYPE_FLOAT;
                 break;
+            case F3_FMOD_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || f->slot_types[in->c] != LSL_TYPE_FLOAT; break;
             case F3_TRUNC_F: bad = t1 != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
             case F3_VOP_LL_S: {
                 int32_t o = in->c & 255, d = in->c >> 8;

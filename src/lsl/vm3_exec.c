@@ -68,6 +68,17 @@ static inline bool float_op_k(int32_t op, double l, int32_t a, double *v)
     }
 }
 
+/* For x / k by the float k (bits a): when k is a power of two, the bits of
+ * 1/k, exact, so x * (1/k) rounds the same real number x / k does. */
+static inline bool recip_exact(int32_t a, int32_t *bits)
+{
+    float k = k_float(a), inv = 1.0f / k;
+    if (!isfinite(k) || k == 0.0f || !isfinite(inv) || (double)inv * k != 1.0)
+        return false;
+    memcpy(bits, &inv, 4);
+    return true;
+}
+
 /* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
  * MIN % -1 = 0). */
 static inline int32_t div_i(int32_t l, int32_t r) { return r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r; }
@@ -387,6 +398,11 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             for (int k = 0; k < 3 && kinds[k]; k++)
                 if (kinds[k] == 'l' || kinds[k] == 'g')
                     f[k] *= (int32_t)sizeof(lsl_value);
+            /* x / 8192.0: a multiplication, a fraction of a division's latency */
+            if ((in->op == F3_FOP_LK || in->op == F3_FOP_LK_S) && (in->c & 255) == F3_DIV_F && recip_exact(in->b, &f[1]))
+                h = in->op == F3_FOP_LK ? &&L_FOP_LK_RECIP : &&L_FOP_LK_S_RECIP;
+            if (in->op == F3_FMOD_LK && recip_exact(in->b, &(int32_t){0}))
+                h = &&L_FMOD_LK_P2;
             tc[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
         }
         /* the program is shared and otherwise immutable: the first VM to
