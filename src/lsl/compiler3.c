@@ -118,6 +118,11 @@ long c3_op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         last->a = o == F3_NEG_F ? (int32_t)((uint32_t)last->a ^ 0x80000000u) : (int32_t)(0u - (uint32_t)last->a);
         return (long)n - 1;
     }
+    if (o == F3_I2F && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL &&
+        c->slot_types[c->p->code[n - 1].a] == LSL_TYPE_INTEGER) {
+        c->p->code[n - 1].op = F3_LOAD_LOCAL_IF; /* an integer local joining a float expression */
+        return (long)n - 1;
+    }
     if (o == F3_I2F && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_F2I) {
         c->p->code[n - 1].op = F3_TRUNC_F; /* `(integer)x` used as a float */
         return (long)n - 1;

@@ -121,6 +121,11 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 1;
         return c3_op(c, F3_IOP_KR, k, o, 0) >= 0;
     }
+    if ((o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F) && l->op == F3_I2F_UNDER) {
+        /* `x * 0.5 + i`: the integer operand converted by the operator */
+        p->ncode -= 1;
+        return c3_op(c, F3_FOP_IU, o, 0, 0) >= 0;
+    }
     if ((o == F3_ADD_F || o == F3_SUB_F) && l->op == F3_FOP_LK && l->c == F3_MUL_F) {
         /* `a * 3.0 + r`: the product (a double, exact) and the sum in one */
         int32_t slot = l->a, k = l->b;
@@ -181,6 +186,15 @@ static bool fuse_binop(c3 *c, fal3_op o)
     }
     if (o == F3_MUL_F && l->op == F3_PUSH_FLOAT) {
         int32_t k = l->a;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return c3_op(c, F3_MULF_K, k, 0, 0) >= 0;
+    }
+    if (o == F3_MUL_F && r && r->op == F3_PUSH_FLOAT && fal3_ops[l->op].pops == 0 && fal3_ops[l->op].pushes == 1) {
+        /* `i * 0.5`: the constant becomes MulFK's operand (IEEE products
+         * commute); i's one stack-neutral instruction moves down */
+        int32_t k = r->a;
+        *r = *l;
         p->ncode -= 1;
         c->sd -= 1;
         return c3_op(c, F3_MULF_K, k, 0, 0) >= 0;

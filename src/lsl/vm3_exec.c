@@ -68,17 +68,6 @@ static inline bool float_op_k(int32_t op, double l, int32_t a, double *v)
     }
 }
 
-/* For x / k by the float k (bits a): when k is a power of two, the bits of
- * 1/k, exact, so x * (1/k) rounds the same real number x / k does. */
-static inline bool recip_exact(int32_t a, int32_t *bits)
-{
-    float k = k_float(a), inv = 1.0f / k;
-    if (!isfinite(k) || k == 0.0f || !isfinite(inv) || (double)inv * k != 1.0)
-        return false;
-    memcpy(bits, &inv, 4);
-    return true;
-}
-
 /* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
  * MIN % -1 = 0). */
 static inline int32_t div_i(int32_t l, int32_t r) { return r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r; }
@@ -144,8 +133,8 @@ static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx,
     return ok;
 }
 
-/* `l += n` for a number n and an unshared list with room for it: the item
- * goes in place, charged as the library charges it (16 bytes an integer or
+/* `l += n` for a number n (a float: its double temporary, rounded here) and
+ * an unshared list with room for it: the item goes in place, charged as the library charges it (16 bytes an integer or
  * float element).  False when the library must do it. */
 static inline bool list_push_number(lsl_heap *hp, lsl_value *dst, const lsl_value *item)
 {
@@ -153,7 +142,17 @@ static inline bool list_push_number(lsl_heap *hp, lsl_value *dst, const lsl_valu
     if (dst->type != LSL_TYPE_LIST || !l || l->refs != 1 || l->heap != hp || !IS_NUMBER(item->type) ||
         l->len >= l->cap || !lsl_heap_fits(hp, 16))
         return false;
-    l->items[l->len++] = *item;
+    /* rounded here, field by field: a float rounded in its stack slot and
+     * then copied whole would read the slot before the narrow write lands */
+    lsl_value *it = &l->items[l->len++];
+    it->type = item->type;
+    if (item->type == LSL_TYPE_FLOAT) {
+        float f = (float)item->u.t.d;
+        it->u.t.f = f;
+        it->u.t.d = f;
+    } else {
+        it->u.i = item->u.i;
+    }
     l->charge += 16;
     hp->used += 16;
     if (hp->used + hp->extra > hp->peak)
