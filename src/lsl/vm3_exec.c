@@ -133,9 +133,10 @@ static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx,
     return ok;
 }
 
-/* `l += n` for a number n (a float: its double temporary, rounded here) and
- * an unshared list with room for it: the item goes in place, charged as the library charges it (16 bytes an integer or
- * float element).  False when the library must do it. */
+/* `l += n` for a number n (a float: its double temporary, rounded here)
+ * and an unshared list with room for it: the item goes in place, charged
+ * as the library charges it (16 bytes an integer or float element).  False
+ * when the library must do it. */
 static inline bool list_push_number(lsl_heap *hp, lsl_value *dst, const lsl_value *item)
 {
     lsl_list *l = dst->u.l;
