@@ -3,7 +3,7 @@
 // components, the squared distance to a centre as a dot product, a global
 // vector.  Every value is a multiple of 1/64 below 2^17, so float32 and
 // double agree.  The twin of vecbounce.lua.
-integer ROUNDS = 200;
+integer ROUNDS = 2000;
 integer STEPS = 2000;
 vector G = <0.0, 0.0, -0.5>;
 

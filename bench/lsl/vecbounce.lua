@@ -1,5 +1,5 @@
 -- The twin of vecbounce.lsl, three numbers a vector.
-local ROUNDS, STEPS = 200, 2000
+local ROUNDS, STEPS = 2000, 2000
 local gx, gy, gz = 0.0, 0.0, -0.5
 local near, energy = 0, 0.0
 for r = 0, ROUNDS - 1 do

@@ -1,7 +1,7 @@
 // Float vector math: a particle stepped with vector adds, scaling and a dot
 // product each iteration, bounced inside a box; every value a multiple of
 // 1/16 below 2^16 so float32 and double agree.  The twin of vecmath.lua.
-integer ROUNDS = 300;
+integer ROUNDS = 3000;
 integer STEPS = 2000;
 
 default

@@ -1,5 +1,5 @@
 -- Float vector math on three numbers a vector; the twin of vecmath.lsl.
-local ROUNDS, STEPS = 300, 2000
+local ROUNDS, STEPS = 3000, 2000
 local sum = 0.0
 for r = 0, ROUNDS - 1 do
   local px, py, pz = r % 7 + 0.0, 1.0, 2.0

@@ -110,6 +110,23 @@ long c3_op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->p->code[n - 2].op = F3_PUSH_FLOAT;
         return (long)n - 1;
     }
+    if ((o == F3_NEG_F || o == F3_NEG_I) && !c->failed && n > c->barrier &&
+        c->p->code[n - 1].op == (o == F3_NEG_F ? F3_PUSH_FLOAT : F3_PUSH_INT)) {
+        /* `-16.0`, `-3`: the negative constant itself (a float's sign bit
+         * flipped, as NegF does; an integer negated wrapping, as NegI) */
+        fal3_insn *last = &c->p->code[n - 1];
+        last->a = o == F3_NEG_F ? (int32_t)((uint32_t)last->a ^ 0x80000000u) : (int32_t)(0u - (uint32_t)last->a);
+        return (long)n - 1;
+    }
+    if (o == F3_I2F && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL &&
+        c->slot_types[c->p->code[n - 1].a] == LSL_TYPE_INTEGER) {
+        c->p->code[n - 1].op = F3_LOAD_LOCAL_IF; /* an integer local joining a float expression */
+        return (long)n - 1;
+    }
+    if (o == F3_I2F && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_F2I) {
+        c->p->code[n - 1].op = F3_TRUNC_F; /* `(integer)x` used as a float */
+        return (long)n - 1;
+    }
     if (o == F3_RETV && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_LOAD_LOCAL) {
         /* `return local;` returns the slot itself */
         c->p->code[n - 1].op = F3_RETV_L;
@@ -157,6 +174,44 @@ long c3_op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         last->op = last->op == F3_ADDI_L ? F3_ADD_TO_I : F3_ADD_TO_F;
         c->sd -= 1;
         return (long)n - 1;
+    }
+    if (o == F3_STORE_LOCAL && !c->failed && n >= c->barrier + 4 && n >= 4 && c->p->code[n - 1].op == F3_SUBF_L) {
+        /* `y = x - k * (integer)(x / k)`, LSL's float modulo: FOpLK x/k,
+         * TruncF, MulFK k, SubFL x as one instruction */
+        fal3_insn *q = &c->p->code[n - 4];
+        if (q->op == F3_FOP_LK && q->c == F3_DIV_F && q->a == c->p->code[n - 1].a && q[1].op == F3_TRUNC_F &&
+            q[2].op == F3_MULF_K && q[2].a == q->b) {
+            *q = (fal3_insn){F3_FMOD_LK, q->a, q->b, a};
+            c->p->ncode -= 3;
+            c->sd -= 1;
+            return (long)n - 4;
+        }
+    }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier &&
+        (c->p->code[n - 1].op == F3_ADDF_L || c->p->code[n - 1].op == F3_SUBF_L || c->p->code[n - 1].op == F3_MULF_L)) {
+        /* `t = t - expr`, `x = y * expr` on floats: the result goes to the slot */
+        fal3_insn *last = &c->p->code[n - 1];
+        fal3_op k = last->op == F3_ADDF_L ? F3_ADD_F : last->op == F3_SUBF_L ? F3_SUB_F : F3_MUL_F;
+        *last = (fal3_insn){F3_FOP_L_S, last->a, k, a};
+        c->sd -= 1;
+        return (long)n - 1;
+    }
+    if (o == F3_STORE_LOCAL && !c->failed && n >= c->barrier + 2 && n >= 2 && a >= 0 && a < (1 << 22)) {
+        /* vectors: `d = p - q` on locals, `v += expr` */
+        fal3_insn *last = &c->p->code[n - 1], *prev = &c->p->code[n - 2];
+        bool vop = last->op == F3_ADD_V || last->op == F3_SUB_V || last->op == F3_DOT_V;
+        if (vop && prev->op == F3_LOAD_LL) { /* LoadLL pushes the right operand, then the left */
+            *prev = (fal3_insn){F3_VOP_LL_S, prev->b, prev->a, last->op | (a << 8)};
+            c->p->ncode -= 1;
+            c->sd -= 1;
+            return (long)n - 2;
+        }
+        if (vop && last->op != F3_DOT_V && prev->op == F3_LOAD_LOCAL && prev->a == a) {
+            *prev = (fal3_insn){F3_VOP_TO_L, a, last->op, 0};
+            c->p->ncode -= 1;
+            c->sd -= 1;
+            return (long)n - 2;
+        }
     }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && a >= 0 && a < (1 << 22) &&
         (c->p->code[n - 1].op == F3_IOP_LL || c->p->code[n - 1].op == F3_FOP_LK)) {

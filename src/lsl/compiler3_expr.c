@@ -121,6 +121,18 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 1;
         return c3_op(c, F3_IOP_KR, k, o, 0) >= 0;
     }
+    if ((o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F) && l->op == F3_I2F_UNDER) {
+        /* `x * 0.5 + i`: the integer operand converted by the operator */
+        p->ncode -= 1;
+        return c3_op(c, F3_FOP_IU, o, 0, 0) >= 0;
+    }
+    if ((o == F3_ADD_F || o == F3_SUB_F) && l->op == F3_FOP_LK && l->c == F3_MUL_F) {
+        /* `a * 3.0 + r`: the product (a double, exact) and the sum in one */
+        int32_t slot = l->a, k = l->b;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return c3_op(c, F3_FMA_LK, slot, k, o) >= 0;
+    }
     if (o >= F3_ADD_F && o <= F3_DIV_F && r && l->op == F3_LOAD_LOCAL && r->op == F3_PUSH_FLOAT &&
         c->slot_types[l->a] == LSL_TYPE_FLOAT) {
         /* `x OP constant` on a float local: one register-form instruction */
@@ -174,6 +186,15 @@ static bool fuse_binop(c3 *c, fal3_op o)
     }
     if (o == F3_MUL_F && l->op == F3_PUSH_FLOAT) {
         int32_t k = l->a;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return c3_op(c, F3_MULF_K, k, 0, 0) >= 0;
+    }
+    if (o == F3_MUL_F && r && r->op == F3_PUSH_FLOAT && fal3_ops[l->op].pops == 0 && fal3_ops[l->op].pushes == 1) {
+        /* `i * 0.5`: the constant becomes MulFK's operand (IEEE products
+         * commute); i's one stack-neutral instruction moves down */
+        int32_t k = r->a;
+        *r = *l;
         p->ncode -= 1;
         c->sd -= 1;
         return c3_op(c, F3_MULF_K, k, 0, 0) >= 0;
@@ -245,6 +266,11 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
              * is pushed, so that the constant can fuse with the operator */
             int32_t k = c->p->code[n - 1].a;
             c->p->code[n - 1] = (fal3_insn){F3_I2F, 0, 0, 0};
+            if (n >= c->barrier + 2 && c->p->code[n - 2].op == F3_F2I) { /* `k * (integer)(x / k)` */
+                c->p->code[n - 2].op = F3_TRUNC_F;
+                c->p->ncode -= 1;
+                c->sd -= 1;
+            }
             if (c3_op(c, F3_PUSH_FLOAT, k, 0, 0) < 0)
                 return T_ERR;
         } else if (rt == LSL_TYPE_INTEGER && c3_op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
@@ -266,6 +292,18 @@ static lsl_type apply_binop(c3 *c, lsl_op o, lsl_type lt, lsl_type rt, long line
     if (lt == LSL_TYPE_VECTOR && num_r && (o == LSL_OP_MUL || o == LSL_OP_DIV)) {
         if (rt == LSL_TYPE_INTEGER && c3_op(c, F3_I2F_UNDER, 0, 0, 0) < 0)
             return T_ERR;
+        size_t n = c->p->ncode;
+        fal3_insn *r = n >= 2 && !c->failed ? &c->p->code[n - 2] : NULL, *l = r ? r + 1 : NULL;
+        if (o == LSL_OP_MUL && r && n >= c->barrier + 2 && r->op == F3_PUSH_FLOAT &&
+            fal3_ops[l->op].pops == 0 && fal3_ops[l->op].pushes == 1) {
+            /* `v * 2.0`: the constant becomes an operand; v's one
+             * stack-neutral instruction moves down into its place */
+            int32_t k = r->a;
+            *r = *l;
+            c->p->ncode -= 1;
+            c->sd -= 1;
+            return c3_op(c, F3_MUL_VK, k, 0, 0) >= 0 ? res : T_ERR;
+        }
         return c3_op(c, o == LSL_OP_MUL ? F3_MUL_VF : F3_DIV_VF, 0, 0, 0) >= 0 ? res : T_ERR;
     }
     if (num_l && rt == LSL_TYPE_VECTOR && o == LSL_OP_MUL) {

@@ -262,6 +262,8 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 case 'S': ok = v >= 0 && (size_t)v < p->nstate; break;
                 case 'T': ok = v >= LSL_TYPE_INTEGER && v <= LSL_TYPE_LIST; break;
                 case 'o': ok = in->op == F3_FOP_LK ? (v >= F3_ADD_F && v <= F3_DIV_F)
+                          : in->op == F3_FMA_LK || in->op == F3_FOP_L_S || in->op == F3_FOP_IU ? (v >= F3_ADD_F && v <= F3_MUL_F)
+                          : in->op == F3_VOP_TO_L ? (v == F3_ADD_V || v == F3_SUB_V)
                           : in->op == F3_CMPF_K || in->op == F3_JCMPF_K || in->op == F3_JCMPF_KT ? (v >= F3_EQ_F && v <= F3_GE_F)
                           : in->op == F3_JCMP_IL || in->op == F3_JCMP_ILT ? (v >= F3_EQ_I && v <= F3_GE_I)
                           : in->op == F3_IOP_LK || in->op == F3_IOP_LG || in->op == F3_IOP_KR || in->op == F3_IOP_LL || in->op == F3_IOP_K ? (v >= F3_ADD_I && v <= F3_GE_I)
@@ -593,6 +595,30 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 target = (size_t)t;
                 break;
             }
+            case F3_FMA_LK: /* OP: AddF or SubF */
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || t1 != LSL_TYPE_FLOAT || in->c == F3_MUL_F;
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_FOP_L_S:
+                bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || f->slot_types[in->c] != LSL_TYPE_FLOAT ||
+                      t1 != LSL_TYPE_FLOAT;
+                break;
+            case F3_FMOD_LK: bad = f->slot_types[in->a] != LSL_TYPE_FLOAT || f->slot_types[in->c] != LSL_TYPE_FLOAT; break;
+            case F3_LOAD_LOCAL_IF: bad = f->slot_types[in->a] != LSL_TYPE_INTEGER; res = LSL_TYPE_FLOAT; break;
+            case F3_FOP_IU:
+                bad = t1 != LSL_TYPE_FLOAT || t2 != LSL_TYPE_INTEGER;
+                res = LSL_TYPE_FLOAT;
+                break;
+            case F3_TRUNC_F: bad = t1 != LSL_TYPE_FLOAT; res = LSL_TYPE_FLOAT; break;
+            case F3_VOP_LL_S: {
+                int32_t o = in->c & 255, d = in->c >> 8;
+                bad = f->slot_types[in->a] != LSL_TYPE_VECTOR || f->slot_types[in->b] != LSL_TYPE_VECTOR ||
+                      in->c < 0 || (o != F3_ADD_V && o != F3_SUB_V && o != F3_DOT_V) || (uint32_t)d >= f->nslots ||
+                      f->slot_types[d] != (o == F3_DOT_V ? LSL_TYPE_FLOAT : LSL_TYPE_VECTOR);
+                break;
+            }
+            case F3_VOP_TO_L: bad = f->slot_types[in->a] != LSL_TYPE_VECTOR || t1 != LSL_TYPE_VECTOR; break;
+            case F3_MUL_VK: bad = t1 != LSL_TYPE_VECTOR; res = LSL_TYPE_VECTOR; break;
             default: bad = true; break;
             }
             if (bad)

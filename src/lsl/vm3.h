@@ -97,6 +97,19 @@ static inline void fround_n(lsl_value *v, int32_t n)
         fround(&v[k]);
 }
 
+/* For x / k by the float k (bits a): when k is a power of two, the bits of
+ * 1/k, exact, so x * (1/k) rounds the same real number x / k does. */
+static inline bool recip_exact(int32_t a, int32_t *bits)
+{
+    float k, inv;
+    memcpy(&k, &a, 4);
+    inv = 1.0f / k;
+    if (!isfinite(k) || k == 0.0f || !isfinite(inv) || (double)inv * k != 1.0)
+        return false;
+    memcpy(bits, &inv, 4);
+    return true;
+}
+
 #define IS_NUMBER(t) ((t) == LSL_TYPE_INTEGER || (t) == LSL_TYPE_FLOAT)
 
 /* Number results written field by field, for the same reason. */

@@ -133,16 +133,27 @@ static inline bool list_get(gsvm_lsl3_vm *vm, const lsl_value *lst, int32_t idx,
     return ok;
 }
 
-/* `l += n` for a number n and an unshared list with room for it: the item
- * goes in place, charged as the library charges it (16 bytes an integer or
- * float element).  False when the library must do it. */
+/* `l += n` for a number n (a float: its double temporary, rounded here)
+ * and an unshared list with room for it: the item goes in place, charged
+ * as the library charges it (16 bytes an integer or float element).  False
+ * when the library must do it. */
 static inline bool list_push_number(lsl_heap *hp, lsl_value *dst, const lsl_value *item)
 {
     lsl_list *l = dst->u.l;
     if (dst->type != LSL_TYPE_LIST || !l || l->refs != 1 || l->heap != hp || !IS_NUMBER(item->type) ||
         l->len >= l->cap || !lsl_heap_fits(hp, 16))
         return false;
-    l->items[l->len++] = *item;
+    /* rounded here, field by field: a float rounded in its stack slot and
+     * then copied whole would read the slot before the narrow write lands */
+    lsl_value *it = &l->items[l->len++];
+    it->type = item->type;
+    if (item->type == LSL_TYPE_FLOAT) {
+        float f = (float)item->u.t.d;
+        it->u.t.f = f;
+        it->u.t.d = f;
+    } else {
+        it->u.i = item->u.i;
+    }
     l->charge += 16;
     hp->used += 16;
     if (hp->used + hp->extra > hp->peak)
@@ -270,6 +281,13 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_JNZ_IOP_LL_##name,
     static const void *const jnz_iop_ll[F3_COUNT] = {F3_INT_OPS_ALL(X)};
 #undef X
+    static const void *const fma_lk[F3_COUNT] = {[F3_ADD_F] = &&L_FMA_LK_ADD_F, [F3_SUB_F] = &&L_FMA_LK_SUB_F};
+#define X(name, OPR) [F3_##name] = &&L_FOP_L_S_##name,
+    static const void *const fop_l_s[F3_COUNT] = {F3_FLOAT_OPS(X)};
+#undef X
+    static const void *const vop_ll_s[F3_COUNT] = {[F3_ADD_V] = &&L_VOP_LL_S_ADD_V, [F3_SUB_V] = &&L_VOP_LL_S_SUB_V,
+                                                   [F3_DOT_V] = &&L_VOP_LL_S_DOT_V};
+    static const void *const vop_to_l[F3_COUNT] = {[F3_ADD_V] = &&L_VOP_TO_L_ADD_V, [F3_SUB_V] = &&L_VOP_TO_L_SUB_V};
 #define X(name, OPR) [F3_##name] = &&L_MJCMPF_K_##name,
     static const void *const member_jcmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
 #undef X
@@ -315,6 +333,10 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_JCMP_ILT: h = by_operator(jcmp_ilt, in->b, h); break;
             case F3_JZ_IOP_LL: h = by_operator(jz_iop_ll, in->c & 255, h); break;
             case F3_JNZ_IOP_LL: h = by_operator(jnz_iop_ll, in->c & 255, h); break;
+            case F3_FMA_LK: h = by_operator(fma_lk, in->c, h); break;
+            case F3_FOP_L_S: h = by_operator(fop_l_s, in->b, h); break;
+            case F3_VOP_LL_S: h = by_operator(vop_ll_s, in->c & 255, h); break;
+            case F3_VOP_TO_L: h = by_operator(vop_to_l, in->b, h); break;
             default: break;
             }
             /* a typed slot's own handler: the verifier fixed each slot's
@@ -376,6 +398,11 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             for (int k = 0; k < 3 && kinds[k]; k++)
                 if (kinds[k] == 'l' || kinds[k] == 'g')
                     f[k] *= (int32_t)sizeof(lsl_value);
+            /* x / 8192.0: a multiplication, a fraction of a division's latency */
+            if ((in->op == F3_FOP_LK || in->op == F3_FOP_LK_S) && (in->c & 255) == F3_DIV_F && recip_exact(in->b, &f[1]))
+                h = in->op == F3_FOP_LK ? &&L_FOP_LK_RECIP : &&L_FOP_LK_S_RECIP;
+            if (in->op == F3_FMOD_LK && recip_exact(in->b, &(int32_t){0}))
+                h = &&L_FMOD_LK_P2;
             tc[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
         }
         /* the program is shared and otherwise immutable: the first VM to
@@ -651,8 +678,6 @@ typedef float f3_v4 __attribute__((vector_size(16)));
         sp--;
         NEXT();
     }
-#undef K4
-#undef VEC_OP
     CASE(LOAD_MEMBER_L) SET_F(sp, LOC(pc->a).u.v[pc->b]); sp++; NEXT();
     CASE(STORE_MEMBER_L) sp--; LOC(pc->a).u.v[pc->b] = (float)FD(sp); NEXT();
     CASE(JMP) pc = code + pc->a; DISPATCH();
@@ -803,6 +828,8 @@ typedef float f3_v4 __attribute__((vector_size(16)));
         NEXT();
     }
 #include "lsl/vm3_exec_fused.inc"
+#undef K4
+#undef VEC_OP
 #if !F3_THREADED
         default:
             FAULT("bad opcode");
