@@ -77,7 +77,7 @@ static int64_t do_block_end(const fn *F, int64_t pc, int64_t to)
             start = s, end = d->locals[i].endpc;
     }
     /* (a function's locals end before its final RETURN) */
-    if (start < 0 || end >= to || end <= start ||
+    if (start < 0 || end >= to || end < start ||
         (end + 1 == to && to == F->n && OPAT(F, end) == HKS_I_RETURN))
         return -1;
     for (int64_t q = pc; q < start; q = next_pc(F, q)) {
