@@ -26,7 +26,7 @@ bool dc_defines_value(const fn *F, int64_t pc)
     case HKS_I_NEWSTRUCT: case HKS_I_GETSLOT: case HKS_I_GETSLOTMT: case HKS_I_GETSLOT_D:
         return true;
     case HKS_I_LOADBOOL: return C_(w) == 0;
-    case HKS_I_LOADNIL: return A_(w) == B_(w);
+    case HKS_I_LOADNIL: return true; /* (a range: see dc_step) */
     case HKS_I_VARARG: return B_(w) == 2 || B_(w) == 0;
     default: return is_call(op) && (C_(w) == 2 || C_(w) == 0);
     }

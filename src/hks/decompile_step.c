@@ -6,6 +6,35 @@
 
 #include "hks/decompile.h"
 
+/* LOADNIL A B (A < B) whose registers are all read by the instruction
+ * that reads A (the analysis folds A into it) and by nothing before it. */
+static bool nils_read_together(const fn *F, int64_t pc)
+{
+    uint32_t w = W(F, pc), a = A_(w), b = B_(w);
+    int64_t u = F->use[pc];
+    if (u < 0 || b >= MAX_REGS)
+        return false;
+    rw x;
+    dc_operands(F, u, MAX_REGS, &x);
+    for (uint32_t r = a; r <= b; r++) {
+        bool rd = false;
+        for (int i = 0; i < x.nrd; i++)
+            rd |= x.rd[i] == (int)r;
+        if (!rd)
+            return false;
+    }
+    for (int64_t q = next_pc(F, pc); q < u; q = next_pc(F, q)) {
+        dc_operands(F, q, MAX_REGS, &x);
+        for (int i = 0; i < x.nrd; i++)
+            if (x.rd[i] >= (int)a && x.rd[i] <= (int)b)
+                return false;
+        for (int i = 0; i < x.nwr; i++)
+            if (x.wr[i] >= (int)a && x.wr[i] <= (int)b)
+                return false;
+    }
+    return true;
+}
+
 int64_t dc_step(fn *F, int64_t pc, int64_t to)
 {
     if (F->fail)
@@ -126,6 +155,18 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
     case HKS_I_LOADNIL:
         if (a == b) {
             dc_put(F, (int)a, pc, dx_make(DX_ATOM, "nil"));
+        } else if (nils_read_together(F, pc)) {
+            /* nils as arguments (f(nil, nil)): values of the reader */
+            for (uint32_t r = a; r <= b; r++) {
+                if (F->P[r].kind != PK_NONE) {
+                    dc_flush_all(F);
+                    dc_pend_clear(&F->P[r]);
+                }
+                dc_pend_at(F, (int)r);
+                F->P[r].kind = PK_EXPR;
+                F->P[r].e = dx_make(DX_ATOM, "nil");
+                F->P[r].def_pc = (uint32_t)pc;
+            }
         } else {
             dc_flush_all(F);
             for (uint32_t r = a; r <= b && r < MAX_REGS && !F->fail; r++)
