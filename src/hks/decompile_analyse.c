@@ -545,6 +545,9 @@ bool dc_analyse(fn *F)
                     ok = false;
                 else if (rd && F->op[q] == HKS_I_CLOSURE)
                     ok = false; /* a closure captures the variable, not a value */
+                else if (rd && !F->debug && F->op[q] == HKS_I_MOVE && (int)A_(W(F, q)) > r)
+                    ok = false; /* copied up: a variable (a temporary would have
+                                 * been made where it is needed) */
                 else if (rd)
                     u = q;
                 else if (wr)
