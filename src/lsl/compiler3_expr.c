@@ -114,6 +114,15 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return c3_op(c, F3_IOP_LL, a, b, o) >= 0;
     }
+    if ((o == F3_ADD_I || o == F3_MUL_I || (o >= F3_BAND_I && o <= F3_BXOR_I) || o == F3_EQ_I || o == F3_NE_I) && r &&
+        r->op == F3_LOAD_LOCAL && l->op == F3_PUSH_INT) {
+        /* `3 * n`: an operator whose operands commute takes the constant on
+         * the right, as `n * 3` */
+        int32_t slot = r->a, k = l->a;
+        p->ncode -= 2;
+        c->sd -= 2;
+        return c3_op(c, o == F3_ADD_I ? F3_ADD_LI : F3_IOP_LK, slot, k, o == F3_ADD_I ? 0 : o) >= 0;
+    }
     if (o >= F3_ADD_I && o <= F3_GE_I && o != F3_LAND_I && o != F3_LOR_I && l->op == F3_PUSH_INT) {
         /* a constant on the left: `1 << x` */
         int32_t k = l->a;

@@ -101,7 +101,8 @@ static int32_t *jump_target(fal3_insn *in)
  * next ip); set_target writes either a real target or such a link. */
 static bool packed_target(const fal3_insn *in)
 {
-    return in->op == F3_JZ_IOP_LL || in->op == F3_JNZ_IOP_LL || in->op == F3_JCMPF_LK || in->op == F3_JCMPF_LKT;
+    return in->op == F3_JZ_IOP_LL || in->op == F3_JNZ_IOP_LL || in->op == F3_JZ_IOP_LK || in->op == F3_JNZ_IOP_LK ||
+           in->op == F3_JCMPF_LK || in->op == F3_JCMPF_LKT;
 }
 
 static int32_t target_of(fal3_insn *in)
@@ -273,6 +274,7 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
                     return c3_op(c, F3_JGE_LI, l, e->rhs->ival, -1);
                 if (e->op == T_LE)
                     return c3_op(c, F3_JGT_LI, l, e->rhs->ival, -1);
+                return c3_op(c, F3_JLE_LI, l, e->rhs->ival, -1); /* `while (n > 1)` */
             }
         }
     }
@@ -295,10 +297,11 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
         fal3_insn *code = c->p->code;
         memmove(code + c->barrier, code + c->barrier + 1, (n - 2 - c->barrier) * sizeof *code);
         c->p->ncode = n - 2;
-        if (c->p->ncode == c->barrier + 1 && code[c->barrier].op == F3_IOP_LL) {
-            /* `n % d == 0`: the operation and the test in one */
+        if (c->p->ncode == c->barrier + 1 && (code[c->barrier].op == F3_IOP_LL || code[c->barrier].op == F3_IOP_LK)) {
+            /* `n % d == 0`, `h % 2 == 0`: the operation and the test in one */
             fal3_insn *in = &code[c->barrier];
-            in->op = e->op == T_EQ ? F3_JNZ_IOP_LL : F3_JZ_IOP_LL;
+            bool ll = in->op == F3_IOP_LL;
+            in->op = e->op == T_EQ ? (ll ? F3_JNZ_IOP_LL : F3_JNZ_IOP_LK) : (ll ? F3_JZ_IOP_LL : F3_JZ_IOP_LK);
             in->c = (in->c & 255) | (int32_t)(0xFFFFFFu << 8);
             c->sd -= 1;
             return (long)c->barrier;
@@ -343,10 +346,11 @@ static long ccond_false1(c3 *c, const lsl_expr *e)
                 c->sd -= 1;
                 return (long)n - 1;
             }
-            break;
+            /* `if (n & 1)`: as `n % d` */
+            /* fall through */
         case F3_IOP_LL:
             if (n == c->barrier + 1) {
-                last->op = F3_JZ_IOP_LL;
+                last->op = last->op == F3_IOP_LL ? F3_JZ_IOP_LL : F3_JZ_IOP_LK;
                 last->c = (last->c & 255) | (int32_t)(0xFFFFFFu << 8);
                 c->sd -= 1;
                 return (long)n - 1;
@@ -451,6 +455,9 @@ static bool invert_jump(fal3_insn *in)
     case F3_JNZ_L: in->op = F3_JZ_L; break;
     case F3_JZ_IOP_LL: in->op = F3_JNZ_IOP_LL; break;
     case F3_JNZ_IOP_LL: in->op = F3_JZ_IOP_LL; break;
+    case F3_JZ_IOP_LK: in->op = F3_JNZ_IOP_LK; break;
+    case F3_JNZ_IOP_LK: in->op = F3_JZ_IOP_LK; break;
+    case F3_JLE_LI: in->op = F3_JGT_LI; break;
     default: return false;
     }
     return true;

@@ -559,10 +559,12 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                 bad = f->slot_types[in->a] != LSL_TYPE_INTEGER;
                 target = (size_t)in->b;
                 break;
-            case F3_JZ_IOP_LL: case F3_JNZ_IOP_LL: {
+            case F3_JZ_IOP_LL: case F3_JNZ_IOP_LL: case F3_JZ_IOP_LK: case F3_JNZ_IOP_LK: {
+                /* JzIOpLK's b is a constant, JzIOpLL's a local */
                 int32_t o = in->c & 255;
                 int64_t t = (int64_t)((uint32_t)in->c >> 8);
-                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || f->slot_types[in->b] != LSL_TYPE_INTEGER ||
+                bool kb = in->op == F3_JZ_IOP_LK || in->op == F3_JNZ_IOP_LK;
+                bad = f->slot_types[in->a] != LSL_TYPE_INTEGER || (!kb && f->slot_types[in->b] != LSL_TYPE_INTEGER) ||
                       o < F3_ADD_I || o > F3_GE_I || o == F3_LAND_I || o == F3_LOR_I ||
                       t < (int64_t)f->entry || (size_t)t >= end;
                 target = (size_t)t;

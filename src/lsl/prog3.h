@@ -154,7 +154,11 @@ enum { FAL3_PHASE_NONE = 0, FAL3_PHASE_EXIT = 1, FAL3_PHASE_ENTRY = 2 };
  * of its handler in place of the opcode. */
 typedef struct fal3_threaded_insn {
     const void *handler;
-    int32_t a, b, c;
+    int32_t a, b;
+    union {
+        int32_t c;
+        uint64_t m; /* IOpK / IOpLK dividing by a constant: its recip_k (vm3_int.h) */
+    };
 } fal3_threaded_insn;
 
 struct gsvm_lsl3_vm {

@@ -2,24 +2,7 @@
  * base instruction set's handlers; the fused forms are in vm3_exec_fused.inc. */
 #include "lsl/lib_math.h"
 #include "lsl/vm3.h"
-
-static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
-
-/* The integer operators that fused instructions carry in an operand
- * (IOpLK, IOpLG, IOpKR, IOpLKS) and their results on l and r; division and
- * modulo, which can fault, are apart.  int_op and the threaded
- * interpreter's handlers per operator expand from this list. */
-#define F3_INT_OPS(X)                                                          \
-    X(ADD_I, wrap_add(l, r)) X(SUB_I, wrap_sub(l, r)) X(MUL_I, wrap_mul(l, r)) \
-    X(BAND_I, l & r) X(BOR_I, l | r) X(BXOR_I, l ^ r)                          \
-    X(SHL_I, (int32_t)((uint32_t)l << (r & 31))) X(SHR_I, l >> (r & 31))       \
-    X(EQ_I, l == r) X(NE_I, l != r) X(LT_I, l < r) X(LE_I, l <= r)             \
-    X(GT_I, l > r) X(GE_I, l >= r)
-
-/* The operators of JzIOpLL / JnzIOpLL: all the above, division and modulo too. */
-#define F3_INT_OPS_ALL(X) F3_INT_OPS(X) X(DIV_I, 0) X(MOD_I, 0)
+#include "lsl/vm3_int.h"
 
 /* The float operators FOpLK / FOpLKS carry in an operand (DivF, which can
  * fault, is apart). */
@@ -67,47 +50,6 @@ static inline bool float_op_k(int32_t op, double l, int32_t a, double *v)
         return !isnan(*v);
     }
 }
-
-/* l / r and l % r for r != 0, as LSL (C's truncation; MIN / -1 = MIN,
- * MIN % -1 = 0). */
-static inline int32_t div_i(int32_t l, int32_t r) { return r == -1 ? (int32_t)(0u - (uint32_t)l) : l / r; }
-static inline int32_t mod_i(int32_t l, int32_t r) { return r == -1 ? 0 : l % r; }
-
-/* The same for a constant divisor r != 0 (IOpLK, IOpLKS): a positive power
- * of two (bit sets: `m / 32`, `m % 32`) takes shifts instead of a hardware
- * division, which costs tens of cycles.  Only for constants: on a divisor
- * that varies (Euclid's `a % b`) the test is a branch the CPU mispredicts. */
-static inline int32_t div_k(int32_t l, int32_t r)
-{
-#if defined(__GNUC__)
-    if (r > 0 && (r & (r - 1)) == 0) /* round toward zero: bias a negative l by r - 1 first */
-        return (l + ((l >> 31) & (r - 1))) >> __builtin_ctz((unsigned)r);
-#endif
-    return div_i(l, r);
-}
-
-static inline int32_t mod_k(int32_t l, int32_t r)
-{
-    if (r > 0 && (r & (r - 1)) == 0)
-        return (int32_t)((uint32_t)l - (uint32_t)div_k(l, r) * (uint32_t)r);
-    return mod_i(l, r);
-}
-
-/* l OP r for the integer operator whose opcode is `op`; false on a Math
- * Error (division or modulo by zero).  `k`: r is the instruction's constant. */
-static inline bool int_op_by(int32_t op, int32_t l, int32_t r, int32_t *v, bool k)
-{
-    switch (op) {
-#define X(name, expr) case F3_##name: *v = (expr); return true;
-        F3_INT_OPS(X)
-#undef X
-    case F3_DIV_I: if (r == 0) return false; *v = k ? div_k(l, r) : div_i(l, r); return true;
-    case F3_MOD_I: if (r == 0) return false; *v = k ? mod_k(l, r) : mod_i(l, r); return true;
-    default: *v = 0; return true; /* the verifier admits no other operator */
-    }
-}
-
-static inline bool int_op(int32_t op, int32_t l, int32_t r, int32_t *v) { return int_op_by(op, l, r, v, false); }
 
 /* llList2Integer / llList2Float (`id`) of a list that stays where it is:
  * an element already of the wanted type directly, any other through the
@@ -288,6 +230,12 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
     static const void *const vop_ll_s[F3_COUNT] = {[F3_ADD_V] = &&L_VOP_LL_S_ADD_V, [F3_SUB_V] = &&L_VOP_LL_S_SUB_V,
                                                    [F3_DOT_V] = &&L_VOP_LL_S_DOT_V};
     static const void *const vop_to_l[F3_COUNT] = {[F3_ADD_V] = &&L_VOP_TO_L_ADD_V, [F3_SUB_V] = &&L_VOP_TO_L_SUB_V};
+#define X(name, expr) [F3_##name] = &&L_JZ_IOP_LK_##name,
+    static const void *const jz_iop_lk[F3_COUNT] = {F3_INT_OPS_ALL(X)};
+#undef X
+#define X(name, expr) [F3_##name] = &&L_JNZ_IOP_LK_##name,
+    static const void *const jnz_iop_lk[F3_COUNT] = {F3_INT_OPS_ALL(X)};
+#undef X
 #define X(name, OPR) [F3_##name] = &&L_MJCMPF_K_##name,
     static const void *const member_jcmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
 #undef X
@@ -337,6 +285,8 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_FOP_L_S: h = by_operator(fop_l_s, in->b, h); break;
             case F3_VOP_LL_S: h = by_operator(vop_ll_s, in->c & 255, h); break;
             case F3_VOP_TO_L: h = by_operator(vop_to_l, in->b, h); break;
+            case F3_JZ_IOP_LK: h = by_operator(jz_iop_lk, in->c & 255, h); break;
+            case F3_JNZ_IOP_LK: h = by_operator(jnz_iop_lk, in->c & 255, h); break;
             default: break;
             }
             /* a typed slot's own handler: the verifier fixed each slot's
@@ -403,7 +353,15 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 h = in->op == F3_FOP_LK ? &&L_FOP_LK_RECIP : &&L_FOP_LK_S_RECIP;
             if (in->op == F3_FMOD_LK && recip_exact(in->b, &(int32_t){0}))
                 h = &&L_FMOD_LK_P2;
-            tc[i] = (fal3_threaded_insn){h, f[0], f[1], f[2]};
+            tc[i] = (fal3_threaded_insn){.handler = h, .a = f[0], .b = f[1], .c = f[2]};
+            /* a division or modulo by a constant: a multiply by its reciprocal */
+            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_LK ? in->c : -1;
+            int32_t kd = in->op == F3_IOP_K ? in->a : in->b;
+            if ((kop == F3_DIV_I || kop == F3_MOD_I) && recip_fits(kd)) {
+                tc[i].handler = in->op == F3_IOP_K ? (kop == F3_DIV_I ? &&L_IOP_K_DIV_M : &&L_IOP_K_MOD_M)
+                                                   : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
+                tc[i].m = recip_k(kd);
+            }
         }
         /* the program is shared and otherwise immutable: the first VM to
          * finish building installs its copy, the others drop theirs */
