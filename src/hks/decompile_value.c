@@ -347,7 +347,7 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
         dc_step(F, pc, to);
         F->force_pc = saved;
         if (F->P[a].kind != PK_EXPR || F->P[a].def_pc != pc)
-            return -1; /* (dc_step wrote it out) */
+            return next_pc(F, pc); /* (dc_step wrote it out) */
         qs[m] = pc;
         rvs[m++] = a;
         direct = a;
