@@ -8,22 +8,28 @@
 
 /* Whether no jump from outside [from, to) lands inside it (nothing falls
  * into from either: the caller has an unconditional jump before it). */
+/* Where the instruction at q can go besides the next one: a jump's target,
+ * or what a test, a skipping LOADBOOL or a TFORLOOP skips to. */
+static bool branch_target(const fn *F, int64_t q, int64_t *t)
+{
+    unsigned op = OPAT(F, q);
+    if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
+        *t = jmp_target(F, q);
+        return true;
+    }
+    if (is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP) {
+        *t = next_pc(F, next_pc(F, q));
+        return true;
+    }
+    return false;
+}
+
 static bool unreached(const fn *F, int64_t from, int64_t to)
 {
-    for (int64_t q = 0; q < F->n; q++) {
-        unsigned op = OPAT(F, q);
-        if (q >= from && q < to)
-            continue;
-        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
-            int64_t t = jmp_target(F, q);
-            if (t >= from && t < to)
-                return false;
-        } else if (is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP) {
-            int64_t t = next_pc(F, next_pc(F, q)); /* what it skips to */
-            if (t >= from && t < to)
-                return false;
-        }
-    }
+    int64_t t;
+    for (int64_t q = 0; q < F->n; q++)
+        if ((q < from || q >= to) && branch_target(F, q, &t) && t >= from && t < to)
+            return false;
     return true;
 }
 
@@ -81,15 +87,10 @@ static int64_t do_block_end(const fn *F, int64_t pc, int64_t to)
         (end + 1 == to && to == F->n && OPAT(F, end) == HKS_I_RETURN))
         return -1;
     for (int64_t q = pc; q < start; q = next_pc(F, q)) {
-        unsigned op = OPAT(F, q);
+        int64_t t;
         if (q > pc && F->backt[q])
             return -1;
-        int64_t t = -1;
-        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP)
-            t = jmp_target(F, q);
-        else if (is_test(op) || (op == HKS_I_LOADBOOL && C_(W(F, q))) || op == HKS_I_TFORLOOP)
-            t = next_pc(F, next_pc(F, q));
-        if (t >= 0 && (t > start || t <= pc))
+        if (branch_target(F, q, &t) && t >= 0 && (t > start || t <= pc))
             return -1;
     }
     return end;
