@@ -140,6 +140,46 @@ static int read_version(mstore *s, int *version)
     return rc;
 }
 
+/* Creates the schema of a new file, or brings an older record's up to this
+ * build's, as one transaction: a file is either set up or untouched (a
+ * process killed halfway leaves nothing to finish), and the statements
+ * share one commit instead of one each.  A database that has tables but no
+ * `meta` is someone else's: *foreign is set and nothing is written to it. */
+static int set_up(mstore *s, bool *foreign)
+{
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_stmt *q;
+    rc = sqlite3_prepare_v2(s->db, "SELECT count(*), count(CASE WHEN name = 'meta' THEN 1 END)"
+                                   " FROM sqlite_master WHERE type = 'table'", -1, &q, NULL);
+    int tables = 0, meta = 0;
+    if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        tables = sqlite3_column_int(q, 0);
+        meta = sqlite3_column_int(q, 1);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK)
+        return rc;
+    if (tables > 0 && meta == 0) {
+        *foreign = true;
+        return SQLITE_OK;
+    }
+    rc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
+    /* A new file has every column already. */
+    for (size_t i = 0; tables > 0 && rc == SQLITE_OK && i < sizeof upgrades / sizeof upgrades[0]; i++)
+        sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(s->db, "PRAGMA user_version=" STORE_VERSION_TEXT, NULL, NULL, NULL);
+    /* On an error the caller closes the connection, which rolls back (and
+     * keeps sqlite3_errmsg for the message, which a ROLLBACK here would
+     * clear). */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    return rc;
+}
+
 void ms_store_close(mstore *s)
 {
     if (!s)
@@ -213,11 +253,15 @@ gsvm_status ms_store_open(mstore **out, const char *path, bool fsync_full, gsvm_
             ms_store_close(s);
             return st;
         }
-        erc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
-        for (size_t i = 0; erc == SQLITE_OK && i < sizeof upgrades / sizeof upgrades[0]; i++)
-            sqlite3_exec(s->db, upgrades[i], NULL, NULL, NULL);
-        if (erc == SQLITE_OK)
-            erc = sqlite3_exec(s->db, "PRAGMA user_version=" STORE_VERSION_TEXT, NULL, NULL, NULL);
+        bool foreign = false;
+        erc = set_up(s, &foreign);
+        if (foreign) {
+            gsvm_status st = gsvm_error_set(err, GSVM_ERR_INPUT, s->name,
+                                            "state store: an SQLite database of something else"
+                                            " (it has tables but no mission record)");
+            ms_store_close(s);
+            return st;
+        }
     }
     if ((erc & 0xff) == SQLITE_BUSY || (erc & 0xff) == SQLITE_LOCKED) {
         gsvm_status st = gsvm_error_set(err, GSVM_ERR_IO, s->name,

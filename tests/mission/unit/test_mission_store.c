@@ -530,6 +530,19 @@ static void test_state_files(void)
     CHECK_INT(sqlite3_exec(s, "PRAGMA user_version=99", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(s);
     refused(bad, "newer", "format 99 is newer");
+    /* Another program's database: refused, and no mission table is added. */
+    snprintf(bad, sizeof bad, "%s/foreign.db", dir);
+    CHECK_INT(sqlite3_open(bad, &s), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(s, "CREATE TABLE scores(player TEXT, points INTEGER)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(s);
+    refused(bad, "foreign", "has tables but no mission record");
+    CHECK_INT(sqlite3_open(bad, &s), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    CHECK_INT(sqlite3_prepare_v2(s, "SELECT count(*) FROM sqlite_master", -1, &q, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_step(q), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int(q, 0), 1);
+    sqlite3_finalize(q);
+    sqlite3_close(s);
     free(bytes);
     printf("state files done\n");
 }
