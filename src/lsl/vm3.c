@@ -41,7 +41,7 @@ void fal3_unwind(gsvm_lsl3_vm *vm)
         vrelease(&vm->stack[i]);
     vm->sp = 0;
     for (uint32_t i = 0; i < vm->nframes; i++)
-        vm->hp->extra -= vm->prog->funcs[vm->frames[i].func].frame_bytes;
+        vm->hp->extra -= vm->frames[i].bytes;
     vm->nframes = 0;
     vm->active = false;
     vm->ip = 0;
@@ -317,7 +317,7 @@ static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t
         vm->stack[vm->sp++] = args[k];
     for (uint32_t k = nargs; k < f->nslots; k++)
         vm->stack[vm->sp++] = fal3_zero((lsl_type)f->slot_types[k]);
-    vm->frames[0] = (fal3_frame){UINT32_MAX, 0, (uint32_t)fi};
+    vm->frames[0] = (fal3_frame){UINT32_MAX, 0, (uint32_t)fi, f->frame_bytes};
     vm->nframes = 1;
     vm->hp->extra += f->frame_bytes;
     vm->ip = f->entry;
