@@ -184,6 +184,9 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_IOP_LK_S_##name,
     static const void *const iop_lk_s[F3_COUNT] = {F3_INT_OPS(X)};
 #undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_K_S_##name,
+    static const void *const iop_k_s[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
 #define X(name, OPR) [F3_##name] = &&L_CMPF_K_##name,
     static const void *const cmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
 #undef X
@@ -274,6 +277,7 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
             case F3_IOP_K: h = by_operator(iop_k, in->b, h); break;
             case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
+            case F3_IOP_K_S: h = by_operator(iop_k_s, in->b & 255, h); break;
             case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
             case F3_JCMPF_K: h = by_operator(jcmpf_k, in->b, h); break;
             case F3_JCMPF_KT: h = by_operator(jcmpf_kt, in->b, h); break;
@@ -359,12 +363,25 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 tc[i].g = &prog->funcs[in->a];
                 tc[i].b = (int32_t)(tc[i].g->nslots + tc[i].g->max_stack + 4);
             }
+            /* `if (n % 8)`: by a positive power of two, l % k is zero exactly
+             * when l's low bits are (C's truncation keeps the sign, not the
+             * zero), one AND on the chain the branch waits for */
+            if ((in->op == F3_JZ_IOP_LK || in->op == F3_JNZ_IOP_LK) && (in->c & 255) == F3_MOD_I && in->b > 0 &&
+                (in->b & (in->b - 1)) == 0) {
+                tc[i].handler = in->op == F3_JZ_IOP_LK ? &&L_JZ_MOD_P2 : &&L_JNZ_MOD_P2;
+                tc[i].b = in->b - 1;
+            }
+            if (in->op == F3_IOP_K_S) { /* the operator in c, the destination slot as a byte offset in b */
+                tc[i].b = (in->b >> 8) * (int32_t)sizeof(lsl_value);
+                tc[i].c = in->b & 255;
+            }
             /* a division or modulo by a constant: a multiply by its reciprocal */
-            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_LK ? in->c : -1;
-            int32_t kd = in->op == F3_IOP_K ? in->a : in->b;
+            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_K_S ? in->b & 255 : in->op == F3_IOP_LK ? in->c : -1;
+            int32_t kd = in->op == F3_IOP_K || in->op == F3_IOP_K_S ? in->a : in->b;
             if ((kop == F3_DIV_I || kop == F3_MOD_I) && recip_fits(kd)) {
-                tc[i].handler = in->op == F3_IOP_K ? (kop == F3_DIV_I ? &&L_IOP_K_DIV_M : &&L_IOP_K_MOD_M)
-                                                   : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
+                tc[i].handler = in->op == F3_IOP_K     ? (kop == F3_DIV_I ? &&L_IOP_K_DIV_M : &&L_IOP_K_MOD_M)
+                                : in->op == F3_IOP_K_S ? (kop == F3_DIV_I ? &&L_IOP_K_S_DIV_M : &&L_IOP_K_S_MOD_M)
+                                                       : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
                 tc[i].m = recip_k(kd);
             }
         }
