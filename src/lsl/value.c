@@ -94,6 +94,50 @@ static void heap_give(lsl_heap *h, size_t bytes)
 
 /* ---- strings ------------------------------------------------------------- */
 
+/* Every string's block is at least STR_BLOCK bytes, so that a freed short
+ * one can serve any later short one; a heap that keeps them keeps up to
+ * STR_KEEP (24 KiB). */
+enum { STR_BLOCK = 48, STR_KEEP = 512 };
+
+static size_t str_bytes(size_t len)
+{
+    size_t n = sizeof(lsl_str) + len + 1;
+    return n < STR_BLOCK ? STR_BLOCK : n;
+}
+
+static lsl_str *str_alloc(lsl_heap *h, size_t len)
+{
+    size_t n = str_bytes(len);
+    if (n == STR_BLOCK && h && h->small) {
+        lsl_str *s = h->small;
+        memcpy(&h->small, s, sizeof h->small);
+        h->nsmall--;
+        return s;
+    }
+    return lsl_heap_realloc(h, NULL, n);
+}
+
+static void str_free(lsl_heap *h, lsl_str *s)
+{
+    if (h && h->keep_small && str_bytes(s->len) == STR_BLOCK && h->nsmall < STR_KEEP) {
+        memcpy(s, &h->small, sizeof h->small);
+        h->small = s;
+        h->nsmall++;
+        return;
+    }
+    lsl_heap_free(h, s);
+}
+
+void lsl_heap_drain(lsl_heap *h)
+{
+    while (h->small) {
+        void *b = h->small;
+        memcpy(&h->small, b, sizeof h->small);
+        lsl_heap_free(h, b);
+    }
+    h->nsmall = 0;
+}
+
 /* UTF-16 code units of UTF-8 text (what Mono would store).  A byte that does
  * not start a well-formed sequence counts as one unit. */
 static size_t utf16_units(const char *s, size_t len)
@@ -127,7 +171,7 @@ gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t 
     gsvm_status st = heap_take(h, charge, err);
     if (st)
         return st;
-    lsl_str *s = lsl_heap_realloc(h, NULL, sizeof *s + len + 1);
+    lsl_str *s = str_alloc(h, len);
     if (!s) {
         heap_give(h, charge);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -299,7 +343,7 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
                               la + lb, LSL_MAX_STRING_BYTES);
     const unsigned char *pa = (const unsigned char *)lsl_str_data(a);
     const unsigned char *pb = (const unsigned char *)lsl_str_data(b);
-    lsl_str *s = lsl_heap_realloc(h, NULL, sizeof *s + la + lb + 1);
+    lsl_str *s = str_alloc(h, la + lb);
     if (!s)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     s->heap = h;
@@ -319,7 +363,7 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
     size_t charge = LSL_MEM_STRING_HEADER + 2 * units;
     gsvm_status st = heap_take(h, charge, err);
     if (st) {
-        lsl_heap_free(h, s);
+        str_free(h, s);
         return st;
     }
     s->charge = (uint32_t)charge;
@@ -343,7 +387,7 @@ void lsl_value_release(lsl_value *v)
         lsl_str *s = v->u.s;
         if (--s->refs == 0) {
             heap_give(s->heap, s->charge);
-            lsl_heap_free(s->heap, s);
+            str_free(s->heap, s);
         }
         v->u.s = NULL;
     } else if (v->type == LSL_TYPE_LIST && v->u.l) {
@@ -765,7 +809,7 @@ gsvm_status lsl_string_append_inplace(lsl_heap *h, lsl_value *a, const lsl_value
     bool straddle = (unsigned char)s->data[la - 1] >= 0x80 && (pb[0] & 0xC0) == 0x80;
     size_t units_b = (b->u.s->charge - LSL_MEM_STRING_HEADER) / 2;
     size_t charge = straddle ? 0 : s->charge + 2 * units_b; /* a straddle is counted below */
-    lsl_str *n = lsl_heap_realloc(h, s, sizeof *s + la + lb + 1);
+    lsl_str *n = lsl_heap_realloc(h, s, str_bytes(la + lb));
     if (!n)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     a->u.s = s = n;

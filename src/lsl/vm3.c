@@ -93,6 +93,7 @@ gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_reall
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
     lsl_heap_init(vm->hp, LSL_DEFAULT_MEMORY_LIMIT);
+    vm->hp->keep_small = true; /* drained when idle (fal3_trim) and at free */
     vm->hp->realloc = fn;
     vm->hp->alloc_user = user;
     uint64_t seed;
@@ -145,6 +146,7 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
         for (size_t i = 0; i < vm->nconsts; i++)
             vrelease(&vm->consts[i]);
     gsvm_lsl3_program_free((gsvm_lsl3_program *)vm->prog);
+    lsl_heap_drain(vm->hp);
     lsl_heap a = *vm->hp; /* its allocator, to give back the heap itself */
     lsl_heap_free(&a, vm->consts);
     lsl_heap_free(&a, vm->globals);
@@ -287,6 +289,7 @@ void fal3_trim(gsvm_lsl3_vm *vm)
     vm->frames = NULL;
     vm->capframes = 0;
     lsl_sched_trim(&vm->sched);
+    lsl_heap_drain(vm->hp);
 }
 
 void fal3_set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
