@@ -161,7 +161,7 @@ static size_t utf16_units(const char *s, size_t len)
 gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t len,
                            lsl_value *out, gsvm_error *err)
 {
-    *out = lsl_empty(type == LSL_TYPE_KEY ? LSL_TYPE_KEY : LSL_TYPE_STRING);
+    lsl_set_empty(out, type == LSL_TYPE_KEY ? LSL_TYPE_KEY : LSL_TYPE_STRING);
     if (len == 0)
         return GSVM_OK;
     if (len > LSL_MAX_STRING_BYTES)
@@ -248,7 +248,7 @@ static size_t items_charge(const lsl_value *items, size_t n)
 gsvm_status lsl_list_adopt(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
                            gsvm_error *err)
 {
-    *out = lsl_empty(LSL_TYPE_LIST);
+    lsl_set_empty(out, LSL_TYPE_LIST);
     if (n == 0)
         return GSVM_OK;
     for (size_t i = 0; i < n; i++)
@@ -278,7 +278,7 @@ gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b,
                             gsvm_error *err)
 {
     size_t na = lsl_list_len(a), nb = lsl_list_len(b);
-    *out = lsl_empty(LSL_TYPE_LIST);
+    lsl_set_empty(out, LSL_TYPE_LIST);
     if (na + nb == 0)
         return GSVM_OK;
     lsl_list *l;
@@ -312,7 +312,7 @@ gsvm_status lsl_list_append(lsl_heap *h, const lsl_value *list, const lsl_value 
     const lsl_value *it = lsl_list_items(list);
     lsl_list *l;
     size_t charge = LSL_MEM_LIST_HEADER + items_charge(it, n) + element_charge(item);
-    *out = lsl_empty(LSL_TYPE_LIST);
+    lsl_set_empty(out, LSL_TYPE_LIST);
     gsvm_status st = list_alloc(h, n + 1, charge, &l, err);
     if (st)
         return st;
@@ -337,7 +337,7 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
         lsl_value_retain(out);
         return GSVM_OK;
     }
-    *out = lsl_empty(LSL_TYPE_STRING);
+    lsl_set_empty(out, LSL_TYPE_STRING);
     if (la + lb > LSL_MAX_STRING_BYTES)
         return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "string of %zu bytes exceeds the %u-byte bound",
                               la + lb, LSL_MAX_STRING_BYTES);
@@ -410,7 +410,7 @@ gsvm_status lsl_value_copy_to(lsl_heap *h, const lsl_value *v, lsl_value *out, g
         return lsl_string_new(h, v->type, lsl_str_data(v), lsl_str_len(v), out, err);
     case LSL_TYPE_LIST: {
         size_t n = lsl_list_len(v);
-        *out = lsl_empty(LSL_TYPE_LIST);
+        lsl_set_empty(out, LSL_TYPE_LIST);
         if (n == 0)
             return GSVM_OK;
         lsl_list *l;
@@ -623,7 +623,7 @@ gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const ls
                             lsl_value *out, gsvm_error *err)
 {
     lsl_type rt = lsl_op_result_type(op, a->type, b->type);
-    *out = lsl_empty(rt);
+    lsl_set_empty(out, rt);
     if (rt == LSL_TYPE_VOID)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no operator %d for %s and %s", (int)op,
                               lsl_type_name(a->type), lsl_type_name(b->type));
@@ -765,7 +765,7 @@ gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const ls
 gsvm_status lsl_value_unop(lsl_unop op, const lsl_value *a, lsl_value *out, gsvm_error *err)
 {
     lsl_type rt = lsl_unop_result_type(op, a->type);
-    *out = lsl_empty(rt);
+    lsl_set_empty(out, rt);
     if (rt == LSL_TYPE_VOID)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no unary operator %d for %s", (int)op,
                               lsl_type_name(a->type));

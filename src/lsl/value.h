@@ -47,6 +47,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -168,6 +169,15 @@ static inline lsl_value lsl_rotation(float x, float y, float z, float s)
     return v;
 }
 static inline lsl_value lsl_empty(lsl_type t) { lsl_value v = {.type = t}; return v; }
+/* *v = lsl_empty(t), written in place: `*out = lsl_empty(t)` has GCC build
+ * the value in narrow stack stores and copy it in one wide load, which
+ * waits for them (a failed store-to-load forward, a tenth of the time of
+ * making a short string). */
+static inline void lsl_set_empty(lsl_value *v, lsl_type t)
+{
+    memset(v, 0, sizeof *v);
+    v->type = t;
+}
 
 /* A new string (or key, with type LSL_TYPE_KEY) holding a copy of `len`
  * bytes.  Invalid UTF-8 is kept as is (SL strings may carry any bytes a
