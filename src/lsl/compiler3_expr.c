@@ -159,6 +159,20 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return c3_op(c, F3_FOP_LK, slot, k, o) >= 0;
     }
+    bool l_safe = l->op == F3_LOAD_GLOBAL || l->op == F3_ADD_LI || l->op == F3_SUB_LI || l->op == F3_ADDI_LL ||
+                  (l->op == F3_IOP_LK && ((l->c != F3_DIV_I && l->c != F3_MOD_I) || l->b != 0));
+    if (o == F3_ADD_I && r && r->op == F3_LOAD_LOCAL && l_safe) {
+        /* `h * 31 + i`: the left's one instruction first, then the local
+         * added to it in its slot (integer addition commutes, and the
+         * left's instruction writes no local, so the local reads the same
+         * after it; nor can it fault, whose position would move to the
+         * local's) */
+        int32_t slot = r->a;
+        *r = *l;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return c3_op(c, F3_ADDI_L, slot, 0, 0) >= 0;
+    }
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
                                      [F3_ADD_I] = F3_ADDI_LL};
