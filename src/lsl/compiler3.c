@@ -167,6 +167,15 @@ long c3_op(c3 *c, fal3_op o, int32_t a, int32_t b, int32_t cc)
         c->sd -= 1;
         return (long)n - 1;
     }
+    if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].op == F3_IOP_K && a >= 0 &&
+        a < (1 << 22)) {
+        /* `x = expr OP k` on integers: the result goes to the slot */
+        fal3_insn *last = &c->p->code[n - 1];
+        last->op = F3_IOP_K_S;
+        last->b = last->b | (a << 8);
+        c->sd -= 1;
+        return (long)n - 1;
+    }
     if (o == F3_STORE_LOCAL && !c->failed && n > c->barrier && c->p->code[n - 1].a == a &&
         (c->p->code[n - 1].op == F3_ADDI_L || c->p->code[n - 1].op == F3_ADDF_L)) {
         /* `x += expr`, `x = x + expr`: accumulate into the slot */

@@ -159,6 +159,20 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 2;
         return c3_op(c, F3_FOP_LK, slot, k, o) >= 0;
     }
+    bool l_safe = l->op == F3_LOAD_GLOBAL || l->op == F3_ADD_LI || l->op == F3_SUB_LI || l->op == F3_ADDI_LL ||
+                  (l->op == F3_IOP_LK && ((l->c != F3_DIV_I && l->c != F3_MOD_I) || l->b != 0));
+    if (o == F3_ADD_I && r && r->op == F3_LOAD_LOCAL && l_safe) {
+        /* `h * 31 + i`: the left's one instruction first, then the local
+         * added to it in its slot (integer addition commutes, and the
+         * left's instruction writes no local, so the local reads the same
+         * after it; nor can it fault, whose position would move to the
+         * local's) */
+        int32_t slot = r->a;
+        *r = *l;
+        p->ncode -= 1;
+        c->sd -= 1;
+        return c3_op(c, F3_ADDI_L, slot, 0, 0) >= 0;
+    }
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
                                      [F3_ADD_I] = F3_ADDI_LL};
@@ -214,13 +228,30 @@ static bool fuse_binop(c3 *c, fal3_op o)
 /* `l OP k` for a computed integer l (not a variable or literal: those have
  * their own fused forms) and an integer literal k, an arithmetic or bit
  * operator (k != 0 for / and %, whose Math Error stays the generic one's). */
+/* An integer literal, or one negated (`x / -3`): its value, wrapped as
+ * NegI wraps it. */
+static bool int_literal(const lsl_expr *e, int32_t *v)
+{
+    if (e->kind == E_INT) {
+        *v = e->ival;
+        return true;
+    }
+    if (e->kind == E_UNARY && e->op == T_MINUS && e->lhs->kind == E_INT) {
+        *v = (int32_t)(0u - (uint32_t)e->lhs->ival);
+        return true;
+    }
+    return false;
+}
+
 static bool const_right(c3 *c, const lsl_expr *e, lsl_op o)
 {
+    int32_t k;
+    if (!int_literal(e->rhs, &k))
+        return false;
     bool arith = o == LSL_OP_ADD || o == LSL_OP_SUB || o == LSL_OP_MUL || o == LSL_OP_BITAND ||
                  o == LSL_OP_BITOR || o == LSL_OP_BITXOR || o == LSL_OP_SHL || o == LSL_OP_SHR ||
-                 ((o == LSL_OP_DIV || o == LSL_OP_MOD) && e->rhs->kind == E_INT && e->rhs->ival != 0);
-    return !c->failed && arith && e->rhs->kind == E_INT && e->lhs->kind != E_IDENT && e->lhs->kind != E_INT &&
-           c3_int_expr(c, e->lhs);
+                 ((o == LSL_OP_DIV || o == LSL_OP_MOD) && k != 0);
+    return !c->failed && arith && e->lhs->kind != E_IDENT && e->lhs->kind != E_INT && c3_int_expr(c, e->lhs);
 }
 
 /* The last n instructions (none before the barrier) push float constants. */
@@ -737,7 +768,9 @@ lsl_type c3_cexpr(c3 *c, const lsl_expr *root)
                                               [LSL_OP_DIV] = F3_DIV_I, [LSL_OP_MOD] = F3_MOD_I, [LSL_OP_BITAND] = F3_BAND_I,
                                               [LSL_OP_BITOR] = F3_BOR_I, [LSL_OP_BITXOR] = F3_BXOR_I,
                                               [LSL_OP_SHL] = F3_SHL_I, [LSL_OP_SHR] = F3_SHR_I};
-                res = c3_op(c, F3_IOP_K, e->rhs->ival, iop[o], 0) >= 0 ? LSL_TYPE_INTEGER : T_ERR;
+                int32_t k = 0;
+                int_literal(e->rhs, &k);
+                res = c3_op(c, F3_IOP_K, k, iop[o], 0) >= 0 ? LSL_TYPE_INTEGER : T_ERR;
             } else if (f->stage == 0) { /* right to left */
                 f->stage = 1;
                 child = e->rhs;

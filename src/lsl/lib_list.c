@@ -117,7 +117,7 @@ gsvm_status lsl_lib_llList2String(lsl_call_ctx *ctx, const lsl_value *a, lsl_val
 {
     const lsl_value *e = element(&a[0], a[1].u.i);
     if (!e) {
-        *ret = lsl_empty(LSL_TYPE_STRING);
+        lsl_set_empty(ret, LSL_TYPE_STRING);
         return GSVM_OK;
     }
     return text_of(ctx, e, LSL_TYPE_STRING, ret);
@@ -127,7 +127,7 @@ gsvm_status lsl_lib_llList2Key(lsl_call_ctx *ctx, const lsl_value *a, lsl_value 
 {
     const lsl_value *e = element(&a[0], a[1].u.i);
     if (!e || (e->type != LSL_TYPE_STRING && e->type != LSL_TYPE_KEY)) {
-        *ret = lsl_empty(LSL_TYPE_KEY);
+        lsl_set_empty(ret, LSL_TYPE_KEY);
         return GSVM_OK;
     }
     return text_of(ctx, e, LSL_TYPE_KEY, ret);

@@ -541,6 +541,12 @@ static gsvm_status verify_func(gsvm_lsl3_program *p, size_t fi, size_t end, cons
                       f->slot_types[d] != LSL_TYPE_INTEGER;
                 break;
             }
+            case F3_IOP_K_S: {
+                int32_t o = in->b & 255, d = in->b >> 8;
+                bad = t1 != LSL_TYPE_INTEGER || in->b < 0 || o < F3_ADD_I || o > F3_GE_I || o == F3_LAND_I ||
+                      o == F3_LOR_I || (uint32_t)d >= f->nslots || f->slot_types[d] != LSL_TYPE_INTEGER;
+                break;
+            }
             case F3_RETV_ADD_I:
                 bad = f->ret != LSL_TYPE_INTEGER || t1 != LSL_TYPE_INTEGER || t2 != LSL_TYPE_INTEGER;
                 ends = true;

@@ -143,6 +143,7 @@ typedef struct fal3_frame {
     uint32_t ret_ip;
     uint32_t fp;
     uint32_t func;
+    uint32_t bytes; /* funcs[func].frame_bytes, kept here so a return need not look the function up */
 } fal3_frame;
 
 /* What next_step does before taking a queued event: nothing, finish a state
@@ -158,6 +159,7 @@ typedef struct fal3_threaded_insn {
     union {
         int32_t c;
         uint64_t m; /* IOpK / IOpLK dividing by a constant: its recip_k (vm3_int.h) */
+        const fal3_func *g; /* Call: the callee (a), found when the code is threaded */
     };
 } fal3_threaded_insn;
 

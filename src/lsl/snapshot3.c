@@ -284,6 +284,7 @@ gsvm_status gsvm_lsl3_vm_restore(gsvm_lsl3_vm *vm, const uint8_t *data, size_t l
             else if ((uint64_t)c->fp + cf->nslots + (uint64_t)p->shape_depth[call] - g->nparams != f->fp)
                 ok = gsvm_reader_fail(&r, "frame %u: its base does not follow its caller's", i);
         }
+        f->bytes = g->frame_bytes;
         frame_bytes += g->frame_bytes;
     }
     uint32_t sp = 0;

@@ -94,6 +94,50 @@ static void heap_give(lsl_heap *h, size_t bytes)
 
 /* ---- strings ------------------------------------------------------------- */
 
+/* Every string's block is at least STR_BLOCK bytes, so that a freed short
+ * one can serve any later short one; a heap that keeps them keeps up to
+ * STR_KEEP (24 KiB). */
+enum { STR_BLOCK = 48, STR_KEEP = 512 };
+
+static size_t str_bytes(size_t len)
+{
+    size_t n = sizeof(lsl_str) + len + 1;
+    return n < STR_BLOCK ? STR_BLOCK : n;
+}
+
+static lsl_str *str_alloc(lsl_heap *h, size_t len)
+{
+    size_t n = str_bytes(len);
+    if (n == STR_BLOCK && h && h->small) {
+        lsl_str *s = h->small;
+        memcpy(&h->small, s, sizeof h->small);
+        h->nsmall--;
+        return s;
+    }
+    return lsl_heap_realloc(h, NULL, n);
+}
+
+static void str_free(lsl_heap *h, lsl_str *s)
+{
+    if (h && h->keep_small && str_bytes(s->len) == STR_BLOCK && h->nsmall < STR_KEEP) {
+        memcpy(s, &h->small, sizeof h->small);
+        h->small = s;
+        h->nsmall++;
+        return;
+    }
+    lsl_heap_free(h, s);
+}
+
+void lsl_heap_drain(lsl_heap *h)
+{
+    while (h->small) {
+        void *b = h->small;
+        memcpy(&h->small, b, sizeof h->small);
+        lsl_heap_free(h, b);
+    }
+    h->nsmall = 0;
+}
+
 /* UTF-16 code units of UTF-8 text (what Mono would store).  A byte that does
  * not start a well-formed sequence counts as one unit. */
 static size_t utf16_units(const char *s, size_t len)
@@ -117,7 +161,7 @@ static size_t utf16_units(const char *s, size_t len)
 gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t len,
                            lsl_value *out, gsvm_error *err)
 {
-    *out = lsl_empty(type == LSL_TYPE_KEY ? LSL_TYPE_KEY : LSL_TYPE_STRING);
+    lsl_set_empty(out, type == LSL_TYPE_KEY ? LSL_TYPE_KEY : LSL_TYPE_STRING);
     if (len == 0)
         return GSVM_OK;
     if (len > LSL_MAX_STRING_BYTES)
@@ -127,7 +171,7 @@ gsvm_status lsl_string_new(lsl_heap *h, lsl_type type, const char *data, size_t 
     gsvm_status st = heap_take(h, charge, err);
     if (st)
         return st;
-    lsl_str *s = lsl_heap_realloc(h, NULL, sizeof *s + len + 1);
+    lsl_str *s = str_alloc(h, len);
     if (!s) {
         heap_give(h, charge);
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
@@ -204,7 +248,7 @@ static size_t items_charge(const lsl_value *items, size_t n)
 gsvm_status lsl_list_adopt(lsl_heap *h, const lsl_value *items, size_t n, lsl_value *out,
                            gsvm_error *err)
 {
-    *out = lsl_empty(LSL_TYPE_LIST);
+    lsl_set_empty(out, LSL_TYPE_LIST);
     if (n == 0)
         return GSVM_OK;
     for (size_t i = 0; i < n; i++)
@@ -234,7 +278,7 @@ gsvm_status lsl_list_concat(lsl_heap *h, const lsl_value *a, const lsl_value *b,
                             gsvm_error *err)
 {
     size_t na = lsl_list_len(a), nb = lsl_list_len(b);
-    *out = lsl_empty(LSL_TYPE_LIST);
+    lsl_set_empty(out, LSL_TYPE_LIST);
     if (na + nb == 0)
         return GSVM_OK;
     lsl_list *l;
@@ -268,7 +312,7 @@ gsvm_status lsl_list_append(lsl_heap *h, const lsl_value *list, const lsl_value 
     const lsl_value *it = lsl_list_items(list);
     lsl_list *l;
     size_t charge = LSL_MEM_LIST_HEADER + items_charge(it, n) + element_charge(item);
-    *out = lsl_empty(LSL_TYPE_LIST);
+    lsl_set_empty(out, LSL_TYPE_LIST);
     gsvm_status st = list_alloc(h, n + 1, charge, &l, err);
     if (st)
         return st;
@@ -293,13 +337,13 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
         lsl_value_retain(out);
         return GSVM_OK;
     }
-    *out = lsl_empty(LSL_TYPE_STRING);
+    lsl_set_empty(out, LSL_TYPE_STRING);
     if (la + lb > LSL_MAX_STRING_BYTES)
         return gsvm_error_set(err, GSVM_ERR_LIMIT, NULL, "string of %zu bytes exceeds the %u-byte bound",
                               la + lb, LSL_MAX_STRING_BYTES);
     const unsigned char *pa = (const unsigned char *)lsl_str_data(a);
     const unsigned char *pb = (const unsigned char *)lsl_str_data(b);
-    lsl_str *s = lsl_heap_realloc(h, NULL, sizeof *s + la + lb + 1);
+    lsl_str *s = str_alloc(h, la + lb);
     if (!s)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     s->heap = h;
@@ -319,7 +363,7 @@ gsvm_status lsl_string_concat(lsl_heap *h, const lsl_value *a, const lsl_value *
     size_t charge = LSL_MEM_STRING_HEADER + 2 * units;
     gsvm_status st = heap_take(h, charge, err);
     if (st) {
-        lsl_heap_free(h, s);
+        str_free(h, s);
         return st;
     }
     s->charge = (uint32_t)charge;
@@ -343,7 +387,7 @@ void lsl_value_release(lsl_value *v)
         lsl_str *s = v->u.s;
         if (--s->refs == 0) {
             heap_give(s->heap, s->charge);
-            lsl_heap_free(s->heap, s);
+            str_free(s->heap, s);
         }
         v->u.s = NULL;
     } else if (v->type == LSL_TYPE_LIST && v->u.l) {
@@ -366,7 +410,7 @@ gsvm_status lsl_value_copy_to(lsl_heap *h, const lsl_value *v, lsl_value *out, g
         return lsl_string_new(h, v->type, lsl_str_data(v), lsl_str_len(v), out, err);
     case LSL_TYPE_LIST: {
         size_t n = lsl_list_len(v);
-        *out = lsl_empty(LSL_TYPE_LIST);
+        lsl_set_empty(out, LSL_TYPE_LIST);
         if (n == 0)
             return GSVM_OK;
         lsl_list *l;
@@ -579,7 +623,7 @@ gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const ls
                             lsl_value *out, gsvm_error *err)
 {
     lsl_type rt = lsl_op_result_type(op, a->type, b->type);
-    *out = lsl_empty(rt);
+    lsl_set_empty(out, rt);
     if (rt == LSL_TYPE_VOID)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no operator %d for %s and %s", (int)op,
                               lsl_type_name(a->type), lsl_type_name(b->type));
@@ -721,7 +765,7 @@ gsvm_status lsl_value_binop(lsl_heap *h, lsl_op op, const lsl_value *a, const ls
 gsvm_status lsl_value_unop(lsl_unop op, const lsl_value *a, lsl_value *out, gsvm_error *err)
 {
     lsl_type rt = lsl_unop_result_type(op, a->type);
-    *out = lsl_empty(rt);
+    lsl_set_empty(out, rt);
     if (rt == LSL_TYPE_VOID)
         return gsvm_error_set(err, GSVM_ERR_USAGE, NULL, "no unary operator %d for %s", (int)op,
                               lsl_type_name(a->type));
@@ -765,7 +809,7 @@ gsvm_status lsl_string_append_inplace(lsl_heap *h, lsl_value *a, const lsl_value
     bool straddle = (unsigned char)s->data[la - 1] >= 0x80 && (pb[0] & 0xC0) == 0x80;
     size_t units_b = (b->u.s->charge - LSL_MEM_STRING_HEADER) / 2;
     size_t charge = straddle ? 0 : s->charge + 2 * units_b; /* a straddle is counted below */
-    lsl_str *n = lsl_heap_realloc(h, s, sizeof *s + la + lb + 1);
+    lsl_str *n = lsl_heap_realloc(h, s, str_bytes(la + lb));
     if (!n)
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     a->u.s = s = n;

@@ -47,6 +47,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -90,6 +91,14 @@ typedef struct lsl_heap {
     size_t limit; /* 0 = unlimited */
     size_t peak;  /* highest used + extra seen (llGetSPMaxMemory); a snapshot saves it */
     size_t extra; /* bytes the VM charges for its own slots/code (added to used checks) */
+    /* Freed short strings' blocks kept for the next ones (a script's words
+     * come and go by the hundred, and the C library's allocator is slow at
+     * that), linked through their first word.  Only when keep_small is set:
+     * its owner (the ABI-3 VM) gives them back with lsl_heap_drain.  What a
+     * string is charged does not depend on it. */
+    void *small;
+    uint32_t nsmall;
+    bool keep_small;
 } lsl_heap;
 
 typedef struct lsl_str lsl_str;   /* immutable UTF-8 bytes, NUL-terminated */
@@ -135,6 +144,8 @@ void lsl_heap_init(lsl_heap *h, size_t limit);
 /* Memory through heap h's allocator (h may be NULL: the C library's). */
 void *lsl_heap_realloc(const lsl_heap *h, void *p, size_t size);
 void lsl_heap_free(const lsl_heap *h, void *p);
+/* Gives back the short strings' blocks h keeps (see keep_small). */
+void lsl_heap_drain(lsl_heap *h);
 /* Would charging `bytes` more stay within the limit? */
 bool lsl_heap_fits(const lsl_heap *h, size_t bytes);
 /* Charges `bytes` for something the VM owns (fails with Stack-Heap Collision). */
@@ -158,6 +169,15 @@ static inline lsl_value lsl_rotation(float x, float y, float z, float s)
     return v;
 }
 static inline lsl_value lsl_empty(lsl_type t) { lsl_value v = {.type = t}; return v; }
+/* *v = lsl_empty(t), written in place: `*out = lsl_empty(t)` has GCC build
+ * the value in narrow stack stores and copy it in one wide load, which
+ * waits for them (a failed store-to-load forward, a tenth of the time of
+ * making a short string). */
+static inline void lsl_set_empty(lsl_value *v, lsl_type t)
+{
+    memset(v, 0, sizeof *v);
+    v->type = t;
+}
 
 /* A new string (or key, with type LSL_TYPE_KEY) holding a copy of `len`
  * bytes.  Invalid UTF-8 is kept as is (SL strings may carry any bytes a

@@ -41,7 +41,7 @@ void fal3_unwind(gsvm_lsl3_vm *vm)
         vrelease(&vm->stack[i]);
     vm->sp = 0;
     for (uint32_t i = 0; i < vm->nframes; i++)
-        vm->hp->extra -= vm->prog->funcs[vm->frames[i].func].frame_bytes;
+        vm->hp->extra -= vm->frames[i].bytes;
     vm->nframes = 0;
     vm->active = false;
     vm->ip = 0;
@@ -93,6 +93,7 @@ gsvm_status gsvm_lsl3_vm_new_alloc(const gsvm_lsl3_program *prog, gsvm_lsl_reall
         return gsvm_error_set(err, GSVM_ERR_NOMEM, NULL, "out of memory");
     }
     lsl_heap_init(vm->hp, LSL_DEFAULT_MEMORY_LIMIT);
+    vm->hp->keep_small = true; /* drained when idle (fal3_trim) and at free */
     vm->hp->realloc = fn;
     vm->hp->alloc_user = user;
     uint64_t seed;
@@ -145,6 +146,7 @@ void gsvm_lsl3_vm_free(gsvm_lsl3_vm *vm)
         for (size_t i = 0; i < vm->nconsts; i++)
             vrelease(&vm->consts[i]);
     gsvm_lsl3_program_free((gsvm_lsl3_program *)vm->prog);
+    lsl_heap_drain(vm->hp);
     lsl_heap a = *vm->hp; /* its allocator, to give back the heap itself */
     lsl_heap_free(&a, vm->consts);
     lsl_heap_free(&a, vm->globals);
@@ -287,6 +289,7 @@ void fal3_trim(gsvm_lsl3_vm *vm)
     vm->frames = NULL;
     vm->capframes = 0;
     lsl_sched_trim(&vm->sched);
+    lsl_heap_drain(vm->hp);
 }
 
 void fal3_set_fault(gsvm_lsl3_vm *vm, uint32_t ip, const char *msg)
@@ -317,7 +320,7 @@ static bool start_handler(gsvm_lsl3_vm *vm, int32_t fi, lsl_value *args, uint8_t
         vm->stack[vm->sp++] = args[k];
     for (uint32_t k = nargs; k < f->nslots; k++)
         vm->stack[vm->sp++] = fal3_zero((lsl_type)f->slot_types[k]);
-    vm->frames[0] = (fal3_frame){UINT32_MAX, 0, (uint32_t)fi};
+    vm->frames[0] = (fal3_frame){UINT32_MAX, 0, (uint32_t)fi, f->frame_bytes};
     vm->nframes = 1;
     vm->hp->extra += f->frame_bytes;
     vm->ip = f->entry;

@@ -6,7 +6,7 @@
 
 int fal3_vm_service(gsvm_lsl3_vm *vm, const lsl_builtin *b, lsl_value *args, lsl_value *ret, gsvm_error *err)
 {
-    *ret = lsl_empty(b->ret);
+    lsl_set_empty(ret, b->ret);
     switch (b->id) {
     case LSL_ID_llListen: {
         int32_t h = 0;

@@ -184,6 +184,9 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define X(name, expr) [F3_##name] = &&L_IOP_LK_S_##name,
     static const void *const iop_lk_s[F3_COUNT] = {F3_INT_OPS(X)};
 #undef X
+#define X(name, expr) [F3_##name] = &&L_IOP_K_S_##name,
+    static const void *const iop_k_s[F3_COUNT] = {F3_INT_OPS(X)};
+#undef X
 #define X(name, OPR) [F3_##name] = &&L_CMPF_K_##name,
     static const void *const cmpf_k[F3_COUNT] = {F3_FLOAT_CMPS(X)};
 #undef X
@@ -274,6 +277,7 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             case F3_IOP_KR: h = by_operator(iop_kr, in->b, h); break;
             case F3_IOP_K: h = by_operator(iop_k, in->b, h); break;
             case F3_IOP_LK_S: h = by_operator(iop_lk_s, in->c & 255, h); break;
+            case F3_IOP_K_S: h = by_operator(iop_k_s, in->b & 255, h); break;
             case F3_CMPF_K: h = by_operator(cmpf_k, in->b, h); break;
             case F3_JCMPF_K: h = by_operator(jcmpf_k, in->b, h); break;
             case F3_JCMPF_KT: h = by_operator(jcmpf_kt, in->b, h); break;
@@ -354,12 +358,30 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
             if (in->op == F3_FMOD_LK && recip_exact(in->b, &(int32_t){0}))
                 h = &&L_FMOD_LK_P2;
             tc[i] = (fal3_threaded_insn){.handler = h, .a = f[0], .b = f[1], .c = f[2]};
+            if (in->op == F3_CALL && in->a >= 0 && (size_t)in->a < prog->nfunc) {
+                /* CALLEE(), CALLEE_SPAN() */
+                tc[i].g = &prog->funcs[in->a];
+                tc[i].b = (int32_t)(tc[i].g->nslots + tc[i].g->max_stack + 4);
+            }
+            /* `if (n % 8)`: by a positive power of two, l % k is zero exactly
+             * when l's low bits are (C's truncation keeps the sign, not the
+             * zero), one AND on the chain the branch waits for */
+            if ((in->op == F3_JZ_IOP_LK || in->op == F3_JNZ_IOP_LK) && (in->c & 255) == F3_MOD_I && in->b > 0 &&
+                (in->b & (in->b - 1)) == 0) {
+                tc[i].handler = in->op == F3_JZ_IOP_LK ? &&L_JZ_MOD_P2 : &&L_JNZ_MOD_P2;
+                tc[i].b = in->b - 1;
+            }
+            if (in->op == F3_IOP_K_S) { /* the operator in c, the destination slot as a byte offset in b */
+                tc[i].b = (in->b >> 8) * (int32_t)sizeof(lsl_value);
+                tc[i].c = in->b & 255;
+            }
             /* a division or modulo by a constant: a multiply by its reciprocal */
-            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_LK ? in->c : -1;
-            int32_t kd = in->op == F3_IOP_K ? in->a : in->b;
+            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_K_S ? in->b & 255 : in->op == F3_IOP_LK ? in->c : -1;
+            int32_t kd = in->op == F3_IOP_K || in->op == F3_IOP_K_S ? in->a : in->b;
             if ((kop == F3_DIV_I || kop == F3_MOD_I) && recip_fits(kd)) {
-                tc[i].handler = in->op == F3_IOP_K ? (kop == F3_DIV_I ? &&L_IOP_K_DIV_M : &&L_IOP_K_MOD_M)
-                                                   : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
+                tc[i].handler = in->op == F3_IOP_K     ? (kop == F3_DIV_I ? &&L_IOP_K_DIV_M : &&L_IOP_K_MOD_M)
+                                : in->op == F3_IOP_K_S ? (kop == F3_DIV_I ? &&L_IOP_K_S_DIV_M : &&L_IOP_K_S_MOD_M)
+                                                       : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
                 tc[i].m = recip_k(kd);
             }
         }
@@ -394,13 +416,22 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define SYNC() do { vm->ip = (uint32_t)(pc - code); vm->sp = (uint32_t)(sp - stack); } while (0)
 #define FAULT(msg) do { fmsg = (msg); goto fault; } while (0)
 #define CHECK(st) do { if ((st) != GSVM_OK) FAULT(err.message); } while (0)
+/* A Call's callee and the stack it needs above its frame base: the
+ * threaded code holds both in the instruction (loads saved on every call). */
+#if F3_THREADED
+#define CALLEE() (pc->g)
+#define CALLEE_SPAN(g) ((uint32_t)pc->b)
+#else
+#define CALLEE() (&prog->funcs[pc->a])
+#define CALLEE_SPAN(g) ((g)->nslots + (g)->max_stack + 4)
+#endif
 /* The end of both call handlers, once the frame is recorded: room for the
  * callee's slots and stack, its locals past the arguments zeroed, and a
  * jump to its entry. */
 #define ENTER_CALLEE(g, at) do { \
-        if (__builtin_expect((at) + (g)->nslots + (g)->max_stack + 4 > vm->cap, 0)) { \
+        if (__builtin_expect((at) + CALLEE_SPAN(g) > vm->cap, 0)) { \
             SYNC(); \
-            if (!fal3_grow_stack(vm, (at) + (g)->nslots + (g)->max_stack + 4)) \
+            if (!fal3_grow_stack(vm, (at) + CALLEE_SPAN(g))) \
                 FAULT("out of memory"); \
             sp = vm->stack + (sp - stack); \
             stack = vm->stack; \
@@ -643,7 +674,7 @@ typedef float f3_v4 __attribute__((vector_size(16)));
     CASE(JNZ) sp--; if (sp->u.i != 0) { pc = code + pc->a; DISPATCH(); } NEXT();
 #if F3_THREADED
     L_CALL_NF: { /* a call whose arguments need no rounding: the common one */
-        const fal3_func *g = &prog->funcs[pc->a];
+        const fal3_func *g = CALLEE();
         uint32_t depth = vm->nframes;
         if (__builtin_expect(depth >= vm->capframes, 0)) {
             if (depth >= FAL3_MAX_DEPTH)
@@ -651,27 +682,39 @@ typedef float f3_v4 __attribute__((vector_size(16)));
             if (!fal3_grow_frames(vm, depth + 1))
                 FAULT("out of memory");
         }
+        /* the frame's charge stored apart from its other fields, before a
+         * branch: stored together, the compiler packs the four into one
+         * 16-byte write, and the return's 4-byte read of it soon after
+         * waits for that write to land (a failed store-to-load forward) */
+        fal3_frame *nf = &vm->frames[depth];
+        nf->bytes = g->frame_bytes;
         vm->hp->extra += g->frame_bytes;
         if (fal3_heap_over(vm))
             FAULT("Stack-Heap Collision");
         lsl_value *nfp = sp - g->nparams; /* the arguments are the callee's first locals */
         uint32_t at = (uint32_t)(nfp - stack);
-        vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, at, (uint32_t)pc->a};
+        nf->ret_ip = (uint32_t)(pc - code) + 1;
+        nf->fp = at;
+        nf->func = (uint32_t)pc->a;
         vm->nframes = depth + 1;
         ENTER_CALLEE(g, at);
     }
 #endif
     CASE(CALL) {
-        const fal3_func *g = &prog->funcs[pc->a];
+        const fal3_func *g = CALLEE();
         uint32_t depth = vm->nframes;
         if (depth >= FAL3_MAX_DEPTH)
             FAULT("Stack-Heap Collision");
         if (depth >= vm->capframes && !fal3_grow_frames(vm, depth + 1))
             FAULT("out of memory");
+        fal3_frame *nf = &vm->frames[depth];
+        nf->bytes = g->frame_bytes; /* apart from the rest, as in CallNF */
         vm->hp->extra += g->frame_bytes;
         size_t at = (size_t)(sp - stack) - g->nparams; /* the callee's fp: its arguments are its first locals */
         fround_n(stack + at, (int32_t)g->nparams);       /* float32 parameters */
-        vm->frames[depth] = (fal3_frame){(uint32_t)(pc - code) + 1, (uint32_t)at, (uint32_t)pc->a};
+        nf->ret_ip = (uint32_t)(pc - code) + 1;
+        nf->fp = (uint32_t)at;
+        nf->func = (uint32_t)pc->a;
         vm->nframes = depth + 1;
         if (fal3_heap_over(vm))
             FAULT("Stack-Heap Collision");
@@ -798,7 +841,7 @@ typedef float f3_v4 __attribute__((vector_size(16)));
 do_return: {
     vm->nframes--;
     const fal3_frame *fr = &vm->frames[vm->nframes];
-    vm->hp->extra -= prog->funcs[fr->func].frame_bytes;
+    vm->hp->extra -= fr->bytes;
     if (vm->nframes == 0) {
         /* the handler is done */
         while (sp > stack)
@@ -811,7 +854,7 @@ do_return: {
         return true;
     }
     pc = code + fr->ret_ip;
-    fp = stack + vm->frames[vm->nframes - 1].fp;
+    fp = stack + fr[-1].fp;
     DISPATCH();
 }
 out:
@@ -826,6 +869,8 @@ fault:
     *left = spare + (uint64_t)n;
     fal3_set_fault(vm, (uint32_t)(pc - code), fmsg);
     return false;
+#undef CALLEE
+#undef CALLEE_SPAN
 #undef CASE
 #undef DISPATCH
 #undef NEXT

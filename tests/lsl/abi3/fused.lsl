@@ -126,6 +126,31 @@ default
         // loads regrouped for the operator: pair(j, i % j)
         check("LoadLL regrouped", pair(j, i % j) == pair(GJ, GI % GJ) && pair(j, i % j) == -4998);
 
+        // a computed integer OP a constant, stored at once (IOpKS): by a
+        // reciprocal, a power of two, -1 and a plain operator, negatives included
+        integer w;
+        w = (i - 20) % 7;   check("IOpKS %7", w == (GI - 20) % 7 && w == -3);
+        w = (i - 20) / 7;   check("IOpKS /7", w == (GI - 20) / 7 && w == 0);
+        w = (j * 9) / -4;   check("IOpKS /-4", w == (GJ * 9) / -4 && w == 11);
+        w = (j * 9) % 8;    check("IOpKS %8", w == (GJ * 9) % 8 && w == -5);
+        w = (j * 9) / 8;    check("IOpKS /8", w == (GJ * 9) / 8 && w == -5);
+        w = (m + 0) / -1;   check("IOpKS MIN/-1", w == m);
+        w = (m + 0) % -1;   check("IOpKS MIN%-1", w == 0);
+        w = (i * 31 + j) * 3; check("IOpKS *3", w == (GI * 31 + GJ) * 3 && w == 1566);
+        w = (i + j) << 3;   check("IOpKS <<", w == (GI + GJ) << 3);
+        w = (j - i) >> 2;   check("IOpKS >>", w == (GJ - GI) >> 2 && w == -6);
+        // a local modulo a power of two, tested (JzIOpLK, JnzIOpLK): the sign
+        // of the remainder does not change its truth
+        k = 0;
+        integer q = -12;
+        if (q % 8) k += 1;
+        if (q % 4) k += 2;
+        if (!(q % 4)) k += 4;
+        q = -13;
+        if (q % 2) k += 8;
+        if (q % 2 == 0) k += 16;
+        check("JzIOpLK %2^k", k == 13);
+
         // a constant times an integer: the integer converted first (I2F, MulFK)
         H = 0.5 * (integer)x;
         check("MulFK of an integer", H == 8388607.5 && 0.5 * GI == 8.5);

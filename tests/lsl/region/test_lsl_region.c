@@ -480,7 +480,7 @@ static void test_vm_queries(void)
     CHECK(q);
     CHECK_INT(gsvm_lsl3_vm_post_tagged(vm, "touch_start", a200, 8, &q, &err), GSVM_OK);
     CHECK_INT(gsvm_lsl3_vm_queue_length(vm), 2);
-    CHECK_INT(gsvm_lsl3_vm_run(vm, 3), GSVM_LSL_YIELDED); /* inside the first touch */
+    CHECK_INT(gsvm_lsl3_vm_run(vm, 2), GSVM_LSL_YIELDED); /* inside the first touch, before its store */
     CHECK_STR(gsvm_lsl3_vm_current_event(vm, &tag), "touch_start");
     CHECK_INT(tag, 7);
     CHECK_INT(gsvm_lsl3_vm_queue_length(vm), 1);
