@@ -371,7 +371,48 @@ static int64_t value_end(const fn *F, int64_t q, uint32_t t, rw *x)
     return last >= 0 && end <= F->n ? end : -1;
 }
 
-/* Whether [from, to) reads register r before writing it (in pc order). */
+/* Whether the instruction at u reads register r where a constant could
+ * have stood instead: an RK operand, or B of an instruction with a _BK twin
+ * (its plain twin + 1), or the key of Ghosts' indexed DELETE.  A constant
+ * loaded into a register read there was a variable: the compiler puts a
+ * constant expression (index below 256) into the operand itself. */
+static bool k_operand(const fn *F, int64_t u, int r)
+{
+    unsigned op = F->op[u];
+    uint32_t w = W(F, u);
+    if (op >= HKS_I_COUNT)
+        return false;
+    if (hks_ops[op].c == HKS_RK && (int)C_(w) == r)
+        return true;
+    if (op == HKS_I_DELETE)
+        return C_(w) == HKS_DEL_INDEXED && (int)B_(w) == r;
+    if (hks_ops[op].b != HKS_R || (int)B_(w) != r || op + 1 >= HKS_I_COUNT)
+        return false;
+    const char *a = hks_ops[op].name, *b = hks_ops[op + 1].name;
+    size_t n = hks_ops[op].namelen;
+    return strncmp(a, b, n) == 0 && strcmp(b + n, "_BK") == 0;
+}
+
+/* Whether constant k fits an RK operand whenever the compiler used it
+ * (exp2RK: a string by its index; a number, boolean or nil only while the
+ * table holds at most 255 constants, known for sure when it always did). */
+static bool rk_constant(const fn *F, uint32_t k)
+{
+    if (k >= F->f->nk)
+        return false;
+    return F->f->k[k].type == GSVM_HKS_K_STRING ? k < 256 : F->f->nk < 256;
+}
+
+/* Whether u reads what pc wrote with no join or test between (the value
+ * is that one definition's, not a value region's). */
+static bool straight(const fn *F, int64_t pc, int64_t u)
+{
+    for (int64_t q = next_pc(F, pc); q <= u; q = next_pc(F, q))
+        if (F->vjoin[q] || F->leader[q] || (q < u && (is_test(F->op[q]) || F->op[q] == HKS_I_JMP)))
+            return false;
+    return true;
+}
+
 /* Whether the instructions from u to v are stores of one multiple
  * assignment (each storing the register below the one before). */
 static bool store_chain(const fn *F, int64_t u, int64_t v)
@@ -652,6 +693,9 @@ bool dc_analyse(fn *F)
                 (skip_to < 0 || q >= skip_to))
                 break;
         }
+        if (ok && u >= 0 && F->op[pc] == HKS_I_LOADK && rk_constant(F, GSVM_HKS_BX(W(F, pc))) &&
+            k_operand(F, u, r) && straight(F, pc, u))
+            ok = false;
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
         else if (dead && !testset)
