@@ -642,9 +642,12 @@ bool dc_analyse(fn *F)
                     ok = false;
                 else if (rd && F->op[q] == HKS_I_CLOSURE)
                     ok = false; /* a closure captures the variable, not a value */
-                else if (rd && !F->debug && F->op[q] == HKS_I_MOVE && (int)A_(W(F, q)) > r)
-                    ok = false; /* copied up: a variable (a temporary would have
-                                 * been made where it is needed) */
+                else if (rd && !F->debug && (int)A_(W(F, q)) > r &&
+                         (dc_defines_value(F, q) || F->op[q] == HKS_I_SELF))
+                    ok = false; /* copied up or read into a register above it:
+                                 * a variable (a temporary is freed before the
+                                 * result's register is taken, which is then
+                                 * the temporary's own or one below) */
                 else if (rd)
                     u = q;
                 else if (wr)
