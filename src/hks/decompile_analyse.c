@@ -403,6 +403,51 @@ static bool rk_constant(const fn *F, uint32_t k)
     return F->f->k[k].type == GSVM_HKS_K_STRING ? k < 256 : F->f->nk < 256;
 }
 
+/* Whether register r, read by the statement-level test or store at u, is
+ * still held after it: a statement's temporaries sit from the first free
+ * register up and are freed when it ends, so that the next statement's
+ * first new value would take r or one below; one that goes above r says r
+ * is a local. */
+static bool still_held(const fn *F, int64_t u, int r, rw *x)
+{
+    unsigned uop = F->op[u];
+    int64_t f;
+    if (is_test(uop)) {
+        int64_t j = u + 1;
+        f = u + 2;
+        if (OPAT(F, j) != HKS_I_JMP || f >= F->n || !F->leader[f] || F->vjoin[f])
+            return false;
+        int64_t t = jmp_target(F, j);
+        if (t <= j || t > F->n || (t < F->n && (!F->leader[t] || F->vjoin[t])))
+            return false;
+    } else if ((is_store(uop) || uop == HKS_I_SETGLOBAL || uop == HKS_I_SETUPVAL ||
+                uop == HKS_I_SETUPVAL_R1) && !F->absorbed[u]) {
+        f = next_pc(F, u);
+        if (f >= F->n || F->vjoin[f])
+            return false;
+    } else {
+        return false;
+    }
+    for (int64_t q = f; q < F->n; q = next_pc(F, q)) {
+        unsigned op = F->op[q];
+        if ((q != f && F->leader[q]) || op == HKS_I_JMP || is_test(op) || op == HKS_NO_OP ||
+            dc_reads_multret(F, q))
+            return false;
+        dc_operands(F, q, MAX_REGS, x);
+        for (int i = 0; i < x->nrd; i++)
+            if (x->rd[i] == r)
+                return false;
+        if (x->nwr == 0)
+            continue;
+        int lo = MAX_REGS;
+        for (int i = 0; i < x->nwr; i++)
+            if (x->wr[i] < lo)
+                lo = x->wr[i];
+        return lo > r;
+    }
+    return false;
+}
+
 /* Whether u reads what pc wrote with no join or test between (the value
  * is that one definition's, not a value region's). */
 static bool straight(const fn *F, int64_t pc, int64_t u)
@@ -696,6 +741,8 @@ bool dc_analyse(fn *F)
                 (skip_to < 0 || q >= skip_to))
                 break;
         }
+        if (ok && u >= 0 && !F->debug && still_held(F, u, r, x))
+            ok = false;
         if (ok && u >= 0 && F->op[pc] == HKS_I_LOADK && rk_constant(F, GSVM_HKS_BX(W(F, pc))) &&
             k_operand(F, u, r) && straight(F, pc, u))
             ok = false;
