@@ -652,8 +652,8 @@ bool dc_analyse(fn *F)
         if (!testset && !dc_defines_value(F, pc))
             continue;
         int r = (int)A_(W(F, pc));
-        if (dc_local_at(F, r, pc, true) >= 0)
-            continue;
+        if (dc_local_at(F, r, pc, true) >= 0 || (!F->debug && r < (int)F->f->nparams))
+            continue; /* (a parameter assigned: a statement) */
         int64_t u = -1, skip_to = -1;
         bool ok = true, dead = false;
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
