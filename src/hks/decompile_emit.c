@@ -240,7 +240,13 @@ static int dead_twin(fn *F, int v)
 {
     const dvar *dv = &F->vars[v];
     int lvl = dv->owner >= 0 ? dv->owner : F->nr - 1, best = -1;
-    if (!F->wstate || lvl == F->nr - 1)
+    /* a MOVE down from a higher register is never a local's first value
+     * (a new local's register is above every active one, and its value is
+     * computed right into it): an older local of the block assigned */
+    int64_t at = dv->lo;
+    bool moved_down = at >= 0 && at < F->n && F->op[at] == HKS_I_MOVE &&
+                      (int)A_(W(F, at)) == dv->reg && B_(W(F, at)) > A_(W(F, at));
+    if (!F->wstate || (lvl == F->nr - 1 && !moved_down))
         return -1;
     for (int u = 0; u < F->nvars; u++) {
         const dvar *du = &F->vars[u];
