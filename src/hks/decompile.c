@@ -53,6 +53,7 @@ static void fn_free(fn *F)
     free(F->vars);
     free(F->loc_reg);
     free(F->init_pc);
+    free(F->kmax);
     for (size_t i = 0; i < F->captaken; i++)
         free(F->taken[i]);
     free(F->taken);

@@ -165,6 +165,9 @@ struct fn {
      * more than 4 or that reads the open multret values (dc_operands decodes
      * those each time) */
     uint8_t *opregs, *opcount;
+    /* kmax[pc]: the highest constant index the instructions before pc
+     * name, -1 none (dc_late_constant makes it when first asked) */
+    int32_t *kmax;
     /* registers below ptop may hold a pending value (dc_pend_at) */
     int ptop;
     /* Last, as fn_init clears only what comes before them: the pending

@@ -105,7 +105,12 @@ bool dc_mstore(const fn *F, int64_t q, int *rv)
  * the end with its value.  Nothing outside jumps in.  Its joins are not
  * block boundaries, and the register's definitions inside fold into the
  * tests that read them. */
-static void find_value_regions(fn *F, rw *x)
+static bool ctor_store(unsigned op)
+{
+    return is_store(op) || op == HKS_I_SETLIST || is_slot_store(op);
+}
+
+static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
 {
     uint32_t n = F->n;
     for (int64_t s = 0; s < n; s++) {
@@ -115,7 +120,7 @@ static void find_value_regions(fn *F, rw *x)
         if (E <= s + 2 || E > n)
             continue;
         bool ok = true;
-        int64_t last = -1;
+        int64_t last = -1, end = -1; /* the last definition; the last instruction */
         for (int64_t q = s + 2; q < E && ok; q = next_pc(F, q)) {
             unsigned op = F->op[q];
             if (is_test(op)) {
@@ -129,7 +134,13 @@ static void find_value_regions(fn *F, rw *x)
                 else if (t > E)
                     E = t;
                 q = q + 1; /* its JMP */
-                last = -1;
+                last = end = -1;
+                continue;
+            }
+            /* a store into a table the region builds (`c and {x = 1} or
+             * {}`): kept only if the constructor takes it (checked after) */
+            if (ctor_store(op) && last >= 0) {
+                end = q;
                 continue;
             }
             /* a plain `false` / `true` (an argument) is a value; a
@@ -142,9 +153,9 @@ static void find_value_regions(fn *F, rw *x)
                 ok = false;
                 break;
             }
-            last = q;
+            last = end = q;
         }
-        if (!ok || last < 0 || next_pc(F, last) != E)
+        if (!ok || last < 0 || next_pc(F, end) != E)
             continue;
         int R = (int)A_(W(F, last));
         /* the tests that end the region carry the register's value */
@@ -163,6 +174,8 @@ static void find_value_regions(fn *F, rw *x)
                 q = q + 1;
                 continue;
             }
+            if (ctor_store(op) && (int)A_(w) < R)
+                ok = false;
             dc_operands(F, q, MAX_REGS, x);
             for (int i = 0; i < x->nwr; i++)
                 if (x->wr[i] < R)
@@ -189,10 +202,36 @@ static void find_value_regions(fn *F, rw *x)
         for (int64_t q = s + 1; q <= E && q < n; q++)
             if (F->leader[q]) {
                 F->leader[q] = 0;
+                cleared[q] = F->vjoin[q] ? 2 : 1;
                 F->vjoin[q] = 1;
             }
         s = E - 1;
     }
+}
+
+/* A value region whose stores the constructors did not all take is not a
+ * value: its tests are statements again (the joins leaders again). */
+static bool drop_bad_regions(fn *F, const uint8_t *cleared)
+{
+    bool dropped = false;
+    for (int64_t s = 0; s < F->n; s++) {
+        if (!F->vend[s])
+            continue;
+        int64_t E = F->vend[s];
+        bool ok = true;
+        for (int64_t q = s; q < E && ok; q = next_pc(F, q))
+            ok = !ctor_store(F->op[q]) || F->absorbed[q];
+        if (ok)
+            continue;
+        for (int64_t q = s + 1; q <= E && q < F->n; q++)
+            if (cleared[q]) {
+                F->leader[q] = 1;
+                F->vjoin[q] = cleared[q] == 2;
+            }
+        F->vend[s] = 0;
+        dropped = true;
+    }
+    return dropped;
 }
 
 /* Boolean-tailed values: `x = a == b and not c` is the tests of `a == b`,
@@ -332,7 +371,93 @@ static int64_t value_end(const fn *F, int64_t q, uint32_t t, rw *x)
     return last >= 0 && end <= F->n ? end : -1;
 }
 
-/* Whether [from, to) reads register r before writing it (in pc order). */
+/* Whether the instruction at u reads register r where a constant could
+ * have stood instead: an RK operand, or B of an instruction with a _BK twin
+ * (its plain twin + 1), or the key of Ghosts' indexed DELETE.  A constant
+ * loaded into a register read there was a variable: the compiler puts a
+ * constant expression (index below 256) into the operand itself. */
+static bool k_operand(const fn *F, int64_t u, int r)
+{
+    unsigned op = F->op[u];
+    uint32_t w = W(F, u);
+    if (op >= HKS_I_COUNT)
+        return false;
+    if (hks_ops[op].c == HKS_RK && (int)C_(w) == r)
+        return true;
+    if (op == HKS_I_DELETE)
+        return C_(w) == HKS_DEL_INDEXED && (int)B_(w) == r;
+    if (hks_ops[op].b != HKS_R || (int)B_(w) != r || op + 1 >= HKS_I_COUNT)
+        return false;
+    const char *a = hks_ops[op].name, *b = hks_ops[op + 1].name;
+    size_t n = hks_ops[op].namelen;
+    return strncmp(a, b, n) == 0 && strcmp(b + n, "_BK") == 0;
+}
+
+/* Whether constant k fits an RK operand whenever the compiler used it
+ * (exp2RK: a string by its index; a number, boolean or nil only while the
+ * table holds at most 255 constants, known for sure when it always did). */
+static bool rk_constant(const fn *F, uint32_t k)
+{
+    if (k >= F->f->nk)
+        return false;
+    return F->f->k[k].type == GSVM_HKS_K_STRING ? k < 256 : F->f->nk < 256;
+}
+
+/* Whether register r, read by the statement-level test or store at u, is
+ * still held after it: a statement's temporaries sit from the first free
+ * register up and are freed when it ends, so that the next statement's
+ * first new value would take r or one below; one that goes above r says r
+ * is a local. */
+static bool still_held(const fn *F, int64_t u, int r, rw *x)
+{
+    unsigned uop = F->op[u];
+    int64_t f;
+    if (is_test(uop)) {
+        int64_t j = u + 1;
+        f = u + 2;
+        if (OPAT(F, j) != HKS_I_JMP || f >= F->n || !F->leader[f] || F->vjoin[f])
+            return false;
+        int64_t t = jmp_target(F, j);
+        if (t <= j || t > F->n || (t < F->n && (!F->leader[t] || F->vjoin[t])))
+            return false;
+    } else if ((is_store(uop) || uop == HKS_I_SETGLOBAL || uop == HKS_I_SETUPVAL ||
+                uop == HKS_I_SETUPVAL_R1) && !F->absorbed[u]) {
+        f = next_pc(F, u);
+        if (f >= F->n || F->vjoin[f])
+            return false;
+    } else {
+        return false;
+    }
+    for (int64_t q = f; q < F->n; q = next_pc(F, q)) {
+        unsigned op = F->op[q];
+        if ((q != f && F->leader[q]) || op == HKS_I_JMP || is_test(op) || op == HKS_NO_OP ||
+            dc_reads_multret(F, q))
+            return false;
+        dc_operands(F, q, MAX_REGS, x);
+        for (int i = 0; i < x->nrd; i++)
+            if (x->rd[i] == r)
+                return false;
+        if (x->nwr == 0)
+            continue;
+        int lo = MAX_REGS;
+        for (int i = 0; i < x->nwr; i++)
+            if (x->wr[i] < lo)
+                lo = x->wr[i];
+        return lo > r;
+    }
+    return false;
+}
+
+/* Whether u reads what pc wrote with no join or test between (the value
+ * is that one definition's, not a value region's). */
+static bool straight(const fn *F, int64_t pc, int64_t u)
+{
+    for (int64_t q = next_pc(F, pc); q <= u; q = next_pc(F, q))
+        if (F->vjoin[q] || F->leader[q] || (q < u && (is_test(F->op[q]) || F->op[q] == HKS_I_JMP)))
+            return false;
+    return true;
+}
+
 /* Whether the instructions from u to v are stores of one multiple
  * assignment (each storing the register below the one before). */
 static bool store_chain(const fn *F, int64_t u, int64_t v)
@@ -370,59 +495,12 @@ static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32
     return false;
 }
 
-bool dc_analyse(fn *F)
+/* Table constructors: stores into a table right after its NEWTABLE, with
+ * only the values' temporaries built in between (F->absorbed).  Inner
+ * constructors first: an outer one holds them whole. */
+static void find_constructors(fn *F, rw *x)
 {
     uint32_t n = F->n;
-    rw *x = malloc(sizeof *x);
-    if (!x)
-        return false;
-    /* leaders: targets of jumps, except the joins of value-context and/or
-     * (a TESTSET's jump) and of comparison values (LOADBOOL pairs) */
-    for (int64_t pc = 0; pc < n; pc++) {
-        if (F->isdata[pc])
-            continue;
-        unsigned op = F->op[pc];
-        uint32_t w = W(F, pc);
-        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
-            int64_t t = jmp_target(F, pc);
-            if (t >= 0 && t <= pc)
-                F->backt[t] = 1;
-            if (t >= 0 && t <= n) {
-                bool value_join = false;
-                if (op == HKS_I_JMP && pc > 0 && OPAT(F, pc - 1) == HKS_I_TESTSET)
-                    value_join = true;
-                if (op == HKS_I_JMP && t < n && t > 0 && OPAT(F, t) == HKS_I_LOADBOOL &&
-                    OPAT(F, t - 1) == HKS_I_LOADBOOL && B_(W(F, t)) == 1 && C_(W(F, t - 1)) == 1)
-                    value_join = true;
-                if (t < n) {
-                    if (value_join)
-                        F->vjoin[t] = 1;
-                    else
-                        F->leader[t] = 1;
-                    F->jtarget[t] = 1;
-                }
-            }
-            /* after a comparison value's JMP comes its LOADBOOL pair, still
-             * the same expression */
-            bool cmp_value = op == HKS_I_JMP && t == pc + 2 && t < n && pc > 0 &&
-                             is_test(OPAT(F, pc - 1)) && F->vjoin[t];
-            if (pc + 1 < n && !cmp_value)
-                F->leader[pc + 1] = 1;
-        } else if (op == HKS_I_LOADBOOL && C_(w)) {
-            if (pc + 2 < n)
-                F->vjoin[pc + 2] = 1;
-        } else if (op == HKS_I_TFORLOOP || op == HKS_I_RETURN || is_tailcall(op)) {
-            if (pc + 1 < n)
-                F->leader[pc + 1] = 1;
-        }
-    }
-    if (!F->blocks) {
-        find_value_regions(F, x);
-        find_bool_tails(F);
-    }
-    /* table constructors: stores into a table right after its NEWTABLE, with
-     * only the values' temporaries built in between */
-    /* (inner constructors first: an outer one holds them whole) */
     for (int64_t pc = (int64_t)n - 1; pc >= 0; pc--) {
         if (F->isdata[pc] || (F->op[pc] != HKS_I_NEWTABLE && F->op[pc] != HKS_I_NEWSTRUCT))
             continue;
@@ -474,6 +552,70 @@ bool dc_analyse(fn *F)
                 break;
         }
     }
+}
+
+bool dc_analyse(fn *F)
+{
+    uint32_t n = F->n;
+    rw *x = malloc(sizeof *x);
+    if (!x)
+        return false;
+    /* leaders: targets of jumps, except the joins of value-context and/or
+     * (a TESTSET's jump) and of comparison values (LOADBOOL pairs) */
+    for (int64_t pc = 0; pc < n; pc++) {
+        if (F->isdata[pc])
+            continue;
+        unsigned op = F->op[pc];
+        uint32_t w = W(F, pc);
+        if (op == HKS_I_JMP || op == HKS_I_FORPREP || op == HKS_I_FORLOOP) {
+            int64_t t = jmp_target(F, pc);
+            if (t >= 0 && t <= pc)
+                F->backt[t] = 1;
+            if (t >= 0 && t <= n) {
+                bool value_join = false;
+                if (op == HKS_I_JMP && pc > 0 && OPAT(F, pc - 1) == HKS_I_TESTSET)
+                    value_join = true;
+                if (op == HKS_I_JMP && t < n && t > 0 && OPAT(F, t) == HKS_I_LOADBOOL &&
+                    OPAT(F, t - 1) == HKS_I_LOADBOOL && B_(W(F, t)) == 1 && C_(W(F, t - 1)) == 1)
+                    value_join = true;
+                if (t < n) {
+                    if (value_join)
+                        F->vjoin[t] = 1;
+                    else
+                        F->leader[t] = 1;
+                    F->jtarget[t] = 1;
+                }
+            }
+            /* after a comparison value's JMP comes its LOADBOOL pair, still
+             * the same expression */
+            bool cmp_value = op == HKS_I_JMP && t == pc + 2 && t < n && pc > 0 &&
+                             is_test(OPAT(F, pc - 1)) && F->vjoin[t];
+            if (pc + 1 < n && !cmp_value)
+                F->leader[pc + 1] = 1;
+        } else if (op == HKS_I_LOADBOOL && C_(w)) {
+            if (pc + 2 < n)
+                F->vjoin[pc + 2] = 1;
+        } else if (op == HKS_I_TFORLOOP || op == HKS_I_RETURN || is_tailcall(op)) {
+            if (pc + 1 < n)
+                F->leader[pc + 1] = 1;
+        }
+    }
+    uint8_t *cleared = calloc(n + 1, 1);
+    if (!cleared) {
+        free(x);
+        return false;
+    }
+    if (!F->blocks) {
+        find_value_regions(F, x, cleared);
+        find_bool_tails(F);
+    }
+    find_constructors(F, x);
+    if (!F->blocks && drop_bad_regions(F, cleared)) {
+        /* again without them: the constructors stop at their joins */
+        memset(F->absorbed, 0, n);
+        find_constructors(F, x);
+    }
+    free(cleared);
     /* first guess of the folded definitions: one read, same block, no second
      * read before the register is written again */
     int top = -1;
@@ -510,8 +652,8 @@ bool dc_analyse(fn *F)
         if (!testset && !dc_defines_value(F, pc))
             continue;
         int r = (int)A_(W(F, pc));
-        if (dc_local_at(F, r, pc, true) >= 0)
-            continue;
+        if (dc_local_at(F, r, pc, true) >= 0 || (!F->debug && r < (int)F->f->nparams))
+            continue; /* (a parameter assigned: a statement) */
         int64_t u = -1, skip_to = -1;
         bool ok = true, dead = false;
         int64_t from = testset ? jmp_target(F, pc + 1) : next_pc(F, pc);
@@ -545,9 +687,12 @@ bool dc_analyse(fn *F)
                     ok = false;
                 else if (rd && F->op[q] == HKS_I_CLOSURE)
                     ok = false; /* a closure captures the variable, not a value */
-                else if (rd && !F->debug && F->op[q] == HKS_I_MOVE && (int)A_(W(F, q)) > r)
-                    ok = false; /* copied up: a variable (a temporary would have
-                                 * been made where it is needed) */
+                else if (rd && !F->debug && (int)A_(W(F, q)) > r &&
+                         (dc_defines_value(F, q) || F->op[q] == HKS_I_SELF))
+                    ok = false; /* copied up or read into a register above it:
+                                 * a variable (a temporary is freed before the
+                                 * result's register is taken, which is then
+                                 * the temporary's own or one below) */
                 else if (rd)
                     u = q;
                 else if (wr)
@@ -596,6 +741,11 @@ bool dc_analyse(fn *F)
                 (skip_to < 0 || q >= skip_to))
                 break;
         }
+        if (ok && u >= 0 && !F->debug && still_held(F, u, r, x))
+            ok = false;
+        if (ok && u >= 0 && F->op[pc] == HKS_I_LOADK && rk_constant(F, GSVM_HKS_BX(W(F, pc))) &&
+            k_operand(F, u, r) && straight(F, pc, u))
+            ok = false;
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;
         else if (dead && !testset)
@@ -616,7 +766,7 @@ bool dc_analyse(fn *F)
                 q = q + 1;
                 continue;
             }
-            if ((int)A_(W(F, q)) == R && q != F->vtail[s])
+            if ((int)A_(W(F, q)) == R && q != F->vtail[s] && !ctor_store(F->op[q]))
                 d = q;
         }
         /* the value tested first, defined right before the region */

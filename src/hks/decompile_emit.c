@@ -240,7 +240,13 @@ static int dead_twin(fn *F, int v)
 {
     const dvar *dv = &F->vars[v];
     int lvl = dv->owner >= 0 ? dv->owner : F->nr - 1, best = -1;
-    if (!F->wstate || lvl == F->nr - 1)
+    /* a MOVE down from a higher register is never a local's first value
+     * (a new local's register is above every active one, and its value is
+     * computed right into it): an older local of the block assigned */
+    int64_t at = dv->lo;
+    bool moved_down = at >= 0 && at < F->n && F->op[at] == HKS_I_MOVE &&
+                      (int)A_(W(F, at)) == dv->reg && B_(W(F, at)) > A_(W(F, at));
+    if (!F->wstate || (lvl == F->nr - 1 && !moved_down))
         return -1;
     for (int u = 0; u < F->nvars; u++) {
         const dvar *du = &F->vars[u];
@@ -590,6 +596,44 @@ const char *dc_arith_op(unsigned op, int *prec)
 }
 
 /* The condition under which the JMP after test instruction pc is taken. */
+/* The constant index an instruction's operand names, -1 none. */
+static int64_t k_of(unsigned kind, uint32_t v)
+{
+    if (kind == HKS_RK)
+        return v >= 256 ? (int64_t)v - 256 : -1;
+    return kind == HKS_K ? (int64_t)v : -1;
+}
+
+/* Whether constant k, named at pc, is newer than every constant the
+ * instructions before pc name: the compiler added it after them (constants
+ * are numbered in the order the compiler first needs them). */
+static bool late_constant(fn *F, int64_t pc, uint32_t k)
+{
+    if (!F->kmax) {
+        F->kmax = malloc(sizeof *F->kmax * (F->n + 1));
+        if (!F->kmax)
+            return false;
+        int32_t m = -1;
+        for (int64_t q = 0; q < F->n; q++) {
+            F->kmax[q] = m;
+            unsigned op = F->op[q];
+            if (F->isdata[q] || op >= HKS_I_COUNT)
+                continue;
+            uint32_t w = W(F, q);
+            const hks_opinfo *o = &hks_ops[op];
+            int64_t kb = o->mode == HKS_ABC ? k_of(o->b, B_(w))
+                                            : k_of(o->b, GSVM_HKS_BX(w));
+            int64_t kc = o->mode == HKS_ABC ? k_of(o->c, C_(w)) : -1;
+            if (kb > m)
+                m = (int32_t)kb;
+            if (kc > m)
+                m = (int32_t)kc;
+        }
+        F->kmax[F->n] = m;
+    }
+    return (int64_t)k > F->kmax[pc];
+}
+
 dx dc_jump_cond(fn *F, int64_t pc)
 {
     unsigned op = F->op[pc];
@@ -614,8 +658,11 @@ dx dc_jump_cond(fn *F, int64_t pc)
     /* `x > y` is coded as y < x: x is evaluated first, into the lower
      * register, so a higher B than C says the source had the operands the
      * other way round */
+    /* `x > 0` is coded 0 < x too, with the constant added after x's: in
+     * `0 < x` it comes before them */
     dx e;
-    if (o[0] == '<' && !b_is_k(op) && c < 256 && b > c)
+    if (o[0] == '<' && ((!b_is_k(op) && c < 256 && b > c) ||
+                        (b_is_k(op) && c < 256 && late_constant(F, pc, b))))
         e = dx_binary(r, o[1] ? ">=" : ">", DX_CMP, l);
     else
         e = dx_binary(l, o, DX_CMP, r);

@@ -110,7 +110,9 @@ static dx number_text(double v, bool f32)
     if (v != v)
         return dx_make(DX_ATOM, "(0/0)");
     if (isinf(v))
-        return dx_make(DX_ATOM, v > 0 ? "(1/0)" : "(-1/0)");
+        /* a literal past the largest double: the constant itself (1 / 0
+         * would be a division, as the compiler does not fold it) */
+        return v > 0 ? dx_make(DX_ATOM, "1e999") : dx_make(DX_UNARY, "-1e999");
     if (v == 0 && signbit(v))
         return dx_make(DX_ATOM, "(-0)");
     int prec = v < 0 ? DX_UNARY : DX_ATOM;

@@ -376,8 +376,11 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
                 if (F->absorbed[q] && A_(W(F, q)) == a) {
                     any = true;
                     break;
-                } else if (!(F->use[q] >= 0) && !(F->absorbed[q] && A_(W(F, q)) > a)) {
-                    /* (a store into an inner constructor is part of it) */
+                } else if (!(F->use[q] >= 0) && !(F->absorbed[q] && A_(W(F, q)) > a) &&
+                           !is_test(F->op[q]) && !(F->op[q] == HKS_I_JMP && is_test(OPAT(F, q - 1))) &&
+                           F->op[q] != HKS_I_LOADBOOL) {
+                    /* (a store into an inner constructor is part of it, the
+                     * tests of a value in it too) */
                     break;
                 }
             if (!any) {

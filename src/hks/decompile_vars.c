@@ -112,6 +112,10 @@ int dc_var_of(fn *F, int reg, int64_t pc, bool write)
         int32_t id = write ? (int32_t)(pc * F->wn + reg) : F->wstate[pc * F->wn + reg];
         if (id >= 0) {
             id = dc_web_find(F, id);
+            /* a parameter's register is the parameter all through the
+             * function: a new value there is the parameter assigned */
+            if (F->wvar[id] < 0 && reg < (int)F->f->nparams)
+                F->wvar[id] = reg;
             if (F->wvar[id] < 0) {
                 char base[40];
                 uint32_t k = F->wseq[reg]++;
