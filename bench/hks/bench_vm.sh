@@ -21,8 +21,13 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # method calls (closures, oop: methods through metatables, counters and
 # upvals: shared upvalues, iters: closure iterators and callbacks).
 # The newer programs run at least 0.5 s on lua5.1, so that start-up and
-# noise weigh less.
-progs=${PROGS:-"fib tak hanoi calls loops matrix sieve collatz floats mandel nbody spectral strings build format concat strops gsub tables sort append hashkeys fields particles closures oop counters upvals iters"}
+# noise weigh less.  The last six were written apart from the VM's tuning,
+# one per kind the target names, to check that it holds for the kind of
+# work and not only for the programs it was measured on: nested (loops),
+# args (calls, Ackermann), pieces (string building), arrays (table insert
+# and lookup), hof (closures: map/filter with fresh closures), classes
+# (method calls and inheritance).
+progs=${PROGS:-"fib tak hanoi calls loops matrix sieve collatz floats mandel nbody spectral strings build format concat strops gsub tables sort append hashkeys fields particles closures oop counters upvals iters nested args pieces arrays hof classes"}
 for p in $progs; do
     "$GSVM" hks compile --target doubles "bench/hks/vm/$p.lua" -o "$tmp/$p.luac" || exit 1
 done
