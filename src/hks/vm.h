@@ -181,7 +181,10 @@ struct hv_thread {
     hv_vm *vm;
     hv_value *stack;
     int stacksize;
-    int top, base; /* current C frame's window (indices) */
+    int top, base; /* current C frame's window (indices); base is set for
+                    * every C function called and by hv_poscall, and is
+                    * read only by C functions: the interpreter's loop does
+                    * not keep it for the Lua frames it pushes and pops */
     hv_ci *ci;     /* current frame */
     hv_ci *cis;
     int ncis;
