@@ -95,6 +95,11 @@ struct hv_proto {
     uint32_t np;
     uint8_t nups, nparams, is_vararg;
     uint32_t maxstack;
+    /* the stack slots above its arguments' top that the interpreter's loop
+     * checks before it pushes a call's frame itself (maxstack and the
+     * slack), or more than any stack holds for a vararg function, whose
+     * frame hv_precall_ makes: one test of both at every call */
+    int frame_need;
     const uint32_t *lines; /* NULL when stripped; ncode entries */
     const gsvm_hks_debug *dbg; /* full debug info (local and upvalue names), or NULL */
     hv_str *source;        /* "@NAME.lua" or NULL */
@@ -176,11 +181,16 @@ struct hv_thread {
     hv_vm *vm;
     hv_value *stack;
     int stacksize;
-    int top, base; /* current C frame's window (indices) */
+    int top, base; /* current C frame's window (indices); base is set for
+                    * every C function called and by hv_poscall, and is
+                    * read only by C functions: the interpreter's loop does
+                    * not keep it for the Lua frames it pushes and pops */
     hv_ci *ci;     /* current frame */
     hv_ci *cis;
     int ncis;
     int nci_alloc;
+    int ci_cap; /* frames the interpreter's loop may have without hv_precall_:
+                 * the smaller of nci_alloc and the depth limit */
     hv_upval *openup;
     hv_jmp *errjmp;
     int nny;     /* non-yieldable nesting (C boundaries inside this thread) */
@@ -352,6 +362,11 @@ void hv_closeupvals(hv_thread *L, hv_value *level);
 hv_thread *hv_thread_new(hv_thread *L);
 void hv_thread_freeobj(hv_vm *vm, hv_thread *t);
 void hv_stack_check(hv_thread *L, int n);
+/* The ci_cap of a thread with nalloc frame records. */
+static inline int hv_ci_cap(const hv_vm *vm, int nalloc)
+{
+    return nalloc < (int)vm->lim.max_call_depth ? nalloc : (int)vm->lim.max_call_depth;
+}
 _Noreturn void hv_throw(hv_thread *L, int status);
 _Noreturn void hv_error(hv_thread *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void hv_error_value(hv_thread *L); /* the error value is at top - 1 */

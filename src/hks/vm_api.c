@@ -123,6 +123,7 @@ static hv_thread *main_thread(hv_vm *vm)
     }
     t->stacksize = 256;
     t->nci_alloc = 8;
+    t->ci_cap = hv_ci_cap(vm, 8);
     t->ncis = 1;
     t->ci = t->cis;
     t->ci->top = 8;
@@ -277,6 +278,7 @@ static hv_proto *convert(hv_thread *L, const gsvm_hks_chunk *c, const gsvm_hks_p
     p->nparams = (uint8_t)f->nparams;
     p->is_vararg = (f->flags & 2) != 0;
     p->maxstack = f->maxstack;
+    p->frame_need = p->is_vararg ? 1 << 30 : (int)p->maxstack + HV_FRAME_SLACK + 8;
     if (hks_debug_kind(c->format, c->debug_hash, f->debug.flag) == HKS_DBG_FULL && f->debug.nlines == f->ncode)
         p->lines = f->debug.lines, p->dbg = &f->debug; /* locals and upvalue names for messages */
     if (f->debug.flag && hks_debug_kind(c->format, c->debug_hash, f->debug.flag) != HKS_DBG_HASH) {

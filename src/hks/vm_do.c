@@ -28,6 +28,7 @@ hv_thread *hv_thread_new(hv_thread *L)
         hv_setnil(&t->stack[i]);
     t->cis = hv_alloc(L, NULL, 0, 8 * sizeof(hv_ci));
     t->nci_alloc = 8;
+    t->ci_cap = hv_ci_cap(L->vm, 8);
     t->ncis = 1;
     t->ci = t->cis;
     memset(t->ci, 0, sizeof *t->ci);
@@ -74,6 +75,7 @@ static hv_ci *next_ci(hv_thread *L)
         int na = L->nci_alloc * 2;
         L->cis = hv_alloc(L, L->cis, (size_t)L->nci_alloc * sizeof(hv_ci), (size_t)na * sizeof(hv_ci));
         L->nci_alloc = na;
+        L->ci_cap = hv_ci_cap(L->vm, na);
         L->ci = L->cis + idx;
     }
     L->ncis++;
