@@ -229,32 +229,40 @@ const gsvm_hks_const *dc_kptr(fn *F, uint32_t v)
 
 /* `name = e` for variable v, `local name = e` where it is first set at the
  * top level of the block that owns it. */
-/* Stripped code: a web first written inside a block below the one that
- * declares it, where an older web of the same register is still declared
- * in that block or one around it and dead by then, is that older local
- * assigned again (`local z = a or b; if c then z = 1 else z = 2 end`): a
- * `local` of its own would be hoisted to the block's start, taking a
- * register there.  The variable is renamed to the older one's name (-1:
- * no such web). */
+/* Stripped code: a web first written where an older web of the same
+ * register is still a declared local of this block or one around it is
+ * that older local assigned again (`local z = a or b; if c then z = 1 else
+ * z = 2 end`; `local f, g; f = function ... end`): a new local takes the
+ * register above every active one, so a `local` of its own would move it.
+ * Two webs of one register are never live at once, so the older one's name
+ * stands for both.  Not across a CLOSE of the register (the older local's
+ * block ended there, a closure keeping its value) nor between two HKS
+ * types.  The variable is renamed to the older one's name (-1: no such
+ * web). */
+static bool closed_between(const fn *F, int reg, int64_t from, int64_t to)
+{
+    for (int64_t q = from + 1; q < to && q < F->n; q++)
+        if (OPAT(F, q) == HKS_I_CLOSE && (int)A_(W(F, q)) <= reg)
+            return true;
+    return false;
+}
+
 static int dead_twin(fn *F, int v)
 {
     const dvar *dv = &F->vars[v];
     int lvl = dv->owner >= 0 ? dv->owner : F->nr - 1, best = -1;
-    /* a MOVE down from a higher register is never a local's first value
-     * (a new local's register is above every active one, and its value is
-     * computed right into it): an older local of the block assigned */
-    int64_t at = dv->lo;
-    bool moved_down = at >= 0 && at < F->n && F->op[at] == HKS_I_MOVE &&
-                      (int)A_(W(F, at)) == dv->reg && B_(W(F, at)) > A_(W(F, at));
-    if (!F->wstate || (lvl == F->nr - 1 && !moved_down))
+    if (!F->wstate)
         return -1;
     for (int u = 0; u < F->nvars; u++) {
         const dvar *du = &F->vars[u];
         if (u != v && du->reg == dv->reg && du->declared && du->owner >= 0 &&
-            du->owner <= lvl && du->hi >= 0 && du->hi < dv->lo &&
-            (best < 0 || du->hi > F->vars[best].hi))
+            du->owner <= lvl && du->hi >= 0 && du->lo < dv->lo &&
+            strcmp(du->decl, dv->decl) == 0 &&
+            (best < 0 || du->lo > F->vars[best].lo))
             best = u;
     }
+    if (best >= 0 && closed_between(F, dv->reg, F->vars[best].lo, dv->lo))
+        return -1;
     return best;
 }
 
