@@ -170,6 +170,11 @@ struct fn {
     int32_t *kmax;
     /* registers below ptop may hold a pending value (dc_pend_at) */
     int ptop;
+    /* dc_strip_do_end's last answer: for the first local memo_v + 1 of a
+     * range ending at memo_to, where its register next holds a temporary
+     * (memo_w, -1 not before memo_to) */
+    int memo_v;
+    int64_t memo_to, memo_w;
     /* Last, as fn_init clears only what comes before them: the pending
      * values stay zero between functions (fn_free clears those below ptop)
      * and each block is set when it opens. */
@@ -332,6 +337,12 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to);
 /* decompile_flow.c: statement ranges and the block-loop fallback */
 void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L);
 void dc_emit_dispatch(fn *F);
+
+/* decompile_scope.c: stripped code: the end of a `do` block starting at pc, or -1 */
+int64_t dc_strip_do_end(fn *F, int64_t pc, int64_t to, const loopctx *L);
+/* whether the instruction at pc puts its value only in a free register (a
+ * call's results, a table constructor): never a local assigned */
+bool dc_fresh_write(const fn *F, int64_t pc);
 
 /* decompile.c: one function and the API */
 bool dc_decompile_function(dc *D, const gsvm_hks_proto *f, const char *path, int depth,

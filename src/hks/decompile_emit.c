@@ -235,7 +235,8 @@ const gsvm_hks_const *dc_kptr(fn *F, uint32_t v)
  * z = 2 end`; `local f, g; f = function ... end`): a new local takes the
  * register above every active one, so a `local` of its own would move it.
  * Two webs of one register are never live at once, so the older one's name
- * stands for both.  Not across a CLOSE of the register (the older local's
+ * stands for both.  Not a call's result nor a table constructor (their
+ * values go to a free register, then MOVE down to a local), not across a CLOSE of the register (the older local's
  * block ended there, a closure keeping its value) nor between two HKS
  * types.  The variable is renamed to the older one's name (-1: no such
  * web). */
@@ -251,7 +252,7 @@ static int dead_twin(fn *F, int v)
 {
     const dvar *dv = &F->vars[v];
     int lvl = dv->owner >= 0 ? dv->owner : F->nr - 1, best = -1;
-    if (!F->wstate)
+    if (!F->wstate || (dv->lo >= 0 && dv->lo < F->n && dc_fresh_write(F, dv->lo)))
         return -1;
     for (int u = 0; u < F->nvars; u++) {
         const dvar *du = &F->vars[u];

@@ -194,6 +194,8 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
             continue;
         }
         int64_t e = do_block_end(F, pc, to);
+        if (e < 0)
+            e = dc_strip_do_end(F, pc, to, L);
         if (e > 0) {
             dc_line(F, "do");
             if (!dc_open_region(F, pc, e))
