@@ -42,6 +42,7 @@ static void fn_free(fn *F)
     free(F->jtarget);
     free(F->vend);
     free(F->bend);
+    free(F->cmpend);
     free(F->wstate);
     free(F->bylo);
     free(F->wparent);
@@ -94,6 +95,7 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->jtarget = calloc(n + 1, 1);
     F->vend = calloc(n + 1, sizeof *F->vend);
     F->bend = calloc(n + 1, sizeof *F->bend);
+    F->cmpend = calloc(n + 1, sizeof *F->cmpend);
     F->vtail = calloc(n + 1, sizeof *F->vtail);
     F->vreg = calloc(n + 1, 1);
     F->backt = calloc(n + 1, 1);
@@ -102,7 +104,7 @@ static bool fn_init(fn *F, dc *D, const gsvm_hks_proto *f, const char *path, int
     F->ssid = malloc(n * sizeof *F->ssid);
     F->loc_reg = malloc(sizeof *F->loc_reg * (f->debug.nlocals ? f->debug.nlocals : 1));
     F->init_pc = malloc(sizeof *F->init_pc * (f->debug.nlocals ? f->debug.nlocals : 1));
-    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->bend || !F->vtail || !F->vreg || !F->use || !F->backt || !F->slot || !F->ssid ||
+    if (!F->op || !F->isdata || !F->leader || !F->absorbed || !F->vjoin || !F->jtarget || !F->vend || !F->bend || !F->cmpend || !F->vtail || !F->vreg || !F->use || !F->backt || !F->slot || !F->ssid ||
         !F->loc_reg || !F->init_pc)
         return false;
     for (uint32_t pc = 0; pc < F->n; pc++) {

@@ -144,6 +144,10 @@ struct fn {
     /* boolean-tailed values (`a == b and not c`): at the first test, the
      * pc of the LOADBOOL pair its false / true exits jump to (0 none) */
     int32_t *bend;
+    /* comparison chains as values (decompile_cmpchain.c): in the code
+     * after the first test's JMP, the pc of the chain's LOADBOOL pair (0
+     * elsewhere) */
+    int32_t *cmpend;
     /* stripped code: the live ranges ("webs") of each register, so that a
      * register reused for locals of different blocks gives one variable per
      * use (each declared in its own block).  wstate[pc * wn + r]: the web of
@@ -272,6 +276,10 @@ int dc_debug_local(const fn *F, int reg, int64_t pc);
 int dc_local_at(const fn *F, int reg, int64_t pc, bool write);
 bool dc_mstore(const fn *F, int64_t q, int *rv);
 bool dc_analyse(fn *F);
+
+/* decompile_cmpchain.c: comparison chains as values (`f(a == 0 or a == 1)`):
+ * the code after their JMPs is no leader */
+void dc_find_cmp_chains(fn *F);
 
 /* decompile_vars.c: variables: names, the webs (live ranges) of stripped registers, types, declaration order */
 int dc_new_var(fn *F, const char *base, int reg);

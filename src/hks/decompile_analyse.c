@@ -608,6 +608,7 @@ bool dc_analyse(fn *F)
     if (!F->blocks) {
         find_value_regions(F, x, cleared);
         find_bool_tails(F);
+        dc_find_cmp_chains(F);
     }
     find_constructors(F, x);
     if (!F->blocks && drop_bad_regions(F, cleared)) {
@@ -687,6 +688,8 @@ bool dc_analyse(fn *F)
                     ok = false;
                 else if (rd && F->op[q] == HKS_I_CLOSURE)
                     ok = false; /* a closure captures the variable, not a value */
+                else if (rd && F->cmpend[q] && F->cmpend[q] != F->cmpend[pc])
+                    ok = false; /* read by a comparison chain past its first test */
                 else if (rd && !F->debug && (int)A_(W(F, q)) > r &&
                          (dc_defines_value(F, q) || F->op[q] == HKS_I_SELF))
                     ok = false; /* copied up or read into a register above it:
