@@ -280,6 +280,9 @@ bool dc_analyse(fn *F);
 /* decompile_cmpchain.c: comparison chains as values (`f(a == 0 or a == 1)`):
  * the code after their JMPs is no leader */
 void dc_find_cmp_chains(fn *F);
+/* whether q is the LOADBOOL pair of a comparison value (after a test's JMP) */
+bool dc_cmp_pair_at(const fn *F, int64_t q);
+void dc_mark_region_reads(fn *F);
 
 /* decompile_vars.c: variables: names, the webs (live ranges) of stripped registers, types, declaration order */
 int dc_new_var(fn *F, const char *base, int reg);

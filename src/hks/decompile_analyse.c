@@ -145,6 +145,12 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             }
             /* a plain `false` / `true` (an argument) is a value; a
              * comparison's LOADBOOL pair is not */
+            if (dc_cmp_pair_at(F, q) && q + 2 == E && !(E < n && ctor_store(OPAT(F, E)))) {
+                /* a comparison value ends it: a or (b == 1) (not a table
+                 * entry: the constructor pass takes those) */
+                last = end = q + 1;
+                break;
+            }
             bool pair = op == HKS_I_LOADBOOL &&
                         (C_(W(F, q)) ||
                          (q > 0 && OPAT(F, q - 1) == HKS_I_LOADBOOL && C_(W(F, q - 1))));
@@ -617,6 +623,7 @@ bool dc_analyse(fn *F)
         find_constructors(F, x);
     }
     free(cleared);
+    dc_mark_region_reads(F);
     /* first guess of the folded definitions: one read, same block, no second
      * read before the register is written again */
     int top = -1;

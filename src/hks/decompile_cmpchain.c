@@ -82,3 +82,25 @@ void dc_find_cmp_chains(fn *F)
         }
     }
 }
+
+bool dc_cmp_pair_at(const fn *F, int64_t q)
+{
+    if (q < 2 || q + 1 >= F->n || OPAT(F, q) != HKS_I_LOADBOOL || OPAT(F, q + 1) != HKS_I_LOADBOOL)
+        return false;
+    uint32_t w0 = W(F, q), w1 = W(F, q + 1);
+    return A_(w0) == A_(w1) && B_(w0) == 0 && C_(w0) == 1 && B_(w1) == 1 && C_(w1) == 0 &&
+           OPAT(F, q - 1) == HKS_I_JMP && is_test(OPAT(F, q - 2));
+}
+
+/* A value region's code after its first test (a or (b == 1)) is marked like
+ * a chain's: a value computed before the region and read there is a local. */
+void dc_mark_region_reads(fn *F)
+{
+    for (int64_t s = 0; s < F->n; s++) {
+        if (!F->vend[s])
+            continue;
+        for (int64_t q = s + 2; q < F->vend[s] && q < F->n; q++)
+            if (!F->cmpend[q])
+                F->cmpend[q] = F->vend[s];
+    }
+}

@@ -146,6 +146,22 @@ int64_t dc_emit_value(fn *F, int64_t s)
         q = q + 1;
     }
     T.tail_start = start;
+    /* a comparison value last (a or (b == 1)): its tests, those from the
+     * last one that leaves the region on, are the tail */
+    bool cmp_tail = E >= 2 && dc_cmp_pair_at(F, E - 2);
+    if (cmp_tail) {
+        int k = T.m;
+        while (k > 0 && N[k - 1].target <= E - 1)
+            k--;
+        for (int j = 0; j < k; j++)
+            if (N[j].target != E && N[j].target > N[k < T.m ? k : T.m - 1].start)
+                dc_fail(F, "value region shape");
+        if (k == T.m || k == 0)
+            dc_fail(F, "value region shape");
+        if (k < T.m)
+            T.tail_start = N[k].start;
+        T.m = k;
+    }
     /* the operands, in order */
     for (int k = 0; k < T.m && !F->fail; k++) {
         for (int64_t q = N[k].start; q < N[k].test && !F->fail;)
@@ -159,8 +175,9 @@ int64_t dc_emit_value(fn *F, int64_t s)
     }
     int64_t saved = F->force_pc;
     F->force_pc = F->vtail[s];
+    loopctx none = {-1, -1, -1, -1, -1, E};
     for (int64_t q = T.tail_start; q < E && !F->fail;)
-        q = dc_step(F, q, E);
+        q = cmp_tail && is_test(F->op[q]) ? dc_emit_cond(F, q, E, &none) : dc_step(F, q, E);
     F->force_pc = saved;
     T.tail = dc_get(F, R, E);
     dx v = F->fail ? dx_make(DX_ATOM, "nil") : vbuild(&T, 0, T.m, -1, 0, 0);
