@@ -500,16 +500,25 @@ static gsvm_status parse(lsl_call_ctx *ctx, const lsl_value *a, bool keep_nulls,
                 nd++;
         }
     }
+    /* the bytes a delimiter starts with: an ASCII byte that is none of
+     * them is a character no delimiter matches at, stepped over at once */
+    bool starts[256] = {false};
+    for (size_t k = 0; k < nd; k++)
+        starts[d[k].text.data[0]] = true;
     const char *s = lsl_str_data(&a[0]);
+    const unsigned char *u = (const unsigned char *)s;
     size_t len = lsl_str_len(&a[0]);
     vec v = {0};
     gsvm_status st = GSVM_OK;
     size_t tok = 0, pos = 0;
     while (!st) {
+        while (pos < len && u[pos] < 0x80 && !starts[u[pos]])
+            pos++;
         size_t k = nd;
         if (pos < len)
             for (k = 0; k < nd; k++)
-                if (d[k].text.len <= len - pos && memcmp(s + pos, d[k].text.data, d[k].text.len) == 0)
+                if (d[k].text.data[0] == u[pos] && d[k].text.len <= len - pos &&
+                    memcmp(s + pos, d[k].text.data, d[k].text.len) == 0)
                     break;
         bool at_end = pos >= len;
         if (k == nd && !at_end) {

@@ -96,8 +96,8 @@ static void heap_give(lsl_heap *h, size_t bytes)
 
 /* Every string's block is at least STR_BLOCK bytes, so that a freed short
  * one can serve any later short one; a heap that keeps them keeps up to
- * STR_KEEP (24 KiB). */
-enum { STR_BLOCK = 48, STR_KEEP = 512 };
+ * STR_KEEP (48 KiB): a list of a thousand short strings freed at once. */
+enum { STR_BLOCK = 48, STR_KEEP = 1024 };
 
 static size_t str_bytes(size_t len)
 {
@@ -143,7 +143,13 @@ void lsl_heap_drain(lsl_heap *h)
 static size_t utf16_units(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
-    size_t units = 0, i = 0;
+    size_t i = 0;
+    /* an ASCII prefix, the common text whole, one unit a byte: 8 bytes at a time, then byte by byte */
+    for (uint64_t w; i + 8 <= len && (memcpy(&w, p + i, 8), (w & 0x8080808080808080u) == 0);)
+        i += 8;
+    while (i < len && p[i] < 0x80)
+        i++;
+    size_t units = i;
     while (i < len) {
         unsigned c = p[i];
         size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
