@@ -120,6 +120,13 @@ static inline bool in_loop_pair(const gsvm_lsl3_program *prog, size_t i)
            prog->shape_func[i] == prog->shape_func[i + 1];
 }
 
+/* Slot k of f (f may be NULL) holds an integer or a float. */
+static inline bool numeric_slot(const fal3_func *f, int32_t k)
+{
+    return f && k >= 0 && (uint32_t)k < f->nslots &&
+           (f->slot_types[k] == LSL_TYPE_INTEGER || f->slot_types[k] == LSL_TYPE_FLOAT);
+}
+
 #define IS_VECROT(t) ((t) == LSL_TYPE_VECTOR || (t) == LSL_TYPE_ROTATION)
 
 /* The handler of an instruction on a typed slot: `hi` for an integer,
@@ -344,6 +351,9 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 else if (nx->op == F3_JCMPF_KT)
                     h = by_operator(member_jcmpf_kt, nx->b, h);
             }
+            if (h == &&L_MOVE_LL_N && i + 1 < prog->ncode && in_loop_pair(prog, i) &&
+                prog->code[i + 1].op == F3_MOVE_LL && numeric_slot(fn, prog->code[i + 1].a))
+                h = &&L_MOVE2_LL_N;
             if (in->op == F3_INC_LOCAL_I && i + 1 < prog->ncode && in_loop_pair(prog, i) &&
                 inc_jcmp[prog->code[i + 1].op])
                 h = inc_jcmp[prog->code[i + 1].op];
