@@ -271,7 +271,7 @@ gsvm_status gsvm_lsl_vm_restore(gsvm_lsl_vm *vm, const uint8_t *data, size_t len
 #define GSVM_LSL3_ABI_VERSION 3
 /* Bumped whenever compiler3*.c's output for some source changes: it is part
  * of the cache key (gsvm_lsl3_compile_cached). */
-#define GSVM_LSL3_COMPILER_VERSION 9
+#define GSVM_LSL3_COMPILER_VERSION 10
 #define GSVM_LSL3_SNAPSHOT_VERSION 4
 
 struct json_t;

@@ -69,6 +69,60 @@ static bool tok_to_op(lsl_tok t, lsl_op *o)
     }
 }
 
+/* Float code that may run before a local read emitted ahead of it: it
+ * writes no local and cannot fault.  `first`: it pushes its one value
+ * (pops nothing); else it takes the top and pushes its result. */
+static bool float_pure(const fal3_insn *in, bool first)
+{
+    if (first)
+        return in->op == F3_ADDF_LL || in->op == F3_SUBF_LL || in->op == F3_MULF_LL || in->op == F3_MULF_LK ||
+               in->op == F3_PUSH_FLOAT || (in->op == F3_FOP_LK && in->c != F3_DIV_F);
+    return in->op == F3_ADDF_L || in->op == F3_SUBF_L || in->op == F3_MULF_L || in->op == F3_MULF_K ||
+           in->op == F3_FMA_LK;
+}
+
+/* `l + x`, `l * x` on floats whose right operand x is a float local read
+ * before l's one or two pure instructions (float_pure): l's code moves
+ * down into the read's place and the local is added or multiplied to it
+ * in its slot (IEEE addition and multiplication commute, and l writes no
+ * local, so x reads the same after it).  `2.0 * zr * zi + ci` becomes
+ * FOpLK, MulFL, AddFL; a LoadLL that pushed x last leaves its first load. */
+static bool float_local_last(c3 *c, fal3_op o)
+{
+    gsvm_lsl3_program *p = c->p;
+    size_t n = p->ncode;
+    if ((o != F3_ADD_F && o != F3_MUL_F) || n < 2)
+        return false;
+    size_t len = n >= 3 && float_pure(&p->code[n - 2], true) && float_pure(&p->code[n - 1], false) ? 2
+                 : float_pure(&p->code[n - 1], true)                                                ? 1
+                                                                                                    : 0;
+    if (len == 0 || n < len + 1 || n - len - 1 < c->barrier)
+        return false;
+    size_t at = n - len - 1; /* the read of x */
+    fal3_insn *r = &p->code[at];
+    int32_t slot = r->op == F3_LOAD_LOCAL ? r->a : r->op == F3_LOAD_LL ? r->b : -1;
+    if (slot < 0 || c->slot_types[slot] != LSL_TYPE_FLOAT)
+        return false;
+    if (r->op == F3_LOAD_LL) { /* its first load stays */
+        r->op = F3_LOAD_LOCAL;
+        r->b = 0;
+    } else {
+        memmove(r, r + 1, len * sizeof *r);
+        p->ncode -= 1;
+        /* the moved instructions' source positions move with them; the
+         * first one's, now at `at`, replaces the read's own */
+        size_t k = p->nlines;
+        for (; k > 0 && p->lines[k - 1].ip > at; k--)
+            p->lines[k - 1].ip--;
+        if (k > 0 && k < p->nlines && p->lines[k].ip == p->lines[k - 1].ip) {
+            memmove(&p->lines[k - 1], &p->lines[k], (p->nlines - k) * sizeof *p->lines);
+            p->nlines--;
+        }
+    }
+    c->sd -= 1;
+    return c3_op(c, o == F3_ADD_F ? F3_ADDF_L : F3_MULF_L, slot, 0, 0) >= 0;
+}
+
 /* Peephole: fuses a typed operator with the loads just emitted for it
  * (never across `barrier`, where a jump may land).  True when it emitted. */
 static bool fuse_binop(c3 *c, fal3_op o)
@@ -173,6 +227,8 @@ static bool fuse_binop(c3 *c, fal3_op o)
         c->sd -= 1;
         return c3_op(c, F3_ADDI_L, slot, 0, 0) >= 0;
     }
+    if (float_local_last(c, o))
+        return true;
     if (o == F3_ADD_F || o == F3_SUB_F || o == F3_MUL_F || o == F3_ADD_I) {
         static const fal3_op ll[] = {[F3_ADD_F] = F3_ADDF_LL, [F3_SUB_F] = F3_SUBF_LL, [F3_MUL_F] = F3_MULF_LL,
                                      [F3_ADD_I] = F3_ADDI_LL};

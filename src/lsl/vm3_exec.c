@@ -8,6 +8,32 @@
  * fault, is apart). */
 #define F3_FLOAT_OPS(X) X(ADD_F, +) X(SUB_F, -) X(MUL_F, *)
 
+/* The float operations paired with a store of their result that follows
+ * (threaded code only): X(name, kind, the double result) for the first
+ * instruction of a pair, by its handler; kind PUSH: it pushes the result,
+ * TOP: it replaces the top with it. */
+#define F3_FPAIR_FIRSTS(X)                                                                     \
+    X(ADDF_LL, PUSH, (double)LOC(pc->a).u.f + LOC(pc->b).u.f)                                 \
+    X(SUBF_LL, PUSH, (double)LOC(pc->a).u.f - LOC(pc->b).u.f)                                 \
+    X(MULF_LL, PUSH, (double)LOC(pc->a).u.f * LOC(pc->b).u.f)                                 \
+    X(FOP_LK_ADD_F, PUSH, (double)LOC(pc->a).u.f + (double)k_float(pc->b))                    \
+    X(FOP_LK_SUB_F, PUSH, (double)LOC(pc->a).u.f - (double)k_float(pc->b))                    \
+    X(FOP_LK_MUL_F, PUSH, (double)LOC(pc->a).u.f * (double)k_float(pc->b))                    \
+    X(ADDF_L, TOP, LOC(pc->a).u.f + FD(&sp[-1]))                                               \
+    X(SUBF_L, TOP, LOC(pc->a).u.f - FD(&sp[-1]))                                               \
+    X(MULF_L, TOP, LOC(pc->a).u.f * FD(&sp[-1]))                                               \
+    X(FMA_LK_ADD_F, TOP, (double)LOC(pc->a).u.f * k_float(pc->b) + FD(&sp[-1]))               \
+    X(FMA_LK_SUB_F, TOP, (double)LOC(pc->a).u.f * k_float(pc->b) - FD(&sp[-1]))
+
+/* The second instruction of such a pair, by its handler: Y(first, kind,
+ * expr, name, its store of t_, the first's result). */
+#define F3_FPAIR_SECONDS(Y, first, kind, expr)                                                 \
+    Y(first, kind, expr, FOP_L_S_ADD_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f + t_))        \
+    Y(first, kind, expr, FOP_L_S_SUB_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f - t_))        \
+    Y(first, kind, expr, FOP_L_S_MUL_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f * t_))        \
+    Y(first, kind, expr, STORE_LOCAL_F, LOC(pc->a).u.f = (float)t_)                             \
+    Y(first, kind, expr, ADD_TO_F, LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + t_))
+
 /* The integer comparisons JcmpIL carries in an operand. */
 #define F3_INT_CMPS(X) X(EQ_I, ==) X(NE_I, !=) X(LT_I, <) X(LE_I, <=) X(GT_I, >) X(GE_I, >=)
 
@@ -393,6 +419,33 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                                 : in->op == F3_IOP_K_S ? (kop == F3_DIV_I ? &&L_IOP_K_S_DIV_M : &&L_IOP_K_S_MOD_M)
                                                        : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
                 tc[i].m = recip_k(kd);
+            }
+        }
+        /* a float operation and the store of its result that follows: one
+         * pair handler (see F3_FPAIR_FIRSTS) */
+        {
+#define X(first, kind, expr) &&L_##first,
+            static const void *const firsts[] = {F3_FPAIR_FIRSTS(X)};
+#undef X
+#define Y(first, kind, expr, second, store) &&L_##second,
+            static const void *const seconds[] = {F3_FPAIR_SECONDS(Y, -, -, -)};
+#undef Y
+#define Y(first, kind, expr, second, store) &&L_FPAIR_##first##_##second,
+#define X(first, kind, expr) F3_FPAIR_SECONDS(Y, first, kind, expr)
+            static const void *const pair_labels[] = {F3_FPAIR_FIRSTS(X)};
+#undef X
+#undef Y
+            enum { NF = sizeof firsts / sizeof *firsts, NS = sizeof seconds / sizeof *seconds };
+            for (size_t i = 0; i + 1 < prog->ncode; i++) {
+                if (!in_loop_pair(prog, i))
+                    continue;
+                size_t f = 0, s = 0;
+                while (f < NF && firsts[f] != tc[i].handler)
+                    f++;
+                while (s < NS && seconds[s] != tc[i + 1].handler)
+                    s++;
+                if (f < NF && s < NS)
+                    tc[i].handler = pair_labels[f * NS + s];
             }
         }
         /* the program is shared and otherwise immutable: the first VM to

@@ -151,6 +151,37 @@ default
         if (q % 2 == 0) k += 16;
         check("JzIOpLK %2^k", k == 13);
 
+        // a float local read before the left operand's one or two pure
+        // instructions is taken in the addition's or product's slot (MulFL,
+        // AddFL), then stored with it; in the threaded code a float
+        // operation and the store of its result are one pair; the same
+        // values through globals, which take neither form
+        float zr = 0.75;
+        float zi = -0.3;
+        float cr = 0.1;
+        float ci = 0.2;
+        float zr2 = zr * zr;
+        float zi2 = zi * zi;
+        G = zr;
+        H = zi;
+        float e = 2.0 * G * H + 0.2;
+        zi = 2.0 * zr * zi + ci;
+        check("FOpLK MulFL FOpLS", zi == e);
+        G = zr2;
+        H = zi2;
+        e = G - H + 0.1;
+        zr = zr2 - zi2 + cr;
+        check("SubFLL FOpLS", zr == e);
+        G = zr;
+        e = G * 5.0 + ci;
+        zr = zr * 5.0 + ci;
+        check("FmaLK StoreLocal", zr == e);
+        G = zr2;
+        e = zr;
+        e = G + (e - H);
+        zr2 += zr - zi2;
+        check("SubFLL AddToF", zr2 == e);
+
         // a constant times an integer: the integer converted first (I2F, MulFK)
         H = 0.5 * (integer)x;
         check("MulFK of an integer", H == 8388607.5 && 0.5 * GI == 8.5);
