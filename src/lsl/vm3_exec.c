@@ -510,7 +510,11 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
 #define LOC(off) (*(lsl_value *)((char *)fp + (off)))
 #define GLB(off) (*(lsl_value *)((char *)globals + (off)))
 #define CASE(name) L_##name:
-#define DISPATCH() do { if (__builtin_expect(--n < 0, 0)) { n = 0; goto out; } goto *pc->handler; } while (0)
+/* Counts the instruction at pc against the budget; when it is spent,
+ * `stop` leaves the state as the instructions before pc left it and the
+ * run ends there.  DISPATCH and the fused pairs' second halves share it. */
+#define CHARGE(stop) do { if (__builtin_expect(--n < 0, 0)) { stop; n = 0; goto out; } } while (0)
+#define DISPATCH() do { CHARGE(); goto *pc->handler; } while (0)
 #define NEXT() do { pc++; DISPATCH(); } while (0)
     DISPATCH();
 #else
@@ -935,6 +939,7 @@ fault:
 #undef CALLEE
 #undef CALLEE_SPAN
 #undef CASE
+#undef CHARGE
 #undef DISPATCH
 #undef NEXT
 #undef LOC
