@@ -74,6 +74,18 @@ static bool sets(const fn *F, int64_t pc, int r)
     return false;
 }
 
+/* A comparison's value (LOADBOOL r 0 1; LOADBOOL r 1 0) goes to a free
+ * register like a call's result: the register above the live locals. */
+static bool cmp_value(const fn *F, int64_t pc)
+{
+    if (OPAT(F, pc) != HKS_I_LOADBOOL)
+        return false;
+    if (C_(W(F, pc)))
+        return true;
+    return pc > 0 && !F->isdata[pc - 1] && OPAT(F, pc - 1) == HKS_I_LOADBOOL &&
+           C_(W(F, pc - 1)) && A_(W(F, pc - 1)) == A_(W(F, pc));
+}
+
 bool dc_fresh_write(const fn *F, int64_t pc)
 {
     unsigned op = OPAT(F, pc);
@@ -136,7 +148,7 @@ int64_t dc_strip_do_end(fn *F, int64_t pc, int64_t to, const loopctx *L)
             }
             int32_t s = F->wstate[q * wn + r0];
             int64_t d = s >= 0 ? s / wn : -1;
-            if (d > d0->lo && d < (int64_t)F->n && (F->use[d] >= 0 || dc_fresh_write(F, d)))
+            if (d > d0->lo && d < (int64_t)F->n && (F->use[d] >= 0 || dc_fresh_write(F, d) || cmp_value(F, d)))
                 w = d;
         }
         F->memo_v = v0 + 1, F->memo_to = to, F->memo_w = w;
