@@ -26,13 +26,32 @@
     X(FMA_LK_SUB_F, TOP, (double)LOC(pc->a).u.f * k_float(pc->b) - FD(&sp[-1]))
 
 /* The second instruction of such a pair, by its handler: Y(first, kind,
- * expr, name, its store of t_, the first's result). */
+ * expr, name, its store of t_, the first's result).  AddFS, SubFS, MulFS
+ * take t_ as their top operand (l) and pop the other (r). */
 #define F3_FPAIR_SECONDS(Y, first, kind, expr)                                                 \
     Y(first, kind, expr, FOP_L_S_ADD_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f + t_))        \
     Y(first, kind, expr, FOP_L_S_SUB_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f - t_))        \
     Y(first, kind, expr, FOP_L_S_MUL_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f * t_))        \
     Y(first, kind, expr, STORE_LOCAL_F, LOC(pc->a).u.f = (float)t_)                             \
-    Y(first, kind, expr, ADD_TO_F, LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + t_))
+    Y(first, kind, expr, ADD_TO_F, LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + t_))             \
+    Y(first, kind, expr, ADD_F_S, LOC(pc->a).u.f = (float)(t_ + FD(&sp[-1])); sp--)            \
+    Y(first, kind, expr, SUB_F_S, LOC(pc->a).u.f = (float)(t_ - FD(&sp[-1])); sp--)            \
+    Y(first, kind, expr, MUL_F_S, LOC(pc->a).u.f = (float)(t_ * FD(&sp[-1])); sp--)
+
+/* F3_FLOAT_CMPS with two leading arguments for each: Y(op, OPR, cmp, CMPR). */
+#define F3_FLOAT_CMPS_OF(Y, op, OPR)                                                           \
+    Y(op, OPR, EQ_F, ==) Y(op, OPR, NE_F, !=) Y(op, OPR, LT_F, <) Y(op, OPR, LE_F, <=)          \
+    Y(op, OPR, GT_F, >) Y(op, OPR, GE_F, >=)
+
+/* The float jumps that pop the two values a LoadLL of float locals pushed:
+ * X(name, NEG, OPR): jump when NEG(r OPR l), l the first local, r the
+ * second. */
+#define F3_LL_NOT(c) (!(c))
+#define F3_LL_YES(c) (c)
+#define F3_LL_JUMPS(X)                                                                         \
+    X(JNLT_F, F3_LL_NOT, <) X(JNLE_F, F3_LL_NOT, <=) X(JNGT_F, F3_LL_NOT, >)                  \
+    X(JNGE_F, F3_LL_NOT, >=) X(JLT_F, F3_LL_YES, <) X(JLE_F, F3_LL_YES, <=)                    \
+    X(JGT_F, F3_LL_YES, >) X(JGE_F, F3_LL_YES, >=)
 
 /* The integer comparisons JcmpIL carries in an operand. */
 #define F3_INT_CMPS(X) X(EQ_I, ==) X(NE_I, !=) X(LT_I, <) X(LE_I, <=) X(GT_I, >) X(GE_I, >=)
@@ -447,6 +466,48 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 if (f < NF && s < NS)
                     tc[i].handler = pair_labels[f * NS + s];
             }
+        }
+        /* a float operation on a local and a constant stored back, then a
+         * comparison of that local with a constant: `f += 1.0; while (f <
+         * 2000.0)`, `while (x >= k) x -= k;`: one pair handler */
+        {
+#define Y(op, OPR, cmp, CMPR) &&L_FOPCMP_##op##_##cmp,
+#define X(op, OPR) F3_FLOAT_CMPS_OF(Y, op, OPR)
+            static const void *const fopcmp[] = {F3_FLOAT_OPS(X)};
+#undef Y
+#define Y(op, OPR, cmp, CMPR) &&L_FOPCMPT_##op##_##cmp,
+            static const void *const fopcmpt[] = {F3_FLOAT_OPS(X)};
+#undef Y
+#undef X
+#define X(op, OPR) F3_##op,
+            static const int32_t fops[] = {F3_FLOAT_OPS(X)};
+#undef X
+#define X(cmp, OPR) F3_##cmp,
+            static const int32_t fcmps[] = {F3_FLOAT_CMPS(X)};
+#undef X
+            enum { NO = sizeof fops / sizeof *fops, NC = sizeof fcmps / sizeof *fcmps };
+            for (size_t i = 0; i + 1 < prog->ncode; i++) {
+                const fal3_insn *a = &prog->code[i], *b = &prog->code[i + 1];
+                if (a->op != F3_FOP_LK_S || (b->op != F3_JCMPF_LK && b->op != F3_JCMPF_LKT) ||
+                    (a->c >> 8) * (int32_t)sizeof(lsl_value) != tc[i + 1].a || !in_loop_pair(prog, i))
+                    continue;
+                size_t o = 0, c = 0;
+                while (o < NO && fops[o] != (a->c & 255))
+                    o++;
+                while (c < NC && fcmps[c] != (b->c & 255))
+                    c++;
+                if (o < NO && c < NC && tc[i].handler == fop_lk_s[fops[o]])
+                    tc[i].handler = (b->op == F3_JCMPF_LK ? fopcmp : fopcmpt)[o * NC + c];
+            }
+        }
+        /* LoadLL of two float locals, then a jump on their comparison */
+        {
+#define X(name, NEG, OPR) [F3_##name] = &&L_LLJ_##name,
+            static const void *const llj[F3_COUNT] = {F3_LL_JUMPS(X)};
+#undef X
+            for (size_t i = 0; i + 1 < prog->ncode; i++)
+                if (tc[i].handler == &&L_LOAD_LL_F && llj[prog->code[i + 1].op] && in_loop_pair(prog, i))
+                    tc[i].handler = llj[prog->code[i + 1].op];
         }
         /* the program is shared and otherwise immutable: the first VM to
          * finish building installs its copy, the others drop theirs */

@@ -186,6 +186,42 @@ default
         H = 0.5 * (integer)x;
         check("MulFK of an integer", H == 8388607.5 && 0.5 * GI == 8.5);
 
+        // FOpLKS then a comparison of the local it wrote (one dispatch in
+        // the threaded code): the rounded float32 is what is compared
+        float fw = 0.0;
+        G = 0.0;
+        k = 0;
+        gk = 0;
+        while (fw < 2.0) { fw += 0.1; ++k; }
+        while (G < 2.0) { G += 0.1; ++gk; }
+        check("FOpLKS JcmpFLK", fw == G && k == gk && k == 20);
+        fw = 65537.5 * 3.0;
+        G = fw;
+        while (fw >= 65536.0) fw -= 65536.0;
+        while (G >= 65536.0) G -= 65536.0;
+        check("FOpLKS JcmpFLKT", fw == G && fw == 4.5);
+        fw = 16777215.0;
+        k = 0;
+        if ((fw += 1.5) == 16777216.0) k = 1;
+        fw = 1.0;
+        while ((fw *= 3.0) != 59049.0 && fw < 1e6) ++k;
+        check("FOpLKS JcmpFLK == !=", k == 10);
+        // LoadLL of two float locals then the jump comparing them
+        float best = -1.0;
+        float y2 = 0.0;
+        H = -1.0;
+        k = 0;
+        for (i = 0; i < 40; ++i) {
+            y2 = (float)((i * 37) % 23) - 0.5;
+            G = y2;
+            if (y2 > best) best = y2;
+            if (G > H) H = G;
+            if (y2 <= best) ++k;
+            if (y2 < best) ++k;
+            if (y2 >= best) ++k;
+        }
+        check("LoadLL jumps", best == H && best == 21.5 && k == 80);
+
         float z = x / 0.0; // FOpLKS: the divisor is 0, a Math Error
         llOwnerSay("FAIL not reached " + (string)z);
     }
