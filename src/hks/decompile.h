@@ -341,6 +341,7 @@ int64_t dc_emit_value(fn *F, int64_t s);
 int64_t dc_emit_bool_tail(fn *F, int64_t s);
 int64_t dc_emit_testset(fn *F, int64_t pc, int64_t to);
 int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to);
+int64_t dc_emit_call_massign(fn *F, int64_t pc, int64_t to, dx *e);
 
 /* decompile_step.c: one instruction that is not control flow */
 int64_t dc_step(fn *F, int64_t pc, int64_t to);

@@ -464,6 +464,24 @@ static bool straight(const fn *F, int64_t pc, int64_t u)
     return true;
 }
 
+/* Whether the store at u, of register r, ends a multiple assignment: the
+ * store before it took r + 1.  Its values went to consecutive registers
+ * (explist), so a constant among them was loaded with LOADK, not folded
+ * into the store as RK (`t.a, t.b = 5, 6`). */
+static bool later_target(const fn *F, int64_t u, int r)
+{
+    int64_t q = u - 1;
+    while (q > 0 && F->isdata[q])
+        q--;
+    if (q < 0 || F->leader[u])
+        return false;
+    /* (a MOVE's use is not known yet here: any MOVE down of r + 1) */
+    if (F->op[q] == HKS_I_MOVE)
+        return (int)B_(W(F, q)) == r + 1 && A_(W(F, q)) < B_(W(F, q));
+    int rv;
+    return dc_mstore(F, q, &rv) && rv == r + 1;
+}
+
 /* Whether the instructions from u to v are stores of one multiple
  * assignment (each storing the register below the one before). */
 static bool store_chain(const fn *F, int64_t u, int64_t v)
@@ -754,7 +772,7 @@ bool dc_analyse(fn *F)
         if (ok && u >= 0 && !F->debug && still_held(F, u, r, x))
             ok = false;
         if (ok && u >= 0 && F->op[pc] == HKS_I_LOADK && rk_constant(F, GSVM_HKS_BX(W(F, pc))) &&
-            k_operand(F, u, r) && straight(F, pc, u))
+            k_operand(F, u, r) && straight(F, pc, u) && !later_target(F, u, r))
             ok = false;
         if (ok && u >= 0)
             F->use[pc] = (int32_t)u;

@@ -10,7 +10,8 @@
  * keep their registers, and what follows would be coded higher.  (A
  * variable written there otherwise may as well be the older local
  * assigned, which dead_twin makes it.)  A CLOSE of r0 is such a block's
- * end too (a closure captured one of its locals).  A block that would end
+ * end too (a closure captured one of its locals), or its second CLOSE
+ * when the first is a break's.  A block that would end
  * where the range does is the range's own. */
 #include <stdlib.h>
 
@@ -144,6 +145,13 @@ int64_t dc_strip_do_end(fn *F, int64_t pc, int64_t to, const loopctx *L)
                 continue;
             if (OPAT(F, q) == HKS_I_CLOSE && (int)A_(W(F, q)) == r0) {
                 w = q + 1;
+                /* a break as the block's last statement closes r0 before
+                 * its jump, and the block's own (dead) CLOSE follows: the
+                 * block ends after that one, the break inside it */
+                if (q + 2 < to && !F->isdata[q + 1] && OPAT(F, q + 1) == HKS_I_JMP &&
+                    dc_is_exit(F, L, jmp_target(F, q + 1)) && !F->isdata[q + 2] &&
+                    OPAT(F, q + 2) == HKS_I_CLOSE && (int)A_(W(F, q + 2)) == r0)
+                    w = q + 3;
                 break;
             }
             int32_t s = F->wstate[q * wn + r0];

@@ -91,6 +91,9 @@ int64_t dc_step(fn *F, int64_t pc, int64_t to)
             if (c == 0)
                 F->multret_top = (int)a;
         } else {
+            int64_t after = dc_emit_call_massign(F, pc, to, &e);
+            if (after >= 0)
+                return after;
             /* several results into variables: a multiple assignment */
             dc_flush_all(F);
             gsvm_buf lhs;

@@ -396,6 +396,11 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     gsvm_buf lhs, rhs;
     gsvm_buf_init(&lhs);
     gsvm_buf_init(&rhs);
+    /* the last targets' values from a LOADNIL are the ones the list
+     * lacked (an explicit last nil is a constant operand of its store) */
+    int nd = 0;
+    while (direct < 0 && nd + 1 < m && OPAT(F, F->P[rvs[nd]].def_pc) == HKS_I_LOADNIL)
+        nd++;
     dx T[MAXM], V[MAXM];
     for (int i = 0; i < m; i++) {
         V[i] = dc_get(F, rvs[i], qs[i]);
@@ -405,10 +410,12 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     }
     for (int i = m - 1; i >= 0; i--) {
         gsvm_buf_puts(&lhs, dx_str(&T[i]));
-        gsvm_buf_puts(&rhs, dx_str(&V[i]));
+        if (i >= nd)
+            gsvm_buf_puts(&rhs, dx_str(&V[i]));
         if (i) {
             gsvm_buf_puts(&lhs, ", ");
-            gsvm_buf_puts(&rhs, ", ");
+            if (i > nd)
+                gsvm_buf_puts(&rhs, ", ");
         }
         dx_free(&T[i]);
         dx_free(&V[i]);
@@ -423,3 +430,87 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
 }
 
 /* One instruction that is not control flow (or a return); the next pc. */
+
+/* Whether register r's value from pc is read anywhere but at the stores
+ * qs[0..m) (stripped code: by its web). */
+static bool read_elsewhere(fn *F, int64_t pc, int r, const int64_t *qs, int m)
+{
+    int32_t root = dc_web_find(F, (int32_t)(pc * F->wn + r));
+    rw x;
+    for (int64_t q = 0; q < F->n; q++) {
+        if (F->isdata[q])
+            continue;
+        bool mine = false;
+        for (int i = 0; i < m; i++)
+            mine |= qs[i] == q;
+        if (mine)
+            continue;
+        int32_t s = F->wstate[q * F->wn + r];
+        if (s < 0 || dc_web_find(F, s) != root)
+            continue;
+        dc_operands(F, q, MAX_REGS, &x);
+        for (int i = 0; i < x.nrd; i++)
+            if (x.rd[i] == r)
+                return true;
+    }
+    return false;
+}
+
+/* `t.x, t.y = f()`: a call's results in fresh registers a.. that the stores
+ * right after it take from the highest down, and nothing else reads (no
+ * local of them in the debug info; in stripped code no other reader of
+ * their webs), so they were the statement's temporaries, not the locals of
+ * `local p, q = f()`.  Prints the assignment with the call e and returns
+ * the pc after the stores; -1 (e untouched) when it is not one. */
+int64_t dc_emit_call_massign(fn *F, int64_t pc, int64_t to, dx *e)
+{
+    enum { MAXM = 64 };
+    uint32_t w = W(F, pc), a = A_(w), c = C_(w);
+    int m = (int)c - 1, rv;
+    if (c < 3 || m > MAXM || a + (uint32_t)m > MAX_REGS || F->dispatch)
+        return -1;
+    int64_t qs[MAXM];
+    int64_t q = next_pc(F, pc);
+    for (int i = m - 1; i >= 0; i--, q = next_pc(F, q)) {
+        if (q >= to || F->leader[q] || !dc_mstore(F, q, &rv) || rv != (int)a + i)
+            return -1;
+        rw x;
+        dc_operands(F, q, MAX_REGS, &x);
+        for (int k = 0; k < x.nrd; k++)
+            if (x.rd[k] >= (int)a && x.rd[k] != rv)
+                return -1;
+        if (F->op[q] == HKS_I_MOVE && !F->vars[dc_var_of(F, (int)A_(W(F, q)), q, true)].declared)
+            return -1;
+        qs[m - 1 - i] = q;
+    }
+    for (int r = (int)a; r < (int)a + m; r++) {
+        if (F->P[r].kind != PK_NONE || F->vars[dc_var_of(F, r, pc, true)].declared)
+            return -1;
+        if (F->debug) {
+            if (dc_debug_local(F, r, q) >= 0)
+                return -1;
+            for (int i = 0; i < m; i++)
+                if (dc_debug_local(F, r, qs[i]) >= 0)
+                    return -1;
+        } else if (!F->wstate || r >= F->wn || read_elsewhere(F, pc, r, qs, m)) {
+            return -1;
+        }
+    }
+    dx T[MAXM];
+    for (int i = 0; i < m; i++)
+        T[i] = store_target(F, qs[i]);
+    gsvm_buf lhs;
+    gsvm_buf_init(&lhs);
+    for (int i = m - 1; i >= 0; i--) {
+        gsvm_buf_puts(&lhs, dx_str(&T[i]));
+        if (i)
+            gsvm_buf_puts(&lhs, ", ");
+        dx_free(&T[i]);
+    }
+    gsvm_buf_cstr(&lhs);
+    dc_flush_all(F);
+    dc_line(F, "%s = %s", (char *)lhs.data, dx_str(e));
+    gsvm_buf_free(&lhs);
+    dx_free(e);
+    return q;
+}

@@ -1,0 +1,12 @@
+-- multiple assignments whose values sit in temporaries: a call's results
+-- stored from the highest register down (not `local p, q = two()`), and a
+-- list shorter than its targets (the LOADNIL of the missing value is no
+-- value of the source; a constant in the list is LOADKed, not an RK
+-- operand).  (.debug: stripped code still takes those temporaries for
+-- locals; checked with debug info only)
+local function two() return 10, 20 end
+local a = 1
+local t = {}
+t.x, t.y = two()
+t.a, a, t.b = 5, 6
+print(a, t.x, t.y, t.a, t.b)
