@@ -26,17 +26,13 @@
     X(FMA_LK_SUB_F, TOP, (double)LOC(pc->a).u.f * k_float(pc->b) - FD(&sp[-1]))
 
 /* The second instruction of such a pair, by its handler: Y(first, kind,
- * expr, name, its store of t_, the first's result).  AddFS, SubFS, MulFS
- * take t_ as their top operand (l) and pop the other (r). */
+ * expr, name, its store of t_, the first's result). */
 #define F3_FPAIR_SECONDS(Y, first, kind, expr)                                                 \
     Y(first, kind, expr, FOP_L_S_ADD_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f + t_))        \
     Y(first, kind, expr, FOP_L_S_SUB_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f - t_))        \
     Y(first, kind, expr, FOP_L_S_MUL_F, LOC(pc->c).u.f = (float)(LOC(pc->a).u.f * t_))        \
     Y(first, kind, expr, STORE_LOCAL_F, LOC(pc->a).u.f = (float)t_)                             \
-    Y(first, kind, expr, ADD_TO_F, LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + t_))             \
-    Y(first, kind, expr, ADD_F_S, LOC(pc->a).u.f = (float)(t_ + FD(&sp[-1])); sp--)            \
-    Y(first, kind, expr, SUB_F_S, LOC(pc->a).u.f = (float)(t_ - FD(&sp[-1])); sp--)            \
-    Y(first, kind, expr, MUL_F_S, LOC(pc->a).u.f = (float)(t_ * FD(&sp[-1])); sp--)
+    Y(first, kind, expr, ADD_TO_F, LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + t_))
 
 /* F3_FLOAT_CMPS with two leading arguments for each: Y(op, OPR, cmp, CMPR). */
 #define F3_FLOAT_CMPS_OF(Y, op, OPR)                                                           \
