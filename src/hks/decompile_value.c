@@ -429,7 +429,6 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     return next_pc(F, qs[m - 1]);
 }
 
-
 /* Whether register r's value from pc is read anywhere but at the stores
  * qs[0..m) (stripped code: by its web). */
 static bool read_elsewhere(fn *F, int64_t pc, int r, const int64_t *qs, int m)
