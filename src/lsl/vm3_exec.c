@@ -34,26 +34,31 @@
     Y(first, kind, expr, STORE_LOCAL_F, LOC(pc->a).u.f = (float)t_)                             \
     Y(first, kind, expr, ADD_TO_F, LOC(pc->a).u.f = (float)(LOC(pc->a).u.f + t_))
 
-/* F3_FLOAT_CMPS with two leading arguments for each: Y(op, OPR, cmp, CMPR). */
-#define F3_FLOAT_CMPS_OF(Y, op, OPR)                                                           \
-    Y(op, OPR, EQ_F, ==) Y(op, OPR, NE_F, !=) Y(op, OPR, LT_F, <) Y(op, OPR, LE_F, <=)          \
-    Y(op, OPR, GT_F, >) Y(op, OPR, GE_F, >=)
+/* A jump's test as written (F3_YES) or negated (F3_NOT): the false-jump
+ * and true-jump forms of one comparison share their handler's text. */
+#define F3_NOT(c) (!(c))
+#define F3_YES(c) (c)
 
 /* The float jumps that pop the two values a LoadLL of float locals pushed:
  * X(name, NEG, OPR): jump when NEG(r OPR l), l the first local, r the
  * second. */
-#define F3_LL_NOT(c) (!(c))
-#define F3_LL_YES(c) (c)
 #define F3_LL_JUMPS(X)                                                                         \
-    X(JNLT_F, F3_LL_NOT, <) X(JNLE_F, F3_LL_NOT, <=) X(JNGT_F, F3_LL_NOT, >)                  \
-    X(JNGE_F, F3_LL_NOT, >=) X(JLT_F, F3_LL_YES, <) X(JLE_F, F3_LL_YES, <=)                    \
-    X(JGT_F, F3_LL_YES, >) X(JGE_F, F3_LL_YES, >=)
+    X(JNLT_F, F3_NOT, <) X(JNLE_F, F3_NOT, <=) X(JNGT_F, F3_NOT, >)                           \
+    X(JNGE_F, F3_NOT, >=) X(JLT_F, F3_YES, <) X(JLE_F, F3_YES, <=)                             \
+    X(JGT_F, F3_YES, >) X(JGE_F, F3_YES, >=)
 
 /* The integer comparisons JcmpIL carries in an operand. */
 #define F3_INT_CMPS(X) X(EQ_I, ==) X(NE_I, !=) X(LT_I, <) X(LE_I, <=) X(GT_I, >) X(GE_I, >=)
 
-/* The float comparisons CmpFK carries in an operand. */
-#define F3_FLOAT_CMPS(X) X(EQ_F, ==) X(NE_F, !=) X(LT_F, <) X(LE_F, <=) X(GT_F, >) X(GE_F, >=)
+/* The float comparisons CmpFK carries in an operand, listed once:
+ * F3_FLOAT_CMPS_OF(Y, op, OPR) gives Y(op, OPR, name, CMPR) for each (the
+ * handlers of an operation paired with a comparison), F3_FLOAT_CMPS(X)
+ * X(name, CMPR). */
+#define F3_FLOAT_CMPS_OF(Y, op, OPR)                                                           \
+    Y(op, OPR, EQ_F, ==) Y(op, OPR, NE_F, !=) Y(op, OPR, LT_F, <) Y(op, OPR, LE_F, <=)          \
+    Y(op, OPR, GT_F, >) Y(op, OPR, GE_F, >=)
+#define F3_LAST_TWO(X, unused, name, CMPR) X(name, CMPR)
+#define F3_FLOAT_CMPS(X) F3_FLOAT_CMPS_OF(F3_LAST_TWO, X, -)
 
 /* CmpfK and JcmpfK/JcmpfKT where the operator is not threaded in: a double
  * temporary against the float32 constant a, by the comparison b. */
