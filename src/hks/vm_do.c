@@ -343,7 +343,9 @@ _Noreturn void hv_typeerror(hv_thread *L, const hv_value *o, const char *op)
     if (ci->is_lua && o >= L->stack + ci->base && o < L->stack + ci->top) {
         hv_proto *p = ((hv_lfn *)L->stack[ci->func].v.gc)->p;
         long pc = (long)(ci->pc - p->code) - 1;
-        while (pc > 0 && (p->code[pc] >> 25) == HKS_I_DATA)
+        /* a fall-through off the last instruction leaves the saved pc at
+           ncode + 1; nothing to name there */
+        while (pc > 0 && (uint32_t)pc < p->ncode && (p->code[pc] >> 25) == HKS_I_DATA)
             pc--; /* the saved pc may be past the instruction's DATA words */
         const char *name, *kind = NULL;
         if (pc >= 0 && (uint32_t)pc < p->ncode)
