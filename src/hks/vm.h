@@ -75,9 +75,12 @@ struct hv_table {
     hv_gc h;
     uint8_t lsizenode;
     uint8_t nomm; /* bit per metamethod known absent (cleared on any set) */
+    uint8_t lenmode; /* what #t knows without a binary search: HV_LEN_* */
     hv_table *meta;
     hv_value *arr;
     uint32_t asize;
+    uint32_t border; /* not HV_LEN_UNKNOWN: arr[0..border) non-nil, the rest nil */
+    uint32_t wlo, whi; /* HV_LEN_PENDING: the array slots written since, one run */
     hv_node *node;
     hv_node *lastfree;
     hv_gc *gray;
@@ -340,6 +343,36 @@ hv_value *hv_table_setint(hv_thread *L, hv_table *t, int64_t key);
 hv_value *hv_table_setstr(hv_thread *L, hv_table *t, hv_str *key);
 int hv_table_next(hv_thread *L, hv_table *t, hv_value *key); /* key in/out, value after it */
 uint32_t hv_table_len(hv_table *t);
+
+/* #t in O(1) for arrays without holes, the same border lua5.1's binary search
+ * finds there (the only one).  A table is DENSE (the zeroed state: no array)
+ * until an array slot is written; the writes form a run [wlo, whi] that #t
+ * checks against the old border (PENDING); writes that do not extend the run
+ * leave UNKNOWN, where #t searches as lua5.1 does, until a resize looks again.
+ * Every write into the array part goes through hv_table_noteput first. */
+enum { HV_LEN_DENSE, HV_LEN_PENDING, HV_LEN_UNKNOWN };
+static inline void hv_table_noteput(hv_table *t, uint32_t i)
+{
+    if (t->lenmode == HV_LEN_DENSE) {
+        t->lenmode = HV_LEN_PENDING;
+        t->wlo = t->whi = i;
+    } else if (t->lenmode == HV_LEN_PENDING) {
+        if (i + 1 == t->wlo)
+            t->wlo = i;
+        else if (i == t->whi + 1)
+            t->whi = i;
+        else if (i < t->wlo || i > t->whi)
+            t->lenmode = HV_LEN_UNKNOWN;
+    }
+}
+
+/* The same for a slot found by a lookup (array or hash; only the array counts). */
+static inline void hv_table_noteslot(hv_table *t, const hv_value *p)
+{
+    uintptr_t off = (uintptr_t)p - (uintptr_t)t->arr;
+    if (off < (uintptr_t)t->asize * sizeof(hv_value))
+        hv_table_noteput(t, (uint32_t)(off / sizeof(hv_value)));
+}
 void hv_table_resize_array(hv_thread *L, hv_table *t, uint32_t n);
 
 /* ---- structures (vm_struct.c) ---- */

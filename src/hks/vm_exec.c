@@ -165,6 +165,7 @@ void hv_settable(hv_thread *L, const hv_value *t, const hv_value *key, const hv_
             const hv_value *old = hv_table_get(h, &kv);
             if (!hv_isnil(old) || !(tm = hv_gettm(L, &tv, TM_NEWINDEX))) {
                 hv_value *slot = old != &hv_nilobject ? (hv_value *)old : hv_table_set(L, h, &kv);
+                hv_table_noteslot(h, slot);
                 *slot = vv;
                 h->nomm = 0;
                 return;

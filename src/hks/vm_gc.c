@@ -388,8 +388,10 @@ static void clear_weak(gray_stack *g)
     for (size_t w = 0; w < g->nweak; w++) {
         hv_table *t = (hv_table *)g->weak[w];
         for (uint32_t i = 0; i < t->asize; i++)
-            if (cleared_val(&t->arr[i]))
+            if (cleared_val(&t->arr[i])) {
                 hv_setnil(&t->arr[i]);
+                t->lenmode = HV_LEN_UNKNOWN; /* a hole anywhere */
+            }
         size_t n = t->node ? (size_t)1 << t->lsizenode : 0;
         for (size_t i = 0; i < n; i++) {
             hv_node *nd = &t->node[i];

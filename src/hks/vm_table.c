@@ -249,6 +249,7 @@ static int computesizes(int *nums, int *narray)
 }
 
 static hv_value *newkey(hv_thread *L, hv_table *t, const hv_value *key);
+static void len_relearn(hv_table *t);
 
 static void resize(hv_thread *L, hv_table *t, uint32_t nasize, uint32_t nhsize)
 {
@@ -289,6 +290,7 @@ static void resize(hv_thread *L, hv_table *t, uint32_t nasize, uint32_t nhsize)
     }
     if (nold != dummynode)
         hv_free(L->vm, nold, ((size_t)1 << oldhsize) * sizeof(hv_node));
+    len_relearn(t);
 }
 
 void hv_table_resize_array(hv_thread *L, hv_table *t, uint32_t n)
@@ -352,8 +354,10 @@ hv_value *hv_table_set(hv_thread *L, hv_table *t, const hv_value *key)
 {
     const hv_value *p = hv_table_get(t, key);
     t->nomm = 0;
-    if (p != &hv_nilobject)
+    if (p != &hv_nilobject) {
+        hv_table_noteslot(t, p);
         return (hv_value *)p;
+    }
     if (key->tt == HV_TNIL)
         hv_error(L, "table index is nil");
     if (key->tt == HV_TNUM && isnan(key->v.n))
@@ -363,6 +367,10 @@ hv_value *hv_table_set(hv_thread *L, hv_table *t, const hv_value *key)
 
 hv_value *hv_table_setint(hv_thread *L, hv_table *t, int64_t key)
 {
+    if ((uint64_t)(key - 1) < (uint64_t)t->asize) {
+        hv_table_noteput(t, (uint32_t)(key - 1));
+        return &t->arr[key - 1];
+    }
     const hv_value *p = hv_table_getint(t, key);
     if (p != &hv_nilobject)
         return (hv_value *)p;
@@ -444,8 +452,55 @@ static uint32_t unbound_search(hv_table *t, uint32_t j)
     return (uint32_t)i;
 }
 
+/* After a resize: is the array a run of values and then nils? */
+static void len_relearn(hv_table *t)
+{
+    uint32_t b = 0;
+    while (b < t->asize && !hv_isnil(&t->arr[b]))
+        b++;
+    t->border = b;
+    t->lenmode = HV_LEN_DENSE;
+    for (uint32_t i = b; i < t->asize; i++)
+        if (!hv_isnil(&t->arr[i])) {
+            t->lenmode = HV_LEN_UNKNOWN;
+            return;
+        }
+}
+
+/* PENDING: before the writes, exactly arr[0..border) held values; only
+ * [wlo, whi] changed.  The array is still values-then-nils iff the run reads
+ * values then nils and fits the old border on both sides. */
+static void len_resolve(hv_table *t)
+{
+    uint32_t lo = t->wlo, hi = t->whi, b = t->border, i = lo;
+    while (i <= hi && !hv_isnil(&t->arr[i]))
+        i++;
+    uint32_t end = i; /* [lo, end) hold values */
+    for (; i <= hi; i++)
+        if (!hv_isnil(&t->arr[i])) {
+            t->lenmode = HV_LEN_UNKNOWN;
+            return;
+        }
+    bool dense;
+    if (end > lo && end == hi + 1) { /* the run is all values */
+        dense = b >= lo;
+        t->border = b > end ? b : end;
+    } else if (end > lo) { /* values, then nils up to hi */
+        dense = b >= lo && b <= hi + 1;
+        t->border = end;
+    } else { /* all nils */
+        dense = b <= hi + 1; /* no values left after the run */
+        t->border = b <= lo ? b : lo;
+    }
+    t->lenmode = dense ? HV_LEN_DENSE : HV_LEN_UNKNOWN;
+}
+
 uint32_t hv_table_len(hv_table *t)
 {
+    if (t->lenmode == HV_LEN_PENDING)
+        len_resolve(t);
+    if (t->lenmode == HV_LEN_DENSE && t->border < t->asize)
+        return t->border;
     uint32_t j = t->asize;
     if (j > 0 && hv_isnil(&t->arr[j - 1])) {
         uint32_t i = 0;
