@@ -96,6 +96,28 @@ bool dc_mstore(const fn *F, int64_t q, int *rv)
     return false;
 }
 
+/* A store that may be the last target of a multiple assignment fed
+ * straight by its value, with no temporary of its own (Lua 5.1 stores the
+ * last value first, exp2RK / exp2anyreg: `i, t[i] = i + 1, 20` is ADD 18;
+ * SETTABLE t i 20; MOVE i 18): a table store of a constant (*rv -1) or
+ * of a register (a variable), a global or upvalue set from a register. */
+bool dc_fed_store(const fn *F, int64_t q, int *rv)
+{
+    if (q < 0 || q >= F->n || F->isdata[q] || F->absorbed[q])
+        return false;
+    unsigned op = F->op[q];
+    uint32_t w = W(F, q);
+    if (op == HKS_I_SETGLOBAL || op == HKS_I_SETUPVAL || op == HKS_I_SETUPVAL_R1) {
+        *rv = (int)A_(w);
+        return true;
+    }
+    if (is_store(op)) {
+        *rv = C_(w) < 256 ? (int)C_(w) : -1;
+        return true;
+    }
+    return false;
+}
+
 /* Value regions: tests and jumps that compute one register, the code of
  * `a and b or c`, `f() or d`, `(n > 3) and 1 or 2` in a value context.  From
  * a test whose JMP goes forward, the region runs to the furthest target of
@@ -479,6 +501,14 @@ static bool later_target(const fn *F, int64_t u, int r)
     if (F->op[q] == HKS_I_MOVE)
         return (int)B_(W(F, q)) == r + 1 && A_(W(F, q)) < B_(W(F, q));
     int rv;
+    if (dc_fed_store(F, q, &rv) && rv < r && !F->leader[q]) {
+        /* the last target fed straight (a constant, a variable below the
+         * list): u takes the value before it, the list's highest */
+        int64_t p = q - 1;
+        while (p > 0 && F->isdata[p])
+            p--;
+        return p >= 0 && !F->isdata[p] && (int)A_(W(F, p)) == r && dc_defines_value(F, p);
+    }
     return dc_mstore(F, q, &rv) && rv == r + 1;
 }
 
@@ -845,6 +875,9 @@ bool dc_analyse(fn *F)
                     (int)A_(W(F, q)) < (int)A_(W(F, pc)) && dc_mstore(F, next_pc(F, q), &rv) &&
                     store_chain(F, next_pc(F, q), u))
                     fine = true; /* the last target's value, straight into its local */
+                if (!fine && dc_fed_store(F, q, &rv) && rv < (int)A_(W(F, pc)) &&
+                    next_pc(F, q) <= u && store_chain(F, next_pc(F, q), u))
+                    fine = true; /* the last target, fed straight before the others */
                 if (!fine && F->use[q] > u && dc_mstore(F, u, &ru) && store_chain(F, u, F->use[q]))
                     fine = true; /* a value of the same assignment, stored after u
                                   * (u's key or table: `t[i], t[i - 1] = ...`) */

@@ -357,7 +357,7 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
         F->P[rv].def_pc < pc && (int)A_(W(F, pc)) < rv) {
         int a = (int)A_(W(F, pc));
         if (a >= F->nregvars || F->P[a].kind != PK_NONE ||
-            !F->vars[dc_var_of(F, a, pc, true)].declared || !temps_freed(F, pc))
+            !dc_assignable(F, dc_var_of(F, a, pc, true)) || !temps_freed(F, pc))
             return -1;
         int64_t saved = F->force_pc;
         F->force_pc = pc;
@@ -369,17 +369,27 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
         rvs[m++] = a;
         direct = a;
     }
+    /* the last target a store fed straight by a constant or a variable
+     * (dc_fed_store): the others' values pending in registers above it */
+    int fed = -2, nrv;
+    if (m == 0 && pc != F->force_pc && dc_fed_store(F, pc, &rv) &&
+        (rv < 0 || (rv < MAX_REGS && F->P[rv].kind == PK_NONE)) && next_pc(F, pc) < to &&
+        !F->leader[next_pc(F, pc)] && dc_mstore(F, next_pc(F, pc), &nrv) &&
+        F->P[nrv].kind == PK_EXPR && F->P[nrv].def_pc < pc && rv < nrv) {
+        qs[m] = pc;
+        rvs[m++] = rv;
+        fed = rv;
+    }
     for (int64_t q = m ? next_pc(F, pc) : pc; q < to && m < MAXM && dc_mstore(F, q, &rv);
          q = next_pc(F, q)) {
         if (q != pc && F->leader[q])
             break;
-        if (m > 0 && rv != rvs[m - 1] - 1 && !(m == 1 && direct >= 0 && rv > direct))
+        if (m > 0 && rv != rvs[m - 1] - 1 && !(m == 1 && (direct >= 0 || fed > -2) && rv > rvs[0]))
             break;
         if (F->P[rv].kind != PK_EXPR)
             break;
         if (F->op[q] == HKS_I_MOVE) {
-            dvar *dv = &F->vars[dc_var_of(F, (int)A_(W(F, q)), q, true)];
-            if (!dv->declared)
+            if (!dc_assignable(F, dc_var_of(F, (int)A_(W(F, q)), q, true)))
                 break;
         }
         qs[m] = q;
@@ -390,7 +400,7 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     if (m < 2)
         return direct >= 0 ? next_pc(F, pc) : -1;
     /* every value but the last stored is pending for a later store */
-    for (int i = 0; i + 1 < m; i++)
+    for (int i = fed > -2; i + 1 < m; i++)
         if (F->P[rvs[i]].def_pc <= F->P[rvs[i + 1]].def_pc)
             return direct >= 0 ? next_pc(F, pc) : -1;
     gsvm_buf lhs, rhs;
@@ -399,11 +409,12 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     /* the last targets' values from a LOADNIL are the ones the list
      * lacked (an explicit last nil is a constant operand of its store) */
     int nd = 0;
-    while (direct < 0 && nd + 1 < m && OPAT(F, F->P[rvs[nd]].def_pc) == HKS_I_LOADNIL)
+    while (direct < 0 && fed < -1 && nd + 1 < m && OPAT(F, F->P[rvs[nd]].def_pc) == HKS_I_LOADNIL)
         nd++;
     dx T[MAXM], V[MAXM];
     for (int i = 0; i < m; i++) {
-        V[i] = dc_get(F, rvs[i], qs[i]);
+        V[i] = i == 0 && fed > -2 ? dc_get_rk(F, fed < 0 ? C_(W(F, pc)) : (uint32_t)fed, pc)
+                                  : dc_get(F, rvs[i], qs[i]);
         T[i] = i == 0 && direct >= 0
                    ? dx_make(DX_PREFIX, "%s", dc_use_var(F, dc_var_of(F, direct, pc, true)))
                    : store_target(F, qs[i]);
@@ -477,7 +488,7 @@ int64_t dc_emit_call_massign(fn *F, int64_t pc, int64_t to, dx *e)
         for (int k = 0; k < x.nrd; k++)
             if (x.rd[k] >= (int)a && x.rd[k] != rv)
                 return -1;
-        if (F->op[q] == HKS_I_MOVE && !F->vars[dc_var_of(F, (int)A_(W(F, q)), q, true)].declared)
+        if (F->op[q] == HKS_I_MOVE && !dc_assignable(F, dc_var_of(F, (int)A_(W(F, q)), q, true)))
             return -1;
         qs[m - 1 - i] = q;
     }
