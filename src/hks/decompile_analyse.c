@@ -538,6 +538,10 @@ static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32
         for (int i = 0; i < x->nwr; i++)
             if (x->wr[i] == r)
                 return false;
+        /* a numeric for's FORPREP jumps to its FORLOOP, which sets the
+         * loop variable before the body that lies between */
+        if (F->op[q] == HKS_I_FORPREP && r == (int)A_(W(F, q)) + 3)
+            return false;
         /* a generic for's jump sets its variables (at the TFORLOOP) before
          * its body, which lies between */
         if (F->op[q] == HKS_I_JMP && OPAT(F, jmp_target(F, q)) == HKS_I_TFORLOOP) {
