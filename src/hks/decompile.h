@@ -276,6 +276,7 @@ int dc_debug_local(const fn *F, int reg, int64_t pc);
 int dc_local_at(const fn *F, int reg, int64_t pc, bool write);
 bool dc_mstore(const fn *F, int64_t q, int *rv);
 bool dc_fed_store(const fn *F, int64_t q, int *rv);
+bool dc_value_pair_jmp(const fn *F, int64_t q, int r);
 bool dc_analyse(fn *F);
 
 /* decompile_cmpchain.c: comparison chains as values (`f(a == 0 or a == 1)`):

@@ -132,6 +132,35 @@ static bool ctor_store(unsigned op)
     return is_store(op) || op == HKS_I_SETLIST || is_slot_store(op);
 }
 
+/* The JMP at q over a LOADBOOL pair (LOADBOOL r 0 1; LOADBOOL r 1 0) into
+ * register r: the end of a value whose tests also exit with a constant
+ * (Lua 5.1's exp2reg when a jump needs a value: `not a or b`). */
+bool dc_value_pair_jmp(const fn *F, int64_t q, int r)
+{
+    if (OPAT(F, q) != HKS_I_JMP || jmp_target(F, q) != q + 3 || q + 2 >= F->n ||
+        OPAT(F, q + 1) != HKS_I_LOADBOOL || OPAT(F, q + 2) != HKS_I_LOADBOOL ||
+        (q > 0 && is_test(OPAT(F, q - 1))))
+        return false;
+    uint32_t w0 = W(F, q + 1), w1 = W(F, q + 2);
+    return (int)A_(w0) == r && (int)A_(w1) == r && B_(w0) == 0 && C_(w0) == 1 && B_(w1) == 1 &&
+           C_(w1) == 0;
+}
+
+/* A test of a value region with a LOADBOOL pair (dc_value_pair_jmp) that
+ * jumps to the pair's half `val` (0 false, 1 true): its jump is a boolean
+ * condition's (a comparison, or a TEST whose jump means `not x` for true,
+ * `x` for false), whose value the constant is.  A TEST the other way
+ * round (`x` giving true) is no Lua source. */
+static bool constant_exit(const fn *F, int64_t q, int val)
+{
+    unsigned op = F->op[q];
+    if (op == HKS_I_TESTSET)
+        return false;
+    if (op == HKS_I_TEST || op == HKS_I_TEST_R1)
+        return (C_(W(F, q)) != 0) != (val != 0);
+    return true;
+}
+
 static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
 {
     uint32_t n = F->n;
@@ -143,8 +172,14 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             continue;
         bool ok = true;
         int64_t last = -1, end = -1; /* the last definition; the last instruction */
+        int64_t J = -1; /* the JMP over a LOADBOOL pair that ends it (-1 none) */
         for (int64_t q = s + 2; q < E && ok; q = next_pc(F, q)) {
             unsigned op = F->op[q];
+            if (last >= 0 && q + 3 >= E && dc_value_pair_jmp(F, q, (int)A_(W(F, last)))) {
+                J = q;
+                E = q + 3;
+                break;
+            }
             if (is_test(op)) {
                 if (OPAT(F, q + 1) != HKS_I_JMP || jmp_target(F, q + 1) <= q + 2) {
                     ok = false;
@@ -183,7 +218,7 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             }
             last = end = q;
         }
-        if (!ok || last < 0 || next_pc(F, end) != E)
+        if (!ok || last < 0 || next_pc(F, end) != (J >= 0 ? J : E))
             continue;
         int R = (int)A_(W(F, last));
         /* the tests that end the region carry the register's value */
@@ -192,12 +227,15 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             unsigned op = F->op[q];
             uint32_t w = W(F, q);
             if (is_test(op)) {
-                if (jmp_target(F, q + 1) == E) {
+                int64_t t = jmp_target(F, q + 1);
+                if (t == E) {
                     bool val = (op == HKS_I_TEST || op == HKS_I_TEST_R1 || op == HKS_I_TESTSET) &&
                                (int)A_(w) == R;
                     if (!val)
                         ok = false;
                     values++;
+                } else if (J >= 0 && (t == J + 1 || t == J + 2) && !constant_exit(F, q, t == J + 2)) {
+                    ok = false;
                 }
                 q = q + 1;
                 continue;
@@ -301,6 +339,9 @@ static void find_bool_tails(fn *F)
             q = q + 1;
         }
         if (s < 0 || (to0 && to1) || F->bend[s] || F->vend[s])
+            continue;
+        /* (the pair of a value region that also exits with values) */
+        if (F->vjoin[L] && !F->leader[L] && F->vjoin[L + 1] && !F->leader[L + 1])
             continue;
         bool ok = true;
         for (int64_t q = s; q < J && ok; q = next_pc(F, q)) {

@@ -22,6 +22,7 @@ typedef struct vtree {
     int m;    /* nodes; node m is the tail */
     int64_t E, tail_start;
     dx tail;
+    int64_t Lf, Lt; /* a LOADBOOL pair's false and true halves (-1 none) */
 } vtree;
 
 static int64_t vstart(const vtree *T, int k) { return k < T->m ? T->N[k].start : T->tail_start; }
@@ -54,14 +55,24 @@ static dx vbuild(vtree *T, int i, int e, int64_t bnd, char bkind, int lvl)
         return vvalue(T, e);
     for (int j = i; j < e; j++) {
         int64_t t = T->N[j].target;
-        if (t != T->E && t != bnd)
+        /* a jump to a constant half of the pair: out of the whole value */
+        bool konst = bnd < 0 && T->Lf >= 0 && (t == T->Lf || t == T->Lt);
+        if (t != T->E && t != bnd && !konst)
             continue;
         int64_t next = vstart(T, j + 1);
         bool ok = true;
         for (int k = i; k < j; k++)
-            ok &= T->N[k].target <= next;
+            ok &= T->N[k].target <= next || (konst && T->N[k].target == t);
         if (!ok)
             continue;
+        if (konst) {
+            /* `c or rest`: c true gives true; `c and rest`: c false, false */
+            bool is_or = t == T->Lt;
+            dx cond = is_or ? dc_cond_expr(F, T->C, i, j + 1, next, t, next, lvl + 1)
+                            : dc_cond_expr(F, T->C, i, j + 1, next, next, t, lvl + 1);
+            dx rest = vbuild(T, j + 1, e, bnd, bkind, lvl + 1);
+            return dx_binary(cond, is_or ? "or" : "and", is_or ? DX_OR : DX_AND, rest);
+        }
         if (t == T->E) {
             if (!T->N[j].value)
                 break;
@@ -121,7 +132,15 @@ int64_t dc_emit_value(fn *F, int64_t s)
         dc_fail(F, "out of memory");
         return E;
     }
-    vtree T = {F, N, C, 0, E, 0, {NULL, 0}};
+    vtree T = {F, N, C, 0, E, 0, {NULL, 0}, -1, -1};
+    /* a LOADBOOL pair before E (tests exit with constants too): the value
+     * computed last jumps over it, the tail ends at that JMP */
+    int64_t tail_end = E;
+    if (E >= 3 && dc_value_pair_jmp(F, E - 3, R)) {
+        tail_end = E - 3;
+        T.Lf = E - 2;
+        T.Lt = E - 1;
+    }
     int64_t start = s;
     for (int64_t q = s; q < E; q = next_pc(F, q)) {
         if (!is_test(F->op[q]))
@@ -176,8 +195,8 @@ int64_t dc_emit_value(fn *F, int64_t s)
     int64_t saved = F->force_pc;
     F->force_pc = F->vtail[s];
     loopctx none = {-1, -1, -1, -1, -1, E};
-    for (int64_t q = T.tail_start; q < E && !F->fail;)
-        q = cmp_tail && is_test(F->op[q]) ? dc_emit_cond(F, q, E, &none) : dc_step(F, q, E);
+    for (int64_t q = T.tail_start; q < tail_end && !F->fail;)
+        q = cmp_tail && is_test(F->op[q]) ? dc_emit_cond(F, q, E, &none) : dc_step(F, q, tail_end);
     F->force_pc = saved;
     T.tail = dc_get(F, R, E);
     dx v = F->fail ? dx_make(DX_ATOM, "nil") : vbuild(&T, 0, T.m, -1, 0, 0);
@@ -188,7 +207,9 @@ int64_t dc_emit_value(fn *F, int64_t s)
     dx_free(&T.tail);
     free(N);
     free(C);
-    dc_put(F, R, F->vtail[s], v);
+    /* (with a pair, the value is its true half's, as the debug info's
+     * local starts after it: the last write before E) */
+    dc_put(F, R, T.Lf >= 0 ? E - 1 : F->vtail[s], v);
     return E;
 }
 
