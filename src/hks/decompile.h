@@ -275,6 +275,8 @@ bool dc_defines_value(const fn *F, int64_t pc);
 int dc_debug_local(const fn *F, int reg, int64_t pc);
 int dc_local_at(const fn *F, int reg, int64_t pc, bool write);
 bool dc_mstore(const fn *F, int64_t q, int *rv);
+bool dc_fed_store(const fn *F, int64_t q, int *rv);
+bool dc_value_pair_jmp(const fn *F, int64_t q, int r);
 bool dc_analyse(fn *F);
 
 /* decompile_cmpchain.c: comparison chains as values (`f(a == 0 or a == 1)`):
@@ -308,6 +310,9 @@ dx dc_get(fn *F, int r, int64_t pc);
 dx dc_get_rk(fn *F, uint32_t v, int64_t pc);
 dx dc_get_k(fn *F, uint32_t k);
 const gsvm_hks_const *dc_kptr(fn *F, uint32_t v);
+/* whether variable v is declared, or (stripped code) the older local of
+ * its register assigned again (then it takes that one's name) */
+bool dc_assignable(fn *F, int v);
 void dc_assign_var(fn *F, int v, dx e);
 void dc_table_positional(fn *F, int t, int64_t pc);
 void dc_self_registers(fn *F, int a, int64_t pc, dx obj, dx key);

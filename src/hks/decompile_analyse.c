@@ -96,6 +96,28 @@ bool dc_mstore(const fn *F, int64_t q, int *rv)
     return false;
 }
 
+/* A store that may be the last target of a multiple assignment fed
+ * straight by its value, with no temporary of its own (Lua 5.1 stores the
+ * last value first, exp2RK / exp2anyreg: `i, t[i] = i + 1, 20` is ADD 18;
+ * SETTABLE t i 20; MOVE i 18): a table store of a constant (*rv -1) or
+ * of a register (a variable), a global or upvalue set from a register. */
+bool dc_fed_store(const fn *F, int64_t q, int *rv)
+{
+    if (q < 0 || q >= F->n || F->isdata[q] || F->absorbed[q])
+        return false;
+    unsigned op = F->op[q];
+    uint32_t w = W(F, q);
+    if (op == HKS_I_SETGLOBAL || op == HKS_I_SETUPVAL || op == HKS_I_SETUPVAL_R1) {
+        *rv = (int)A_(w);
+        return true;
+    }
+    if (is_store(op)) {
+        *rv = C_(w) < 256 ? (int)C_(w) : -1;
+        return true;
+    }
+    return false;
+}
+
 /* Value regions: tests and jumps that compute one register, the code of
  * `a and b or c`, `f() or d`, `(n > 3) and 1 or 2` in a value context.  From
  * a test whose JMP goes forward, the region runs to the furthest target of
@@ -110,6 +132,35 @@ static bool ctor_store(unsigned op)
     return is_store(op) || op == HKS_I_SETLIST || is_slot_store(op);
 }
 
+/* The JMP at q over a LOADBOOL pair (LOADBOOL r 0 1; LOADBOOL r 1 0) into
+ * register r: the end of a value whose tests also exit with a constant
+ * (Lua 5.1's exp2reg when a jump needs a value: `not a or b`). */
+bool dc_value_pair_jmp(const fn *F, int64_t q, int r)
+{
+    if (OPAT(F, q) != HKS_I_JMP || jmp_target(F, q) != q + 3 || q + 2 >= F->n ||
+        OPAT(F, q + 1) != HKS_I_LOADBOOL || OPAT(F, q + 2) != HKS_I_LOADBOOL ||
+        (q > 0 && is_test(OPAT(F, q - 1))))
+        return false;
+    uint32_t w0 = W(F, q + 1), w1 = W(F, q + 2);
+    return (int)A_(w0) == r && (int)A_(w1) == r && B_(w0) == 0 && C_(w0) == 1 && B_(w1) == 1 &&
+           C_(w1) == 0;
+}
+
+/* A test of a value region with a LOADBOOL pair (dc_value_pair_jmp) that
+ * jumps to the pair's half `val` (0 false, 1 true): its jump is a boolean
+ * condition's (a comparison, or a TEST whose jump means `not x` for true,
+ * `x` for false), whose value the constant is.  A TEST the other way
+ * round (`x` giving true) is no Lua source. */
+static bool constant_exit(const fn *F, int64_t q, int val)
+{
+    unsigned op = F->op[q];
+    if (op == HKS_I_TESTSET)
+        return false;
+    if (op == HKS_I_TEST || op == HKS_I_TEST_R1)
+        return (C_(W(F, q)) != 0) != (val != 0);
+    return true;
+}
+
 static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
 {
     uint32_t n = F->n;
@@ -121,8 +172,14 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             continue;
         bool ok = true;
         int64_t last = -1, end = -1; /* the last definition; the last instruction */
+        int64_t J = -1; /* the JMP over a LOADBOOL pair that ends it (-1 none) */
         for (int64_t q = s + 2; q < E && ok; q = next_pc(F, q)) {
             unsigned op = F->op[q];
+            if (last >= 0 && q + 3 >= E && dc_value_pair_jmp(F, q, (int)A_(W(F, last)))) {
+                J = q;
+                E = q + 3;
+                break;
+            }
             if (is_test(op)) {
                 if (OPAT(F, q + 1) != HKS_I_JMP || jmp_target(F, q + 1) <= q + 2) {
                     ok = false;
@@ -161,7 +218,7 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             }
             last = end = q;
         }
-        if (!ok || last < 0 || next_pc(F, end) != E)
+        if (!ok || last < 0 || next_pc(F, end) != (J >= 0 ? J : E))
             continue;
         int R = (int)A_(W(F, last));
         /* the tests that end the region carry the register's value */
@@ -170,12 +227,15 @@ static void find_value_regions(fn *F, rw *x, uint8_t *cleared)
             unsigned op = F->op[q];
             uint32_t w = W(F, q);
             if (is_test(op)) {
-                if (jmp_target(F, q + 1) == E) {
+                int64_t t = jmp_target(F, q + 1);
+                if (t == E) {
                     bool val = (op == HKS_I_TEST || op == HKS_I_TEST_R1 || op == HKS_I_TESTSET) &&
                                (int)A_(w) == R;
                     if (!val)
                         ok = false;
                     values++;
+                } else if (J >= 0 && (t == J + 1 || t == J + 2) && !constant_exit(F, q, t == J + 2)) {
+                    ok = false;
                 }
                 q = q + 1;
                 continue;
@@ -279,6 +339,9 @@ static void find_bool_tails(fn *F)
             q = q + 1;
         }
         if (s < 0 || (to0 && to1) || F->bend[s] || F->vend[s])
+            continue;
+        /* (the pair of a value region that also exits with values) */
+        if (F->vjoin[L] && !F->leader[L] && F->vjoin[L + 1] && !F->leader[L + 1])
             continue;
         bool ok = true;
         for (int64_t q = s; q < J && ok; q = next_pc(F, q)) {
@@ -479,6 +542,14 @@ static bool later_target(const fn *F, int64_t u, int r)
     if (F->op[q] == HKS_I_MOVE)
         return (int)B_(W(F, q)) == r + 1 && A_(W(F, q)) < B_(W(F, q));
     int rv;
+    if (dc_fed_store(F, q, &rv) && rv < r && !F->leader[q]) {
+        /* the last target fed straight (a constant, a variable below the
+         * list): u takes the value before it, the list's highest */
+        int64_t p = q - 1;
+        while (p > 0 && F->isdata[p])
+            p--;
+        return p >= 0 && !F->isdata[p] && (int)A_(W(F, p)) == r && dc_defines_value(F, p);
+    }
     return dc_mstore(F, q, &rv) && rv == r + 1;
 }
 
@@ -508,6 +579,10 @@ static bool loop_reads(const fn *F, int64_t from, int64_t to, int r, const int32
         for (int i = 0; i < x->nwr; i++)
             if (x->wr[i] == r)
                 return false;
+        /* a numeric for's FORPREP jumps to its FORLOOP, which sets the
+         * loop variable before the body that lies between */
+        if (F->op[q] == HKS_I_FORPREP && r == (int)A_(W(F, q)) + 3)
+            return false;
         /* a generic for's jump sets its variables (at the TFORLOOP) before
          * its body, which lies between */
         if (F->op[q] == HKS_I_JMP && OPAT(F, jmp_target(F, q)) == HKS_I_TFORLOOP) {
@@ -845,6 +920,9 @@ bool dc_analyse(fn *F)
                     (int)A_(W(F, q)) < (int)A_(W(F, pc)) && dc_mstore(F, next_pc(F, q), &rv) &&
                     store_chain(F, next_pc(F, q), u))
                     fine = true; /* the last target's value, straight into its local */
+                if (!fine && dc_fed_store(F, q, &rv) && rv < (int)A_(W(F, pc)) &&
+                    next_pc(F, q) <= u && store_chain(F, next_pc(F, q), u))
+                    fine = true; /* the last target, fed straight before the others */
                 if (!fine && F->use[q] > u && dc_mstore(F, u, &ru) && store_chain(F, u, F->use[q]))
                     fine = true; /* a value of the same assignment, stored after u
                                   * (u's key or table: `t[i], t[i - 1] = ...`) */

@@ -267,7 +267,7 @@ static int dead_twin(fn *F, int v)
     return best;
 }
 
-void dc_assign_var(fn *F, int v, dx e)
+bool dc_assignable(fn *F, int v)
 {
     dvar *dv = &F->vars[v];
     int twin = dv->declared ? -1 : dead_twin(F, v);
@@ -276,6 +276,13 @@ void dc_assign_var(fn *F, int v, dx e)
         dv->declared = true;
         dc_set_owner(F, v, F->vars[twin].owner);
     }
+    return dv->declared;
+}
+
+void dc_assign_var(fn *F, int v, dx e)
+{
+    dvar *dv = &F->vars[v];
+    dc_assignable(F, v);
     if (!dv->declared && (dv->owner < 0 || dv->owner == F->nr - 1)) {
         dv->declared = true;
         if (dv->owner < 0)

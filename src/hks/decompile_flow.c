@@ -111,6 +111,30 @@ static bool exits_outer(const fn *F, int64_t pc, int64_t q, const loopctx *L)
     return false;
 }
 
+/* Whether the backward jump at q to the start pc of the enclosing loop's
+ * body is that loop's own: the escape of an if / else whose end is the
+ * loop's back jump, merged into it (Lua 5.1's luaK_jump takes the pending
+ * jumps along), `while true do ... if c then A else B end end`.  A loop of
+ * its own at the same start is left by a test's JMP only at its condition
+ * (`while c do`); a break is a JMP of its own (`if c then break end` codes
+ * TEST, JMP over, JMP out), so the JMP of a later test to q + 1 is the
+ * if's. */
+static bool threaded_continue(fn *F, int64_t pc, int64_t q, const loopctx *L)
+{
+    if (pc != L->cont2)
+        return false;
+    cnode N[MAX_NODES];
+    int64_t tT = -1, tF = -1, t0 = dc_operands_run(F, pc, q);
+    int n = t0 >= 0 ? dc_chain_scan(F, t0, q, N, &tT, &tF, -1) : 0;
+    if (n > 0 && tF != q + 1 && tF != dc_jump_dest(F, q + 1))
+        n = 0; /* no condition of a loop ending at q */
+    for (int64_t j = n > 0 ? N[n - 1].jmp + 1 : pc; j < q; j = next_pc(F, j))
+        if (OPAT(F, j) == HKS_I_JMP && j > 0 && is_test(OPAT(F, j - 1)) &&
+            jmp_target(F, j) == q + 1)
+            return true;
+    return false;
+}
+
 void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
 {
     int64_t pc = from;
@@ -127,7 +151,8 @@ void dc_emit_range(fn *F, int64_t from, int64_t to, const loopctx *L)
                 q = j;
                 break;
             }
-        if (q >= 0 && L->repeat_start != pc && !exits_outer(F, pc, q, L)) {
+        if (q >= 0 && L->repeat_start != pc && !exits_outer(F, pc, q, L) &&
+            !threaded_continue(F, pc, q, L)) {
             dc_flush_all(F);
             bool until = q > 0 && is_test(OPAT(F, q - 1));
             if (until) {

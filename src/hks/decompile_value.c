@@ -22,6 +22,7 @@ typedef struct vtree {
     int m;    /* nodes; node m is the tail */
     int64_t E, tail_start;
     dx tail;
+    int64_t Lf, Lt; /* a LOADBOOL pair's false and true halves (-1 none) */
 } vtree;
 
 static int64_t vstart(const vtree *T, int k) { return k < T->m ? T->N[k].start : T->tail_start; }
@@ -54,14 +55,24 @@ static dx vbuild(vtree *T, int i, int e, int64_t bnd, char bkind, int lvl)
         return vvalue(T, e);
     for (int j = i; j < e; j++) {
         int64_t t = T->N[j].target;
-        if (t != T->E && t != bnd)
+        /* a jump to a constant half of the pair: out of the whole value */
+        bool konst = bnd < 0 && T->Lf >= 0 && (t == T->Lf || t == T->Lt);
+        if (t != T->E && t != bnd && !konst)
             continue;
         int64_t next = vstart(T, j + 1);
         bool ok = true;
         for (int k = i; k < j; k++)
-            ok &= T->N[k].target <= next;
+            ok &= T->N[k].target <= next || (konst && T->N[k].target == t);
         if (!ok)
             continue;
+        if (konst) {
+            /* `c or rest`: c true gives true; `c and rest`: c false, false */
+            bool is_or = t == T->Lt;
+            dx cond = is_or ? dc_cond_expr(F, T->C, i, j + 1, next, t, next, lvl + 1)
+                            : dc_cond_expr(F, T->C, i, j + 1, next, next, t, lvl + 1);
+            dx rest = vbuild(T, j + 1, e, bnd, bkind, lvl + 1);
+            return dx_binary(cond, is_or ? "or" : "and", is_or ? DX_OR : DX_AND, rest);
+        }
         if (t == T->E) {
             if (!T->N[j].value)
                 break;
@@ -121,7 +132,15 @@ int64_t dc_emit_value(fn *F, int64_t s)
         dc_fail(F, "out of memory");
         return E;
     }
-    vtree T = {F, N, C, 0, E, 0, {NULL, 0}};
+    vtree T = {F, N, C, 0, E, 0, {NULL, 0}, -1, -1};
+    /* a LOADBOOL pair before E (tests exit with constants too): the value
+     * computed last jumps over it, the tail ends at that JMP */
+    int64_t tail_end = E;
+    if (E >= 3 && dc_value_pair_jmp(F, E - 3, R)) {
+        tail_end = E - 3;
+        T.Lf = E - 2;
+        T.Lt = E - 1;
+    }
     int64_t start = s;
     for (int64_t q = s; q < E; q = next_pc(F, q)) {
         if (!is_test(F->op[q]))
@@ -176,8 +195,8 @@ int64_t dc_emit_value(fn *F, int64_t s)
     int64_t saved = F->force_pc;
     F->force_pc = F->vtail[s];
     loopctx none = {-1, -1, -1, -1, -1, E};
-    for (int64_t q = T.tail_start; q < E && !F->fail;)
-        q = cmp_tail && is_test(F->op[q]) ? dc_emit_cond(F, q, E, &none) : dc_step(F, q, E);
+    for (int64_t q = T.tail_start; q < tail_end && !F->fail;)
+        q = cmp_tail && is_test(F->op[q]) ? dc_emit_cond(F, q, E, &none) : dc_step(F, q, tail_end);
     F->force_pc = saved;
     T.tail = dc_get(F, R, E);
     dx v = F->fail ? dx_make(DX_ATOM, "nil") : vbuild(&T, 0, T.m, -1, 0, 0);
@@ -188,7 +207,9 @@ int64_t dc_emit_value(fn *F, int64_t s)
     dx_free(&T.tail);
     free(N);
     free(C);
-    dc_put(F, R, F->vtail[s], v);
+    /* (with a pair, the value is its true half's, as the debug info's
+     * local starts after it: the last write before E) */
+    dc_put(F, R, T.Lf >= 0 ? E - 1 : F->vtail[s], v);
     return E;
 }
 
@@ -357,7 +378,7 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
         F->P[rv].def_pc < pc && (int)A_(W(F, pc)) < rv) {
         int a = (int)A_(W(F, pc));
         if (a >= F->nregvars || F->P[a].kind != PK_NONE ||
-            !F->vars[dc_var_of(F, a, pc, true)].declared || !temps_freed(F, pc))
+            !dc_assignable(F, dc_var_of(F, a, pc, true)) || !temps_freed(F, pc))
             return -1;
         int64_t saved = F->force_pc;
         F->force_pc = pc;
@@ -369,17 +390,27 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
         rvs[m++] = a;
         direct = a;
     }
+    /* the last target a store fed straight by a constant or a variable
+     * (dc_fed_store): the others' values pending in registers above it */
+    int fed = -2, nrv;
+    if (m == 0 && pc != F->force_pc && dc_fed_store(F, pc, &rv) &&
+        (rv < 0 || (rv < MAX_REGS && F->P[rv].kind == PK_NONE)) && next_pc(F, pc) < to &&
+        !F->leader[next_pc(F, pc)] && dc_mstore(F, next_pc(F, pc), &nrv) &&
+        F->P[nrv].kind == PK_EXPR && F->P[nrv].def_pc < pc && rv < nrv) {
+        qs[m] = pc;
+        rvs[m++] = rv;
+        fed = rv;
+    }
     for (int64_t q = m ? next_pc(F, pc) : pc; q < to && m < MAXM && dc_mstore(F, q, &rv);
          q = next_pc(F, q)) {
         if (q != pc && F->leader[q])
             break;
-        if (m > 0 && rv != rvs[m - 1] - 1 && !(m == 1 && direct >= 0 && rv > direct))
+        if (m > 0 && rv != rvs[m - 1] - 1 && !(m == 1 && (direct >= 0 || fed > -2) && rv > rvs[0]))
             break;
         if (F->P[rv].kind != PK_EXPR)
             break;
         if (F->op[q] == HKS_I_MOVE) {
-            dvar *dv = &F->vars[dc_var_of(F, (int)A_(W(F, q)), q, true)];
-            if (!dv->declared)
+            if (!dc_assignable(F, dc_var_of(F, (int)A_(W(F, q)), q, true)))
                 break;
         }
         qs[m] = q;
@@ -390,7 +421,7 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     if (m < 2)
         return direct >= 0 ? next_pc(F, pc) : -1;
     /* every value but the last stored is pending for a later store */
-    for (int i = 0; i + 1 < m; i++)
+    for (int i = fed > -2; i + 1 < m; i++)
         if (F->P[rvs[i]].def_pc <= F->P[rvs[i + 1]].def_pc)
             return direct >= 0 ? next_pc(F, pc) : -1;
     gsvm_buf lhs, rhs;
@@ -399,11 +430,12 @@ int64_t dc_emit_massign(fn *F, int64_t pc, int64_t to)
     /* the last targets' values from a LOADNIL are the ones the list
      * lacked (an explicit last nil is a constant operand of its store) */
     int nd = 0;
-    while (direct < 0 && nd + 1 < m && OPAT(F, F->P[rvs[nd]].def_pc) == HKS_I_LOADNIL)
+    while (direct < 0 && fed < -1 && nd + 1 < m && OPAT(F, F->P[rvs[nd]].def_pc) == HKS_I_LOADNIL)
         nd++;
     dx T[MAXM], V[MAXM];
     for (int i = 0; i < m; i++) {
-        V[i] = dc_get(F, rvs[i], qs[i]);
+        V[i] = i == 0 && fed > -2 ? dc_get_rk(F, fed < 0 ? C_(W(F, pc)) : (uint32_t)fed, pc)
+                                  : dc_get(F, rvs[i], qs[i]);
         T[i] = i == 0 && direct >= 0
                    ? dx_make(DX_PREFIX, "%s", dc_use_var(F, dc_var_of(F, direct, pc, true)))
                    : store_target(F, qs[i]);
@@ -477,7 +509,7 @@ int64_t dc_emit_call_massign(fn *F, int64_t pc, int64_t to, dx *e)
         for (int k = 0; k < x.nrd; k++)
             if (x.rd[k] >= (int)a && x.rd[k] != rv)
                 return -1;
-        if (F->op[q] == HKS_I_MOVE && !F->vars[dc_var_of(F, (int)A_(W(F, q)), q, true)].declared)
+        if (F->op[q] == HKS_I_MOVE && !dc_assignable(F, dc_var_of(F, (int)A_(W(F, q)), q, true)))
             return -1;
         qs[m - 1 - i] = q;
     }
