@@ -432,13 +432,23 @@ bool fal3_exec(gsvm_lsl3_vm *vm, uint64_t *left)
                 tc[i].c = in->b & 255;
             }
             /* a division or modulo by a constant: a multiply by its reciprocal */
-            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_K_S ? in->b & 255 : in->op == F3_IOP_LK ? in->c : -1;
+            int32_t kop = in->op == F3_IOP_K ? in->b : in->op == F3_IOP_K_S ? in->b & 255 : in->op == F3_IOP_LK ? in->c
+                         : in->op == F3_IOP_LK_S ? in->c & 255 : -1;
             int32_t kd = in->op == F3_IOP_K || in->op == F3_IOP_K_S ? in->a : in->b;
-            if ((kop == F3_DIV_I || kop == F3_MOD_I) && recip_fits(kd)) {
+            /* (IOpLKS has no room for m beside its destination in c) */
+            if ((kop == F3_DIV_I || kop == F3_MOD_I) && recip_fits(kd) && in->op != F3_IOP_LK_S) {
                 tc[i].handler = in->op == F3_IOP_K     ? (kop == F3_DIV_I ? &&L_IOP_K_DIV_M : &&L_IOP_K_MOD_M)
                                 : in->op == F3_IOP_K_S ? (kop == F3_DIV_I ? &&L_IOP_K_S_DIV_M : &&L_IOP_K_S_MOD_M)
                                                        : (kop == F3_DIV_I ? &&L_IOP_LK_DIV_M : &&L_IOP_LK_MOD_M);
                 tc[i].m = recip_k(kd);
+            }
+            /* the same by a positive power of two: a shift or a mask */
+            if ((kop == F3_DIV_I || kop == F3_MOD_I) && pow2_k(kd)) {
+                bool dv = kop == F3_DIV_I;
+                tc[i].handler = in->op == F3_IOP_K     ? (dv ? &&L_IOP_K_DIV_P2 : &&L_IOP_K_MOD_P2)
+                                : in->op == F3_IOP_K_S ? (dv ? &&L_IOP_K_S_DIV_P2 : &&L_IOP_K_S_MOD_P2)
+                                : in->op == F3_IOP_LK  ? (dv ? &&L_IOP_LK_DIV_P2 : &&L_IOP_LK_MOD_P2)
+                                                       : (dv ? &&L_IOP_LK_S_DIV_P2 : &&L_IOP_LK_S_MOD_P2);
             }
         }
         /* a float operation and the store of its result that follows: one

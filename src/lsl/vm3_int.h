@@ -36,19 +36,34 @@ static inline int32_t mod_i(int32_t l, int32_t r) { return r == -1 ? 0 : l % r; 
  * of two (bit sets: `m / 32`, `m % 32`) takes shifts instead of a hardware
  * division, which costs tens of cycles.  Only for constants: on a divisor
  * that varies (Euclid's `a % b`) the test is a branch the CPU mispredicts. */
+static inline bool pow2_k(int32_t r) { return r > 0 && (r & (r - 1)) == 0; }
+
+#if defined(__GNUC__)
+/* l / r and l % r for r a positive power of two (pow2_k): round toward
+ * zero by biasing a negative l by r - 1 first; the remainder is l less
+ * the biased l with its low bits cleared (the quotient times r). */
+static inline int32_t div_p2(int32_t l, int32_t r) { return (l + ((l >> 31) & (r - 1))) >> __builtin_ctz((unsigned)r); }
+static inline int32_t mod_p2(int32_t l, int32_t r)
+{
+    return (int32_t)((uint32_t)l - ((uint32_t)(l + ((l >> 31) & (r - 1))) & (uint32_t)-r));
+}
+#endif
+
 static inline int32_t div_k(int32_t l, int32_t r)
 {
 #if defined(__GNUC__)
-    if (r > 0 && (r & (r - 1)) == 0) /* round toward zero: bias a negative l by r - 1 first */
-        return (l + ((l >> 31) & (r - 1))) >> __builtin_ctz((unsigned)r);
+    if (pow2_k(r))
+        return div_p2(l, r);
 #endif
     return div_i(l, r);
 }
 
 static inline int32_t mod_k(int32_t l, int32_t r)
 {
-    if (r > 0 && (r & (r - 1)) == 0)
-        return (int32_t)((uint32_t)l - (uint32_t)div_k(l, r) * (uint32_t)r);
+#if defined(__GNUC__)
+    if (pow2_k(r))
+        return mod_p2(l, r);
+#endif
     return mod_i(l, r);
 }
 
